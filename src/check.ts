@@ -1,0 +1,66 @@
+/**
+ * `avahealth check`: one poll round of every target, printed as text (Nagios/Icinga plugin
+ * convention on the first line), JSON or Prometheus exposition. Exit 0 OK, 1 WARNING, 2 CRITICAL.
+ */
+import type { Config } from './config/load.js';
+import type { Logger } from './log.js';
+import { MetricsView } from './metrics/view.js';
+import { Poller } from './poller.js';
+import { STATE_SEVERITY, targetStatus, type TargetStatus } from './status/status.js';
+import { Store } from './store.js';
+
+export type CheckFormat = 'text' | 'json' | 'prometheus';
+export const EXIT = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 } as const;
+const STATE_NAMES = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'];
+
+export async function runCheck(config: Config, options: { format: CheckFormat; target?: string; logger: Logger; color: boolean }): Promise<{ exitCode: number; output: string }> {
+  const nodes = options.target ? config.nodes.filter((n) => n.name === options.target) : config.nodes;
+  if (options.target && nodes.length === 0) {
+    return { exitCode: EXIT.UNKNOWN, output: `UNKNOWN - no target named "${options.target}" in ${config.file}\n` };
+  }
+  const scoped: Config = { ...config, nodes };
+  const store = new Store();
+  const metrics = options.format === 'prometheus' ? new MetricsView(scoped, { defaultMetrics: false }) : undefined;
+  metrics?.attach(store);
+  const poller = new Poller(scoped, store, options.logger);
+  try {
+    await poller.pollAll();
+  } finally {
+    await poller.close();
+  }
+  const statuses = nodes.map((n) => targetStatus(n, store));
+  const exitCode = statuses.reduce<number>((worst, s) => Math.max(worst, STATE_SEVERITY[s.state]), EXIT.OK);
+  let output: string;
+  if (options.format === 'json') output = `${JSON.stringify({ state: STATE_NAMES[exitCode], exitCode, targets: statuses }, null, 2)}\n`;
+  else if (options.format === 'prometheus') output = await metrics!.families.registry.metrics();
+  else output = formatText(statuses, exitCode, options.color);
+  return { exitCode, output };
+}
+
+const COLORS: Record<TargetStatus['state'], string> = { healthy: '32', pending: '90', warning: '33', unhealthy: '31', unreachable: '31' };
+
+function formatText(statuses: TargetStatus[], exitCode: number, color: boolean): string {
+  const count = (state: TargetStatus['state']) => statuses.filter((s) => s.state === state).length;
+  const bad = statuses.filter((s) => STATE_SEVERITY[s.state] > 0);
+  const summary =
+    bad.length === 0
+      ? `${statuses.length} target${statuses.length === 1 ? '' : 's'} healthy`
+      : bad.map((s) => `${s.name} ${s.state}${s.failingChecks.length ? ` (${s.failingChecks.join(', ')})` : ''}`).join('; ');
+  const perfdata = [
+    `healthy=${count('healthy')};;;0;${statuses.length}`,
+    `warning=${count('warning')};;;0;${statuses.length}`,
+    `unhealthy=${count('unhealthy')};;;0;${statuses.length}`,
+    `unreachable=${count('unreachable')};;;0;${statuses.length}`,
+  ].join(' ');
+  const lines = [`${STATE_NAMES[exitCode]} - ${summary} | ${perfdata}`];
+  const width = Math.max(...statuses.map((s) => s.name.length), 4);
+  for (const s of statuses) {
+    const state = s.state.toUpperCase().padEnd(11);
+    const heights = Object.entries(s.heights)
+      .map(([chain, h]) => `${chain}=${h}`)
+      .join(' ');
+    const paint = (text: string) => (color ? `\u001b[${COLORS[s.state]}m${text}\u001b[0m` : text);
+    lines.push(`${s.name.padEnd(width)}  ${paint(state)} ${s.summary}${heights ? `  [${heights}]` : ''}${s.nodeId ? `  ${s.nodeId}` : ''}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

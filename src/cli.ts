@@ -1,0 +1,275 @@
+#!/usr/bin/env node
+/** avahealth command line: run, check, validate, schema, simulate, demo. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { EXIT, runCheck, type CheckFormat } from './check.js';
+import { ConfigError } from './config/errors.js';
+import { loadConfigFile, parseConfig, type Config } from './config/load.js';
+import { jsonSchema } from './config/schema.js';
+import { Daemon } from './daemon.js';
+import { createLogger, type Logger } from './log.js';
+import { DEMO_SIM_PORT, demoFleet, fleetConfigYaml, uniformFleet, type FleetNode } from './sim/fleet.js';
+import { isScenario, SCENARIOS } from './sim/scenarios.js';
+import { SimServer } from './sim/server.js';
+import { parseGoDuration } from './parse/go-duration.js';
+import { VERSION } from './version.js';
+
+const HELP = `avahealth ${VERSION}: health monitoring for Avalanche nodes
+
+Usage:
+  avahealth [run] --config FILE        run the daemon (metrics on /metrics, status on /)
+  avahealth check --config FILE [--format text|json|prometheus] [--target NAME]
+                                       one poll round; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN
+  avahealth validate --config FILE     check a config; errors as FILE:LINE:COL: message
+  avahealth schema                     print the config's JSON Schema
+  avahealth simulate [--nodes N] [--port P] [--scenario NAME] [--fleet demo] [--config-out FILE]
+                                       serve simulated AvalancheGo nodes on loopback
+  avahealth demo [--port P] [--listen ADDR]
+                                       simulated fleet + daemon together; prints the URLs to open
+
+Options:
+  --config FILE            config file (or set AVAHEALTH_CONFIG)
+  --listen HOST:PORT       override listen: from the config
+  --log.level LEVEL        trace|debug|info|warn|error (default info; check: error)
+  --log.format FORMAT      json|pretty (default json)
+  --web.enable-lifecycle   allow POST /-/reload
+  --period DURATION        simulate: the nodes' health-check period (default 3s)
+  --version, --help
+`;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  listen: { type: 'string' },
+  'log.level': { type: 'string' },
+  'log.format': { type: 'string' },
+  'web.enable-lifecycle': { type: 'boolean' },
+  format: { type: 'string' },
+  target: { type: 'string' },
+  nodes: { type: 'string' },
+  port: { type: 'string' },
+  scenario: { type: 'string' },
+  fleet: { type: 'string' },
+  'config-out': { type: 'string' },
+  period: { type: 'string' },
+  version: { type: 'boolean', short: 'v' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies ParseArgsConfig['options'];
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    process.stderr.write(`avahealth: ${(err as Error).message}\nRun avahealth --help for usage.\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.version) return out(`avahealth ${VERSION}\n`);
+  if (values.help) return out(HELP);
+  const command = positionals[0] ?? 'run';
+  if (positionals.length > 1) return usage(`unexpected argument "${positionals[1]}"`);
+  try {
+    switch (command) {
+      case 'run':
+        return await run(values);
+      case 'check':
+        return await check(values);
+      case 'validate':
+        return validate(values);
+      case 'schema':
+        return out(`${JSON.stringify(jsonSchema(), null, 2)}\n`);
+      case 'simulate':
+        return await simulate(values);
+      case 'demo':
+        return await demo(values);
+      default:
+        return usage(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) return usage(err.message);
+    throw err;
+  }
+}
+
+function out(text: string): number {
+  process.stdout.write(text);
+  return 0;
+}
+
+function usage(message: string): number {
+  process.stderr.write(`avahealth: ${message}\nRun avahealth --help for usage.\n`);
+  return 2;
+}
+
+function configPath(values: Values): string {
+  const path = values.config ?? process.env.AVAHEALTH_CONFIG;
+  if (!path) throw new UsageError('--config FILE is required (or set AVAHEALTH_CONFIG)');
+  return path;
+}
+
+function loggerFor(values: Values, config: Config | undefined, fallbackLevel = 'info'): Logger {
+  const format = values['log.format'] ?? config?.log.format ?? 'json';
+  if (format !== 'json' && format !== 'pretty') throw new UsageError('--log.format must be json or pretty');
+  return createLogger({ level: values['log.level'] ?? config?.log.level ?? fallbackLevel, format });
+}
+
+function parseListen(text: string | undefined): { host: string; port: number } | undefined {
+  if (text === undefined) return undefined;
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(text);
+  if (!m) throw new UsageError('--listen must be HOST:PORT');
+  return { host: m[1] ?? (m[2] || '0.0.0.0'), port: Number(m[3]) };
+}
+
+async function run(values: Values, preloaded?: Config): Promise<number> {
+  let config: Config;
+  try {
+    config = preloaded ?? loadConfigFile(configPath(values));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const logger = loggerFor(values, config);
+  const listenOverride = parseListen(values.listen);
+  const daemon = new Daemon(config, { logger, enableLifecycle: values['web.enable-lifecycle'] ?? false, ...(listenOverride ? { listen: listenOverride } : {}) });
+  await daemon.start();
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        logger.warn({ signal }, 'second signal: exiting now');
+        resolve(1);
+        return;
+      }
+      stopping = true;
+      logger.info({ signal }, 'signal received');
+      daemon.stop().then(() => resolve(0), (err: unknown) => {
+        logger.error({ err }, 'error while stopping');
+        resolve(1);
+      });
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGHUP', () => void daemon.reload());
+  });
+}
+
+async function check(values: Values): Promise<number> {
+  const format = (values.format ?? 'text') as CheckFormat;
+  if (!['text', 'json', 'prometheus'].includes(format)) throw new UsageError('--format must be text, json or prometheus');
+  let config: Config;
+  try {
+    config = loadConfigFile(configPath(values));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stdout.write(`UNKNOWN - invalid config\n`);
+      process.stderr.write(`${err.message}\n`);
+      return EXIT.UNKNOWN;
+    }
+    throw err;
+  }
+  const logger = createLogger({ level: values['log.level'] ?? 'error', format: 'json', destination: process.stderr });
+  const result = await runCheck(config, { format, logger, color: process.stdout.isTTY === true && !process.env.NO_COLOR, ...(values.target ? { target: values.target } : {}) });
+  process.stdout.write(result.output);
+  return result.exitCode;
+}
+
+function validate(values: Values): number {
+  const path = configPath(values);
+  try {
+    const config = loadConfigFile(path);
+    process.stdout.write(`${path}: valid (${config.nodes.length} node${config.nodes.length === 1 ? '' : 's'})\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+function fleetFrom(values: Values): FleetNode[] {
+  const periodMs = values.period ? Math.round((parseGoDuration(values.period) ?? NaN) * 1000) : 3000;
+  if (!Number.isFinite(periodMs) || periodMs < 100) throw new UsageError('--period must be a duration of at least 100ms, e.g. 3s');
+  let fleet: FleetNode[];
+  if (values.fleet === 'demo') fleet = demoFleet();
+  else if (values.fleet !== undefined) throw new UsageError('--fleet must be "demo"');
+  else {
+    const count = Number(values.nodes ?? '3');
+    if (!Number.isInteger(count) || count < 1 || count > 100_000) throw new UsageError('--nodes must be a whole number from 1 to 100000');
+    const scenario = values.scenario ?? 'healthy';
+    if (!isScenario(scenario)) throw new UsageError(`unknown scenario "${scenario}"; known: ${Object.keys(SCENARIOS).join(', ')}`);
+    fleet = uniformFleet(count, scenario);
+  }
+  return fleet.map((node) => ({ ...node, periodMs }));
+}
+
+async function startSimulator(fleet: FleetNode[], port: number): Promise<SimServer> {
+  const sim = new SimServer(fleet);
+  await sim.listen(port);
+  return sim;
+}
+
+async function simulate(values: Values): Promise<number> {
+  const fleet = fleetFrom(values);
+  const sim = await startSimulator(fleet, Number(values.port ?? (values.fleet === 'demo' ? DEMO_SIM_PORT : 9650)));
+  const yaml = fleetConfigYaml(fleet, { baseUrl: sim.baseUrl });
+  if (values['config-out']) writeFileSync(values['config-out'], yaml);
+  process.stdout.write(
+    `Simulating ${fleet.length} AvalancheGo node${fleet.length === 1 ? '' : 's'} on ${sim.baseUrl}\n` +
+      `  nodes:    ${sim.baseUrl}/nodes/{name}/ext/health (the first node also at ${sim.baseUrl}/ext/health)\n` +
+      `  control:  curl ${sim.baseUrl}/sim/nodes\n` +
+      `            curl -X POST ${sim.baseUrl}/sim/nodes/${fleet[0]!.name}/scenario -d '{"scenario":"network-down"}'\n` +
+      (values['config-out'] ? `  config:   ${values['config-out']}\n` : '') +
+      `Scenarios: ${Object.keys(SCENARIOS).join(', ')}\n`,
+  );
+  return new Promise<number>((resolve) => {
+    const stop = () => void sim.close().then(() => resolve(0));
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}
+
+async function demo(values: Values): Promise<number> {
+  const fleet = fleetFrom({ ...values, fleet: 'demo' });
+  const sim = await startSimulator(fleet, Number(values.port ?? DEMO_SIM_PORT));
+  const listen = values.listen ?? '127.0.0.1:9660';
+  const file = join(mkdtempSync(join(tmpdir(), 'avahealth-demo-')), 'demo.yaml');
+  writeFileSync(file, fleetConfigYaml(fleet, { baseUrl: sim.baseUrl, listen }));
+  const config = parseConfig(fleetConfigYaml(fleet, { baseUrl: sim.baseUrl, listen }), file);
+  const url = `http://${listen.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}`;
+  process.stderr.write(
+    `\navahealth demo: ${fleet.length} simulated nodes (${fleet.map((n) => `${n.name}: ${n.scenario}`).join(', ')})\n` +
+      `  status page:  ${url}/\n` +
+      `  metrics:      ${url}/metrics\n` +
+      `  status JSON:  ${url}/api/v1/status\n` +
+      `  simulator:    ${sim.baseUrl}/sim/nodes\n` +
+      `  try:          curl -X POST ${sim.baseUrl}/sim/nodes/validator-1/scenario -d '{"scenario":"network-down"}'\n` +
+      `  config:       ${file}\n` +
+      `Press Ctrl+C to stop.\n\n`,
+  );
+  const code = await run({ ...values, 'log.format': values['log.format'] ?? 'pretty' }, config);
+  await sim.close();
+  return code;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+    // Let stdout drain, then leave even if a socket lingers.
+    setTimeout(() => process.exit(code), 50).unref();
+  },
+  (err: unknown) => {
+    process.stderr.write(`avahealth: unexpected error: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(3);
+  },
+);

@@ -1,0 +1,286 @@
+/**
+ * Reads a YAML config into a resolved Config: YAML syntax, `${ENV}` substitution, schema checks,
+ * `*_file` secrets and defaults, with every problem reported as `FILE:LINE:COL: message`.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import type { z } from 'zod';
+import { ALL_VIEW, type NodeEndpoint } from '../observation.js';
+import { closest, ConfigError, type ConfigProblem } from './errors.js';
+import { configSchema, knownKeys, type ParsedConfig, type ParsedNode } from './schema.js';
+
+export interface TlsSettings {
+  ca?: string;
+  insecureSkipVerify: boolean;
+}
+
+export interface NodeView {
+  name: string;
+  /** Empty for the unfiltered `all` view. */
+  tags: string[];
+}
+
+export interface NodeTarget {
+  kind: 'node';
+  name: string;
+  /** Base URL without a trailing slash; may carry a path prefix. */
+  baseUrl: string;
+  protocol: 'get' | 'jsonrpc';
+  intervalMs: number;
+  schedule?: string;
+  timeoutMs: number;
+  endpoints: NodeEndpoint[];
+  /** `all` first, then the configured tag views; only the health endpoint is polled per view. */
+  views: NodeView[];
+  headers: Record<string, string>;
+  labels: Record<string, string>;
+  tls: TlsSettings;
+  nodeId?: string;
+  /** Header and auth values that must never be shown (redacted from logs and status). */
+  secrets: string[];
+}
+
+export interface Config {
+  file: string;
+  listen: { host: string; port: number };
+  log: { level: string; format: 'json' | 'pretty' };
+  limits: {
+    maxChecksPerTarget: number;
+    maxLabelLength: number;
+    maxResponseBytes: number;
+    maxConcurrentRequests: number;
+    shutdownTimeoutMs: number;
+  };
+  nodes: NodeTarget[];
+}
+
+export const DEFAULTS = {
+  listen: '0.0.0.0:9660',
+  intervalMs: 15_000,
+  timeoutMs: 5_000,
+  endpoints: ['health', 'readiness', 'liveness'] as NodeEndpoint[],
+  maxChecksPerTarget: 200,
+  maxLabelLength: 128,
+  maxResponseBytes: 4 * 1024 * 1024,
+  maxConcurrentRequests: 128,
+  shutdownTimeoutMs: 10_000,
+};
+
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Config {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError([{ file, line: 1, col: 1, message: `cannot read config: ${(err as Error).message}` }]);
+  }
+  return parseConfig(text, file, env);
+}
+
+export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): Config {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number | undefined, message: string): ConfigProblem => {
+    const pos = lineCounter.linePos(offset ?? 0);
+    return { file, line: pos.line, col: pos.col, message };
+  };
+  if (doc.errors.length > 0) {
+    throw new ConfigError(doc.errors.map((e) => at(e.pos[0], `YAML syntax error: ${firstLine(e.message)}`)));
+  }
+
+  const problems: ConfigProblem[] = [];
+  substituteEnv(doc, env, (node, message) => problems.push(at(node.range?.[0], message)));
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const raw = doc.toJS() ?? {};
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.flatMap((issue) => locateIssue(doc, issue, at)));
+  }
+
+  const baseDir = dirname(resolvePath(file));
+  const readSecretFile = (path: (string | number)[], relative: string): string | undefined => {
+    try {
+      return readFileSync(resolvePath(baseDir, relative), 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      problems.push(at(nodeAt(doc, path)?.range?.[0], `cannot read ${String(path.at(-1))}: ${(err as Error).message}`));
+      return undefined;
+    }
+  };
+  const config = resolveConfig(result.data, file, baseDir, readSecretFile);
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const seen = new Map<string, number>();
+  config.nodes.forEach((node, i) => {
+    if (seen.has(node.name)) problems.push(at(nodeAt(doc, ['nodes', i, 'name'])?.range?.[0], `duplicate target name "${node.name}" (first at nodes[${seen.get(node.name)}])`));
+    seen.set(node.name, i);
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.trim();
+}
+
+/** `${VAR}`, `${VAR:-default}`; `$$` is a literal `$`. Substituted inside string scalars only. */
+const ENV_REF = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+function substituteEnv(doc: Document, env: NodeJS.ProcessEnv, report: (node: YamlNode, message: string) => void): void {
+  const visit = (node: unknown): void => {
+    if (isMap(node) || isSeq(node)) {
+      for (const item of node.items) visit(isPair(item) ? item.value : item);
+    } else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('$')) {
+      node.value = node.value.replace(ENV_REF, (match, name: string | undefined, fallback: string | undefined) => {
+        if (match === '$$') return '$';
+        const value = env[name!];
+        if (value !== undefined && value !== '') return value;
+        if (fallback !== undefined) return fallback;
+        report(node, `environment variable ${name} is not set (use \${${name}:-default} for a default)`);
+        return '';
+      });
+    }
+  };
+  visit(doc.contents);
+}
+
+function nodeAt(doc: Document, path: readonly PropertyKey[]): YamlNode | undefined {
+  let node: unknown = doc.contents;
+  for (const key of path) {
+    if (isMap(node)) node = node.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === String(key))?.value;
+    else if (isSeq(node)) node = node.items[Number(key)];
+    else return undefined;
+  }
+  return (node ?? undefined) as YamlNode | undefined;
+}
+
+/** The key node of `path` (for "unknown key" errors, which point at the key itself). */
+function keyNodeAt(doc: Document, path: readonly PropertyKey[], key: string): YamlNode | undefined {
+  const parent = nodeAt(doc, path);
+  if (!isMap(parent)) return parent;
+  const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
+  return (pair?.key ?? parent) as YamlNode;
+}
+
+let cachedKeys: string[] | undefined;
+
+function locateIssue(
+  doc: Document,
+  issue: z.core.$ZodIssue,
+  at: (offset: number | undefined, message: string) => ConfigProblem,
+): ConfigProblem[] {
+  const where = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
+  if (issue.code === 'unrecognized_keys') {
+    cachedKeys ??= knownKeys();
+    return issue.keys.map((key) => {
+      const hint = closest(key, cachedKeys!);
+      const location = issue.path.length > 0 ? ` in ${where}` : '';
+      return at(keyNodeAt(doc, issue.path, key)?.range?.[0], `unknown key "${key}"${location}${hint ? ` (did you mean "${hint}"?)` : ''}`);
+    });
+  }
+  // A missing key has no node of its own: point at the nearest parent that exists.
+  let path = issue.path;
+  let node = nodeAt(doc, path);
+  while (!node && path.length > 0) {
+    path = path.slice(0, -1);
+    node = nodeAt(doc, path);
+  }
+  let message = issue.message;
+  if (issue.code === 'invalid_type') {
+    const got = describeYaml(nodeAt(doc, issue.path));
+    message = got === 'nothing' ? `${where}: required (${issue.expected})` : `${where}: expected ${issue.expected}, got ${got}`;
+  } else if (issue.code === 'invalid_value' && 'values' in issue) {
+    message = `${where}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  } else {
+    message = `${where}: ${message}`;
+  }
+  return [at(node?.range?.[0], message)];
+}
+
+function describeYaml(node: YamlNode | undefined): string {
+  if (node === undefined) return 'nothing';
+  if (isMap(node)) return 'a mapping';
+  if (isSeq(node)) return 'a list';
+  if (isScalar(node)) return node.value === null ? 'null' : `${typeof node.value} ${JSON.stringify(node.value)}`;
+  return 'something else';
+}
+
+function parseListen(listen: string): { host: string; port: number } {
+  const i = listen.lastIndexOf(':');
+  const host = listen.slice(0, i).replace(/^\[(.*)\]$/, '$1');
+  return { host: host === '' ? '0.0.0.0' : host, port: Number(listen.slice(i + 1)) };
+}
+
+type ReadSecretFile = (path: (string | number)[], file: string) => string | undefined;
+
+function resolveConfig(parsed: ParsedConfig, file: string, baseDir: string, readSecretFile: ReadSecretFile): Config {
+  const defaults = parsed.defaults ?? {};
+  const limits = parsed.limits ?? {};
+  return {
+    file,
+    listen: parseListen(parsed.listen ?? DEFAULTS.listen),
+    log: { level: parsed.log?.level ?? 'info', format: parsed.log?.format ?? 'json' },
+    limits: {
+      maxChecksPerTarget: limits.max_checks_per_target ?? DEFAULTS.maxChecksPerTarget,
+      maxLabelLength: limits.max_label_length ?? DEFAULTS.maxLabelLength,
+      maxResponseBytes: limits.max_response_size ?? DEFAULTS.maxResponseBytes,
+      maxConcurrentRequests: limits.max_concurrent_requests ?? DEFAULTS.maxConcurrentRequests,
+      shutdownTimeoutMs: limits.shutdown_timeout ?? DEFAULTS.shutdownTimeoutMs,
+    },
+    nodes: (parsed.nodes ?? []).map((node, i) => resolveNode(node, defaults, ['nodes', i], baseDir, readSecretFile)),
+  };
+}
+
+function resolveNode(
+  node: ParsedNode,
+  defaults: NonNullable<ParsedConfig['defaults']>,
+  path: (string | number)[],
+  baseDir: string,
+  readSecretFile: ReadSecretFile,
+): NodeTarget {
+  const pick = <K extends keyof typeof defaults>(key: K) => (node[key as keyof ParsedNode] ?? defaults[key]) as (typeof defaults)[K];
+  // A setting inherited from defaults is reported at its place under defaults.
+  const pathOf = (key: string): (string | number)[] => (node[key as keyof ParsedNode] !== undefined ? [...path, key] : ['defaults', key]);
+  const intervalMs = pick('interval') ?? DEFAULTS.intervalMs;
+  const headers: Record<string, string> = { ...defaults.headers, ...node.headers };
+  const secrets: string[] = [];
+  const bearer = pick('bearer_token') ?? fileSecret(pick('bearer_token_file'), pathOf('bearer_token_file'), readSecretFile);
+  if (bearer) {
+    headers.authorization = `Bearer ${bearer}`;
+    secrets.push(bearer);
+  }
+  const basic = pick('basic_auth');
+  if (basic) {
+    const password = basic.password ?? fileSecret(basic.password_file, [...pathOf('basic_auth'), 'password_file'], readSecretFile) ?? '';
+    headers.authorization = `Basic ${Buffer.from(`${basic.username}:${password}`).toString('base64')}`;
+    if (password) secrets.push(password);
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    if (/^(authorization|proxy-authorization|x-.*(key|token|secret).*|cookie)$/i.test(name)) secrets.push(value);
+  }
+  const caFile = pick('ca_file');
+  const tls: TlsSettings = { insecureSkipVerify: pick('insecure_skip_verify') ?? false };
+  if (caFile) tls.ca = fileSecret(caFile, pathOf('ca_file'), readSecretFile);
+  const target: NodeTarget = {
+    kind: 'node',
+    name: node.name,
+    baseUrl: node.url.replace(/\/+$/, ''),
+    protocol: pick('protocol') ?? 'get',
+    intervalMs,
+    timeoutMs: Math.min(pick('timeout') ?? DEFAULTS.timeoutMs, intervalMs),
+    endpoints: [...new Set(pick('endpoints') ?? DEFAULTS.endpoints)],
+    views: [{ name: ALL_VIEW, tags: [] }, ...(node.views ?? [])],
+    headers,
+    labels: { ...defaults.labels, ...node.labels },
+    tls,
+    secrets: secrets.filter((s) => s.length > 0),
+  };
+  const schedule = pick('schedule');
+  if (schedule) target.schedule = schedule;
+  if (node.node_id) target.nodeId = node.node_id;
+  return target;
+
+  function fileSecret(relative: string | undefined, at: (string | number)[], read: ReadSecretFile): string | undefined {
+    return relative === undefined ? undefined : read(at, resolvePath(baseDir, relative));
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The config file's schema: one zod definition gives the TypeScript types, the validation and
+ * the JSON Schema (`avahealth schema`). Every object is strict: an unknown key is an error.
+ */
+import { Cron } from 'croner';
+import { z } from 'zod';
+import { NODE_ENDPOINTS } from '../observation.js';
+import { parseGoDuration } from '../parse/go-duration.js';
+
+const DURATION_PATTERN = /^(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+)$/;
+
+/** A Go-style duration such as `15s`, `2m`, `1m30s` or `500ms`, resolved to milliseconds. */
+export const duration = (min?: { ms: number; text: string }) =>
+  z
+    .string()
+    .regex(DURATION_PATTERN, 'must be a duration such as 500ms, 15s, 2m or 1h30m')
+    .transform((text) => Math.round(parseGoDuration(text)! * 1000))
+    .refine((ms) => min === undefined || ms >= min.ms, { message: `must be at least ${min?.text}` });
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1e3, mb: 1e6, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+/** A byte size: a number, or text like `4MiB`, `512KiB`, `100kB`. */
+export const byteSize = z.union([
+  z.number().int().positive(),
+  z
+    .string()
+    .regex(/^\d+(?:\.\d+)?\s*(?:[kKmMgG]i?[bB]|[bB])?$/, 'must be a size such as 4MiB, 512KiB or 1048576')
+    .transform((text) => {
+      const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(text)!;
+      return Math.round(Number(m[1]) * SIZE_UNITS[m[2]!.toLowerCase()]!);
+    }),
+]);
+
+function isCronPattern(pattern: string): boolean {
+  try {
+    new Cron(pattern, { paused: true }).stop();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Label names follow Prometheus rules; the ones avahealth sets itself are reserved. */
+export const RESERVED_LABELS = ['target', 'endpoint', 'view', 'check', 'chain', 'reason', 'node_id', 'component', 'job', 'instance'];
+const labelName = z
+  .string()
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'label names must match [a-zA-Z_][a-zA-Z0-9_]*')
+  .refine((name) => !name.startsWith('__'), 'label names starting with __ are reserved')
+  .refine((name) => !RESERVED_LABELS.includes(name), `is set by avahealth itself; reserved: ${RESERVED_LABELS.join(', ')}`);
+const labels = z.record(labelName, z.string().max(256));
+
+const targetName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$/, 'target names are 1–63 characters of letters, digits, _ . : - (starting with a letter or digit)');
+
+const httpUrl = z
+  .string()
+  .url()
+  .refine((u) => /^https?:\/\//i.test(u), 'must be an http:// or https:// URL');
+
+const view = z.strictObject({
+  name: targetName.describe('Name of the view; becomes the `view` label.').refine((n) => n !== 'all', '"all" is the name of the unfiltered view'),
+  tags: z
+    .array(z.string().max(128))
+    .min(1)
+    .describe('Tags to filter /ext/health by (subnet IDs for L1s). Application checks are always included by the node.'),
+});
+
+const basicAuth = z.strictObject({
+  username: z.string(),
+  password: z.string().optional(),
+  password_file: z.string().optional().describe('Read the password from this file (trailing newline trimmed).'),
+});
+
+/** Settings a node may set itself or inherit from `defaults:`. */
+const nodeSettings = {
+  protocol: z.enum(['get', 'jsonrpc']).optional().describe('get: GET /ext/health*; jsonrpc: POST /ext/health health.health|readiness|liveness. Default get.'),
+  interval: duration({ ms: 1000, text: '1s' }).optional().describe('Poll interval (default 15s, at least 1s).'),
+  schedule: z
+    .string()
+    .refine(isCronPattern, 'must be a cron pattern such as "*/10 * * * * *" (seconds minutes hours day month weekday)')
+    .optional().describe('A cron pattern (seconds field allowed) used instead of interval, e.g. "*/10 * * * * *".'),
+  timeout: duration({ ms: 1, text: '1ms' }).optional().describe('Per-request deadline (default 5s; never longer than the interval).'),
+  endpoints: z.array(z.enum(NODE_ENDPOINTS)).min(1).optional().describe('Which of health, readiness, liveness to poll (default all three).'),
+  headers: z.record(z.string(), z.string()).optional().describe('Extra request headers.'),
+  bearer_token: z.string().optional().describe('Sent as Authorization: Bearer (for nodes behind an authenticating proxy).'),
+  bearer_token_file: z.string().optional(),
+  basic_auth: basicAuth.optional(),
+  ca_file: z.string().optional().describe('PEM CA bundle to verify an https:// node.'),
+  insecure_skip_verify: z.boolean().optional().describe('Do not verify the TLS certificate (testing only).'),
+};
+
+export const nodeSchema = z.strictObject({
+  name: targetName.describe('Unique target name; the `target` label of every series.'),
+  url: httpUrl.describe('Base URL of the node API; may carry a path prefix (reverse proxies).'),
+  labels: labels.optional().describe('Static labels added to every series of this target.'),
+  views: z.array(view).optional().describe('Extra tag-filtered views of /ext/health.'),
+  node_id: z
+    .string()
+    .regex(/^NodeID-[1-9A-HJ-NP-Za-km-z]{20,60}$/, 'must be a NodeID-… string')
+    .optional()
+    .describe('Expected NodeID; learned from the node-id header when omitted.'),
+  ...nodeSettings,
+});
+
+export const defaultsSchema = z.strictObject({
+  ...nodeSettings,
+  labels: labels.optional(),
+});
+
+export const configSchema = z.strictObject({
+  listen: z
+    .string()
+    .regex(/^(?:\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, 'must be HOST:PORT, [IPv6]:PORT or :PORT')
+    .optional()
+    .describe('Address of the HTTP server (default 0.0.0.0:9660).'),
+  log: z
+    .strictObject({
+      level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional(),
+      format: z.enum(['json', 'pretty']).optional(),
+    })
+    .optional(),
+  defaults: defaultsSchema.optional().describe('Settings every node inherits unless it sets its own.'),
+  limits: z
+    .strictObject({
+      max_checks_per_target: z.number().int().min(1).max(10000).optional().describe('Checks exported per target and view (default 200).'),
+      max_label_length: z.number().int().min(16).max(1024).optional().describe('Longest label value (default 128).'),
+      max_response_size: byteSize.optional().describe('Largest accepted response body (default 4MiB).'),
+      max_concurrent_requests: z.number().int().min(1).max(10000).optional().describe('Probe requests in flight at once (default 128).'),
+      shutdown_timeout: duration().optional().describe('How long in-flight polls may finish on stop (default 10s).'),
+    })
+    .optional(),
+  nodes: z.array(nodeSchema).optional().describe('AvalancheGo nodes to poll.'),
+});
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type ParsedConfig = z.output<typeof configSchema>;
+export type ParsedNode = z.output<typeof nodeSchema>;
+
+export function jsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(configSchema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+  return { ...schema, $id: 'https://avahealth.dev/schema/config.json', title: 'avahealth configuration' };
+}
+
+/** Every key the schema knows, for "did you mean" hints. */
+export function knownKeys(): string[] {
+  const keys = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    if (record.properties && typeof record.properties === 'object') {
+      for (const [key, child] of Object.entries(record.properties as Record<string, unknown>)) {
+        keys.add(key);
+        walk(child);
+      }
+    }
+    for (const value of Object.values(record)) if (typeof value === 'object') walk(value);
+  };
+  walk(z.toJSONSchema(configSchema, { target: 'draft-7', io: 'input' }));
+  return [...keys];
+}

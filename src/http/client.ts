@@ -1,0 +1,131 @@
+/**
+ * The one outbound HTTP client: a shared undici Agent with explicit connect/headers/body timeouts,
+ * a per-request deadline and a response-size cap. Per-origin TLS settings (CA, skip-verify) go
+ * through the Agent's pool factory, so every target still shares one Agent. No retries: a probe
+ * reports what happened on its one attempt.
+ */
+import { Agent, Pool, request, type Dispatcher } from 'undici';
+import type { TlsSettings } from '../config/load.js';
+import type { FailureReason } from '../observation.js';
+
+export class ProbeError extends Error {
+  constructor(
+    readonly reason: FailureReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProbeError';
+  }
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+export interface HttpRequest {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+}
+
+export interface HttpClientOptions {
+  maxResponseBytes: number;
+  connectTimeoutMs?: number;
+  userAgent?: string;
+}
+
+export class HttpClient {
+  private readonly agent: Agent;
+  private readonly tlsByOrigin = new Map<string, TlsSettings>();
+  private readonly userAgent: string;
+
+  constructor(options: HttpClientOptions) {
+    const connectTimeout = options.connectTimeoutMs ?? 5_000;
+    this.userAgent = options.userAgent ?? 'avahealth';
+    this.agent = new Agent({
+      connect: { timeout: connectTimeout },
+      headersTimeout: 10_000,
+      bodyTimeout: 10_000,
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 120_000,
+      maxResponseSize: options.maxResponseBytes,
+      factory: (origin, opts) => {
+        const tls = this.tlsByOrigin.get(new URL(String(origin)).origin);
+        const connect = { timeout: connectTimeout, ...(tls?.ca ? { ca: tls.ca } : {}), ...(tls?.insecureSkipVerify ? { rejectUnauthorized: false } : {}) };
+        return new Pool(origin, { ...(opts as Pool.Options), connect });
+      },
+    });
+  }
+
+  /** Registers TLS settings for the origin of `url`; must be called before the first request to it. */
+  configureTls(url: string, tls: TlsSettings): void {
+    if (tls.ca || tls.insecureSkipVerify) this.tlsByOrigin.set(new URL(url).origin, tls);
+  }
+
+  async request(req: HttpRequest): Promise<HttpResponse> {
+    const deadline = AbortSignal.timeout(req.timeoutMs);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(req.url, {
+        dispatcher: this.agent,
+        method: req.method ?? 'GET',
+        headers: { 'user-agent': this.userAgent, accept: 'application/json', ...req.headers },
+        ...(req.body !== undefined ? { body: req.body } : {}),
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+        signal: deadline,
+      });
+    } catch (err) {
+      throw toProbeError(err, req.timeoutMs);
+    }
+    try {
+      const body = await response.body.text();
+      return { status: response.statusCode, headers: response.headers, body };
+    } catch (err) {
+      response.body.destroy();
+      throw toProbeError(err, req.timeoutMs);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA']);
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const CONNECT_MESSAGES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EPIPE: 'connection closed while sending',
+  UND_ERR_SOCKET: 'connection closed by the peer',
+};
+
+/** Maps a transport error to a failure reason and a short text that holds no URL or secret. */
+export function toProbeError(err: unknown, timeoutMs: number): ProbeError {
+  if (err instanceof ProbeError) return err;
+  const chain: Array<{ name?: string; code?: string; message?: string }> = [];
+  for (let e: unknown = err; e && chain.length < 5; e = (e as { cause?: unknown }).cause) chain.push(e as never);
+  const codes = chain.map((e) => e.code ?? '');
+  const has = (pred: (code: string) => boolean) => codes.find(pred);
+  if (chain.some((e) => e.name === 'TimeoutError' || e.name === 'AbortError') || has((c) => TIMEOUT_CODES.has(c))) {
+    return new ProbeError('timeout', `no complete response within ${timeoutMs} ms`);
+  }
+  if (has((c) => c === 'UND_ERR_RES_EXCEEDED_MAX_SIZE')) return new ProbeError('too_large', 'response body exceeds the size limit');
+  const dns = has((c) => DNS_CODES.has(c));
+  if (dns) return new ProbeError('dns', `DNS lookup failed (${dns})`);
+  const tls = has((c) => /^(ERR_TLS_|ERR_SSL_|CERT_|EPROTO$|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_|HOSTNAME_MISMATCH)/.test(c));
+  if (tls) return new ProbeError('tls', `TLS handshake failed (${tls})`);
+  const connect = has((c) => c in CONNECT_MESSAGES);
+  if (connect) return new ProbeError('connect', `${CONNECT_MESSAGES[connect]} (${connect})`);
+  const parser = has((c) => c.startsWith('HPE_'));
+  if (parser) return new ProbeError('connect', `the peer did not speak HTTP (${parser})`);
+  const first = chain[0];
+  return new ProbeError('connect', `request failed: ${first?.code ?? first?.name ?? 'error'}`);
+}

@@ -1,0 +1,19 @@
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export type { Logger };
+
+export interface LogOptions {
+  level: string;
+  format: 'json' | 'pretty';
+  /** Defaults to stdout (fd 1); tests pass a stream to read what was logged. */
+  destination?: NodeJS.WritableStream;
+}
+
+export function createLogger(options: LogOptions): Logger {
+  const base = { level: options.level, base: { app: 'avahealth' } };
+  if (options.format === 'pretty') {
+    return pino(base, pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:standard', destination: options.destination ?? 1, sync: true }));
+  }
+  return pino(base, options.destination ?? pino.destination({ dest: 1, sync: false }));
+}

@@ -1,0 +1,112 @@
+/**
+ * The plain values that flow from probes to the store, and from the store to metrics, status and
+ * alerts. Probes produce them; nothing downstream ever sees raw HTTP.
+ */
+
+export const FAILURE_REASONS = [
+  'timeout',
+  'connect',
+  'dns',
+  'tls',
+  'http_status',
+  'too_large',
+  'bad_json',
+  'bad_shape',
+  'rpc_error',
+  'rate_limited',
+] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+export const NODE_ENDPOINTS = ['health', 'readiness', 'liveness'] as const;
+export type NodeEndpoint = (typeof NODE_ENDPOINTS)[number];
+
+/** The unfiltered view of an endpoint; tag-filtered views carry their configured name. */
+export const ALL_VIEW = 'all';
+
+export interface ChainDetails {
+  /** true while the chain bootstraps or state-syncs (its consensus block is `{}`). */
+  bootstrapping?: boolean;
+  lastAcceptedHeight?: number;
+  processingBlocks?: number;
+  longestProcessingBlockSeconds?: number;
+  /** networking.percentConnected, already a 0–1 ratio on the wire. */
+  connectedStakeRatio?: number;
+  disconnectedValidators?: number;
+}
+
+export interface NetworkDetails {
+  connectedPeers?: number;
+  sendFailRatio?: number;
+  lastMessageReceivedAgeSeconds?: number;
+  lastMessageSentAgeSeconds?: number;
+  ingressConnections?: number;
+  primaryNetworkValidator?: boolean;
+}
+
+export interface RouterDetails {
+  outstandingRequests?: number;
+  longestRunningRequestSeconds?: number;
+}
+
+export interface DiskDetails {
+  availableBytes?: number;
+  /** availableDiskPercentage / 100 (v1.14.1+). */
+  availableRatio?: number;
+}
+
+export interface UpgradeDetails {
+  /** modeUpgradeWeightPercentage / 100. */
+  modeWeightRatio?: number;
+  timeUntilSeconds?: number;
+}
+
+export interface CheckResult {
+  /** The check's name exactly as the node sent it (untrusted; sanitized only where it becomes a label). */
+  name: string;
+  passing: boolean;
+  /** A freshly registered check the node has not run yet; failing, as the node counts it. */
+  notYetRun: boolean;
+  error?: string;
+  /** The raw `message` value: any JSON type, absent when the node omitted it. */
+  message?: unknown;
+  /** Epoch seconds of the last run; undefined for Go's zero time. */
+  lastRun?: number;
+  durationSeconds: number;
+  contiguousFailures: number;
+  failingSince?: number;
+  chain?: ChainDetails;
+  network?: NetworkDetails;
+  router?: RouterDetails;
+  disk?: DiskDetails;
+  bootstrappingSubnets?: string[];
+  upgrade?: UpgradeDetails;
+}
+
+export interface HealthReport {
+  healthy: boolean;
+  checks: CheckResult[];
+}
+
+export interface EndpointObservation {
+  endpoint: NodeEndpoint;
+  /** `all`, or the name of a tag-filtered view. */
+  view: string;
+  /** The exchange succeeded and the body had the expected shape (a 503 with a valid body counts). */
+  ok: boolean;
+  reason?: FailureReason;
+  /** Human-readable failure text; never a label. */
+  error?: string;
+  httpStatus?: number;
+  durationSeconds: number;
+  /** Epoch seconds when the probe started. */
+  at: number;
+  nodeId?: string;
+  report?: HealthReport;
+}
+
+export interface NodeObservation {
+  target: string;
+  at: number;
+  nodeId?: string;
+  endpoints: EndpointObservation[];
+}

@@ -1,0 +1,191 @@
+/**
+ * AvalancheGo health replies (`/ext/health*` bodies and JSON-RPC `result`s), parsed tolerantly:
+ * open-ended check names, absent-vs-null fields, "not yet run" entries, legacy shapes.
+ * See ../shared/reference/avalanchego-health.md for the wire format this follows.
+ */
+import type {
+  ChainDetails,
+  CheckResult,
+  DiskDetails,
+  HealthReport,
+  NetworkDetails,
+  RouterDetails,
+  UpgradeDetails,
+} from '../observation.js';
+import { durationField } from './go-duration.js';
+import { parseGoTime } from './time.js';
+
+export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; error: string };
+
+type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+const NOT_YET_RUN = 'not yet run';
+
+/** Parses an APIReply `{checks: {...}, healthy: bool}`. */
+export function parseHealthReport(value: unknown): ParseOutcome<HealthReport> {
+  if (!isObject(value)) return { ok: false, error: `expected a JSON object, got ${describe(value)}` };
+  if (typeof value.healthy !== 'boolean') {
+    return { ok: false, error: `"healthy" must be a boolean, got ${describe(value.healthy)}` };
+  }
+  // `checks` is always present on real nodes; an omitted or null map means "no checks".
+  const rawChecks = value.checks ?? {};
+  if (!isObject(rawChecks)) return { ok: false, error: `"checks" must be an object, got ${describe(rawChecks)}` };
+  const checks: CheckResult[] = [];
+  for (const [name, entry] of Object.entries(rawChecks)) checks.push(parseCheck(name, entry));
+  return { ok: true, value: { healthy: value.healthy, checks } };
+}
+
+export function parseCheck(name: string, entry: unknown): CheckResult {
+  if (!isObject(entry)) {
+    return { name, passing: false, notYetRun: false, error: `malformed check entry (${describe(entry)})`, durationSeconds: 0, contiguousFailures: 0 };
+  }
+  const error = errorText(entry.error);
+  const lastRun = parseGoTime(entry.timestamp);
+  const check: CheckResult = {
+    name,
+    passing: error === undefined,
+    notYetRun: error === NOT_YET_RUN && lastRun === undefined,
+    durationSeconds: checkDuration(entry.duration),
+    contiguousFailures: num(entry.contiguousFailures) ?? 0,
+  };
+  if (error !== undefined) check.error = error;
+  if ('message' in entry) check.message = entry.message;
+  if (lastRun !== undefined) check.lastRun = lastRun;
+  const failingSince = parseGoTime(entry.timeOfFirstFailure);
+  if (failingSince !== undefined) check.failingSince = failingSince;
+  addDetails(check, entry.message);
+  return check;
+}
+
+/** `error` is a plain string today; `{message}` before v1.5.2; anything else is shown as JSON. */
+function errorText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (isObject(value) && typeof value.message === 'string') return value.message;
+  return JSON.stringify(value);
+}
+
+/** The top-level `duration` is integer nanoseconds; tolerate a Go string from odd forks. */
+function checkDuration(value: unknown): number {
+  const ns = num(value);
+  if (ns !== undefined) return ns / 1e9;
+  return durationField(value) ?? 0;
+}
+
+function addDetails(check: CheckResult, message: unknown): void {
+  if (Array.isArray(message)) {
+    if (check.name === 'bootstrapped') check.bootstrappingSubnets = message.filter((s): s is string => typeof s === 'string');
+    return;
+  }
+  if (!isObject(message)) return;
+  if ('engine' in message || 'consensus' in message || 'networking' in message) {
+    check.chain = chainDetails(message);
+  } else if ('connectedPeers' in message || 'sendFailRate' in message) {
+    check.network = networkDetails(message);
+  } else if ('outstandingRequests' in message || 'longestRunningRequest' in message) {
+    check.router = routerDetails(message);
+  } else if ('availableDiskBytes' in message) {
+    check.disk = diskDetails(message);
+  } else if ('modeUpgradeWeightPercentage' in message || 'numUpgradeTimes' in message) {
+    check.upgrade = upgradeDetails(message);
+  }
+}
+
+function chainDetails(message: JsonObject): ChainDetails {
+  const engine = isObject(message.engine) ? message.engine : message; // pre-`engine` versions put consensus at the top
+  const details: ChainDetails = {};
+  if (isObject(engine.consensus)) {
+    const consensus = engine.consensus;
+    const height = num(consensus.lastAcceptedHeight);
+    const processing = num(consensus.processingBlocks) ?? num(consensus.outstandingBlocks) ?? num(consensus.outstandingTransactions);
+    const longest =
+      durationField(consensus.longestProcessingBlock) ??
+      durationField(consensus.longestRunningBlock) ??
+      durationField(consensus.longestRunningTransaction);
+    details.bootstrapping = height === undefined && processing === undefined && longest === undefined;
+    if (height !== undefined) details.lastAcceptedHeight = height;
+    if (processing !== undefined) details.processingBlocks = processing;
+    if (longest !== undefined) details.longestProcessingBlockSeconds = longest;
+  }
+  const networking = isObject(message.networking) ? message.networking : {};
+  const legacyVm = isObject(message.vm) ? message.vm : isObject(engine.vm) ? engine.vm : {};
+  const connected = num(networking.percentConnected) ?? num(legacyVm['primary-percentConnected']);
+  if (connected !== undefined) details.connectedStakeRatio = connected;
+  if (Array.isArray(networking.disconnectedValidators)) details.disconnectedValidators = networking.disconnectedValidators.length;
+  return details;
+}
+
+function networkDetails(message: JsonObject): NetworkDetails {
+  const details: NetworkDetails = {};
+  setIfDefined(details, 'connectedPeers', num(message.connectedPeers));
+  setIfDefined(details, 'sendFailRatio', num(message.sendFailRate));
+  setIfDefined(details, 'lastMessageReceivedAgeSeconds', durationField(message.timeSinceLastMsgReceived));
+  setIfDefined(details, 'lastMessageSentAgeSeconds', durationField(message.timeSinceLastMsgSent));
+  const validatorHealth = message['primary network validator health'];
+  if (isObject(validatorHealth)) {
+    setIfDefined(details, 'ingressConnections', num(validatorHealth.ingressConnectionCount));
+    if (typeof validatorHealth.primaryNetworkValidator === 'boolean') details.primaryNetworkValidator = validatorHealth.primaryNetworkValidator;
+  }
+  return details;
+}
+
+function routerDetails(message: JsonObject): RouterDetails {
+  const details: RouterDetails = {};
+  setIfDefined(details, 'outstandingRequests', num(message.outstandingRequests));
+  setIfDefined(details, 'longestRunningRequestSeconds', durationField(message.longestRunningRequest));
+  return details;
+}
+
+function diskDetails(message: JsonObject): DiskDetails {
+  const details: DiskDetails = {};
+  setIfDefined(details, 'availableBytes', num(message.availableDiskBytes));
+  const percentage = num(message.availableDiskPercentage);
+  if (percentage !== undefined) details.availableRatio = percentage / 100;
+  return details;
+}
+
+function upgradeDetails(message: JsonObject): UpgradeDetails {
+  const details: UpgradeDetails = {};
+  const weight = num(message.modeUpgradeWeightPercentage);
+  if (weight !== undefined) details.modeWeightRatio = weight / 100;
+  setIfDefined(details, 'timeUntilSeconds', durationField(message.timeUntilUpgrade));
+  return details;
+}
+
+function setIfDefined<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
+  if (value !== undefined) target[key] = value;
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : typeof value;
+}
+
+export interface JsonRpcFailure {
+  reason: 'rpc_error' | 'bad_shape';
+  error: string;
+}
+
+/** Unwraps a JSON-RPC 2.0 response: the error object is checked before `result`, and the id must echo ours. */
+export function unwrapJsonRpc(value: unknown, expectedId: number): { ok: true; result: unknown } | ({ ok: false } & JsonRpcFailure) {
+  if (!isObject(value)) return { ok: false, reason: 'bad_shape', error: `JSON-RPC response must be an object, got ${describe(value)}` };
+  if (value.error !== undefined && value.error !== null) {
+    const err = value.error;
+    const text = isObject(err) ? `JSON-RPC error ${String(err.code)}: ${String(err.message)}` : `JSON-RPC error: ${JSON.stringify(err)}`;
+    return { ok: false, reason: 'rpc_error', error: text };
+  }
+  if (value.id !== expectedId) {
+    return { ok: false, reason: 'bad_shape', error: `JSON-RPC id mismatch: sent ${expectedId}, got ${JSON.stringify(value.id) ?? 'none'}` };
+  }
+  if (!('result' in value)) return { ok: false, reason: 'bad_shape', error: 'JSON-RPC response has neither result nor error' };
+  return { ok: true, result: value.result };
+}

@@ -1,0 +1,118 @@
+/**
+ * Polls each target on its own interval (or cron pattern). The first round starts at once; after
+ * that each target ticks at a fixed, name-derived phase inside its interval so a fleet spreads
+ * out instead of polling in bursts. A poll still running when its next tick comes makes that tick
+ * a skip, counted through `onSkip`.
+ */
+import { createHash } from 'node:crypto';
+import { Cron } from 'croner';
+
+export interface Schedule {
+  name: string;
+  intervalMs: number;
+  /** A cron pattern used instead of the interval. */
+  cron?: string;
+}
+
+interface Job {
+  schedule: Schedule;
+  running?: Promise<void>;
+  timer?: NodeJS.Timeout;
+  cron?: Cron;
+  nextAt: number;
+}
+
+export interface SchedulerHooks {
+  poll: (name: string) => Promise<void>;
+  onSkip: (name: string) => void;
+}
+
+/** Deterministic offset in [0, intervalMs) from the target name. */
+export function phaseOffset(name: string, intervalMs: number): number {
+  const hash = createHash('sha256').update(name).digest().readUInt32BE(0);
+  return hash % intervalMs;
+}
+
+export class Scheduler {
+  private readonly jobs = new Map<string, Job>();
+  private started = false;
+
+  constructor(private readonly hooks: SchedulerHooks) {}
+
+  /** Adds, removes and reschedules jobs; new targets are polled at once when running. */
+  setSchedules(schedules: Schedule[]): void {
+    const keep = new Set(schedules.map((s) => s.name));
+    for (const [name, job] of this.jobs) {
+      if (!keep.has(name)) {
+        this.cancel(job);
+        this.jobs.delete(name);
+      }
+    }
+    for (const schedule of schedules) {
+      const existing = this.jobs.get(schedule.name);
+      if (existing && existing.schedule.intervalMs === schedule.intervalMs && existing.schedule.cron === schedule.cron) continue;
+      if (existing) this.cancel(existing);
+      const job: Job = { schedule, nextAt: 0, ...(existing?.running ? { running: existing.running } : {}) };
+      this.jobs.set(schedule.name, job);
+      if (this.started) this.begin(job, !existing);
+    }
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const job of this.jobs.values()) this.begin(job, true);
+  }
+
+  /** Stops scheduling; resolves when in-flight polls finish (the caller bounds the wait). */
+  async stop(): Promise<void> {
+    this.started = false;
+    for (const job of this.jobs.values()) this.cancel(job);
+    await Promise.allSettled([...this.jobs.values()].map((j) => j.running));
+  }
+
+  private begin(job: Job, pollNow: boolean): void {
+    if (pollNow) this.tick(job);
+    if (job.schedule.cron) {
+      job.cron = new Cron(job.schedule.cron, () => this.tick(job));
+      return;
+    }
+    const { intervalMs, name } = job.schedule;
+    job.nextAt = Date.now() + phaseOffset(name, intervalMs) + intervalMs;
+    this.arm(job);
+  }
+
+  private arm(job: Job): void {
+    job.timer = setTimeout(() => {
+      if (!this.started) return;
+      this.tick(job);
+      const now = Date.now();
+      job.nextAt += job.schedule.intervalMs;
+      // After a stall (suspended VM, blocked loop) resume on the grid instead of firing a burst.
+      if (job.nextAt <= now) job.nextAt += Math.ceil((now - job.nextAt + 1) / job.schedule.intervalMs) * job.schedule.intervalMs;
+      this.arm(job);
+    }, Math.max(0, job.nextAt - Date.now()));
+  }
+
+  private tick(job: Job): void {
+    if (job.running) {
+      this.hooks.onSkip(job.schedule.name);
+      return;
+    }
+    const name = job.schedule.name;
+    const running = this.hooks.poll(name).finally(() => {
+      // The job may have been replaced by a reschedule meanwhile: clear whichever holds this poll.
+      const current = this.jobs.get(name);
+      if (current?.running === running) delete current.running;
+      if (job.running === running) delete job.running;
+    });
+    job.running = running;
+  }
+
+  private cancel(job: Job): void {
+    if (job.timer) clearTimeout(job.timer);
+    job.cron?.stop();
+    delete job.timer;
+    delete job.cron;
+  }
+}

@@ -1,0 +1,313 @@
+/**
+ * One simulated AvalancheGo node: a health worker that runs its checks once per health period
+ * (results are cached in between, like the real node), with the real tag semantics, monotonic
+ * readiness, "not yet run" entries and Go's wire formatting.
+ */
+import { blockchainIdFor, nodeIdFor, PRIMARY_SUBNET, prng } from './ids.js';
+import { formatGoDuration, formatGoTime, GO_ZERO_TIME } from './go-format.js';
+import type { ScenarioName } from './scenarios.js';
+
+export interface SimNodeOptions {
+  name: string;
+  scenario?: ScenarioName;
+  /** Health-check period (AvalancheGo's --health-check-frequency, 30s on real nodes). */
+  periodMs?: number;
+  /** Local zone of the node's timestamps, in minutes east of UTC. */
+  offsetMinutes?: number;
+  /** Adds an L1 chain keyed by its blockchain ID, tagged with its own subnet ID. */
+  l1?: boolean;
+  /** Delay of the `slow` scenario. */
+  slowDelayMs?: number;
+  seed?: number;
+}
+
+interface CheckEntry {
+  message?: unknown;
+  error?: string;
+  timestamp: string;
+  duration: number;
+  contiguousFailures?: number;
+  timeOfFirstFailure?: string;
+}
+
+interface CheckState {
+  tags: string[];
+  result: { message?: unknown; error?: string };
+  lastRunMs?: number;
+  durationNs: number;
+  contiguousFailures: number;
+  firstFailureMs?: number;
+}
+
+export interface HealthReply {
+  checks: Record<string, CheckEntry>;
+  healthy: boolean;
+}
+
+const APPLICATION = 'application';
+const CHURN_CHAIN_SEED = 'churn-l1';
+
+export class SimNode {
+  readonly name: string;
+  readonly nodeId: string;
+  readonly l1ChainId?: string;
+  readonly l1SubnetId?: string;
+  scenario: ScenarioName;
+  slowDelayMs: number;
+  private readonly periodMs: number;
+  private readonly offsetMinutes: number;
+  private readonly random: () => number;
+  private checks = new Map<string, CheckState>();
+  private nextRunMs = 0;
+  private period = 0;
+  private readinessPassed = false;
+  private heights = { C: 71_842_516, P: 23_018_877, X: 1_904_211, L1: 4_410 };
+  private hugeBody?: string;
+
+  constructor(options: SimNodeOptions) {
+    this.name = options.name;
+    this.nodeId = nodeIdFor(options.name);
+    this.scenario = options.scenario ?? 'healthy';
+    this.periodMs = options.periodMs ?? 2_000;
+    this.offsetMinutes = options.offsetMinutes ?? 0;
+    this.slowDelayMs = options.slowDelayMs ?? 8_000;
+    this.random = prng(options.seed ?? hashString(options.name));
+    if (options.l1) {
+      this.l1ChainId = blockchainIdFor(`${options.name}:l1`);
+      this.l1SubnetId = blockchainIdFor(`${options.name}:l1-subnet`);
+    }
+    this.restart(Date.now(), this.scenario === 'restarted');
+  }
+
+  /** Switches behaviour. `bootstrapping` and `restarted` are restarts: readiness starts over. */
+  setScenario(scenario: ScenarioName, now = Date.now()): void {
+    const restart = scenario === 'bootstrapping' || scenario === 'restarted';
+    this.scenario = scenario;
+    if (restart) this.restart(now, true);
+    else {
+      this.advance(now);
+      this.runChecks(now); // a switch shows at once, as if the period just ended
+    }
+  }
+
+  /** The registered checks, in the order they appear after a node start. */
+  private restart(now: number, chainsNotYetRun: boolean): void {
+    this.checks = new Map();
+    this.readinessPassed = false;
+    this.period = 0;
+    const register = (name: string, tags: string[]) =>
+      this.checks.set(name, { tags, result: { error: 'not yet run' }, durationNs: 0, contiguousFailures: 0 });
+    for (const name of ['bls', 'bootstrapped', 'database', 'diskspace', 'futureupgrade', 'network', 'router']) register(name, [APPLICATION]);
+    // Chains register after the health worker started: they stay "not yet run" until the next period.
+    for (const chain of ['C', 'P', 'X']) register(chain, [PRIMARY_SUBNET]);
+    if (this.l1ChainId) register(this.l1ChainId, [this.l1SubnetId!]);
+    for (const [name, state] of this.checks) if (!chainsNotYetRun || state.tags[0] === APPLICATION) this.runCheck(name, state, now);
+    this.nextRunMs = now + this.periodMs;
+  }
+
+  /** Runs the health worker for every period that has elapsed. */
+  advance(now = Date.now()): void {
+    let runs = 0;
+    while (this.nextRunMs <= now && runs < 1000) {
+      this.runChecks(this.nextRunMs);
+      this.nextRunMs += this.periodMs;
+      runs++;
+    }
+    if (this.nextRunMs <= now) this.nextRunMs = now + this.periodMs;
+  }
+
+  private runChecks(now: number): void {
+    this.period++;
+    this.produceBlocks();
+    if (this.scenario === 'churn') this.churnChains();
+    for (const [name, state] of this.checks) this.runCheck(name, state, now);
+  }
+
+  private produceBlocks(): void {
+    if (this.scenario === 'network-down' || this.scenario === 'bootstrapping') return;
+    this.heights.C += 1 + Math.floor(this.random() * 3);
+    this.heights.P += this.random() < 0.5 ? 1 : 0;
+    this.heights.X += this.random() < 0.2 ? 1 : 0;
+    this.heights.L1 += 1;
+  }
+
+  private churnChains(): void {
+    const id = blockchainIdFor(`${this.name}:${CHURN_CHAIN_SEED}`);
+    if (this.checks.has(id)) {
+      if (this.random() < 0.3) this.checks.delete(id);
+    } else if (this.random() < 0.3) {
+      this.checks.set(id, { tags: [blockchainIdFor(`${id}:subnet`)], result: { error: 'not yet run' }, durationNs: 0, contiguousFailures: 0 });
+    }
+  }
+
+  private runCheck(name: string, state: CheckState, now: number): void {
+    state.result = this.evaluate(name);
+    state.lastRunMs = now;
+    state.durationNs = 1_000 + Math.floor(this.random() * 40_000);
+    if (state.result.error !== undefined) {
+      state.contiguousFailures++;
+      state.firstFailureMs ??= now;
+    } else {
+      state.contiguousFailures = 0;
+      delete state.firstFailureMs;
+    }
+    if (name === 'bootstrapped' && state.result.error === undefined) this.readinessPassed = true;
+  }
+
+  private evaluate(name: string): { message?: unknown; error?: string } {
+    const s = this.scenario;
+    const churnFails = s === 'churn' && this.random() < 0.15;
+    switch (name) {
+      case 'bls':
+        return { message: 'node has the correct BLS key' };
+      case 'bootstrapped':
+        return s === 'bootstrapping'
+          ? { message: [PRIMARY_SUBNET, ...(this.l1SubnetId ? [this.l1SubnetId] : [])], error: 'subnets not bootstrapped' }
+          : { message: [] };
+      case 'database':
+        return churnFails ? { error: 'closed' } : {};
+      case 'diskspace': {
+        const low = s === 'disk-low' || churnFails;
+        const percentage = low ? 9 : 38;
+        const bytes = Math.round((percentage / 100) * 3_116_800_000_000);
+        return low
+          ? {
+              message: { availableDiskBytes: bytes, availableDiskPercentage: percentage },
+              error: `remaining available disk space percentage (${percentage}%) is below warning threshold available space percentage (10%)`,
+            }
+          : { message: { availableDiskBytes: bytes, availableDiskPercentage: percentage } };
+      }
+      case 'futureupgrade':
+        return {
+          message: {
+            localUpgradeTime: '2025-11-19T16:00:00Z',
+            modeUpgradeTime: s === 'network-down' ? '1970-01-01T00:00:00Z' : '2025-11-19T16:00:00Z',
+            modeUpgradeWeightPercentage: s === 'network-down' ? 0 : 98.73164170922519,
+            numUpgradeTimes: s === 'network-down' ? 0 : 2,
+          },
+        };
+      case 'network':
+        return this.networkResult(s === 'network-down' || churnFails);
+      case 'router':
+        return { message: { longestRunningRequest: formatGoDuration(this.random() * 0.005), outstandingRequests: Math.floor(this.random() * 12) } };
+      default:
+        return this.chainResult(name, churnFails);
+    }
+  }
+
+  private networkResult(down: boolean): { message: unknown; error?: string } {
+    if (!down) {
+      return {
+        message: {
+          connectedPeers: 1390 + Math.floor(this.random() * 20),
+          'primary network validator health': { ingressConnectionCount: 702, primaryNetworkValidator: true },
+          sendFailRate: 0.0004187765498310943,
+          timeSinceLastMsgReceived: formatGoDuration(this.random() * 0.003),
+          timeSinceLastMsgSent: formatGoDuration(this.random() * 0.0005),
+        },
+      };
+    }
+    const since = formatGoDuration(60 + this.period * (this.periodMs / 1000));
+    return {
+      message: {
+        connectedPeers: 0,
+        'primary network validator health': { ingressConnectionCount: 0, primaryNetworkValidator: true },
+        sendFailRate: 0.9734,
+        timeSinceLastMsgReceived: since,
+        timeSinceLastMsgSent: since,
+      },
+      error: `network layer is unhealthy reason: not connected to a minimum of 1 peer(s) only 0, no messages from network received in ${since} > 1m0s, no messages from network sent in ${since} > 1m0s, messages failure send rate 0.9734 > 0.9`,
+    };
+  }
+
+  private chainResult(name: string, churnFails: boolean): { message: unknown; error?: string } {
+    const s = this.scenario;
+    const isL1 = name !== 'C' && name !== 'P' && name !== 'X';
+    const height = isL1 ? this.heights.L1 : this.heights[name as 'C' | 'P' | 'X'];
+    const stake = s === 'network-down' ? 0 : isL1 ? 1 : 0.9987312046551713;
+    const disconnected = stake === 1 ? [] : ['NodeID-74WBanSkJPoyUFEaZZH5Su79HUuiPTNx', 'NodeID-9MmzdcZ3rPJgrf5LkHJjzKRfTdeTTyhod'];
+    const slowBlock = (s === 'flapping' && name === 'C' && this.period % 2 === 1) || (churnFails && name === 'C');
+    const consensus =
+      s === 'bootstrapping'
+        ? {}
+        : {
+            lastAcceptedHeight: height,
+            lastAcceptedID: blockchainIdFor(`${name}:${height}`),
+            longestProcessingBlock: slowBlock ? '31.204118s' : formatGoDuration(this.random() < 0.7 ? 0 : this.random() * 0.5),
+            processingBlocks: slowBlock ? 3 : Math.floor(this.random() * 2),
+          };
+    const message = {
+      engine: { consensus, vm: isL1 ? { database: null, health: null } : null },
+      networking: { disconnectedValidators: disconnected, percentConnected: stake },
+    };
+    const errors: string[] = [];
+    if (slowBlock) errors.push('engine: block processing too long: 31.204118s > 30s');
+    if (stake < 0.8) errors.push(`networking: not connected to enough stake: connected to ${(stake * 100).toFixed(6)}%; required at least 80.000000%`);
+    if (errors.length === 0) return { message };
+    // A single failing part is reported bare, both parts as "engine: …; networking: …".
+    return { message, error: errors.length === 1 ? errors[0]!.replace(/^(engine|networking): /, '') : errors.join('; ') };
+  }
+
+  /** The reply of /ext/health (and health.health) for the given tags: union of tags plus application checks. */
+  health(tags: string[] | undefined, now = Date.now()): HealthReply {
+    this.advance(now);
+    const selected = [...this.checks].filter(([, state]) => !tags || tags.length === 0 || state.tags.includes(APPLICATION) || state.tags.some((t) => tags.includes(t)));
+    return this.reply(selected);
+  }
+
+  /** Only `bootstrapped`, and monotonic: once it passed it stays passing with the cached `[]`. */
+  readiness(now = Date.now()): HealthReply {
+    this.advance(now);
+    const state = this.checks.get('bootstrapped')!;
+    const cached: CheckState = this.readinessPassed ? { ...state, result: { message: [] }, contiguousFailures: 0 } : state;
+    if (this.readinessPassed) delete cached.firstFailureMs;
+    return this.reply([['bootstrapped', cached]]);
+  }
+
+  liveness(): HealthReply {
+    return { checks: {}, healthy: true };
+  }
+
+  /** A multi-MiB reply for the `huge` scenario (built once). */
+  hugeReply(): string {
+    this.hugeBody ??= JSON.stringify({
+      checks: {
+        C: {
+          message: {
+            engine: { consensus: { lastAcceptedHeight: 1, lastAcceptedID: 'x', longestProcessingBlock: '0s', processingBlocks: 0 }, vm: null },
+            networking: { disconnectedValidators: Array.from({ length: 150_000 }, (_, i) => nodeIdFor(`v${i % 512}`)), percentConnected: 0.5 },
+          },
+          timestamp: formatGoTime(Date.now()),
+          duration: 1,
+        },
+      },
+      healthy: false,
+    });
+    return this.hugeBody;
+  }
+
+  private reply(selected: Array<[string, CheckState]>): HealthReply {
+    const checks: Record<string, CheckEntry> = {};
+    let healthy = true;
+    for (const [name, state] of selected.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const entry: CheckEntry = {} as CheckEntry;
+      if (state.result.message !== undefined) entry.message = state.result.message;
+      if (state.result.error !== undefined) {
+        entry.error = state.result.error;
+        healthy = false;
+      }
+      entry.timestamp = state.lastRunMs === undefined ? GO_ZERO_TIME : formatGoTime(state.lastRunMs, this.offsetMinutes, state.durationNs % 1_000_000);
+      entry.duration = state.durationNs;
+      if (state.contiguousFailures > 0 && state.lastRunMs !== undefined) entry.contiguousFailures = state.contiguousFailures;
+      if (state.firstFailureMs !== undefined) entry.timeOfFirstFailure = formatGoTime(state.firstFailureMs, this.offsetMinutes);
+      checks[name] = entry;
+    }
+    return { checks, healthy };
+  }
+}
+
+function hashString(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}

@@ -1,0 +1,27 @@
+/** The behaviours a simulated node can be switched to at runtime. */
+export const SCENARIOS = {
+  healthy: 'every check passes; heights advance',
+  bootstrapping: 'restarts into bootstrapping: `bootstrapped` fails, chains report `consensus: {}`, readiness is 503',
+  'network-down': 'no peers: `network` fails and every chain loses its connected stake',
+  'disk-low': '`diskspace` below the 10% warning threshold',
+  flapping: 'the C-Chain check alternates between failing and passing every health period',
+  slow: 'answers only after a delay longer than the usual probe timeout (8s; set delayMs)',
+  'proxy-error': 'a reverse proxy in front answers an HTML 502',
+  churn: 'checks fail and recover at random, and a temporary L1 chain comes and goes',
+  restarted: 'restarts: chain checks show "not yet run" until the next health period',
+  'forbidden-host': '403 "invalid host specified" (Host not in --http-allowed-hosts)',
+  'not-found': '404 "404 page not found" (health API disabled)',
+  'rate-limited': '429 from a rate-limiting proxy',
+  truncated: 'a 200 whose JSON body is cut off',
+  'bad-shape': 'a 200 with JSON that is not a health report',
+  'rpc-error': 'JSON-RPC answers with an error object (GET is unaffected)',
+  'wrong-id': 'JSON-RPC echoes a different id (GET is unaffected)',
+  huge: 'a body of several MiB (thousands of disconnected validators)',
+  reset: 'the connection is reset before a response',
+} as const;
+
+export type ScenarioName = keyof typeof SCENARIOS;
+
+export function isScenario(name: string): name is ScenarioName {
+  return Object.hasOwn(SCENARIOS, name);
+}

@@ -1,0 +1,214 @@
+/**
+ * Serves simulated nodes over real HTTP on one port: node N at `/nodes/N/ext/health…` (the first
+ * node also at `/ext/health…`), plus a control API to switch scenarios at runtime:
+ *   GET  /sim/nodes                      the nodes, their scenario, NodeID and base URL
+ *   POST /sim/nodes/{name}/scenario      {"scenario": "network-down", "delayMs"?: 8000}
+ *   POST /sim/scenario                   the same body, for every node
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { goJson } from './go-format.js';
+import { SimNode, type HealthReply, type SimNodeOptions } from './node.js';
+import { isScenario, SCENARIOS } from './scenarios.js';
+
+const PROXY_502 = `<html>
+<head><title>502 Bad Gateway</title></head>
+<body>
+<center><h1>502 Bad Gateway</h1></center>
+<hr><center>nginx/1.25.3</center>
+</body>
+</html>
+`;
+
+export class SimServer {
+  readonly nodes = new Map<string, SimNode>();
+  private readonly server: Server;
+  private firstNode?: SimNode;
+  address?: AddressInfo;
+
+  constructor(specs: SimNodeOptions[]) {
+    for (const spec of specs) {
+      const node = new SimNode(spec);
+      this.nodes.set(node.name, node);
+      this.firstNode ??= node;
+    }
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent) text(res, 500, `simulator error: ${String(err)}\n`);
+      });
+    });
+    this.server.keepAliveTimeout = 30_000;
+  }
+
+  async listen(port = 0, host = '127.0.0.1'): Promise<AddressInfo> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => resolve());
+    });
+    this.address = this.server.address() as AddressInfo;
+    return this.address;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.address!.port}`;
+  }
+
+  nodeUrl(name: string): string {
+    return `${this.baseUrl}/nodes/${encodeURIComponent(name)}`;
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const body = await readBody(req);
+    if (url.pathname.startsWith('/sim/')) return this.control(req.method ?? 'GET', url.pathname, body, res);
+    let node = this.firstNode;
+    let path = url.pathname;
+    const prefixed = /^\/nodes\/([^/]+)(\/.*)?$/.exec(path);
+    if (prefixed) {
+      node = this.nodes.get(decodeURIComponent(prefixed[1]!));
+      path = prefixed[2] ?? '/';
+    }
+    if (!node || !path.startsWith('/ext/health')) return text(res, 404, '404 page not found\n');
+    return this.serveNode(node, req, res, path, url.searchParams, body);
+  }
+
+  private async serveNode(node: SimNode, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, body: string): Promise<void> {
+    const s = node.scenario;
+    if (s === 'reset') return void req.socket.destroy();
+    if (s === 'slow') await new Promise((resolve) => setTimeout(resolve, node.slowDelayMs));
+    if (res.destroyed) return;
+    if (s === 'proxy-error') return send(res, 502, 'text/html', PROXY_502);
+    if (s === 'forbidden-host') return text(res, 403, 'invalid host specified\n');
+    if (s === 'not-found') return text(res, 404, '404 page not found\n');
+    if (s === 'rate-limited') return send(res, 429, 'text/plain; charset=utf-8', 'Too Many Requests\n', { 'retry-after': '30' });
+    const headers = { 'node-id': node.nodeId };
+    const method = req.method ?? 'GET';
+
+    if (path === '/ext/health' && method !== 'GET') {
+      if (method === 'HEAD') return text(res, 405, `rpc: POST method required, received ${method}\n`, headers);
+      return this.jsonRpc(node, req, res, body, headers);
+    }
+    let reply: HealthReply;
+    switch (path) {
+      case '/ext/health':
+      case '/ext/health/health':
+        reply = node.health(query.has('tag') ? query.getAll('tag') : undefined);
+        break;
+      case '/ext/health/readiness':
+        reply = node.readiness();
+        break;
+      case '/ext/health/liveness':
+        reply = node.liveness();
+        break;
+      default:
+        return text(res, 404, '404 page not found\n');
+    }
+    return this.sendReply(node, res, reply.healthy ? 200 : 503, 'application/json', reply, headers);
+  }
+
+  private sendReply(node: SimNode, res: ServerResponse, status: number, contentType: string, value: unknown, headers: Record<string, string>): void {
+    switch (node.scenario) {
+      case 'huge':
+        return send(res, 503, contentType, node.hugeReply(), headers);
+      case 'truncated': {
+        const full = goJson(value);
+        return send(res, 200, contentType, full.slice(0, Math.floor(full.length / 2)), headers);
+      }
+      case 'bad-shape':
+        return send(res, 200, contentType, '{"status":"ok","uptime":12345}\n', headers);
+      default:
+        return send(res, status, contentType, `${goJson(value)}\n`, headers);
+    }
+  }
+
+  /** gorilla/rpc json2 as AvalancheGo runs it: HTTP 200 for every JSON-RPC outcome. */
+  private jsonRpc(node: SimNode, req: IncomingMessage, res: ServerResponse, body: string, headers: Record<string, string>): void {
+    const contentType = 'application/json; charset=utf-8';
+    if (!req.headers['content-type']) return text(res, 415, 'rpc: unrecognized Content-Type: \n', headers);
+    const rpcError = (code: number, message: string, id: unknown, data: unknown = null) =>
+      send(res, 200, contentType, `${goJson({ jsonrpc: '2.0', error: { code, message, data }, id })}\n`, headers);
+    let request: { jsonrpc?: unknown; method?: unknown; params?: unknown; id?: unknown };
+    try {
+      request = JSON.parse(body);
+      if (typeof request !== 'object' || request === null || Array.isArray(request)) throw new Error('not an object');
+    } catch (err) {
+      return rpcError(-32700, `invalid character in request: ${(err as Error).message}`, null, { jsonrpc: '', method: '', params: null, id: null });
+    }
+    if (request.id === undefined) return send(res, 200, contentType, '', headers);
+    if (request.jsonrpc !== '2.0') return rpcError(-32600, 'jsonrpc must be 2.0', request.id);
+    const method = typeof request.method === 'string' ? request.method : '';
+    const [service, name = ''] = method.split('.');
+    if (/^[A-Z]/.test(name)) return rpcError(-32000, 'method must start with a non-uppercase letter', request.id);
+    const capitalized = `${service}.${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+    if (service !== 'health' || !['health', 'readiness', 'liveness'].includes(name)) {
+      return rpcError(-32000, `rpc: can't find method "${capitalized}"`, request.id);
+    }
+    let params = request.params;
+    if (Array.isArray(params) && params.length === 1) params = params[0];
+    let tags: string[] | undefined;
+    if (params !== undefined && params !== null) {
+      const rawTags = (params as { tags?: unknown }).tags;
+      if (typeof params !== 'object' || Array.isArray(params) || (rawTags != null && (!Array.isArray(rawTags) || rawTags.some((t) => typeof t !== 'string')))) {
+        return rpcError(-32000, "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls", request.id);
+      }
+      tags = rawTags ?? undefined;
+    }
+    if (node.scenario === 'rpc-error') return rpcError(-32000, 'health check service unavailable', request.id);
+    const id = node.scenario === 'wrong-id' ? (typeof request.id === 'number' ? request.id + 1000 : 'other') : request.id;
+    const result = name === 'health' ? node.health(tags) : name === 'readiness' ? node.readiness() : node.liveness();
+    return this.sendReply(node, res, 200, contentType, { jsonrpc: '2.0', result, id }, headers);
+  }
+
+  private control(method: string, path: string, body: string, res: ServerResponse): void {
+    if (method === 'GET' && path === '/sim/nodes') {
+      const nodes = [...this.nodes.values()].map((n) => ({ name: n.name, scenario: n.scenario, nodeId: n.nodeId, url: this.nodeUrl(n.name), l1ChainId: n.l1ChainId, l1SubnetId: n.l1SubnetId }));
+      return send(res, 200, 'application/json', JSON.stringify({ nodes, scenarios: SCENARIOS }));
+    }
+    const one = /^\/sim\/nodes\/([^/]+)\/scenario$/.exec(path);
+    if (method !== 'POST' || (!one && path !== '/sim/scenario')) return text(res, 404, 'unknown control route\n');
+    let request: { scenario?: unknown; delayMs?: unknown };
+    try {
+      request = JSON.parse(body || '{}');
+    } catch {
+      return text(res, 400, 'body must be JSON: {"scenario": "…"}\n');
+    }
+    const scenario = String(request.scenario);
+    if (!isScenario(scenario)) return text(res, 400, `unknown scenario "${scenario}"; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
+    const targets = one ? [this.nodes.get(decodeURIComponent(one[1]!))] : [...this.nodes.values()];
+    if (targets.some((n) => n === undefined)) return text(res, 404, 'unknown node\n');
+    for (const node of targets as SimNode[]) {
+      if (typeof request.delayMs === 'number') node.slowDelayMs = request.delayMs;
+      node.setScenario(scenario);
+    }
+    return send(res, 200, 'application/json', JSON.stringify({ ok: true, scenario, nodes: (targets as SimNode[]).map((n) => n.name) }));
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= 1 << 20) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+function text(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  send(res, status, 'text/plain; charset=utf-8', body, headers);
+}

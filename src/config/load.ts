@@ -189,6 +189,8 @@ function locateIssue(
   if (issue.code === 'invalid_type') {
     const got = describeYaml(nodeAt(doc, issue.path));
     message = got === 'nothing' ? `${where}: required (${issue.expected})` : `${where}: expected ${issue.expected}, got ${got}`;
+  } else if (issue.code === 'invalid_key') {
+    message = `${where}: invalid key: ${issue.issues.map((i) => i.message).join('; ')}`;
   } else if (issue.code === 'invalid_value' && 'values' in issue) {
     message = `${where}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
   } else {

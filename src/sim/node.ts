@@ -50,8 +50,8 @@ const CHURN_CHAIN_SEED = 'churn-l1';
 export class SimNode {
   readonly name: string;
   readonly nodeId: string;
-  readonly l1ChainId?: string;
-  readonly l1SubnetId?: string;
+  l1ChainId?: string;
+  l1SubnetId?: string;
   scenario: ScenarioName;
   slowDelayMs: number;
   private readonly periodMs: number;
@@ -77,6 +77,18 @@ export class SimNode {
       this.l1SubnetId = blockchainIdFor(`${options.name}:l1-subnet`);
     }
     this.restart(Date.now(), this.scenario === 'restarted');
+  }
+
+  /** An operator restart, optionally adding or dropping the tracked L1 (its check appears or vanishes). */
+  restartNode(options: { l1?: boolean } = {}, now = Date.now()): void {
+    if (options.l1 === false) {
+      delete this.l1ChainId;
+      delete this.l1SubnetId;
+    } else if (options.l1 === true) {
+      this.l1ChainId = blockchainIdFor(`${this.name}:l1`);
+      this.l1SubnetId = blockchainIdFor(`${this.name}:l1-subnet`);
+    }
+    this.restart(now, false);
   }
 
   /** Switches behaviour. `bootstrapping` and `restarted` are restarts: readiness starts over. */
@@ -270,12 +282,14 @@ export class SimNode {
 
   /** A multi-MiB reply for the `huge` scenario (built once). */
   hugeReply(): string {
-    this.hugeBody ??= JSON.stringify({
+    if (this.hugeBody) return this.hugeBody;
+    const ids = Array.from({ length: 512 }, (_, i) => nodeIdFor(`v${i}`));
+    this.hugeBody = JSON.stringify({
       checks: {
         C: {
           message: {
             engine: { consensus: { lastAcceptedHeight: 1, lastAcceptedID: 'x', longestProcessingBlock: '0s', processingBlocks: 0 }, vm: null },
-            networking: { disconnectedValidators: Array.from({ length: 150_000 }, (_, i) => nodeIdFor(`v${i % 512}`)), percentConnected: 0.5 },
+            networking: { disconnectedValidators: Array.from({ length: 150_000 }, (_, i) => ids[i % ids.length]), percentConnected: 0.5 },
           },
           timestamp: formatGoTime(Date.now()),
           duration: 1,

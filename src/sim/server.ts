@@ -4,6 +4,7 @@
  *   GET  /sim/nodes                      the nodes, their scenario, NodeID and base URL
  *   POST /sim/nodes/{name}/scenario      {"scenario": "network-down", "delayMs"?: 8000}
  *   POST /sim/scenario                   the same body, for every node
+ *   POST /sim/nodes/{name}/restart       {"l1"?: false} restart, optionally dropping (or adding) the L1 chain
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -170,6 +171,14 @@ export class SimServer {
     if (method === 'GET' && path === '/sim/nodes') {
       const nodes = [...this.nodes.values()].map((n) => ({ name: n.name, scenario: n.scenario, nodeId: n.nodeId, url: this.nodeUrl(n.name), l1ChainId: n.l1ChainId, l1SubnetId: n.l1SubnetId }));
       return send(res, 200, 'application/json', JSON.stringify({ nodes, scenarios: SCENARIOS }));
+    }
+    const restart = /^\/sim\/nodes\/([^/]+)\/restart$/.exec(path);
+    if (method === 'POST' && restart) {
+      const node = this.nodes.get(decodeURIComponent(restart[1]!));
+      if (!node) return text(res, 404, 'unknown node\n');
+      const request = JSON.parse(body || '{}') as { l1?: unknown };
+      node.restartNode(typeof request.l1 === 'boolean' ? { l1: request.l1 } : {});
+      return send(res, 200, 'application/json', JSON.stringify({ ok: true, node: node.name, l1ChainId: node.l1ChainId ?? null }));
     }
     const one = /^\/sim\/nodes\/([^/]+)\/scenario$/.exec(path);
     if (method !== 'POST' || (!one && path !== '/sim/scenario')) return text(res, 404, 'unknown control route\n');

@@ -1,0 +1,128 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/errors.js';
+import { loadConfigFile, parseConfig } from '../../src/config/load.js';
+import { jsonSchema } from '../../src/config/schema.js';
+import { OWN_FIXTURES } from '../helpers/fixtures.js';
+
+const fixture = (name: string) => join(OWN_FIXTURES, 'config', name);
+
+function problems(text: string, env: NodeJS.ProcessEnv = {}): string[] {
+  try {
+    parseConfig(text, 'cfg.yaml', env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.message.split('\n');
+    throw err;
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+describe('config loading', () => {
+  it('the minimal config from the issue works exactly as written', () => {
+    const config = loadConfigFile(fixture('minimal.yaml'));
+    expect(config.listen).toEqual({ host: '127.0.0.1', port: 9660 });
+    expect(config.nodes).toHaveLength(2);
+    const [v1, l1] = config.nodes;
+    expect(v1).toMatchObject({
+      name: 'validator-1',
+      baseUrl: 'http://127.0.0.1:9650',
+      protocol: 'get',
+      intervalMs: 15_000,
+      timeoutMs: 5_000,
+      endpoints: ['health', 'readiness', 'liveness'],
+      views: [{ name: 'all', tags: [] }],
+      labels: {},
+    });
+    expect(l1).toMatchObject({
+      name: 'l1-node',
+      protocol: 'jsonrpc',
+      intervalMs: 10_000,
+      labels: { network: 'fuji' },
+      views: [
+        { name: 'all', tags: [] },
+        { name: 'my-l1', tags: ['2R7XPcHo4MrMDQ7qMAzXun4nrXdxHoqX7UB5QcWjcN4rt8uceG'] },
+      ],
+    });
+    expect(config.limits).toEqual({ maxChecksPerTarget: 200, maxLabelLength: 128, maxResponseBytes: 4 * 1024 * 1024, maxConcurrentRequests: 128, shutdownTimeoutMs: 10_000 });
+  });
+
+  it('reports a wrong type at its line and column', () => {
+    expect(problems('nodes:\n  - name: a\n    url: http://x:1\n    interval: 10\n')).toEqual(['cfg.yaml:4:15: nodes.0.interval: expected string, got number 10']);
+  });
+
+  it('reports an unknown key at the key, with a did-you-mean hint', () => {
+    expect(problems('nodes:\n  - name: a\n    url: http://x:1\n    intervall: 10s\n')).toEqual(['cfg.yaml:4:5: unknown key "intervall" in nodes.0 (did you mean "interval"?)']);
+    expect(problems('listn: 127.0.0.1:9660\n')).toEqual(['cfg.yaml:1:1: unknown key "listn" (did you mean "listen"?)']);
+    expect(problems('nodes: []\nzzzzzz: 1\n')).toEqual(['cfg.yaml:2:1: unknown key "zzzzzz"']);
+  });
+
+  it('reports YAML syntax errors with their position', () => {
+    const [first] = problems('nodes:\n  - name: a\n    url: [http://x:1\n');
+    expect(first).toMatch(/^cfg\.yaml:\d+:\d+: YAML syntax error: /);
+  });
+
+  it('reports several problems at once, and a missing key at its parent', () => {
+    expect(problems('nodes:\n  - name: "bad name!"\n  - url: http://x:1\n')).toEqual([
+      'cfg.yaml:2:11: nodes.0.name: target names are 1–63 characters of letters, digits, _ . : - (starting with a letter or digit)',
+      'cfg.yaml:2:5: nodes.0.url: required (string)',
+      'cfg.yaml:3:5: nodes.1.name: required (string)',
+    ]);
+  });
+
+  it('checks durations, enums, label names, duplicates and cron patterns', () => {
+    expect(problems('nodes:\n  - {name: a, url: "http://x:1", interval: 500ms}\n')).toEqual(['cfg.yaml:2:44: nodes.0.interval: must be at least 1s']);
+    expect(problems('nodes:\n  - {name: a, url: "http://x:1", protocol: grpc}\n')).toEqual(['cfg.yaml:2:44: nodes.0.protocol: must be one of "get", "jsonrpc"']);
+    expect(problems('nodes:\n  - {name: a, url: "http://x:1", labels: {target: x}}\n')[0]).toContain('is set by avahealth itself');
+    expect(problems('nodes:\n  - {name: a, url: "http://x:1"}\n  - {name: a, url: "http://y:1"}\n')).toEqual(['cfg.yaml:3:12: duplicate target name "a" (first at nodes[0])']);
+    expect(problems('nodes:\n  - {name: a, url: "http://x:1", schedule: "every minute"}\n')[0]).toContain('must be a cron pattern');
+    expect(problems('nodes:\n  - {name: a, url: "ftp://x:1"}\n')[0]).toContain('must be an http:// or https:// URL');
+  });
+
+  it('substitutes ${ENV} with defaults and $$ escapes; a missing variable is located', () => {
+    const config = parseConfig('nodes:\n  - name: a\n    url: ${NODE_URL}\n    headers: {x-api-key: "${KEY:-fallback}", x-price: "$$5"}\n', 'cfg.yaml', { NODE_URL: 'http://10.0.0.1:9650/' });
+    expect(config.nodes[0]!.baseUrl).toBe('http://10.0.0.1:9650');
+    expect(config.nodes[0]!.headers).toEqual({ 'x-api-key': 'fallback', 'x-price': '$5' });
+    expect(config.nodes[0]!.secrets).toEqual(['fallback']);
+    expect(problems('nodes:\n  - name: a\n    url: ${NODE_URL}\n')).toEqual(['cfg.yaml:3:10: environment variable NODE_URL is not set (use ${NODE_URL:-default} for a default)']);
+  });
+
+  it('reads *_file secrets relative to the config, and reports unreadable ones', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-cfg-'));
+    writeFileSync(join(dir, 'token'), 's3cret-token\n');
+    writeFileSync(join(dir, 'pw'), 'hunter2-pw\n');
+    const file = join(dir, 'c.yaml');
+    writeFileSync(file, 'nodes:\n  - name: a\n    url: http://x:1\n    bearer_token_file: token\n  - name: b\n    url: http://y:1\n    basic_auth: {username: ops, password_file: pw}\n');
+    const config = loadConfigFile(file);
+    expect(config.nodes[0]!.headers.authorization).toBe('Bearer s3cret-token');
+    expect(config.nodes[0]!.secrets).toContain('s3cret-token');
+    expect(config.nodes[1]!.headers.authorization).toBe(`Basic ${Buffer.from('ops:hunter2-pw').toString('base64')}`);
+    expect(config.nodes[1]!.secrets).toContain('hunter2-pw');
+    writeFileSync(file, 'nodes:\n  - name: a\n    url: http://x:1\n    bearer_token_file: missing\n');
+    expect(() => loadConfigFile(file)).toThrow(/c\.yaml:4:24: cannot read bearer_token_file: ENOENT/);
+  });
+
+  it('applies defaults: unless a node sets its own; timeout never exceeds the interval', () => {
+    const config = parseConfig(
+      'defaults:\n  interval: 2s\n  protocol: jsonrpc\n  endpoints: [health]\n  labels: {env: prod}\nnodes:\n  - {name: a, url: "http://x:1"}\n  - {name: b, url: "http://y:1", protocol: get, labels: {env: dev, zone: z1}}\n',
+      'cfg.yaml',
+    );
+    expect(config.nodes[0]).toMatchObject({ intervalMs: 2000, timeoutMs: 2000, protocol: 'jsonrpc', endpoints: ['health'], labels: { env: 'prod' } });
+    expect(config.nodes[1]).toMatchObject({ protocol: 'get', labels: { env: 'dev', zone: 'z1' } });
+  });
+
+  it('an empty file is a valid config with no targets', () => {
+    expect(parseConfig('', 'empty.yaml').nodes).toEqual([]);
+  });
+});
+
+describe('JSON Schema', () => {
+  it('is draft-07, strict, and describes node options', () => {
+    const schema = jsonSchema() as { $schema: string; additionalProperties: boolean; properties: { nodes: { items: { properties: Record<string, unknown>; required: string[] } } } };
+    expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    expect(schema.additionalProperties).toBe(false);
+    expect(Object.keys(schema.properties.nodes.items.properties)).toEqual(expect.arrayContaining(['name', 'url', 'protocol', 'interval', 'timeout', 'views', 'labels', 'endpoints', 'headers', 'ca_file', 'insecure_skip_verify']));
+    expect(schema.properties.nodes.items.required).toEqual(['name', 'url']);
+  });
+});

@@ -1,0 +1,204 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_SIM_PORT, demoFleet, fleetConfigYaml } from '../../src/sim/fleet.js';
+import { SimServer } from '../../src/sim/server.js';
+import { ROOT, runCli, startCli } from '../helpers/cli.js';
+import { closedPort, get, parseExposition, sample, startSim, writeConfig } from '../helpers/harness.js';
+
+describe('avahealth --version, --help, schema', () => {
+  it('prints the version and help', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(await runCli(['--version'])).toMatchObject({ code: 0, stdout: `avahealth ${pkg.version}\n` });
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['run', 'check', 'validate', 'schema', 'simulate', 'demo']) expect(help.stdout).toContain(`avahealth ${command === 'run' ? '[run]' : command}`);
+  });
+
+  it('schema prints the checked-in config/avahealth.schema.json', async () => {
+    const result = await runCli(['schema']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(readFileSync(join(ROOT, 'config', 'avahealth.schema.json'), 'utf8'));
+  });
+
+  it('rejects unknown commands and flags with usage', async () => {
+    expect(await runCli(['frobnicate'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "frobnicate"') });
+    expect(await runCli(['check', '--nope'])).toMatchObject({ code: 2, stderr: expect.stringContaining("Unknown option '--nope'") });
+  });
+});
+
+describe('avahealth validate', () => {
+  it('accepts the shipped configs', async () => {
+    for (const file of ['config/avahealth.yaml', 'config/demo.yaml', 'config/full.yaml', 'test/fixtures/config/minimal.yaml']) {
+      const result = await runCli(['validate', '--config', file], { DATA_API_KEY: 'k', WEBHOOK_SECRET: 's' });
+      expect(result, file).toMatchObject({ code: 0, stdout: expect.stringMatching(/: valid \(\d+ nodes?\)\n$/) });
+    }
+  });
+
+  it.each([
+    ['wrong-type.yaml', 'test/fixtures/config/wrong-type.yaml:5:15: nodes.0.interval: expected string, got number 10'],
+    ['unknown-key.yaml', 'test/fixtures/config/unknown-key.yaml:5:5: unknown key "intervall" in nodes.0 (did you mean "interval"?)'],
+    ['syntax-error.yaml', /^test\/fixtures\/config\/syntax-error\.yaml:\d+:\d+: YAML syntax error: .+$/],
+  ])('%s → FILE:LINE:COL', async (file, expected) => {
+    const result = await runCli(['validate', '--config', `test/fixtures/config/${file}`]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(typeof expected === 'string' ? new RegExp(`^${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : expected);
+  });
+
+  it('takes AVAHEALTH_CONFIG for --config, and says what is missing without it', async () => {
+    expect(await runCli(['validate'], { AVAHEALTH_CONFIG: 'test/fixtures/config/minimal.yaml' })).toMatchObject({ code: 0 });
+    expect(await runCli(['validate'], { AVAHEALTH_CONFIG: '' })).toMatchObject({ code: 2, stderr: expect.stringContaining('--config FILE is required') });
+  });
+});
+
+describe('avahealth check', () => {
+  let sim: SimServer;
+  beforeAll(async () => {
+    sim = await startSim([
+      { name: 'ok-1', scenario: 'healthy' },
+      { name: 'ok-2', scenario: 'healthy' },
+      { name: 'disk', scenario: 'disk-low' },
+      { name: 'down', scenario: 'network-down' },
+    ]);
+  });
+  afterAll(() => sim.close());
+
+  const config = (...names: string[]) => writeConfig(`nodes:\n${names.map((n) => `  - {name: ${n}, url: "${sim.nodeUrl(n)}"}`).join('\n')}\n`);
+
+  it('exit 0 and an OK plugin line when every node is healthy', async () => {
+    const result = await runCli(['check', '--config', config('ok-1', 'ok-2')]);
+    expect(result.code).toBe(0);
+    const [first, ...rest] = result.stdout.trim().split('\n');
+    expect(first).toBe('OK - 2 targets healthy | healthy=2;;;0;2 warning=0;;;0;2 unhealthy=0;;;0;2 unreachable=0;;;0;2');
+    expect(rest).toHaveLength(2);
+    expect(rest[0]).toMatch(/^ok-1 +HEALTHY +healthy +\[C=\d+ P=\d+ X=\d+\] +NodeID-/);
+    expect(result.stdout).not.toContain('\u001b['); // no colour when not a TTY
+  });
+
+  it('exit 1 for a warning only (disk below the node warning threshold)', async () => {
+    const result = await runCli(['check', '--config', config('ok-1', 'disk')]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n')[0]).toBe('WARNING - disk warning (diskspace) | healthy=1;;;0;2 warning=1;;;0;2 unhealthy=0;;;0;2 unreachable=0;;;0;2');
+  });
+
+  it('exit 2 when a node is unhealthy or unreachable', async () => {
+    const port = await closedPort();
+    const file = writeConfig(`nodes:\n  - {name: down, url: "${sim.nodeUrl('down')}"}\n  - {name: gone, url: "http://127.0.0.1:${port}", endpoints: [health]}\n`);
+    const result = await runCli(['check', '--config', file]);
+    expect(result.code).toBe(2);
+    const first = result.stdout.split('\n')[0]!;
+    expect(first).toMatch(/^CRITICAL - down unhealthy \(C, P, X, network\); gone unreachable \| /);
+    expect(result.stdout).toMatch(/gone +UNREACHABLE +health: connect \(connection refused \(ECONNREFUSED\)\)/);
+  });
+
+  it('exit 3 for an invalid config, with FILE:LINE:COL on stderr', async () => {
+    const result = await runCli(['check', '--config', 'test/fixtures/config/unknown-key.yaml']);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('UNKNOWN - invalid config\n');
+    expect(result.stderr).toContain('unknown-key.yaml:5:5: unknown key "intervall"');
+  });
+
+  it('--format json carries the same verdict and per-check detail', async () => {
+    const result = await runCli(['check', '--config', config('ok-1', 'down'), '--format', 'json']);
+    expect(result.code).toBe(2);
+    const report = JSON.parse(result.stdout);
+    expect(report.state).toBe('CRITICAL');
+    expect(report.targets.map((t: { name: string; state: string }) => [t.name, t.state])).toEqual([
+      ['ok-1', 'healthy'],
+      ['down', 'unhealthy'],
+    ]);
+    const health = report.targets[1].endpoints.find((e: { endpoint: string }) => e.endpoint === 'health');
+    expect(health.checks.find((c: { name: string }) => c.name === 'network')).toMatchObject({ passing: false, contiguousFailures: 1, error: expect.stringContaining('network layer is unhealthy') });
+  });
+
+  it('--format prometheus prints the metric families; --target limits the round', async () => {
+    const result = await runCli(['check', '--config', config('ok-1', 'down'), '--format', 'prometheus', '--target', 'down']);
+    expect(result.code).toBe(2);
+    const m = parseExposition(result.stdout);
+    expect(new Set(m.map((s) => s.labels.target).filter(Boolean))).toEqual(new Set(['down']));
+    expect(sample(m, 'avahealth_node_healthy', { target: 'down', endpoint: 'health' })).toBe(0);
+    expect(sample(m, 'avahealth_node_check_passing', { target: 'down', endpoint: 'health', check: 'network' })).toBe(0);
+    expect(result.stdout).not.toContain('process_cpu'); // no default metrics from a one-shot command
+    expect(await runCli(['check', '--config', config('ok-1'), '--target', 'nope'])).toMatchObject({ code: 3, stdout: expect.stringContaining('no target named "nope"') });
+  });
+});
+
+describe('the demo config', () => {
+  it('config/demo.yaml is exactly what `simulate --fleet demo --config-out` writes', () => {
+    const generated = fleetConfigYaml(demoFleet(), { baseUrl: `http://127.0.0.1:${DEMO_SIM_PORT}` });
+    expect(readFileSync(join(ROOT, 'config', 'demo.yaml'), 'utf8')).toBe(generated);
+  });
+
+  it('check --config config/demo.yaml --format prometheus against the simulated demo fleet', async () => {
+    const demo = new SimServer(demoFleet());
+    await demo.listen(DEMO_SIM_PORT);
+    try {
+      const result = await runCli(['check', '--config', 'config/demo.yaml', '--format', 'prometheus']);
+      expect(result.code).toBe(2); // rpc-1 is bootstrapping
+      const m = parseExposition(result.stdout);
+      const families = new Set(m.map((s) => s.name));
+      for (const family of [
+        'avahealth_probe_success', 'avahealth_probe_duration_seconds', 'avahealth_probe_http_status_code', 'avahealth_probe_last_success_timestamp_seconds',
+        'avahealth_node_healthy', 'avahealth_node_info', 'avahealth_node_check_passing', 'avahealth_node_check_contiguous_failures',
+        'avahealth_node_check_duration_seconds', 'avahealth_node_check_last_run_timestamp_seconds', 'avahealth_node_check_failing_since_timestamp_seconds',
+        'avahealth_node_chain_connected_stake_ratio', 'avahealth_node_chain_last_accepted_height', 'avahealth_node_chain_processing_blocks',
+        'avahealth_node_chain_longest_processing_block_seconds', 'avahealth_node_chain_disconnected_validators', 'avahealth_node_chain_bootstrapping',
+        'avahealth_node_network_connected_peers', 'avahealth_node_network_send_fail_ratio', 'avahealth_node_network_last_message_received_age_seconds',
+        'avahealth_node_network_last_message_sent_age_seconds', 'avahealth_node_network_ingress_connections', 'avahealth_node_router_outstanding_requests',
+        'avahealth_node_router_longest_running_request_seconds', 'avahealth_node_disk_available_bytes', 'avahealth_node_disk_available_ratio',
+        'avahealth_node_bootstrapping_subnets', 'avahealth_node_upgrade_mode_weight_ratio', 'avahealth_build_info',
+      ]) {
+        expect(families, family).toContain(family);
+      }
+      expect(sample(m, 'avahealth_node_healthy', { target: 'validator-1', endpoint: 'health' })).toBe(1);
+      expect(sample(m, 'avahealth_node_check_passing', { target: 'validator-2', endpoint: 'health', check: 'diskspace' })).toBe(0);
+      expect(sample(m, 'avahealth_node_disk_available_ratio', { target: 'validator-2' })).toBe(0.09);
+      expect(sample(m, 'avahealth_node_healthy', { target: 'rpc-1', endpoint: 'readiness' })).toBe(0);
+      expect(sample(m, 'avahealth_node_healthy', { target: 'l1-node', endpoint: 'health', view: 'my-l1' })).toBe(1);
+      expect(sample(m, 'avahealth_probe_success', { target: 'l1-node', endpoint: 'health', view: 'my-l1', network: 'fuji' })).toBe(1);
+    } finally {
+      await demo.close();
+    }
+  });
+});
+
+describe('avahealth run and simulate', () => {
+  it('serves metrics, reports ready, and stops cleanly on SIGTERM', async () => {
+    const sim = await startSim([{ name: 'n', scenario: 'healthy' }]);
+    const file = writeConfig(`listen: 127.0.0.1:0\nnodes:\n  - {name: n, url: "${sim.nodeUrl('n')}", interval: 1s}\n`);
+    const daemon = startCli(['run', '--config', file]);
+    try {
+      const [, port] = await daemon.waitForOutput(/"address":"127\.0\.0\.1:(\d+)"/);
+      await daemon.waitForOutput(/first poll round complete/);
+      expect((await get(`http://127.0.0.1:${port}/-/ready`)).status).toBe(200);
+      const m = parseExposition((await get(`http://127.0.0.1:${port}/metrics`)).body);
+      expect(sample(m, 'avahealth_node_healthy', { target: 'n', endpoint: 'health' })).toBe(1);
+      daemon.child.kill('SIGTERM');
+      expect(await daemon.exit).toBe(0);
+      expect(daemon.output()).toContain('"msg":"stopped"');
+    } finally {
+      daemon.child.kill('SIGKILL');
+      await sim.close();
+    }
+  });
+
+  it('a config error stops `run` at start with FILE:LINE:COL and exit 1', async () => {
+    expect(await runCli(['run', '--config', 'test/fixtures/config/wrong-type.yaml'])).toMatchObject({ code: 1, stderr: expect.stringContaining('wrong-type.yaml:5:15:') });
+  });
+
+  it('simulate --config-out writes a config that validates and points at live nodes', async () => {
+    const out = writeConfig('');
+    const sim = startCli(['simulate', '--nodes', '3', '--port', '0', '--scenario', 'disk-low', '--config-out', out]);
+    try {
+      await sim.waitForOutput(/config: /);
+      expect(await runCli(['validate', '--config', out])).toMatchObject({ code: 0, stdout: expect.stringContaining('valid (3 nodes)') });
+      const result = await runCli(['check', '--config', out]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/^WARNING - node-1 warning \(diskspace\); node-2 warning \(diskspace\); node-3 warning \(diskspace\) \|/);
+      sim.child.kill('SIGTERM');
+      expect(await sim.exit).toBe(0);
+    } finally {
+      sim.child.kill('SIGKILL');
+    }
+  });
+});

@@ -13,7 +13,7 @@ export interface LogOptions {
 export function createLogger(options: LogOptions): Logger {
   const base = { level: options.level, base: { app: 'avahealth' } };
   if (options.format === 'pretty') {
-    return pino(base, pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:standard', destination: options.destination ?? 1, sync: true }));
+    return pino(base, pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:standard', singleLine: true, ignore: 'pid,hostname,app', destination: options.destination ?? 1, sync: true }));
   }
   return pino(base, options.destination ?? pino.destination({ dest: 1, sync: false }));
 }

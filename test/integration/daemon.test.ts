@@ -220,3 +220,20 @@ nodes:
     }
   });
 });
+
+describe('readiness of avahealth itself', () => {
+  it('/-/ready is 503 until every target finished its first poll, then 200', async () => {
+    const sim = await startSim([{ name: 'slow', scenario: 'slow', slowDelayMs: 1500 }, { name: 'fast', scenario: 'healthy' }]);
+    const d = await startDaemon(`nodes:\n  - {name: slow, url: "${sim.nodeUrl('slow')}", timeout: 5s, endpoints: [liveness]}\n  - {name: fast, url: "${sim.nodeUrl('fast')}"}\n`);
+    try {
+      const early = await get(`${d.url}/-/ready`);
+      expect(early.status).toBe(503);
+      expect(early.body).toBe('Not ready: first poll round not complete\n');
+      await waitForRounds(d, 'slow', 1);
+      expect((await get(`${d.url}/-/ready`)).status).toBe(200);
+    } finally {
+      await d.stop();
+      await sim.close();
+    }
+  });
+});

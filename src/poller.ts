@@ -28,7 +28,6 @@ export class Poller {
 
   setTargets(nodes: NodeTarget[]): void {
     this.targets = new Map(nodes.map((n) => [n.name, n]));
-    for (const node of nodes) this.http.configureTls(node.baseUrl, node.tls);
   }
 
   target(name: string): NodeTarget | undefined {

@@ -1,10 +1,10 @@
 /**
  * The one outbound HTTP client: a shared undici Agent with explicit connect/headers/body timeouts,
- * a per-request deadline and a response-size cap. Per-origin TLS settings (CA, skip-verify) go
- * through the Agent's pool factory, so every target still shares one Agent. No retries: a probe
- * reports what happened on its one attempt.
+ * a per-request deadline and a response-size cap. Targets with their own TLS settings (CA,
+ * skip-verify) share one Agent per distinct setting, so two targets on the same origin can differ.
+ * No retries: a probe reports what happened on its one attempt.
  */
-import { Agent, Pool, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import type { TlsSettings } from '../config/load.js';
 import type { FailureReason } from '../observation.js';
 
@@ -30,6 +30,7 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   body?: string;
   timeoutMs: number;
+  tls?: TlsSettings;
 }
 
 export interface HttpClientOptions {
@@ -39,31 +40,31 @@ export interface HttpClientOptions {
 }
 
 export class HttpClient {
-  private readonly agent: Agent;
-  private readonly tlsByOrigin = new Map<string, TlsSettings>();
+  /** One Agent per TLS profile: '' is the default every plain target shares. */
+  private readonly agents = new Map<string, Agent>();
   private readonly userAgent: string;
 
-  constructor(options: HttpClientOptions) {
-    const connectTimeout = options.connectTimeoutMs ?? 5_000;
+  constructor(private readonly options: HttpClientOptions) {
     this.userAgent = options.userAgent ?? 'avahealth';
-    this.agent = new Agent({
-      connect: { timeout: connectTimeout },
-      headersTimeout: 10_000,
-      bodyTimeout: 10_000,
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 120_000,
-      maxResponseSize: options.maxResponseBytes,
-      factory: (origin, opts) => {
-        const tls = this.tlsByOrigin.get(new URL(String(origin)).origin);
-        const connect = { timeout: connectTimeout, ...(tls?.ca ? { ca: tls.ca } : {}), ...(tls?.insecureSkipVerify ? { rejectUnauthorized: false } : {}) };
-        return new Pool(origin, { ...(opts as Pool.Options), connect });
-      },
-    });
   }
 
-  /** Registers TLS settings for the origin of `url`; must be called before the first request to it. */
-  configureTls(url: string, tls: TlsSettings): void {
-    if (tls.ca || tls.insecureSkipVerify) this.tlsByOrigin.set(new URL(url).origin, tls);
+  private agentFor(tls: TlsSettings | undefined): Agent {
+    const custom = tls && (tls.ca || tls.insecureSkipVerify);
+    const key = custom ? `${tls.insecureSkipVerify ? 'skip' : 'verify'}:${tls.ca ?? ''}` : '';
+    let agent = this.agents.get(key);
+    if (!agent) {
+      const connectTimeout = this.options.connectTimeoutMs ?? 5_000;
+      agent = new Agent({
+        connect: { timeout: connectTimeout, ...(custom && tls.ca ? { ca: tls.ca } : {}), ...(custom && tls.insecureSkipVerify ? { rejectUnauthorized: false } : {}) },
+        headersTimeout: 10_000,
+        bodyTimeout: 10_000,
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 120_000,
+        maxResponseSize: this.options.maxResponseBytes,
+      });
+      this.agents.set(key, agent);
+    }
+    return agent;
   }
 
   async request(req: HttpRequest): Promise<HttpResponse> {
@@ -71,7 +72,7 @@ export class HttpClient {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(req.url, {
-        dispatcher: this.agent,
+        dispatcher: this.agentFor(req.tls),
         method: req.method ?? 'GET',
         headers: { 'user-agent': this.userAgent, accept: 'application/json', ...req.headers },
         ...(req.body !== undefined ? { body: req.body } : {}),
@@ -92,7 +93,8 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([...this.agents.values()].map((agent) => agent.close()));
+    this.agents.clear();
   }
 }
 

@@ -50,6 +50,7 @@ async function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: N
         headers: { ...target.headers, 'content-type': 'application/json' },
         body,
         timeoutMs: target.timeoutMs,
+        tls: target.tls,
       });
       observation.httpStatus = response.status;
       report = readJsonRpc(response, id);
@@ -59,6 +60,7 @@ async function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: N
         url: `${target.baseUrl}${GET_PATHS[endpoint]}${query ? `?${query}` : ''}`,
         headers: target.headers,
         timeoutMs: target.timeoutMs,
+        tls: target.tls,
       });
       observation.httpStatus = response.status;
       report = readGet(response);

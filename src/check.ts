@@ -4,7 +4,7 @@
  */
 import type { Config } from './config/load.js';
 import type { Logger } from './log.js';
-import { MetricsView } from './metrics/view.js';
+import { MetricsView, targetsOf } from './metrics/view.js';
 import { Poller } from './poller.js';
 import { STATE_SEVERITY, targetStatus, type TargetStatus } from './status/status.js';
 import { Store } from './store.js';
@@ -14,21 +14,27 @@ export const EXIT = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 } as const;
 const STATE_NAMES = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'];
 
 export async function runCheck(config: Config, options: { format: CheckFormat; target?: string; logger: Logger; color: boolean }): Promise<{ exitCode: number; output: string }> {
-  const nodes = options.target ? config.nodes.filter((n) => n.name === options.target) : config.nodes;
-  if (options.target && nodes.length === 0) {
+  const wanted = <T extends { name: string }>(list: T[]) => (options.target ? list.filter((t) => t.name === options.target) : list);
+  const scoped: Config = { ...config, nodes: wanted(config.nodes), services: wanted(config.services) };
+  const targets = targetsOf(scoped);
+  if (options.target && targets.length === 0) {
     return { exitCode: EXIT.UNKNOWN, output: `UNKNOWN - no target named "${options.target}" in ${config.file}\n` };
   }
-  const scoped: Config = { ...config, nodes };
   const store = new Store();
   const metrics = options.format === 'prometheus' ? new MetricsView(scoped, { defaultMetrics: false }) : undefined;
   metrics?.attach(store);
   const poller = new Poller(scoped, store, options.logger);
   try {
     await poller.pollAll();
+    if (poller.chainData) {
+      const snapshot = await poller.chainData.refresh();
+      metrics?.setChainData(snapshot);
+      metrics?.beforeScrape();
+    }
   } finally {
     await poller.close();
   }
-  const statuses = nodes.map((n) => targetStatus(n, store));
+  const statuses = targets.map((t) => targetStatus(t, store));
   const exitCode = statuses.reduce<number>((worst, s) => Math.max(worst, STATE_SEVERITY[s.state]), EXIT.OK);
   let output: string;
   if (options.format === 'json') output = `${JSON.stringify({ state: STATE_NAMES[exitCode], exitCode, targets: statuses }, null, 2)}\n`;

@@ -7,11 +7,12 @@ import { loadConfigFile, type Config } from './config/load.js';
 import { ConfigError } from './config/errors.js';
 import { closeServer, createHttpServer, listen } from './http/server.js';
 import type { Logger } from './log.js';
-import { MetricsView } from './metrics/view.js';
+import { RateLimitGate } from './http/rate-limit.js';
+import { MetricsView, targetsOf } from './metrics/view.js';
 import { Poller } from './poller.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { renderLandingPage } from './status/page.js';
-import { targetStatus } from './status/status.js';
+import { chainDataStatus, targetStatus } from './status/status.js';
 import { Store } from './store.js';
 import { VERSION } from './version.js';
 
@@ -30,6 +31,7 @@ export class Daemon {
   private readonly scheduler: Scheduler;
   private readonly server;
   private readonly pending = new Set<string>();
+  private readonly gates = new Map<string, RateLimitGate>();
   private firstRoundDone = false;
   address?: AddressInfo;
 
@@ -41,9 +43,9 @@ export class Daemon {
     this.metrics = new MetricsView(config);
     this.metrics.attach(this.store);
     this.metrics.setReloadResult(true);
-    this.poller = new Poller(config, this.store, log);
+    this.poller = new Poller(config, this.store, log, this.gates);
     this.scheduler = new Scheduler({
-      poll: (name) => this.pollTarget(name),
+      poll: (name) => (name === CHAIN_DATA_JOB ? this.refreshChainData() : this.pollTarget(name)),
       onSkip: (name) => {
         this.metrics.countSkippedPoll(name);
         log.debug({ target: name }, 'poll skipped: previous poll still running');
@@ -52,9 +54,17 @@ export class Daemon {
     this.scheduler.setSchedules(schedulesOf(config));
     this.server = createHttpServer(
       {
-        metrics: async () => ({ contentType: this.metrics.families.registry.contentType, body: await this.metrics.families.registry.metrics() }),
+        metrics: async () => {
+          this.metrics.beforeScrape();
+          return { contentType: this.metrics.families.registry.contentType, body: await this.metrics.families.registry.metrics() };
+        },
         ready: () => this.firstRoundDone,
-        statusJson: () => ({ version: VERSION, ready: this.firstRoundDone, targets: this.statuses() }),
+        statusJson: () => ({
+          version: VERSION,
+          ready: this.firstRoundDone,
+          targets: this.statuses(),
+          ...(this.poller.chainData ? { chainData: chainDataStatus(this.poller.chainData.snapshot) } : {}),
+        }),
         landingPage: () => renderLandingPage(this.statuses(), VERSION),
         ...(options.enableLifecycle ? { reload: () => this.reload() } : {}),
       },
@@ -69,10 +79,10 @@ export class Daemon {
   async start(): Promise<void> {
     const { host, port } = this.options.listen ?? this.config.listen;
     this.address = await listen(this.server, host, port);
-    for (const node of this.config.nodes) this.pending.add(node.name);
+    for (const target of targetsOf(this.config)) this.pending.add(target.name);
     if (this.pending.size === 0) this.firstRoundDone = true;
     this.scheduler.start();
-    this.options.logger.info({ address: `${this.address.address}:${this.address.port}`, targets: this.config.nodes.length, version: VERSION }, 'avahealth started');
+    this.options.logger.info({ address: `${this.address.address}:${this.address.port}`, targets: this.pending.size, version: VERSION }, 'avahealth started');
   }
 
   /** Re-reads the config file; a config that does not load leaves the running one in place. */
@@ -89,25 +99,26 @@ export class Daemon {
     }
     await this.apply(next);
     this.metrics.setReloadResult(true);
-    log.info({ targets: next.nodes.length }, 'config reloaded');
+    log.info({ targets: targetsOf(next).length }, 'config reloaded');
     return { ok: true };
   }
 
   private async apply(next: Config): Promise<void> {
-    const removed = this.config.nodes.filter((n) => !next.nodes.some((m) => m.name === n.name)).map((n) => n.name);
+    const nextNames = new Set(targetsOf(next).map((t) => t.name));
+    const removed = targetsOf(this.config).filter((t) => !nextNames.has(t.name)).map((t) => t.name);
     if (!this.metrics.fits(next)) {
       this.metrics = new MetricsView(next);
       this.metrics.attach(this.store);
     } else {
-      this.metrics.setLimits(next);
-      this.metrics.setTargets(next.nodes);
+      this.metrics.setConfig(next);
+      this.metrics.setTargets(targetsOf(next));
     }
-    if (JSON.stringify(next.limits) !== JSON.stringify(this.config.limits)) {
+    if (JSON.stringify(next.limits) !== JSON.stringify(this.config.limits) || Boolean(next.chainData) !== Boolean(this.config.chainData)) {
       const old = this.poller;
-      this.poller = new Poller(next, this.store, this.options.logger);
+      this.poller = new Poller(next, this.store, this.options.logger, this.gates);
       void old.close();
     } else {
-      this.poller.setTargets(next.nodes);
+      this.poller.setConfig(next);
     }
     for (const name of removed) this.store.remove(name);
     this.config = next;
@@ -123,12 +134,24 @@ export class Daemon {
       if (this.pending.delete(name) && this.pending.size === 0 && !this.firstRoundDone) {
         this.firstRoundDone = true;
         this.options.logger.info('first poll round complete; ready');
+        // NodeIDs are known now: read validator records without waiting a whole chain data interval.
+        void this.refreshChainData();
       }
     }
   }
 
+  private async refreshChainData(): Promise<void> {
+    const chainData = this.poller.chainData;
+    if (!chainData) return;
+    try {
+      this.metrics.setChainData(await chainData.refresh());
+    } catch (err) {
+      this.options.logger.error({ err }, 'chain data refresh failed unexpectedly');
+    }
+  }
+
   private statuses() {
-    return this.config.nodes.map((n) => targetStatus(n, this.store));
+    return targetsOf(this.config).map((t) => targetStatus(t, this.store));
   }
 
   async stop(): Promise<void> {
@@ -148,6 +171,11 @@ export class Daemon {
   }
 }
 
+/** Scheduler job of the chain data refresh (not a target name: target names cannot contain `@`). */
+const CHAIN_DATA_JOB = '@chain-data';
+
 function schedulesOf(config: Config) {
-  return config.nodes.map((n) => ({ name: n.name, intervalMs: n.intervalMs, ...(n.schedule ? { cron: n.schedule } : {}) }));
+  const jobs = targetsOf(config).map((t) => ({ name: t.name, intervalMs: t.intervalMs, ...(t.kind === 'node' && t.schedule ? { cron: t.schedule } : {}) }));
+  if (config.chainData) jobs.push({ name: CHAIN_DATA_JOB, intervalMs: config.chainData.intervalMs });
+  return jobs;
 }

@@ -87,8 +87,24 @@ export interface HealthReport {
   checks: CheckResult[];
 }
 
+/** A hosted service's health report (NestJS Terminus `{status, info, error, details}` or an error body). */
+export interface ServiceReport {
+  /** `ok`, `error`, `shutting_down`, or whatever the service sent. */
+  status: string;
+  healthy: boolean;
+  components: Array<{ name: string; up: boolean; status: string; message?: string }>;
+  /** The `message` of an error body, or of a component that failed. */
+  message?: string;
+}
+
+export interface RateLimitInfo {
+  limit?: number;
+  remaining?: number;
+}
+
 export interface EndpointObservation {
-  endpoint: NodeEndpoint;
+  /** A node endpoint (`health readiness liveness`), a service endpoint (`health-check live-check`) or an API probe's name. */
+  endpoint: string;
   /** `all`, or the name of a tag-filtered view. */
   view: string;
   /** The exchange succeeded and the body had the expected shape (a 503 with a valid body counts). */
@@ -101,11 +117,16 @@ export interface EndpointObservation {
   /** Epoch seconds when the probe started. */
   at: number;
   nodeId?: string;
+  /** A node's health reply. */
   report?: HealthReport;
+  /** A hosted service's health report. */
+  service?: ServiceReport;
+  rateLimit?: RateLimitInfo;
 }
 
-export interface NodeObservation {
+export interface TargetObservation {
   target: string;
+  kind: 'node' | 'service';
   at: number;
   nodeId?: string;
   endpoints: EndpointObservation[];

@@ -2,10 +2,10 @@
  * The latest observation of every target: the one source of truth that metrics, the status page
  * and alerts read. It also remembers what an observation alone cannot say (last success times).
  */
-import type { EndpointObservation, NodeObservation } from './observation.js';
+import type { EndpointObservation, TargetObservation } from './observation.js';
 
 export interface TargetState {
-  observation: NodeObservation;
+  observation: TargetObservation;
   /** Epoch seconds of the last successful probe, per `endpoint/view`. */
   lastSuccessAt: Map<string, number>;
   /** Last NodeID seen in a `node-id` header (kept across failed polls). */
@@ -32,7 +32,7 @@ export class Store {
     this.removeListeners.push(listener);
   }
 
-  record(observation: NodeObservation): TargetState {
+  record(observation: TargetObservation): TargetState {
     const previous = this.targets.get(observation.target);
     const lastSuccessAt = previous?.lastSuccessAt ?? new Map<string, number>();
     for (const e of observation.endpoints) if (e.ok) lastSuccessAt.set(endpointKey(e), e.at + e.durationSeconds);

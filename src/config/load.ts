@@ -8,7 +8,11 @@ import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Docume
 import type { z } from 'zod';
 import { ALL_VIEW, type NodeEndpoint } from '../observation.js';
 import { closest, ConfigError, type ConfigProblem } from './errors.js';
-import { configSchema, knownKeys, type ParsedConfig, type ParsedNode } from './schema.js';
+import { ApiSpec, type ServiceKind } from '../openapi/spec.js';
+import { configSchema, knownKeys, type ParsedConfig, type ParsedNode, type ParsedService, type SERVICE_ENDPOINTS } from './schema.js';
+
+export type Network = 'mainnet' | 'fuji';
+export type ServiceEndpoint = (typeof SERVICE_ENDPOINTS)[number];
 
 export interface TlsSettings {
   ca?: string;
@@ -36,9 +40,48 @@ export interface NodeTarget {
   headers: Record<string, string>;
   labels: Record<string, string>;
   tls: TlsSettings;
+  network: Network;
   nodeId?: string;
   /** Header and auth values that must never be shown (redacted from logs and status). */
   secrets: string[];
+}
+
+export interface ApiProbe {
+  name: string;
+  method: 'GET' | 'POST';
+  /** Path and encoded query string. */
+  path: string;
+  body?: string;
+  expectStatus: number[];
+  operationId: string;
+}
+
+export interface ServiceTarget {
+  kind: 'service';
+  service: ServiceKind;
+  name: string;
+  baseUrl: string;
+  intervalMs: number;
+  timeoutMs: number;
+  endpoints: ServiceEndpoint[];
+  headers: Record<string, string>;
+  labels: Record<string, string>;
+  tls: TlsSettings;
+  secrets: string[];
+  probes: ApiProbe[];
+}
+
+export type Target = NodeTarget | ServiceTarget;
+
+export interface ChainDataConfig {
+  intervalMs: number;
+  network: Network;
+  dataApi?: string;
+  metricsApi?: string;
+  evmChains: string[];
+  validators: boolean;
+  validatorIntervalMs: number;
+  tps: boolean;
 }
 
 export interface Config {
@@ -53,7 +96,11 @@ export interface Config {
     shutdownTimeoutMs: number;
   };
   nodes: NodeTarget[];
+  services: ServiceTarget[];
+  chainData?: ChainDataConfig;
 }
+
+export const C_CHAIN: Record<Network, string> = { mainnet: '43114', fuji: '43113' };
 
 export const DEFAULTS = {
   listen: '0.0.0.0:9660',
@@ -65,6 +112,11 @@ export const DEFAULTS = {
   maxResponseBytes: 4 * 1024 * 1024,
   maxConcurrentRequests: 128,
   shutdownTimeoutMs: 10_000,
+  serviceIntervalMs: 30_000,
+  serviceTimeoutMs: 10_000,
+  apiKeyHeader: 'x-glacier-api-key',
+  chainDataIntervalMs: 60_000,
+  validatorIntervalMs: 600_000,
 };
 
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Config {
@@ -110,11 +162,30 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   const config = resolveConfig(result.data, file, baseDir, readSecretFile);
   if (problems.length > 0) throw new ConfigError(problems);
 
-  const seen = new Map<string, number>();
-  config.nodes.forEach((node, i) => {
-    if (seen.has(node.name)) problems.push(at(nodeAt(doc, ['nodes', i, 'name'])?.range?.[0], `duplicate target name "${node.name}" (first at nodes[${seen.get(node.name)}])`));
-    seen.set(node.name, i);
+  const seen = new Map<string, string>();
+  for (const [list, targets] of [['nodes', config.nodes], ['services', config.services]] as const) {
+    targets.forEach((target, i) => {
+      const first = seen.get(target.name);
+      if (first) problems.push(at(nodeAt(doc, [list, i, 'name'])?.range?.[0], `duplicate target name "${target.name}" (first at ${first})`));
+      else seen.set(target.name, `${list}[${i}]`);
+    });
+  }
+  config.services.forEach((service, i) => {
+    service.probes.forEach((probe, j) => {
+      if (!probe.operationId) {
+        const where = nodeAt(doc, ['services', i, 'probes', j, 'path'])?.range?.[0];
+        problems.push(at(where, `no ${probe.method} operation of the ${service.service === 'data-api' ? 'Data API' : 'Metrics API'} spec matches ${probe.path.split('?')[0]}`));
+      }
+    });
   });
+  if (config.chainData) {
+    for (const [key, kind] of [['data_api', 'data-api'], ['metrics_api', 'metrics-api']] as const) {
+      const name = result.data.chain_data?.[key];
+      if (name !== undefined && !config.services.some((s) => s.name === name && s.service === kind)) {
+        problems.push(at(nodeAt(doc, ['chain_data', key])?.range?.[0], `chain_data.${key}: no ${kind} service named "${name}"`));
+      }
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -218,6 +289,9 @@ type ReadSecretFile = (path: (string | number)[], file: string) => string | unde
 function resolveConfig(parsed: ParsedConfig, file: string, baseDir: string, readSecretFile: ReadSecretFile): Config {
   const defaults = parsed.defaults ?? {};
   const limits = parsed.limits ?? {};
+  const network = parsed.chain_data?.network ?? 'mainnet';
+  const services = (parsed.services ?? []).map((service, i) => resolveService(service, ['services', i], baseDir, readSecretFile));
+  const chainData = resolveChainData(parsed, network, services);
   return {
     file,
     listen: parseListen(parsed.listen ?? DEFAULTS.listen),
@@ -229,13 +303,86 @@ function resolveConfig(parsed: ParsedConfig, file: string, baseDir: string, read
       maxConcurrentRequests: limits.max_concurrent_requests ?? DEFAULTS.maxConcurrentRequests,
       shutdownTimeoutMs: limits.shutdown_timeout ?? DEFAULTS.shutdownTimeoutMs,
     },
-    nodes: (parsed.nodes ?? []).map((node, i) => resolveNode(node, defaults, ['nodes', i], baseDir, readSecretFile)),
+    nodes: (parsed.nodes ?? []).map((node, i) => resolveNode(node, defaults, network, ['nodes', i], baseDir, readSecretFile)),
+    services,
+    ...(chainData ? { chainData } : {}),
+  };
+}
+
+function resolveChainData(parsed: ParsedConfig, network: Network, services: ServiceTarget[]): ChainDataConfig | undefined {
+  const c = parsed.chain_data;
+  if (!c) return undefined;
+  const dataApi = c.data_api ?? services.find((s) => s.service === 'data-api')?.name;
+  const metricsApi = c.metrics_api ?? services.find((s) => s.service === 'metrics-api')?.name;
+  return {
+    intervalMs: c.interval ?? DEFAULTS.chainDataIntervalMs,
+    network,
+    ...(dataApi ? { dataApi } : {}),
+    ...(metricsApi ? { metricsApi } : {}),
+    evmChains: c.evm_chains ?? [C_CHAIN[network]],
+    validators: c.validators ?? true,
+    validatorIntervalMs: c.validator_interval ?? DEFAULTS.validatorIntervalMs,
+    tps: c.tps ?? metricsApi !== undefined,
+  };
+}
+
+const SERVICE_HEALTH_PATHS: Record<ServiceKind, Record<ServiceEndpoint, string>> = {
+  'data-api': { 'health-check': '/v1/health-check', 'live-check': '/v1/live-check' },
+  'metrics-api': { 'health-check': '/v2/health-check', 'live-check': '/v2/live-check' },
+};
+
+export function serviceEndpointPath(target: ServiceTarget, endpoint: ServiceEndpoint): string {
+  return SERVICE_HEALTH_PATHS[target.service][endpoint];
+}
+
+function resolveService(service: ParsedService, path: (string | number)[], baseDir: string, readSecretFile: ReadSecretFile): ServiceTarget {
+  const headers: Record<string, string> = { ...service.headers };
+  const secrets: string[] = [];
+  const apiKey = service.api_key || (service.api_key_file !== undefined ? readSecretFile([...path, 'api_key_file'], resolvePath(baseDir, service.api_key_file)) : undefined);
+  if (apiKey) {
+    headers[(service.api_key_header ?? DEFAULTS.apiKeyHeader).toLowerCase()] = apiKey;
+    secrets.push(apiKey);
+  }
+  const tls: TlsSettings = { insecureSkipVerify: service.insecure_skip_verify ?? false };
+  if (service.ca_file) tls.ca = readSecretFile([...path, 'ca_file'], resolvePath(baseDir, service.ca_file));
+  const intervalMs = service.interval ?? DEFAULTS.serviceIntervalMs;
+  const probes = (service.probes ?? []).map((probe): ApiProbe => {
+    const method = probe.method ?? 'GET';
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(probe.query ?? {})) {
+      for (const item of Array.isArray(value) ? value : [value]) query.append(key, String(item));
+    }
+    const search = query.toString();
+    const operation = ApiSpec.load(service.kind).findOperation(method, probe.path);
+    return {
+      name: probe.name,
+      method,
+      path: `${probe.path}${search ? `?${search}` : ''}`,
+      ...(probe.body !== undefined ? { body: JSON.stringify(probe.body) } : {}),
+      expectStatus: probe.expect_status === undefined ? [200] : Array.isArray(probe.expect_status) ? probe.expect_status : [probe.expect_status],
+      operationId: operation?.operationId ?? '',
+    };
+  });
+  return {
+    kind: 'service',
+    service: service.kind,
+    name: service.name,
+    baseUrl: service.url.replace(/\/+$/, ''),
+    intervalMs,
+    timeoutMs: Math.min(service.timeout ?? DEFAULTS.serviceTimeoutMs, intervalMs),
+    endpoints: [...new Set<ServiceEndpoint>(service.endpoints ?? ['health-check', 'live-check'])],
+    headers,
+    labels: { ...service.labels },
+    tls,
+    secrets,
+    probes,
   };
 }
 
 function resolveNode(
   node: ParsedNode,
   defaults: NonNullable<ParsedConfig['defaults']>,
+  network: Network,
   path: (string | number)[],
   baseDir: string,
   readSecretFile: ReadSecretFile,
@@ -275,6 +422,7 @@ function resolveNode(
     headers,
     labels: { ...defaults.labels, ...node.labels },
     tls,
+    network: pick('network') ?? network,
     secrets: secrets.filter((s) => s.length > 0),
   };
   const schedule = pick('schedule');

@@ -87,6 +87,7 @@ const nodeSettings = {
   basic_auth: basicAuth.optional(),
   ca_file: z.string().optional().describe('PEM CA bundle to verify an https:// node.'),
   insecure_skip_verify: z.boolean().optional().describe('Do not verify the TLS certificate (testing only).'),
+  network: z.enum(['mainnet', 'fuji']).optional().describe('Network of the node, for chain data (C ↔ 43114 or 43113). Default: chain_data.network.'),
 };
 
 export const nodeSchema = z.strictObject({
@@ -100,6 +101,50 @@ export const nodeSchema = z.strictObject({
     .optional()
     .describe('Expected NodeID; learned from the node-id header when omitted.'),
   ...nodeSettings,
+});
+
+export const SERVICE_ENDPOINTS = ['health-check', 'live-check'] as const;
+
+const apiProbe = z.strictObject({
+  name: targetName
+    .refine((n) => !(SERVICE_ENDPOINTS as readonly string[]).includes(n), 'health-check and live-check are the built-in endpoints')
+    .describe('Name of the probe; becomes the `endpoint` label.'),
+  method: z.enum(['GET', 'POST']).optional().describe('Default GET.'),
+  path: z.string().regex(/^\/[^?#\s]*$/, 'must be a path such as /v1/chains/43114/blocks (query parameters go under query:)').describe('An operation path of the service, with its parameters filled in.'),
+  query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
+  body: z.unknown().optional().describe('JSON request body (POST).'),
+  expect_status: z.union([z.number().int().min(100).max(599), z.array(z.number().int().min(100).max(599)).min(1)]).optional().describe('Accepted status codes (default 200).'),
+});
+
+export const serviceSchema = z.strictObject({
+  name: targetName.describe('Unique target name; the `target` label of every series.'),
+  kind: z.enum(['data-api', 'metrics-api']).describe('data-api polls /v1/health-check and /v1/live-check; metrics-api polls /v2/health-check and /v2/live-check.'),
+  url: httpUrl.describe('Base URL, e.g. https://data-api.avax.network or https://metrics.avax.network.'),
+  api_key: z.string().optional().describe('Optional API key (raises rate limits).'),
+  api_key_file: z.string().optional().describe('Read the API key from this file.'),
+  api_key_header: z.string().regex(/^[A-Za-z0-9-]+$/).optional().describe('Header that carries the key (default x-glacier-api-key).'),
+  interval: duration({ ms: 1000, text: '1s' }).optional().describe('Poll interval (default 30s).'),
+  timeout: duration({ ms: 1, text: '1ms' }).optional().describe('Per-request deadline (default 10s).'),
+  endpoints: z.array(z.enum(SERVICE_ENDPOINTS)).optional().describe('Which of health-check, live-check to poll (default both).'),
+  headers: z.record(z.string(), z.string()).optional(),
+  labels: labels.optional(),
+  ca_file: z.string().optional(),
+  insecure_skip_verify: z.boolean().optional(),
+  probes: z.array(apiProbe).optional().describe('Synthetic API probes: operations of the service, checked against its published OpenAPI schema.'),
+});
+
+const chainData = z.strictObject({
+  interval: duration({ ms: 10_000, text: '10s' }).optional().describe('How often chain data is refreshed (default 60s).'),
+  network: z.enum(['mainnet', 'fuji']).optional().describe('Network of the nodes, unless a node sets its own (default mainnet).'),
+  data_api: z.string().optional().describe('Name of the data-api service to use (default: the first one).'),
+  metrics_api: z.string().optional().describe('Name of the metrics-api service to use (default: the first one).'),
+  evm_chains: z
+    .array(z.string().regex(/^\d+$/, 'must be an EVM chain ID such as "43114"'))
+    .optional()
+    .describe('EVM chain IDs whose latest block, status and TPS are followed (default: the C-Chain of the network).'),
+  validators: z.boolean().optional().describe('Follow the validator status of every node whose NodeID is known (default true).'),
+  validator_interval: duration({ ms: 10_000, text: '10s' }).optional().describe('How often a node\'s validator record is re-read (default 10m).'),
+  tps: z.boolean().optional().describe('Read average TPS from the Metrics API (default true when one is configured).'),
 });
 
 export const defaultsSchema = z.strictObject({
@@ -130,11 +175,14 @@ export const configSchema = z.strictObject({
     })
     .optional(),
   nodes: z.array(nodeSchema).optional().describe('AvalancheGo nodes to poll.'),
+  services: z.array(serviceSchema).optional().describe('Hosted Avalanche APIs to poll (Data API, Metrics API).'),
+  chain_data: chainData.optional().describe('Opt-in: what only the network can tell about a node (height lag, validator status, chain status, TPS).'),
 });
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type ParsedConfig = z.output<typeof configSchema>;
 export type ParsedNode = z.output<typeof nodeSchema>;
+export type ParsedService = z.output<typeof serviceSchema>;
 
 export function jsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(configSchema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;

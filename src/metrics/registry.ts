@@ -12,6 +12,8 @@ export interface MetricFamilies {
   registry: Registry;
   probe: ReturnType<typeof probeFamily>;
   node: ReturnType<typeof nodeFamily>;
+  service: ReturnType<typeof serviceFamily>;
+  chain: ReturnType<typeof chainFamily>;
   self: ReturnType<typeof selfFamily>;
 }
 
@@ -22,10 +24,14 @@ export function createMetricFamilies(staticLabelNames: readonly string[], option
     new Gauge({ name: PREFIX + name, help, labelNames: [...labelNames, ...staticLabelNames], registers: [registry] });
   const counter = (name: string, help: string, labelNames: readonly string[]) =>
     new Counter({ name: PREFIX + name, help, labelNames: [...labelNames, ...staticLabelNames], registers: [registry] });
+  // Series about the network rather than one target carry no target labels.
+  const plainGauge = (name: string, help: string, labelNames: readonly string[]) => new Gauge({ name: PREFIX + name, help, labelNames, registers: [registry] });
   return {
     registry,
     probe: probeFamily(gauge, counter),
     node: nodeFamily(gauge, counter),
+    service: serviceFamily(gauge),
+    chain: chainFamily(gauge, plainGauge),
     self: selfFamily(registry, counter),
   };
 }
@@ -77,6 +83,32 @@ function nodeFamily(gauge: GaugeFactory, counter: CounterFactory) {
     bootstrappingSubnets: gauge('node_bootstrapping_subnets', 'Subnets the node is still bootstrapping.', TARGET),
     upgradeModeWeight: gauge('node_upgrade_mode_weight_ratio', 'Share of stake advertising the most common upgrade time (0–1).', TARGET),
     upgradeTimeUntil: gauge('node_upgrade_time_until_seconds', 'Time until the next network upgrade, when one is scheduled.', TARGET),
+  };
+}
+
+function serviceFamily(gauge: GaugeFactory) {
+  return {
+    healthy: gauge('service_healthy', 'The service reports status "ok" on this endpoint.', ['target', 'endpoint']),
+    componentUp: gauge('service_component_up', 'A component (indicator) of the service health report is "up".', ['target', 'endpoint', 'component']),
+    rateLimitRemaining: gauge('service_rate_limit_remaining', 'Requests left in the current rate-limit window (ratelimit-remaining).', TARGET),
+    rateLimitLimit: gauge('service_rate_limit_limit', 'Requests allowed per rate-limit window (ratelimit-limit).', TARGET),
+  };
+}
+
+function chainFamily(gauge: GaugeFactory, plainGauge: GaugeFactory) {
+  return {
+    latestHeight: plainGauge('chain_latest_block_height', 'Height of the latest block of the chain, from the Data API.', ['chain_id']),
+    latestTimestamp: plainGauge('chain_latest_block_timestamp_seconds', 'Timestamp of the latest block of the chain, from the Data API.', ['chain_id']),
+    statusOk: plainGauge('chain_status_ok', 'The Data API reports the chain status as OK.', ['chain_id']),
+    avgTps: plainGauge('chain_avg_tps', 'Average transactions per second over the last hour, from the Metrics API.', ['chain_id']),
+    heightLag: gauge('node_chain_height_lag_blocks', 'Blocks the node is behind the best-known network height of the chain (Data API or our own fleet).', CHAIN),
+    validatorStatus: gauge('validator_status', 'Validation status of the node (one series per status; 1 on the current one). "none": no validation on record.', ['target', 'node_id', 'status']),
+    validatorEnd: gauge('validator_end_timestamp_seconds', 'When the current validation ends.', ['target', 'node_id']),
+    validatorDelegators: gauge('validator_delegators', 'Delegators of the current validation.', ['target', 'node_id']),
+    networkValidators: plainGauge('network_validators', 'Validators of the network.', ['network']),
+    networkDelegators: plainGauge('network_delegators', 'Delegators of the network.', ['network']),
+    refreshTimestamp: plainGauge('chain_data_last_refresh_timestamp_seconds', 'When chain data was last refreshed.', []),
+    refreshErrors: plainGauge('chain_data_last_refresh_errors', 'Requests that failed in the last chain data refresh (details in /api/v1/status).', []),
   };
 }
 

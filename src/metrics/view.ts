@@ -2,14 +2,16 @@
  * Keeps the metric families in step with the store: after each poll of a target its series are
  * set, and every series it no longer has (a vanished check, a failed endpoint) is removed.
  */
-import type { Config, NodeTarget } from '../config/load.js';
-import type { CheckResult, EndpointObservation } from '../observation.js';
+import { chainLags } from '../chaindata/lag.js';
+import { VALIDATOR_STATUSES, type ChainDataSnapshot } from '../chaindata/chaindata.js';
+import type { Config, Target } from '../config/load.js';
+import type { CheckResult, EndpointObservation, ServiceReport } from '../observation.js';
 import { endpointKey, type Store, type TargetState } from '../store.js';
 import { sanitizeLabelValue, SeriesTracker, type Labels } from './labels.js';
 import { createMetricFamilies, type MetricFamilies } from './registry.js';
 
 interface TargetMetrics {
-  target: NodeTarget;
+  target: Target;
   /** `target` plus the static labels, with every configured label name present. */
   base: Labels;
   series: SeriesTracker;
@@ -19,6 +21,12 @@ export class MetricsView {
   readonly families: MetricFamilies;
   private readonly targets = new Map<string, TargetMetrics>();
   private readonly staticLabelNames: string[];
+  private store?: Store;
+  private chainData?: ChainDataSnapshot;
+  private readonly chainSeries = new SeriesTracker();
+  private readonly lagSeries = new SeriesTracker();
+  /** Lag depends on every node's height: it is recomputed at most once per scrape, and only after a change. */
+  private lagDirty = false;
 
   constructor(
     private config: Config,
@@ -26,7 +34,7 @@ export class MetricsView {
   ) {
     this.staticLabelNames = staticLabelNames(config);
     this.families = createMetricFamilies(this.staticLabelNames, options);
-    this.setTargets(config.nodes);
+    this.setTargets(targetsOf(config));
   }
 
   /** True when this view's label names fit `config`; otherwise a new view must be built. */
@@ -35,7 +43,7 @@ export class MetricsView {
     return names.length === this.staticLabelNames.length && names.every((n, i) => n === this.staticLabelNames[i]);
   }
 
-  setTargets(nodes: NodeTarget[]): void {
+  setTargets(nodes: Target[]): void {
     const keep = new Set(nodes.map((n) => n.name));
     for (const name of [...this.targets.keys()]) if (!keep.has(name)) this.removeTarget(name);
     for (const target of nodes) {
@@ -50,11 +58,12 @@ export class MetricsView {
     }
   }
 
-  setLimits(config: Config): void {
+  setConfig(config: Config): void {
     this.config = config;
   }
 
   attach(store: Store): void {
+    this.store = store;
     store.onUpdate((name, state) => this.update(name, state));
     store.onRemove((name) => this.removeTarget(name));
     for (const [name, state] of store.entries()) this.update(name, state);
@@ -67,6 +76,7 @@ export class MetricsView {
     const match = { target: name };
     for (const counter of [this.families.probe.failures, this.families.node.checksDropped, this.families.self.skippedPolls]) counter.remove(match);
     this.targets.delete(name);
+    this.lagDirty = true;
   }
 
   countSkippedPoll(name: string): void {
@@ -94,6 +104,7 @@ export class MetricsView {
       const lastSuccess = state.lastSuccessAt.get(endpointKey(e));
       if (lastSuccess !== undefined) series.set(probe.lastSuccess, labels, lastSuccess);
       if (!e.ok) probe.failures.inc({ ...labels, reason: e.reason ?? 'connect' });
+        if (e.service) this.setServiceReport(series, { ...base, endpoint: e.endpoint }, e.service);
       if (!e.report) continue;
       series.set(node.healthy, labels, e.report.healthy ? 1 : 0);
       const checks = e.report.checks;
@@ -103,8 +114,65 @@ export class MetricsView {
       }
     }
     if (state.nodeId) series.set(node.info, { ...base, node_id: state.nodeId }, 1);
+    const rateLimit = state.observation.endpoints.find((e) => e.rateLimit)?.rateLimit;
+    if (rateLimit?.limit !== undefined) series.set(this.families.service.rateLimitLimit, base, rateLimit.limit);
+    if (rateLimit?.remaining !== undefined) series.set(this.families.service.rateLimitRemaining, base, rateLimit.remaining);
     this.setNodeDetails(entry, detailChecks(state.observation.endpoints, limits.maxChecksPerTarget));
     series.commit();
+    if (state.observation.kind === 'node') this.lagDirty = true;
+  }
+
+  private setServiceReport(series: SeriesTracker, labels: Labels, report: ServiceReport): void {
+    const { service } = this.families;
+    series.set(service.healthy, labels, report.healthy ? 1 : 0);
+    for (const component of report.components.slice(0, this.config.limits.maxChecksPerTarget)) {
+      series.set(service.componentUp, { ...labels, component: sanitizeLabelValue(component.name, this.config.limits.maxLabelLength) }, component.up ? 1 : 0);
+    }
+  }
+
+  /** Chain data: latest heights, status, TPS, validators, network totals. */
+  setChainData(snapshot: ChainDataSnapshot): void {
+    const { chain } = this.families;
+    const series = this.chainSeries;
+    this.chainData = snapshot;
+    const put = (gauge: Parameters<SeriesTracker['set']>[0], labels: Labels, value: number | undefined) => {
+      if (value !== undefined) series.set(gauge, labels, value);
+    };
+    for (const c of snapshot.chains.values()) {
+      const labels = { chain_id: c.evmChainId };
+      put(chain.latestHeight, labels, c.height);
+      put(chain.latestTimestamp, labels, c.blockTimestamp);
+      if (c.statusOk !== undefined) put(chain.statusOk, labels, c.statusOk ? 1 : 0);
+      put(chain.avgTps, labels, c.avgTps);
+    }
+    for (const v of snapshot.validators.values()) {
+      const entry = this.targets.get(v.target);
+      if (!entry) continue;
+      const labels = { ...entry.base, node_id: v.nodeId };
+      for (const status of VALIDATOR_STATUSES) series.set(chain.validatorStatus, { ...labels, status }, status === v.status ? 1 : 0);
+      put(chain.validatorEnd, labels, v.endTimestamp);
+      put(chain.validatorDelegators, labels, v.delegators);
+    }
+    for (const [network, totals] of snapshot.networks) {
+      put(chain.networkValidators, { network }, totals.validators);
+      put(chain.networkDelegators, { network }, totals.delegators);
+    }
+    put(chain.refreshTimestamp, {}, snapshot.refreshedAt);
+    series.set(chain.refreshErrors, {}, snapshot.errors.length);
+    series.commit();
+    this.lagDirty = true;
+  }
+
+  /** Called before each scrape: brings derived series (height lag) up to date when something changed. */
+  beforeScrape(): void {
+    if (!this.lagDirty || !this.store || !this.config.chainData) return;
+    this.lagDirty = false;
+    const maxLength = this.config.limits.maxLabelLength;
+    for (const lag of chainLags(this.config.nodes, this.store, this.chainData)) {
+      const entry = this.targets.get(lag.target);
+      if (entry) this.lagSeries.set(this.families.chain.heightLag, { ...entry.base, chain: sanitizeLabelValue(lag.chain, maxLength) }, lag.lagBlocks);
+    }
+    this.lagSeries.commit();
   }
 
   private setCheck(series: SeriesTracker, labels: Labels, check: CheckResult): void {
@@ -174,7 +242,11 @@ function detailChecks(endpoints: EndpointObservation[], max: number): CheckResul
 }
 
 function staticLabelNames(config: Config): string[] {
-  return [...new Set(config.nodes.flatMap((n) => Object.keys(n.labels)))].sort();
+  return [...new Set(targetsOf(config).flatMap((n) => Object.keys(n.labels)))].sort();
+}
+
+export function targetsOf(config: Config): Target[] {
+  return [...config.nodes, ...config.services];
 }
 
 function sameLabels(a: Labels, b: Labels): boolean {

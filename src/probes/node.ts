@@ -3,15 +3,12 @@
  * over plain GET or JSON-RPC 2.0, each exchange classified into success or one failure reason.
  */
 import type { NodeTarget, NodeView } from '../config/load.js';
-import { ProbeError, type HttpClient, type HttpResponse } from '../http/client.js';
-import { type EndpointObservation, type HealthReport, type NodeEndpoint, type NodeObservation } from '../observation.js';
+import { ProbeError, type HttpResponse } from '../http/client.js';
+import { type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../observation.js';
 import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
+import { observe, parseJson, statusError, type ProbeContext } from './exchange.js';
 
-export interface ProbeContext {
-  http: HttpClient;
-  /** Runs a request under the global concurrency cap. */
-  limit: <T>(fn: () => Promise<T>) => Promise<T>;
-}
+export type { ProbeContext };
 
 const GET_PATHS: Record<NodeEndpoint, string> = {
   health: '/ext/health',
@@ -19,10 +16,9 @@ const GET_PATHS: Record<NodeEndpoint, string> = {
   liveness: '/ext/health/liveness',
 };
 
-const MAX_ERROR_TEXT = 300;
 let nextRpcId = 1;
 
-export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<NodeObservation> {
+export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<TargetObservation> {
   const at = Date.now() / 1000;
   const exchanges: Array<[NodeEndpoint, NodeView]> = [];
   for (const endpoint of target.endpoints) {
@@ -31,16 +27,12 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
   }
   const endpoints = await Promise.all(exchanges.map(([endpoint, view]) => ctx.limit(() => probeEndpoint(target, endpoint, view, ctx))));
   const nodeId = endpoints.find((e) => e.nodeId)?.nodeId;
-  return { target: target.name, at, endpoints, ...(nodeId ? { nodeId } : {}) };
+  return { target: target.name, kind: 'node', at, endpoints, ...(nodeId ? { nodeId } : {}) };
 }
 
-async function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: NodeView, ctx: ProbeContext): Promise<EndpointObservation> {
-  const at = Date.now() / 1000;
-  const started = performance.now();
-  const observation: EndpointObservation = { endpoint, view: view.name, ok: false, durationSeconds: 0, at };
-  try {
+function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: NodeView, ctx: ProbeContext): Promise<EndpointObservation> {
+  return observe(endpoint, view.name, target.secrets, async (observation) => {
     let response: HttpResponse;
-    let report: HealthReport;
     if (target.protocol === 'jsonrpc') {
       const id = nextRpcId++;
       const body = JSON.stringify({ jsonrpc: '2.0', id, method: `health.${endpoint}`, params: view.tags.length > 0 ? { tags: view.tags } : {} });
@@ -53,7 +45,7 @@ async function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: N
         tls: target.tls,
       });
       observation.httpStatus = response.status;
-      report = readJsonRpc(response, id);
+      observation.report = readJsonRpc(response, id);
     } else {
       const query = view.tags.map((tag) => `tag=${encodeURIComponent(tag)}`).join('&');
       response = await ctx.http.request({
@@ -63,19 +55,11 @@ async function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: N
         tls: target.tls,
       });
       observation.httpStatus = response.status;
-      report = readGet(response);
+      observation.report = readGet(response);
     }
     const nodeId = headerNodeId(response.headers['node-id']);
     if (nodeId) observation.nodeId = nodeId;
-    observation.ok = true;
-    observation.report = report;
-  } catch (err) {
-    const failure = err instanceof ProbeError ? err : new ProbeError('connect', String(err));
-    observation.reason = failure.reason;
-    observation.error = redact(failure.message, target.secrets);
-  }
-  observation.durationSeconds = (performance.now() - started) / 1000;
-  return observation;
+  });
 }
 
 /** GET bodies: 200 and 503 both carry the full report; `healthy` comes from the body, never the status. */
@@ -83,11 +67,10 @@ function readGet(response: HttpResponse): HealthReport {
   if (response.status !== 200 && response.status !== 503) throw statusError(response);
   let json: unknown;
   try {
-    json = JSON.parse(response.body);
-  } catch {
+    json = parseJson(response);
+  } catch (err) {
     // A 503 that is not JSON is a proxy's error page, not an unhealthy node.
-    if (response.status === 503) throw statusError(response);
-    throw new ProbeError('bad_json', `body is not JSON: ${snippet(response.body)}`);
+    throw response.status === 503 ? statusError(response) : err;
   }
   const parsed = parseHealthReport(json);
   if (!parsed.ok) {
@@ -101,12 +84,7 @@ function readGet(response: HttpResponse): HealthReport {
 function readJsonRpc(response: HttpResponse, id: number): HealthReport {
   if (response.status !== 200) throw statusError(response);
   if (response.body.trim() === '') throw new ProbeError('bad_json', 'empty JSON-RPC response body');
-  let json: unknown;
-  try {
-    json = JSON.parse(response.body);
-  } catch {
-    throw new ProbeError('bad_json', `body is not JSON: ${snippet(response.body)}`);
-  }
+  const json = parseJson(response);
   const unwrapped = unwrapJsonRpc(json, id);
   if (!unwrapped.ok) throw new ProbeError(unwrapped.reason, unwrapped.error);
   const parsed = parseHealthReport(unwrapped.result);
@@ -114,31 +92,8 @@ function readJsonRpc(response: HttpResponse, id: number): HealthReport {
   return parsed.value;
 }
 
-function statusError(response: HttpResponse): ProbeError {
-  const reason = response.status === 429 ? 'rate_limited' : 'http_status';
-  return new ProbeError(reason, `HTTP ${response.status}: ${snippet(response.body)}`);
-}
-
-/** First line-ish of an untrusted body, with HTML tags and control characters removed. */
-function snippet(body: string): string {
-  const text = body
-    .slice(0, 4096)
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/[\u0000-\u001f\u007f\s]+/g, ' ')
-    .trim();
-  if (text === '') return '(empty body)';
-  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
-}
-
 const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,60}$/;
 function headerNodeId(value: string | string[] | undefined): string | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   return text && NODE_ID.test(text) ? text : undefined;
-}
-
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[REDACTED]');
-  return out;
 }

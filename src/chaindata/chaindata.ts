@@ -1,0 +1,208 @@
+/**
+ * What only the network can tell about a node, from the Data API and the Metrics API: the latest
+ * block of each followed EVM chain (one request per chain, shared by every node), chain status,
+ * network totals, average TPS, and each known NodeID's validator record (cached, paginated).
+ */
+import { C_CHAIN, type ChainDataConfig, type Network, type NodeTarget, type ServiceTarget } from '../config/load.js';
+import { ProbeError } from '../http/client.js';
+import type { Logger } from '../log.js';
+import { isObject } from '../parse/avalanchego.js';
+import { parseJson, redact } from '../probes/exchange.js';
+import { callService, serviceError, type ServiceContext } from '../probes/service.js';
+import type { Store } from '../store.js';
+
+export const VALIDATOR_STATUSES = ['active', 'pending', 'completed', 'removed', 'none'] as const;
+export type ValidatorStatus = (typeof VALIDATOR_STATUSES)[number];
+
+export interface ChainInfo {
+  evmChainId: string;
+  network: Network;
+  name?: string;
+  /** The chain's blockchain ID on the P-Chain: how an L1 node names its chain check. */
+  platformChainId?: string;
+  statusOk?: boolean;
+  height?: number;
+  blockTimestamp?: number;
+  avgTps?: number;
+}
+
+export interface ValidatorInfo {
+  nodeId: string;
+  target: string;
+  status: ValidatorStatus;
+  endTimestamp?: number;
+  delegators?: number;
+  checkedAt: number;
+}
+
+export interface ChainDataSnapshot {
+  refreshedAt?: number;
+  chains: Map<string, ChainInfo>;
+  validators: Map<string, ValidatorInfo>;
+  networks: Map<Network, { validators?: number; delegators?: number }>;
+  /** Problems of the last refresh (redacted), for the status view. */
+  errors: string[];
+}
+
+const MAX_VALIDATOR_PAGES = 10;
+
+export class ChainData {
+  readonly snapshot: ChainDataSnapshot = { chains: new Map(), validators: new Map(), networks: new Map(), errors: [] };
+
+  constructor(
+    private config: ChainDataConfig,
+    private services: Map<string, ServiceTarget>,
+    private nodes: () => NodeTarget[],
+    private readonly store: Store,
+    private readonly ctx: ServiceContext,
+    private readonly log: Logger,
+  ) {}
+
+  reconfigure(config: ChainDataConfig, services: Map<string, ServiceTarget>, nodes: () => NodeTarget[]): void {
+    Object.assign(this, { config, services, nodes });
+  }
+
+  async refresh(): Promise<ChainDataSnapshot> {
+    const errors: string[] = [];
+    const attempt = async (what: string, service: ServiceTarget, fn: () => Promise<void>) => {
+      try {
+        await fn();
+      } catch (err) {
+        const text = redact(err instanceof Error ? err.message : String(err), service.secrets);
+        errors.push(`${what}: ${text}`);
+      }
+    };
+    const dataApi = this.config.dataApi ? this.services.get(this.config.dataApi) : undefined;
+    const metricsApi = this.config.metricsApi && this.config.tps ? this.services.get(this.config.metricsApi) : undefined;
+    const network = this.config.network;
+    for (const id of this.config.evmChains) {
+      if (!this.snapshot.chains.has(id)) this.snapshot.chains.set(id, { evmChainId: id, network });
+    }
+
+    if (dataApi) {
+      await attempt('chains', dataApi, () => this.readChainList(dataApi));
+      for (const chain of this.snapshot.chains.values()) {
+        if (chain.platformChainId === undefined && chain.evmChainId !== C_CHAIN[network]) {
+          await attempt(`chain ${chain.evmChainId}`, dataApi, () => this.readChain(dataApi, chain));
+        }
+        await attempt(`latest block of ${chain.evmChainId}`, dataApi, () => this.readLatestBlock(dataApi, chain));
+      }
+      for (const net of this.networks()) await attempt(`network ${net}`, dataApi, () => this.readNetwork(dataApi, net));
+      if (this.config.validators) await this.readValidators(dataApi, attempt);
+    }
+    if (metricsApi) {
+      for (const chain of this.snapshot.chains.values()) await attempt(`avgTps of ${chain.evmChainId}`, metricsApi, () => this.readTps(metricsApi, chain));
+    }
+    if (errors.join('\n') !== this.snapshot.errors.join('\n')) {
+      if (errors.length > 0) this.log.warn({ errors }, 'chain data refresh incomplete');
+      else this.log.info('chain data refresh complete');
+    }
+    this.snapshot.errors = errors;
+    this.snapshot.refreshedAt = Date.now() / 1000;
+    return this.snapshot;
+  }
+
+  private networks(): Network[] {
+    return [...new Set([this.config.network, ...this.nodes().map((n) => n.network)])];
+  }
+
+  private async getJson(service: ServiceTarget, path: string): Promise<Record<string, unknown>> {
+    const response = await callService(service, { path }, this.ctx);
+    if (response.status !== 200) throw serviceError(response);
+    const json = parseJson(response);
+    if (!isObject(json)) throw new ProbeError('bad_shape', 'expected a JSON object');
+    return json;
+  }
+
+  private async readChainList(service: ServiceTarget): Promise<void> {
+    const json = await this.getJson(service, `/v1/chains?network=${this.config.network}`);
+    if (!Array.isArray(json.chains)) throw new ProbeError('bad_shape', '"chains" must be an array');
+    for (const item of json.chains) {
+      if (!isObject(item)) continue;
+      const chain = this.snapshot.chains.get(String(item.chainId));
+      if (chain) applyChainInfo(chain, item);
+    }
+  }
+
+  private async readChain(service: ServiceTarget, chain: ChainInfo): Promise<void> {
+    applyChainInfo(chain, await this.getJson(service, `/v1/chains/${encodeURIComponent(chain.evmChainId)}`));
+  }
+
+  private async readLatestBlock(service: ServiceTarget, chain: ChainInfo): Promise<void> {
+    const json = await this.getJson(service, `/v1/chains/${encodeURIComponent(chain.evmChainId)}/blocks?pageSize=1`);
+    const block = Array.isArray(json.blocks) && isObject(json.blocks[0]) ? json.blocks[0] : undefined;
+    if (!block) throw new ProbeError('bad_shape', 'no blocks in the response');
+    const height = Number(block.blockNumber);
+    if (!Number.isSafeInteger(height)) throw new ProbeError('bad_shape', `blockNumber ${JSON.stringify(block.blockNumber)} is not a height`);
+    chain.height = height;
+    if (typeof block.blockTimestamp === 'number') chain.blockTimestamp = block.blockTimestamp;
+  }
+
+  private async readNetwork(service: ServiceTarget, network: Network): Promise<void> {
+    const json = await this.getJson(service, `/v1/networks/${network}`);
+    const validators = isObject(json.validatorDetails) ? json.validatorDetails.validatorCount : undefined;
+    const delegators = isObject(json.delegatorDetails) ? json.delegatorDetails.delegatorCount : undefined;
+    this.snapshot.networks.set(network, {
+      ...(typeof validators === 'number' ? { validators } : {}),
+      ...(typeof delegators === 'number' ? { delegators } : {}),
+    });
+  }
+
+  /** One record per known NodeID, re-read at most every validator_interval. */
+  private async readValidators(service: ServiceTarget, attempt: (what: string, s: ServiceTarget, fn: () => Promise<void>) => Promise<void>): Promise<void> {
+    const now = Date.now() / 1000;
+    const known = new Set<string>();
+    for (const node of this.nodes()) {
+      const nodeId = node.nodeId ?? this.store.get(node.name)?.nodeId;
+      if (!nodeId) continue;
+      known.add(nodeId);
+      const cached = this.snapshot.validators.get(nodeId);
+      if (cached && now - cached.checkedAt < this.config.validatorIntervalMs / 1000) continue;
+      await attempt(`validator ${nodeId}`, service, async () => {
+        this.snapshot.validators.set(nodeId, await this.readValidator(service, node, nodeId, now));
+      });
+    }
+    for (const nodeId of this.snapshot.validators.keys()) if (!known.has(nodeId)) this.snapshot.validators.delete(nodeId);
+  }
+
+  private async readValidator(service: ServiceTarget, node: NodeTarget, nodeId: string, now: number): Promise<ValidatorInfo> {
+    const records: Array<Record<string, unknown>> = [];
+    let pageToken: string | undefined;
+    for (let page = 0; page < MAX_VALIDATOR_PAGES; page++) {
+      const query = `pageSize=100${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`;
+      const json = await this.getJson(service, `/v1/networks/${node.network}/validators/${encodeURIComponent(nodeId)}?${query}`);
+      if (!Array.isArray(json.validators)) throw new ProbeError('bad_shape', '"validators" must be an array');
+      records.push(...json.validators.filter(isObject));
+      pageToken = typeof json.nextPageToken === 'string' && json.nextPageToken !== '' ? json.nextPageToken : undefined;
+      if (!pageToken) break;
+    }
+    const current = currentValidation(records);
+    const info: ValidatorInfo = { nodeId, target: node.name, status: current ? (String(current.validationStatus) as ValidatorStatus) : 'none', checkedAt: now };
+    if (current && typeof current.endTimestamp === 'number') info.endTimestamp = current.endTimestamp;
+    if (current && typeof current.delegatorCount === 'number') info.delegators = current.delegatorCount;
+    return info;
+  }
+
+  private async readTps(service: ServiceTarget, chain: ChainInfo): Promise<void> {
+    const json = await this.getJson(service, `/v2/chains/${encodeURIComponent(chain.evmChainId)}/rollingWindowMetrics/avgTps`);
+    const value = isObject(json.result) ? json.result.lastHour : undefined;
+    if (typeof value !== 'number') throw new ProbeError('bad_shape', 'result.lastHour must be a number');
+    chain.avgTps = value;
+  }
+}
+
+function applyChainInfo(chain: ChainInfo, item: Record<string, unknown>): void {
+  if (typeof item.chainName === 'string') chain.name = item.chainName;
+  if (typeof item.platformChainId === 'string') chain.platformChainId = item.platformChainId;
+  if (typeof item.status === 'string') chain.statusOk = item.status === 'OK';
+}
+
+/** The validation that describes the node now: active, else pending, else the one that ended last. */
+export function currentValidation(records: Array<Record<string, unknown>>): Record<string, unknown> | undefined {
+  const known = records.filter((r) => (VALIDATOR_STATUSES as readonly unknown[]).includes(r.validationStatus));
+  for (const status of ['active', 'pending']) {
+    const found = known.find((r) => r.validationStatus === status);
+    if (found) return found;
+  }
+  return known.sort((a, b) => Number(b.endTimestamp ?? 0) - Number(a.endTimestamp ?? 0))[0];
+}

@@ -1,0 +1,66 @@
+/** What every probe shares: timing an exchange and turning its outcome into an EndpointObservation. */
+import { ProbeError, type HttpClient, type HttpResponse } from '../http/client.js';
+import type { EndpointObservation } from '../observation.js';
+
+export interface ProbeContext {
+  http: HttpClient;
+  /** Runs a request under the global concurrency cap. */
+  limit: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
+const MAX_ERROR_TEXT = 300;
+
+/**
+ * Runs `exchange` and records it: on success it fills the observation (status, report…); a thrown
+ * ProbeError becomes the failure reason and (redacted) error text. Anything else is a bug in
+ * parsing code; it is reported, never allowed to crash the daemon.
+ */
+export async function observe(
+  endpoint: string,
+  view: string,
+  secrets: readonly string[],
+  exchange: (observation: EndpointObservation) => Promise<void>,
+): Promise<EndpointObservation> {
+  const observation: EndpointObservation = { endpoint, view, ok: false, durationSeconds: 0, at: Date.now() / 1000 };
+  const started = performance.now();
+  try {
+    await exchange(observation);
+    observation.ok = true;
+  } catch (err) {
+    const failure = err instanceof ProbeError ? err : new ProbeError('bad_shape', `unexpected error reading the response: ${String(err)}`);
+    observation.reason = failure.reason;
+    observation.error = redact(failure.message, secrets);
+  }
+  observation.durationSeconds = (performance.now() - started) / 1000;
+  return observation;
+}
+
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[REDACTED]');
+  return out;
+}
+
+export function parseJson(response: HttpResponse): unknown {
+  try {
+    return JSON.parse(response.body);
+  } catch {
+    throw new ProbeError('bad_json', `body is not JSON: ${snippet(response.body)}`);
+  }
+}
+
+/** First line-ish of an untrusted body, with HTML tags and control characters removed. */
+export function snippet(body: string): string {
+  const text = body
+    .slice(0, 4096)
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/[\u0000-\u001f\u007f\s]+/g, ' ')
+    .trim();
+  if (text === '') return '(empty body)';
+  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
+}
+
+export function statusError(response: HttpResponse, detail = snippet(response.body)): ProbeError {
+  return new ProbeError(response.status === 429 ? 'rate_limited' : 'http_status', `HTTP ${response.status}: ${detail}`);
+}

@@ -186,7 +186,9 @@ function validate(values: Values): number {
   const path = configPath(values);
   try {
     const config = loadConfigFile(path);
-    process.stdout.write(`${path}: valid (${config.nodes.length} node${config.nodes.length === 1 ? '' : 's'})\n`);
+    const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+    const services = config.services.length > 0 ? `, ${count(config.services.length, 'service')}` : '';
+    process.stdout.write(`${path}: valid (${count(config.nodes.length, 'node')}${services})\n`);
     return 0;
   } catch (err) {
     if (err instanceof ConfigError) {

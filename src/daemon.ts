@@ -32,6 +32,8 @@ export class Daemon {
   private readonly server;
   private readonly pending = new Set<string>();
   private readonly gates = new Map<string, RateLimitGate>();
+  private chainDataRun: Promise<void> | undefined;
+  private chainDataAgain = false;
   private firstRoundDone = false;
   address?: AddressInfo;
 
@@ -140,14 +142,26 @@ export class Daemon {
     }
   }
 
-  private async refreshChainData(): Promise<void> {
-    const chainData = this.poller.chainData;
-    if (!chainData) return;
-    try {
-      this.metrics.setChainData(await chainData.refresh());
-    } catch (err) {
-      this.options.logger.error({ err }, 'chain data refresh failed unexpectedly');
+  /** Refreshes chain data; a request while one runs is folded into one more run after it. */
+  private refreshChainData(): Promise<void> {
+    if (this.chainDataRun) {
+      this.chainDataAgain = true;
+      return this.chainDataRun;
     }
+    const run = async () => {
+      do {
+        this.chainDataAgain = false;
+        const chainData = this.poller.chainData;
+        if (!chainData) return;
+        try {
+          this.metrics.setChainData(await chainData.refresh());
+        } catch (err) {
+          this.options.logger.error({ err }, 'chain data refresh failed unexpectedly');
+        }
+      } while (this.chainDataAgain);
+    };
+    this.chainDataRun = run().finally(() => (this.chainDataRun = undefined));
+    return this.chainDataRun;
   }
 
   private statuses() {

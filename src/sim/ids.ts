@@ -41,3 +41,12 @@ export function prng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+export function hashString(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/** The EVM chain ID the simulated Data API gives the L1 a node named `name` tracks. */
+export const l1EvmChainIdFor = (name: string) => String(990_000 + (hashString(name) % 9_000));

@@ -3,9 +3,10 @@
  * (results are cached in between, like the real node), with the real tag semantics, monotonic
  * readiness, "not yet run" entries and Go's wire formatting.
  */
-import { blockchainIdFor, nodeIdFor, PRIMARY_SUBNET, prng } from './ids.js';
+import { blockchainIdFor, hashString, l1EvmChainIdFor, nodeIdFor, PRIMARY_SUBNET, prng } from './ids.js';
 import { formatGoDuration, formatGoTime, GO_ZERO_TIME } from './go-format.js';
 import type { ScenarioName } from './scenarios.js';
+import { SimNetwork } from './network.js';
 
 export interface SimNodeOptions {
   name: string;
@@ -18,7 +19,15 @@ export interface SimNodeOptions {
   l1?: boolean;
   /** Delay of the `slow` scenario. */
   slowDelayMs?: number;
+  /** Blocks behind the network in the `lagging` scenario. */
+  lagBlocks?: number;
+  /** Whether the node has validations on record (the simulated Data API serves them). */
+  validator?: boolean;
+  /** Seconds from now until the current validation ends. */
+  validationEndsIn?: number;
   seed?: number;
+  /** Shared chains; a node on its own gets a network of its own. */
+  network?: SimNetwork;
 }
 
 interface CheckEntry {
@@ -54,6 +63,10 @@ export class SimNode {
   l1SubnetId?: string;
   scenario: ScenarioName;
   slowDelayMs: number;
+  lagBlocks: number;
+  readonly validator: boolean;
+  validationEndsAt: number;
+  readonly network: SimNetwork;
   private readonly periodMs: number;
   private readonly offsetMinutes: number;
   private readonly random: () => number;
@@ -61,7 +74,8 @@ export class SimNode {
   private nextRunMs = 0;
   private period = 0;
   private readinessPassed = false;
-  private heights = { C: 71_842_516, P: 23_018_877, X: 1_904_211, L1: 4_410 };
+  /** Heights as of the last health run, by check name (frozen while the node cannot follow the network). */
+  private heights = new Map<string, number>();
   private hugeBody?: string;
 
   constructor(options: SimNodeOptions) {
@@ -71,11 +85,12 @@ export class SimNode {
     this.periodMs = options.periodMs ?? 2_000;
     this.offsetMinutes = options.offsetMinutes ?? 0;
     this.slowDelayMs = options.slowDelayMs ?? 8_000;
+    this.lagBlocks = options.lagBlocks ?? 120;
+    this.validator = options.validator ?? true;
+    this.validationEndsAt = Date.now() / 1000 + (options.validationEndsIn ?? 30 * 86400);
+    this.network = options.network ?? new SimNetwork();
     this.random = prng(options.seed ?? hashString(options.name));
-    if (options.l1) {
-      this.l1ChainId = blockchainIdFor(`${options.name}:l1`);
-      this.l1SubnetId = blockchainIdFor(`${options.name}:l1-subnet`);
-    }
+    if (options.l1) this.trackL1();
     this.restart(Date.now(), this.scenario === 'restarted');
   }
 
@@ -84,11 +99,16 @@ export class SimNode {
     if (options.l1 === false) {
       delete this.l1ChainId;
       delete this.l1SubnetId;
-    } else if (options.l1 === true) {
-      this.l1ChainId = blockchainIdFor(`${this.name}:l1`);
-      this.l1SubnetId = blockchainIdFor(`${this.name}:l1-subnet`);
-    }
+    } else if (options.l1 === true) this.trackL1();
     this.restart(now, false);
+  }
+
+  private trackL1(): void {
+    this.l1ChainId = blockchainIdFor(`${this.name}:l1`);
+    this.l1SubnetId = blockchainIdFor(`${this.name}:l1-subnet`);
+    if (!this.network.chains.has(this.l1ChainId)) {
+      this.network.add({ check: this.l1ChainId, evmChainId: l1EvmChainIdFor(this.name), name: `${this.name} L1`, base: 4_410, blockMs: 1_000 });
+    }
   }
 
   /** Switches behaviour. `bootstrapping` and `restarted` are restarts: readiness starts over. */
@@ -107,6 +127,8 @@ export class SimNode {
     this.checks = new Map();
     this.readinessPassed = false;
     this.period = 0;
+    this.heights.clear();
+    this.produceBlocks(now);
     const register = (name: string, tags: string[]) =>
       this.checks.set(name, { tags, result: { error: 'not yet run' }, durationNs: 0, contiguousFailures: 0 });
     for (const name of ['bls', 'bootstrapped', 'database', 'diskspace', 'futureupgrade', 'network', 'router']) register(name, [APPLICATION]);
@@ -130,17 +152,17 @@ export class SimNode {
 
   private runChecks(now: number): void {
     this.period++;
-    this.produceBlocks();
+    this.produceBlocks(now);
     if (this.scenario === 'churn') this.churnChains();
     for (const [name, state] of this.checks) this.runCheck(name, state, now);
   }
 
-  private produceBlocks(): void {
-    if (this.scenario === 'network-down' || this.scenario === 'bootstrapping') return;
-    this.heights.C += 1 + Math.floor(this.random() * 3);
-    this.heights.P += this.random() < 0.5 ? 1 : 0;
-    this.heights.X += this.random() < 0.2 ? 1 : 0;
-    this.heights.L1 += 1;
+  private produceBlocks(now: number): void {
+    if ((this.scenario === 'network-down' || this.scenario === 'bootstrapping') && this.heights.size > 0) return;
+    const behind = this.scenario === 'lagging' ? this.lagBlocks : 0;
+    for (const check of ['C', 'P', 'X', ...(this.l1ChainId ? [this.l1ChainId] : [])]) {
+      this.heights.set(check, Math.max(0, this.network.height(check, now) - behind));
+    }
   }
 
   private churnChains(): void {
@@ -235,7 +257,7 @@ export class SimNode {
   private chainResult(name: string, churnFails: boolean): { message: unknown; error?: string } {
     const s = this.scenario;
     const isL1 = name !== 'C' && name !== 'P' && name !== 'X';
-    const height = isL1 ? this.heights.L1 : this.heights[name as 'C' | 'P' | 'X'];
+    const height = this.heights.get(name) ?? this.network.height(name);
     const stake = s === 'network-down' ? 0 : isL1 ? 1 : 0.9987312046551713;
     const disconnected = stake === 1 ? [] : ['NodeID-74WBanSkJPoyUFEaZZH5Su79HUuiPTNx', 'NodeID-9MmzdcZ3rPJgrf5LkHJjzKRfTdeTTyhod'];
     const slowBlock = (s === 'flapping' && name === 'C' && this.period % 2 === 1) || (churnFails && name === 'C');
@@ -318,10 +340,4 @@ export class SimNode {
     }
     return { checks, healthy };
   }
-}
-
-function hashString(text: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  return h >>> 0;
 }

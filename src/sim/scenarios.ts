@@ -8,6 +8,7 @@ export const SCENARIOS = {
   slow: 'answers only after a delay longer than the usual probe timeout (8s; set delayMs)',
   'proxy-error': 'a reverse proxy in front answers an HTML 502',
   churn: 'checks fail and recover at random, and a temporary L1 chain comes and goes',
+  lagging: 'healthy, but its chains are behind the network (120 blocks; set lagBlocks)',
   restarted: 'restarts: chain checks show "not yet run" until the next health period',
   'forbidden-host': '403 "invalid host specified" (Host not in --http-allowed-hosts)',
   'not-found': '404 "404 page not found" (health API disabled)',

@@ -5,12 +5,17 @@
  *   POST /sim/nodes/{name}/scenario      {"scenario": "network-down", "delayMs"?: 8000}
  *   POST /sim/scenario                   the same body, for every node
  *   POST /sim/nodes/{name}/restart       {"l1"?: false} restart, optionally dropping (or adding) the L1 chain
+ * and the hosted APIs at `/data-api/…` and `/metrics-api/…`:
+ *   GET  /sim/services                   their scenario and every request they received
+ *   POST /sim/services/{data-api|metrics-api}/scenario   {"scenario": "degraded", "retryAfterSeconds"?: 30}
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { goJson } from './go-format.js';
 import { SimNode, type HealthReply, type SimNodeOptions } from './node.js';
 import { isScenario, SCENARIOS } from './scenarios.js';
+import { SimNetwork } from './network.js';
+import { isServiceScenario, SERVICE_SCENARIOS, SimDataApi, SimMetricsApi, type SimResponse } from './services.js';
 
 const PROXY_502 = `<html>
 <head><title>502 Bad Gateway</title></head>
@@ -23,13 +28,19 @@ const PROXY_502 = `<html>
 
 export class SimServer {
   readonly nodes = new Map<string, SimNode>();
+  readonly network: SimNetwork;
+  readonly dataApi: SimDataApi;
+  readonly metricsApi: SimMetricsApi;
   private readonly server: Server;
   private firstNode?: SimNode;
   address?: AddressInfo;
 
-  constructor(specs: SimNodeOptions[]) {
+  constructor(specs: SimNodeOptions[], options: { blockMs?: number } = {}) {
+    this.network = new SimNetwork(options);
+    this.dataApi = new SimDataApi(this.network, () => [...this.nodes.values()]);
+    this.metricsApi = new SimMetricsApi(this.network);
     for (const spec of specs) {
-      const node = new SimNode(spec);
+      const node = new SimNode({ ...spec, network: this.network });
       this.nodes.set(node.name, node);
       this.firstNode ??= node;
     }
@@ -69,6 +80,12 @@ export class SimServer {
     const url = new URL(req.url ?? '/', 'http://sim');
     const body = await readBody(req);
     if (url.pathname.startsWith('/sim/')) return this.control(req.method ?? 'GET', url.pathname, body, res);
+    const service = /^\/(data-api|metrics-api)(\/.*)$/.exec(url.pathname);
+    if (service) {
+      const api = service[1] === 'data-api' ? this.dataApi : this.metricsApi;
+      const inner = new URL(`${service[2]}${url.search}`, 'http://sim');
+      return sendService(res, api.handle(req.method ?? 'GET', inner, req.headers));
+    }
     let node = this.firstNode;
     let path = url.pathname;
     const prefixed = /^\/nodes\/([^/]+)(\/.*)?$/.exec(path);
@@ -167,7 +184,25 @@ export class SimServer {
     return this.sendReply(node, res, 200, contentType, { jsonrpc: '2.0', result, id }, headers);
   }
 
+  serviceUrl(kind: 'data-api' | 'metrics-api'): string {
+    return `${this.baseUrl}/${kind}`;
+  }
+
   private control(method: string, path: string, body: string, res: ServerResponse): void {
+    if (method === 'GET' && path === '/sim/services') {
+      const view = (api: SimDataApi | SimMetricsApi) => ({ scenario: api.scenario, requests: api.requests });
+      return send(res, 200, 'application/json', JSON.stringify({ 'data-api': view(this.dataApi), 'metrics-api': view(this.metricsApi), scenarios: SERVICE_SCENARIOS }));
+    }
+    const serviceScenario = /^\/sim\/services\/(data-api|metrics-api)\/scenario$/.exec(path);
+    if (method === 'POST' && serviceScenario) {
+      const api = serviceScenario[1] === 'data-api' ? this.dataApi : this.metricsApi;
+      const request = JSON.parse(body || '{}') as { scenario?: unknown; retryAfterSeconds?: unknown };
+      const scenario = String(request.scenario);
+      if (!isServiceScenario(scenario)) return text(res, 400, `unknown scenario "${scenario}"; known: ${Object.keys(SERVICE_SCENARIOS).join(', ')}\n`);
+      api.scenario = scenario;
+      if (typeof request.retryAfterSeconds === 'number') api.retryAfterSeconds = request.retryAfterSeconds;
+      return send(res, 200, 'application/json', JSON.stringify({ ok: true, service: api.kind, scenario }));
+    }
     if (method === 'GET' && path === '/sim/nodes') {
       const nodes = [...this.nodes.values()].map((n) => ({ name: n.name, scenario: n.scenario, nodeId: n.nodeId, url: this.nodeUrl(n.name), l1ChainId: n.l1ChainId, l1SubnetId: n.l1SubnetId }));
       return send(res, 200, 'application/json', JSON.stringify({ nodes, scenarios: SCENARIOS }));
@@ -182,7 +217,7 @@ export class SimServer {
     }
     const one = /^\/sim\/nodes\/([^/]+)\/scenario$/.exec(path);
     if (method !== 'POST' || (!one && path !== '/sim/scenario')) return text(res, 404, 'unknown control route\n');
-    let request: { scenario?: unknown; delayMs?: unknown };
+    let request: { scenario?: unknown; delayMs?: unknown; lagBlocks?: unknown; validationEndsIn?: unknown };
     try {
       request = JSON.parse(body || '{}');
     } catch {
@@ -194,10 +229,16 @@ export class SimServer {
     if (targets.some((n) => n === undefined)) return text(res, 404, 'unknown node\n');
     for (const node of targets as SimNode[]) {
       if (typeof request.delayMs === 'number') node.slowDelayMs = request.delayMs;
+      if (typeof request.lagBlocks === 'number') node.lagBlocks = request.lagBlocks;
+      if (typeof request.validationEndsIn === 'number') node.validationEndsAt = Date.now() / 1000 + request.validationEndsIn;
       node.setScenario(scenario);
     }
     return send(res, 200, 'application/json', JSON.stringify({ ok: true, scenario, nodes: (targets as SimNode[]).map((n) => n.name) }));
   }
+}
+
+function sendService(res: ServerResponse, response: SimResponse): void {
+  send(res, response.status, 'application/json; charset=utf-8', JSON.stringify(response.body), response.headers);
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

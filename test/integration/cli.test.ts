@@ -31,7 +31,7 @@ describe('avahealth validate', () => {
   it('accepts the shipped configs', async () => {
     for (const file of ['config/avahealth.yaml', 'config/demo.yaml', 'config/full.yaml', 'test/fixtures/config/minimal.yaml']) {
       const result = await runCli(['validate', '--config', file], { DATA_API_KEY: 'k', WEBHOOK_SECRET: 's' });
-      expect(result, file).toMatchObject({ code: 0, stdout: expect.stringMatching(/: valid \(\d+ nodes?\)\n$/) });
+      expect(result, file).toMatchObject({ code: 0, stdout: expect.stringMatching(/: valid \(\d+ nodes?(, \d+ services?)?\)\n$/) });
     }
   });
 
@@ -191,7 +191,7 @@ describe('avahealth run and simulate', () => {
     const sim = startCli(['simulate', '--nodes', '3', '--port', '0', '--scenario', 'disk-low', '--config-out', out]);
     try {
       await sim.waitForOutput(/config: /);
-      expect(await runCli(['validate', '--config', out])).toMatchObject({ code: 0, stdout: expect.stringContaining('valid (3 nodes)') });
+      expect(await runCli(['validate', '--config', out])).toMatchObject({ code: 0, stdout: expect.stringContaining('valid (3 nodes, 2 services)') });
       const result = await runCli(['check', '--config', out]);
       expect(result.code).toBe(1);
       expect(result.stdout).toMatch(/^WARNING - node-1 warning \(diskspace\); node-2 warning \(diskspace\); node-3 warning \(diskspace\) \|/);

@@ -94,16 +94,21 @@ describe('the simulator behaves like AvalancheGo', () => {
     expect(list.nodes.map((n: { name: string }) => n.name)).toEqual(['n', 'fresh']);
   });
 
-  it('heights advance every health period while healthy and freeze while the network is down', async () => {
+  it('heights follow the network while healthy, trail it when lagging, and freeze while the network is down', async () => {
     const node = sim.nodes.get('n')!;
-    const height = () => (node.health(undefined).checks.C!.message as { engine: { consensus: { lastAcceptedHeight: number } } }).engine.consensus.lastAcceptedHeight;
-    const h0 = height();
-    node.setScenario('healthy');
-    const h1 = height();
-    expect(h1).toBeGreaterThan(h0);
-    node.setScenario('network-down');
-    const h2 = height();
-    node.setScenario('network-down');
-    expect(height()).toBe(h2);
+    const t = Date.now();
+    const height = (now: number) => (node.health(undefined, now).checks.C!.message as { engine: { consensus: { lastAcceptedHeight: number } } }).engine.consensus.lastAcceptedHeight;
+    node.setScenario('healthy', t + 10_000);
+    const h1 = height(t + 10_000);
+    expect(h1).toBe(sim.network.height('C', t + 10_000));
+    node.setScenario('healthy', t + 20_000);
+    expect(height(t + 20_000)).toBe(h1 + 5); // one block every 2 s
+    node.lagBlocks = 40;
+    node.setScenario('lagging', t + 20_000);
+    expect(height(t + 20_000)).toBe(h1 + 5 - 40);
+    node.setScenario('network-down', t + 30_000);
+    const frozen = height(t + 30_000);
+    node.setScenario('network-down', t + 60_000);
+    expect(height(t + 60_000)).toBe(frozen);
   });
 });

@@ -1,0 +1,39 @@
+/**
+ * The simulated network's chains: heights that advance with time, shared by the simulated nodes
+ * (which report them, or lag behind) and the simulated Data API (which reports the latest block).
+ */
+export interface SimChain {
+  /** The node's check name: `C`, `P`, `X`, or an L1's blockchain ID. */
+  check: string;
+  evmChainId?: string;
+  name: string;
+  base: number;
+  blockMs: number;
+}
+
+export class SimNetwork {
+  readonly startMs = Date.now();
+  readonly chains = new Map<string, SimChain>();
+
+  constructor(readonly options: { blockMs?: number } = {}) {
+    const blockMs = options.blockMs ?? 2000;
+    this.add({ check: 'C', evmChainId: '43114', name: 'Avalanche (C-Chain)', base: 71_842_516, blockMs });
+    this.add({ check: 'P', name: 'P-Chain', base: 23_018_877, blockMs: blockMs * 3 });
+    this.add({ check: 'X', name: 'X-Chain', base: 1_904_211, blockMs: blockMs * 10 });
+  }
+
+  add(chain: SimChain): SimChain {
+    this.chains.set(chain.check, chain);
+    return chain;
+  }
+
+  height(check: string, now = Date.now()): number {
+    const chain = this.chains.get(check);
+    if (!chain) return 0;
+    return chain.base + Math.floor((now - this.startMs) / chain.blockMs);
+  }
+
+  byEvmChainId(id: string): SimChain | undefined {
+    return [...this.chains.values()].find((c) => c.evmChainId === id);
+  }
+}

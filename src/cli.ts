@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EXIT, runCheck, type CheckFormat } from './check.js';
-import { ConfigError } from './config/errors.js';
+import { ConfigError, formatProblem } from './config/errors.js';
 import { loadConfigFile, parseConfig, type Config } from './config/load.js';
 import { jsonSchema } from './config/schema.js';
 import { Daemon } from './daemon.js';
@@ -186,6 +186,7 @@ function validate(values: Values): number {
   const path = configPath(values);
   try {
     const config = loadConfigFile(path);
+    for (const warning of config.warnings) process.stderr.write(`${formatProblem(warning)} (warning)\n`);
     const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
     const services = config.services.length > 0 ? `, ${count(config.services.length, 'service')}` : '';
     process.stdout.write(`${path}: valid (${count(config.nodes.length, 'node')}${services})\n`);

@@ -84,6 +84,7 @@ export class Daemon {
     for (const target of targetsOf(this.config)) this.pending.add(target.name);
     if (this.pending.size === 0) this.firstRoundDone = true;
     this.scheduler.start();
+    for (const warning of this.config.warnings) this.options.logger.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
     this.options.logger.info({ address: `${this.address.address}:${this.address.port}`, targets: this.pending.size, version: VERSION }, 'avahealth started');
   }
 

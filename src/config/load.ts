@@ -86,6 +86,8 @@ export interface ChainDataConfig {
 
 export interface Config {
   file: string;
+  /** Things worth telling but not fatal (unset environment variables). */
+  warnings: ConfigProblem[];
   listen: { host: string; port: number };
   log: { level: string; format: 'json' | 'pretty' };
   limits: {
@@ -141,13 +143,20 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   }
 
   const problems: ConfigProblem[] = [];
-  substituteEnv(doc, env, (node, message) => problems.push(at(node.range?.[0], message)));
-  if (problems.length > 0) throw new ConfigError(problems);
+  // An unset variable becomes an empty value (an optional api_key: ${KEY} simply stays off); if that
+  // empty value is not allowed where it stands, the error says which variable was missing.
+  const unset = substituteEnv(doc, env);
+  const warnings = [...unset].map(([node, names]) => at(node.range?.[0], `environment variable ${names.join(', ')} is not set; using an empty value`));
 
   const raw = doc.toJS() ?? {};
   const result = configSchema.safeParse(raw);
   if (!result.success) {
-    throw new ConfigError(result.error.issues.flatMap((issue) => locateIssue(doc, issue, at)));
+    throw new ConfigError(
+      result.error.issues.flatMap((issue) => {
+        const names = unset.get(nodeAt(doc, issue.path) as YamlNode);
+        return locateIssue(doc, issue, at).map((p) => (names ? { ...p, message: `${p.message} (environment variable ${names.join(', ')} is not set)` } : p));
+      }),
+    );
   }
 
   const baseDir = dirname(resolvePath(file));
@@ -160,6 +169,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     }
   };
   const config = resolveConfig(result.data, file, baseDir, readSecretFile);
+  config.warnings = warnings;
   if (problems.length > 0) throw new ConfigError(problems);
 
   const seen = new Map<string, string>();
@@ -197,7 +207,9 @@ function firstLine(text: string): string {
 /** `${VAR}`, `${VAR:-default}`; `$$` is a literal `$`. Substituted inside string scalars only. */
 const ENV_REF = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-function substituteEnv(doc: Document, env: NodeJS.ProcessEnv, report: (node: YamlNode, message: string) => void): void {
+/** Substitutes in place; returns the scalars that referenced unset variables (and which). */
+function substituteEnv(doc: Document, env: NodeJS.ProcessEnv): Map<YamlNode, string[]> {
+  const unset = new Map<YamlNode, string[]>();
   const visit = (node: unknown): void => {
     if (isMap(node) || isSeq(node)) {
       for (const item of node.items) visit(isPair(item) ? item.value : item);
@@ -207,12 +219,13 @@ function substituteEnv(doc: Document, env: NodeJS.ProcessEnv, report: (node: Yam
         const value = env[name!];
         if (value !== undefined && value !== '') return value;
         if (fallback !== undefined) return fallback;
-        report(node, `environment variable ${name} is not set (use \${${name}:-default} for a default)`);
+        unset.set(node, [...(unset.get(node) ?? []), name!]);
         return '';
       });
     }
   };
   visit(doc.contents);
+  return unset;
 }
 
 function nodeAt(doc: Document, path: readonly PropertyKey[]): YamlNode | undefined {
@@ -294,6 +307,7 @@ function resolveConfig(parsed: ParsedConfig, file: string, baseDir: string, read
   const chainData = resolveChainData(parsed, network, services);
   return {
     file,
+    warnings: [],
     listen: parseListen(parsed.listen ?? DEFAULTS.listen),
     log: { level: parsed.log?.level ?? 'info', format: parsed.log?.format ?? 'json' },
     limits: {

@@ -52,10 +52,7 @@ const targetName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$/, 'target names are 1–63 characters of letters, digits, _ . : - (starting with a letter or digit)');
 
-const httpUrl = z
-  .string()
-  .url()
-  .refine((u) => /^https?:\/\//i.test(u), 'must be an http:// or https:// URL');
+const httpUrl = z.string().refine((u) => /^https?:\/\//i.test(u) && URL.canParse(u), 'must be an http:// or https:// URL');
 
 const view = z.strictObject({
   name: targetName.describe('Name of the view; becomes the `view` label.').refine((n) => n !== 'all', '"all" is the name of the unfiltered view'),

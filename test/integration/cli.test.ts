@@ -35,6 +35,15 @@ describe('avahealth validate', () => {
     }
   });
 
+  it('the services example from the docs works as written, with and without DATA_API_KEY', async () => {
+    const file = 'test/fixtures/config/services-example.yaml';
+    expect(await runCli(['validate', '--config', file], { DATA_API_KEY: 'k-123' })).toMatchObject({ code: 0, stdout: `${file}: valid (0 nodes, 2 services)\n`, stderr: '' });
+    expect(await runCli(['validate', '--config', file], { DATA_API_KEY: '' })).toMatchObject({
+      code: 0,
+      stderr: `${file}:5:14: environment variable DATA_API_KEY is not set; using an empty value (warning)\n`,
+    });
+  });
+
   it.each([
     ['wrong-type.yaml', 'test/fixtures/config/wrong-type.yaml:5:15: nodes.0.interval: expected string, got number 10'],
     ['unknown-key.yaml', 'test/fixtures/config/unknown-key.yaml:5:5: unknown key "intervall" in nodes.0 (did you mean "interval"?)'],

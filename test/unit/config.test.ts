@@ -80,12 +80,15 @@ describe('config loading', () => {
     expect(problems('nodes:\n  - {name: a, url: "ftp://x:1"}\n')[0]).toContain('must be an http:// or https:// URL');
   });
 
-  it('substitutes ${ENV} with defaults and $$ escapes; a missing variable is located', () => {
+  it('substitutes ${ENV} with defaults and $$ escapes; an unset variable is an empty value, located', () => {
     const config = parseConfig('nodes:\n  - name: a\n    url: ${NODE_URL}\n    headers: {x-api-key: "${KEY:-fallback}", x-price: "$$5"}\n', 'cfg.yaml', { NODE_URL: 'http://10.0.0.1:9650/' });
     expect(config.nodes[0]!.baseUrl).toBe('http://10.0.0.1:9650');
     expect(config.nodes[0]!.headers).toEqual({ 'x-api-key': 'fallback', 'x-price': '$5' });
     expect(config.nodes[0]!.secrets).toEqual(['fallback']);
-    expect(problems('nodes:\n  - name: a\n    url: ${NODE_URL}\n')).toEqual(['cfg.yaml:3:10: environment variable NODE_URL is not set (use ${NODE_URL:-default} for a default)']);
+    expect(problems('nodes:\n  - name: a\n    url: ${NODE_URL}\n')).toEqual(['cfg.yaml:3:10: nodes.0.url: must be an http:// or https:// URL (environment variable NODE_URL is not set)']);
+    const optional = parseConfig('services:\n  - {name: d, kind: data-api, url: "http://x:1", api_key: "${DATA_API_KEY}"}\n', 'cfg.yaml', {});
+    expect(optional.services[0]!.headers).toEqual({});
+    expect(optional.warnings).toEqual([{ file: 'cfg.yaml', line: 2, col: 59, message: 'environment variable DATA_API_KEY is not set; using an empty value' }]);
   });
 
   it('reads *_file secrets relative to the config, and reports unreadable ones', () => {

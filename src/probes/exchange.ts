@@ -1,6 +1,7 @@
 /** What every probe shares: timing an exchange and turning its outcome into an EndpointObservation. */
 import { ProbeError, type HttpClient, type HttpResponse } from '../http/client.js';
 import type { EndpointObservation } from '../observation.js';
+import type { ParseOutcome } from '../parse/avalanchego.js';
 
 export interface ProbeContext {
   http: HttpClient;
@@ -63,4 +64,21 @@ export function snippet(body: string): string {
 
 export function statusError(response: HttpResponse, detail = snippet(response.body)): ProbeError {
   return new ProbeError(response.status === 429 ? 'rate_limited' : 'http_status', `HTTP ${response.status}: ${detail}`);
+}
+
+/**
+ * A health endpoint's body: 200 and 503 both carry a report, and health comes from the body, never
+ * the status. A 503 that is not a report is a proxy's (or gateway's) error page: http_status.
+ */
+export function readHealthBody<T>(response: HttpResponse, parse: (json: unknown) => ParseOutcome<T>, otherStatus: (r: HttpResponse) => ProbeError = statusError): T {
+  if (response.status !== 200 && response.status !== 503) throw otherStatus(response);
+  let json: unknown;
+  try {
+    json = parseJson(response);
+  } catch (err) {
+    throw response.status === 503 ? statusError(response) : err;
+  }
+  const parsed = parse(json);
+  if (!parsed.ok) throw response.status === 503 ? statusError(response) : new ProbeError('bad_shape', `not a health report: ${parsed.error}`);
+  return parsed.value;
 }

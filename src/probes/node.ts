@@ -6,7 +6,7 @@ import type { NodeTarget, NodeView } from '../config/load.js';
 import { ProbeError, type HttpResponse } from '../http/client.js';
 import { type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../observation.js';
 import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
-import { observe, parseJson, statusError, type ProbeContext } from './exchange.js';
+import { observe, parseJson, readHealthBody, statusError, type ProbeContext } from './exchange.js';
 
 export type { ProbeContext };
 
@@ -55,29 +55,11 @@ function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: NodeVie
         tls: target.tls,
       });
       observation.httpStatus = response.status;
-      observation.report = readGet(response);
+      observation.report = readHealthBody(response, parseHealthReport);
     }
     const nodeId = headerNodeId(response.headers['node-id']);
     if (nodeId) observation.nodeId = nodeId;
   });
-}
-
-/** GET bodies: 200 and 503 both carry the full report; `healthy` comes from the body, never the status. */
-function readGet(response: HttpResponse): HealthReport {
-  if (response.status !== 200 && response.status !== 503) throw statusError(response);
-  let json: unknown;
-  try {
-    json = parseJson(response);
-  } catch (err) {
-    // A 503 that is not JSON is a proxy's error page, not an unhealthy node.
-    throw response.status === 503 ? statusError(response) : err;
-  }
-  const parsed = parseHealthReport(json);
-  if (!parsed.ok) {
-    if (response.status === 503) throw statusError(response);
-    throw new ProbeError('bad_shape', `not a health report: ${parsed.error}`);
-  }
-  return parsed.value;
 }
 
 /** JSON-RPC answers 200 for everything, errors included: check `error`, then the echoed id, then `result`. */

@@ -7,10 +7,10 @@
 import { serviceEndpointPath, type ApiProbe, type ServiceTarget } from '../config/load.js';
 import { ProbeError, type HttpResponse } from '../http/client.js';
 import type { RateLimitGate } from '../http/rate-limit.js';
-import type { EndpointObservation, ServiceReport, TargetObservation } from '../observation.js';
+import type { EndpointObservation, TargetObservation } from '../observation.js';
 import { ApiSpec } from '../openapi/spec.js';
 import { parseErrorBody, parseServiceHealth } from '../parse/terminus.js';
-import { observe, parseJson, snippet, statusError, type ProbeContext } from './exchange.js';
+import { observe, parseJson, readHealthBody, snippet, statusError, type ProbeContext } from './exchange.js';
 
 export interface ServiceContext extends ProbeContext {
   gate: (service: string) => RateLimitGate;
@@ -68,22 +68,9 @@ function probeHealth(target: ServiceTarget, endpoint: ServiceTarget['endpoints']
   return observe(endpoint, 'all', target.secrets, async (observation) => {
     const response = await callService(target, { path: serviceEndpointPath(target, endpoint) }, ctx);
     observation.httpStatus = response.status;
-    observation.service = readServiceHealth(response);
+    // Terminus reports and, on 503, the documented error body are both understood (parseServiceHealth).
+    observation.service = readHealthBody(response, parseServiceHealth, serviceError);
   });
-}
-
-/** 200 and 503 both carry a report (Terminus) or, on 503, the documented error body: both are understood. */
-export function readServiceHealth(response: HttpResponse): ServiceReport {
-  if (response.status !== 200 && response.status !== 503) throw serviceError(response);
-  let json: unknown;
-  try {
-    json = parseJson(response);
-  } catch (err) {
-    throw response.status === 503 ? statusError(response) : err;
-  }
-  const parsed = parseServiceHealth(json);
-  if (!parsed.ok) throw response.status === 503 ? statusError(response) : new ProbeError('bad_shape', `not a health report: ${parsed.error}`);
-  return parsed.value;
 }
 
 function probeApi(target: ServiceTarget, probe: ApiProbe, ctx: ServiceContext): Promise<EndpointObservation> {

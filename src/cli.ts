@@ -14,6 +14,9 @@ import { DEMO_SIM_PORT, demoFleet, fleetConfigYaml, uniformFleet, type FleetNode
 import { isScenario, SCENARIOS } from './sim/scenarios.js';
 import { SimServer } from './sim/server.js';
 import { parseGoDuration } from './parse/go-duration.js';
+import { Notifier } from './alerts/notifier.js';
+import { HttpClient } from './http/client.js';
+import { redact } from './probes/exchange.js';
 import { VERSION } from './version.js';
 
 const HELP = `avahealth ${VERSION}: health monitoring for Avalanche nodes
@@ -28,6 +31,8 @@ Usage:
                                        serve simulated AvalancheGo nodes on loopback
   avahealth demo [--port P] [--listen ADDR]
                                        simulated fleet + daemon together; prints the URLs to open
+  avahealth notify-test --config FILE --receiver NAME
+                                       send a test notification to one receiver
 
 Options:
   --config FILE            config file (or set AVAHEALTH_CONFIG)
@@ -35,6 +40,7 @@ Options:
   --log.level LEVEL        trace|debug|info|warn|error (default info; check: error)
   --log.format FORMAT      json|pretty (default json)
   --web.enable-lifecycle   allow POST /-/reload
+  --web.enable-admin-api   allow POST /api/v1/silences and DELETE /api/v1/silences/{id}
   --period DURATION        simulate: the nodes' health-check period (default 3s)
   --version, --help
 `;
@@ -45,6 +51,8 @@ const OPTIONS = {
   'log.level': { type: 'string' },
   'log.format': { type: 'string' },
   'web.enable-lifecycle': { type: 'boolean' },
+  'web.enable-admin-api': { type: 'boolean' },
+  receiver: { type: 'string' },
   format: { type: 'string' },
   target: { type: 'string' },
   nodes: { type: 'string' },
@@ -88,6 +96,8 @@ async function main(argv: string[]): Promise<number> {
         return await simulate(values);
       case 'demo':
         return await demo(values);
+      case 'notify-test':
+        return await notifyTest(values);
       default:
         return usage(`unknown command "${command}"`);
     }
@@ -139,7 +149,12 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
   }
   const logger = loggerFor(values, config);
   const listenOverride = parseListen(values.listen);
-  const daemon = new Daemon(config, { logger, enableLifecycle: values['web.enable-lifecycle'] ?? false, ...(listenOverride ? { listen: listenOverride } : {}) });
+  const daemon = new Daemon(config, {
+    logger,
+    enableLifecycle: values['web.enable-lifecycle'] ?? false,
+    enableAdminApi: values['web.enable-admin-api'] ?? false,
+    ...(listenOverride ? { listen: listenOverride } : {}),
+  });
   await daemon.start();
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -197,6 +212,33 @@ function validate(values: Values): number {
       return 1;
     }
     throw err;
+  }
+}
+
+async function notifyTest(values: Values): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfigFile(configPath(values));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const names = config.alerts.receivers.map((r) => r.name);
+  const receiver = config.alerts.receivers.find((r) => r.name === values.receiver);
+  if (!receiver) throw new UsageError(`--receiver must name a receiver of ${config.file}${names.length ? ` (${names.join(', ')})` : ' (it has none)'}`);
+  const http = new HttpClient({ maxResponseBytes: 1024 * 1024, userAgent: `avahealth/${VERSION}` });
+  try {
+    await Notifier.sendTest(config, receiver, http);
+    process.stdout.write(`test notification delivered to ${receiver.name} (${receiver.kind})\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`test notification to ${receiver.name} failed: ${redact(err instanceof Error ? err.message : String(err), receiver.secrets)}\n`);
+    return 1;
+  } finally {
+    await http.close();
   }
 }
 

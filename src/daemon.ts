@@ -3,8 +3,12 @@
  * server. Start, reload (SIGHUP or POST /-/reload), graceful stop (SIGTERM/SIGINT).
  */
 import type { AddressInfo } from 'node:net';
+import { AlertEngine } from './alerts/engine.js';
+import { Notifier } from './alerts/notifier.js';
+import { chainLags } from './chaindata/lag.js';
 import { loadConfigFile, type Config } from './config/load.js';
 import { ConfigError } from './config/errors.js';
+import { HttpClient } from './http/client.js';
 import { closeServer, createHttpServer, listen } from './http/server.js';
 import type { Logger } from './log.js';
 import { RateLimitGate } from './http/rate-limit.js';
@@ -20,6 +24,8 @@ export interface DaemonOptions {
   logger: Logger;
   /** Enables POST /-/reload. */
   enableLifecycle?: boolean;
+  /** Enables POST/DELETE /api/v1/silences. */
+  enableAdminApi?: boolean;
   /** Overrides `listen:` (tests use port 0). */
   listen?: { host: string; port: number };
 }
@@ -34,6 +40,10 @@ export class Daemon {
   private readonly gates = new Map<string, RateLimitGate>();
   private chainDataRun: Promise<void> | undefined;
   private chainDataAgain = false;
+  readonly alerts: AlertEngine;
+  private notifier: Notifier;
+  /** Notifications have their own client: a reload may replace the probes' one. */
+  private readonly deliveryHttp = new HttpClient({ maxResponseBytes: 1024 * 1024, userAgent: `avahealth/${VERSION}` });
   private firstRoundDone = false;
   address?: AddressInfo;
 
@@ -46,6 +56,13 @@ export class Daemon {
     this.metrics.attach(this.store);
     this.metrics.setReloadResult(true);
     this.poller = new Poller(config, this.store, log, this.gates);
+    this.alerts = new AlertEngine(config, { log, onBatch: (batch) => this.notifier.dispatch(batch) });
+    this.notifier = this.createNotifier(config);
+    this.store.onUpdate((name, state) => {
+      const target = targetsOf(this.config).find((t) => t.name === name);
+      if (target?.kind === 'node') this.alerts.nodeUpdated(target, state);
+      else if (target?.kind === 'service') this.alerts.serviceUpdated(target, state);
+    });
     this.scheduler = new Scheduler({
       poll: (name) => (name === CHAIN_DATA_JOB ? this.refreshChainData() : this.pollTarget(name)),
       onSkip: (name) => {
@@ -58,6 +75,7 @@ export class Daemon {
       {
         metrics: async () => {
           this.metrics.beforeScrape();
+          this.metrics.setAlertCounts(this.alerts.list());
           return { contentType: this.metrics.families.registry.contentType, body: await this.metrics.families.registry.metrics() };
         },
         ready: () => this.firstRoundDone,
@@ -68,10 +86,46 @@ export class Daemon {
           ...(this.poller.chainData ? { chainData: chainDataStatus(this.poller.chainData.snapshot) } : {}),
         }),
         landingPage: () => renderLandingPage(this.statuses(), VERSION),
+        alertsJson: () => ({ alerts: this.alerts.list(), silences: this.alerts.silences.list(), queues: this.notifier.queueLengths() }),
         ...(options.enableLifecycle ? { reload: () => this.reload() } : {}),
+        ...(options.enableAdminApi ? { silences: { add: (body: unknown) => this.addSilence(body), expire: (id: string) => this.alerts.silences.expire(id) } } : {}),
       },
       (err) => log.error({ err }, 'HTTP handler failed'),
     );
+  }
+
+  private createNotifier(config: Config): Notifier {
+    const families = () => this.metrics.families.alerts;
+    return new Notifier(
+      config,
+      this.deliveryHttp,
+      {
+        delivered: (receiver) => families().delivered.inc({ receiver }),
+        failed: (receiver, reason) => families().failed.inc({ receiver, reason }),
+        queueLength: (receiver, length) => families().queue.set({ receiver }, length),
+      },
+      () => this.alerts.firing(),
+      this.options.logger,
+    );
+  }
+
+  private addSilence(body: unknown): { ok: true; id: string } | { ok: false; error: string } {
+    const b = body as { matchers?: unknown; endsAt?: unknown; startsAt?: unknown; comment?: unknown; createdBy?: unknown } | null;
+    const matchers = b?.matchers;
+    if (typeof matchers !== 'object' || matchers === null || Array.isArray(matchers) || Object.values(matchers).some((v) => typeof v !== 'string') || Object.keys(matchers).length === 0) {
+      return { ok: false, error: 'matchers must be a non-empty object of label: value (or label: "~regex")' };
+    }
+    const endsAt = typeof b!.endsAt === 'string' ? Date.parse(b!.endsAt) : NaN;
+    if (Number.isNaN(endsAt) || endsAt <= Date.now()) return { ok: false, error: 'endsAt must be a future date-time such as 2026-12-01T00:00:00Z' };
+    const startsAt = typeof b!.startsAt === 'string' ? Date.parse(b!.startsAt) : undefined;
+    const silence = this.alerts.silences.add({
+      matchers: matchers as Record<string, string>,
+      endsAt,
+      ...(startsAt !== undefined && !Number.isNaN(startsAt) ? { startsAt } : {}),
+      ...(typeof b!.comment === 'string' ? { comment: b!.comment } : {}),
+      ...(typeof b!.createdBy === 'string' ? { createdBy: b!.createdBy } : {}),
+    });
+    return { ok: true, id: silence.id };
   }
 
   get ready(): boolean {
@@ -84,6 +138,7 @@ export class Daemon {
     for (const target of targetsOf(this.config)) this.pending.add(target.name);
     if (this.pending.size === 0) this.firstRoundDone = true;
     this.scheduler.start();
+    this.notifier.start();
     for (const warning of this.config.warnings) this.options.logger.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
     this.options.logger.info({ address: `${this.address.address}:${this.address.port}`, targets: this.pending.size, version: VERSION }, 'avahealth started');
   }
@@ -124,7 +179,15 @@ export class Daemon {
       this.poller.setConfig(next);
     }
     for (const name of removed) this.store.remove(name);
+    const receiversChanged = JSON.stringify(next.alerts.receivers) !== JSON.stringify(this.config.alerts.receivers) || next.stateDir !== this.config.stateDir;
     this.config = next;
+    this.alerts.setConfig(next);
+    for (const name of removed) this.alerts.removeTarget(name);
+    if (receiversChanged) {
+      await this.notifier.stop();
+      this.notifier = this.createNotifier(next);
+      this.notifier.start();
+    }
     this.scheduler.setSchedules(schedulesOf(next));
   }
 
@@ -155,7 +218,9 @@ export class Daemon {
         const chainData = this.poller.chainData;
         if (!chainData) return;
         try {
-          this.metrics.setChainData(await chainData.refresh());
+          const snapshot = await chainData.refresh();
+          this.metrics.setChainData(snapshot);
+          this.alerts.chainDataUpdated(snapshot, chainLags(this.config.nodes, this.store, snapshot), (name) => this.store.get(name));
         } catch (err) {
           this.options.logger.error({ err }, 'chain data refresh failed unexpectedly');
         }
@@ -180,8 +245,10 @@ export class Daemon {
     ]);
     clearTimeout(timer);
     if (!drained) log.warn({ timeoutMs: timeout }, 'in-flight polls did not finish in time; abandoning them');
+    await this.notifier.stop();
     await closeServer(this.server);
     await this.poller.close();
+    await this.deliveryHttp.close();
     log.info('stopped');
   }
 }

@@ -9,7 +9,19 @@ import type { z } from 'zod';
 import { ALL_VIEW, type NodeEndpoint } from '../observation.js';
 import { closest, ConfigError, type ConfigProblem } from './errors.js';
 import { ApiSpec, type ServiceKind } from '../openapi/spec.js';
-import { configSchema, knownKeys, type ParsedConfig, type ParsedNode, type ParsedService, type SERVICE_ENDPOINTS } from './schema.js';
+import {
+  configSchema,
+  knownKeys,
+  type AlertName,
+  type ParsedAlerts,
+  type ParsedConfig,
+  type ParsedNode,
+  type ParsedReceiver,
+  type ParsedService,
+  type SERVICE_ENDPOINTS,
+} from './schema.js';
+
+type ParsedRule = NonNullable<NonNullable<ParsedAlerts['rules']>[AlertName]>;
 
 export type Network = 'mainnet' | 'fuji';
 export type ServiceEndpoint = (typeof SERVICE_ENDPOINTS)[number];
@@ -84,8 +96,49 @@ export interface ChainDataConfig {
   tps: boolean;
 }
 
+export type ReceiverKind = 'webhook' | 'slack' | 'discord' | 'pagerduty' | 'alertmanager';
+export const RECEIVER_KINDS: ReceiverKind[] = ['webhook', 'slack', 'discord', 'pagerduty', 'alertmanager'];
+
+export interface Matcher {
+  name: string;
+  value: string | RegExp;
+}
+
+export interface ReceiverConfig {
+  name: string;
+  kind: ReceiverKind;
+  matchers: Matcher[];
+  minSeverity: 'warning' | 'critical';
+  url: string;
+  secret?: string;
+  routingKey?: string;
+  headers: Record<string, string>;
+  resendIntervalMs: number;
+  /** URLs, keys and secrets: never logged or shown. */
+  secrets: string[];
+}
+
+export type RuleTuning = Partial<Record<AlertName, ParsedRule>>;
+
+export interface AlertsConfig {
+  forPolls: number;
+  resolvePolls: number;
+  repeatIntervalMs: number;
+  bootstrapGraceMs: number;
+  flapThreshold: number;
+  flapWindowMs: number;
+  rules: RuleTuning;
+  targetRules: Record<string, RuleTuning>;
+  silences: Array<{ matchers: Matcher[]; startsAt: number; endsAt: number; comment: string }>;
+  maintenance: Array<{ matchers: Matcher[]; schedule: string; durationMs: number; comment: string }>;
+  receivers: ReceiverConfig[];
+}
+
 export interface Config {
   file: string;
+  stateDir: string;
+  externalUrl: string;
+  alerts: AlertsConfig;
   /** Things worth telling but not fatal (unset environment variables). */
   warnings: ConfigProblem[];
   listen: { host: string; port: number };
@@ -114,6 +167,15 @@ export const DEFAULTS = {
   maxResponseBytes: 4 * 1024 * 1024,
   maxConcurrentRequests: 128,
   shutdownTimeoutMs: 10_000,
+  stateDir: './data',
+  forPolls: 2,
+  resolvePolls: 1,
+  repeatIntervalMs: 4 * 3600_000,
+  bootstrapGraceMs: 30 * 60_000,
+  flapThreshold: 4,
+  flapWindowMs: 30 * 60_000,
+  alertmanagerResendMs: 60_000,
+  pagerdutyUrl: 'https://events.pagerduty.com/v2/enqueue',
   serviceIntervalMs: 30_000,
   serviceTimeoutMs: 10_000,
   apiKeyHeader: 'x-glacier-api-key',
@@ -170,6 +232,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   };
   const config = resolveConfig(result.data, file, baseDir, readSecretFile);
   config.warnings = warnings;
+  config.alerts = resolveAlerts(result.data.alerts ?? {}, readSecretFile, (path, message) => problems.push(at(nodeAt(doc, path)?.range?.[0], message)));
   if (problems.length > 0) throw new ConfigError(problems);
 
   const seen = new Map<string, string>();
@@ -305,10 +368,14 @@ function resolveConfig(parsed: ParsedConfig, file: string, baseDir: string, read
   const network = parsed.chain_data?.network ?? 'mainnet';
   const services = (parsed.services ?? []).map((service, i) => resolveService(service, ['services', i], baseDir, readSecretFile));
   const chainData = resolveChainData(parsed, network, services);
+  const listen = parseListen(parsed.listen ?? DEFAULTS.listen);
   return {
     file,
     warnings: [],
-    listen: parseListen(parsed.listen ?? DEFAULTS.listen),
+    stateDir: resolvePath(baseDir, parsed.state_dir ?? DEFAULTS.stateDir),
+    externalUrl: parsed.external_url ?? `http://${listen.host === '0.0.0.0' ? '127.0.0.1' : listen.host}:${listen.port}`,
+    alerts: resolveAlerts({}, readSecretFile, () => undefined),
+    listen,
     log: { level: parsed.log?.level ?? 'info', format: parsed.log?.format ?? 'json' },
     limits: {
       maxChecksPerTarget: limits.max_checks_per_target ?? DEFAULTS.maxChecksPerTarget,
@@ -338,6 +405,104 @@ function resolveChainData(parsed: ParsedConfig, network: Network, services: Serv
     validatorIntervalMs: c.validator_interval ?? DEFAULTS.validatorIntervalMs,
     tps: c.tps ?? metricsApi !== undefined,
   };
+}
+
+export function parseMatchers(record: Record<string, string> | undefined): Matcher[] {
+  return Object.entries(record ?? {}).map(([name, value]) => ({ name, value: value.startsWith('~') ? new RegExp(`^(?:${value.slice(1)})$`) : value }));
+}
+
+function resolveAlerts(parsed: ParsedAlerts, readSecretFile: ReadSecretFile, report: (path: (string | number)[], message: string) => void): AlertsConfig {
+  const matchersAt = (record: Record<string, string>, path: (string | number)[]) => {
+    for (const [name, value] of Object.entries(record)) {
+      if (!value.startsWith('~')) continue;
+      try {
+        new RegExp(value.slice(1));
+      } catch (err) {
+        report([...path, name], `invalid regular expression: ${(err as Error).message}`);
+        return [];
+      }
+    }
+    return parseMatchers(record);
+  };
+  const receivers = (parsed.receivers ?? []).flatMap((r, i) => {
+    const receiver = resolveReceiver(r, ['alerts', 'receivers', i], readSecretFile, report);
+    if (receiver) receiver.matchers = matchersAt(r.matchers ?? {}, ['alerts', 'receivers', i, 'matchers']);
+    return receiver ? [receiver] : [];
+  });
+  const names = new Set<string>();
+  receivers.forEach((r, i) => {
+    if (names.has(r.name)) report(['alerts', 'receivers', i, 'name'], `duplicate receiver name "${r.name}"`);
+    names.add(r.name);
+  });
+  return {
+    forPolls: parsed.for_polls ?? DEFAULTS.forPolls,
+    resolvePolls: parsed.resolve_polls ?? DEFAULTS.resolvePolls,
+    repeatIntervalMs: parsed.repeat_interval ?? DEFAULTS.repeatIntervalMs,
+    bootstrapGraceMs: parsed.bootstrap_grace ?? DEFAULTS.bootstrapGraceMs,
+    flapThreshold: parsed.flap_threshold ?? DEFAULTS.flapThreshold,
+    flapWindowMs: parsed.flap_window ?? DEFAULTS.flapWindowMs,
+    rules: parsed.rules ?? {},
+    targetRules: Object.fromEntries(Object.entries(parsed.targets ?? {}).map(([name, t]) => [name, t.rules])),
+    silences: (parsed.silences ?? []).map((s, i) => ({
+      matchers: matchersAt(s.matchers, ['alerts', 'silences', i, 'matchers']),
+      startsAt: s.starts_at ? Date.parse(s.starts_at) : 0,
+      endsAt: Date.parse(s.ends_at),
+      comment: s.comment ?? '',
+    })),
+    maintenance: (parsed.maintenance ?? []).map((m, i) => ({
+      matchers: matchersAt(m.matchers, ['alerts', 'maintenance', i, 'matchers']),
+      schedule: m.schedule,
+      durationMs: m.duration,
+      comment: m.comment ?? '',
+    })),
+    receivers,
+  };
+}
+
+function resolveReceiver(r: ParsedReceiver, path: (string | number)[], readSecretFile: ReadSecretFile, report: (path: (string | number)[], message: string) => void): ReceiverConfig | undefined {
+  const kinds = RECEIVER_KINDS.filter((k) => r[k] !== undefined);
+  if (kinds.length !== 1) {
+    report(path, `receiver "${r.name}" needs exactly one of ${RECEIVER_KINDS.join(', ')}${kinds.length > 1 ? ` (has ${kinds.join(', ')})` : ''}`);
+    return undefined;
+  }
+  const kind = kinds[0]!;
+  const settings = r[kind] as Record<string, unknown>;
+  const secret = (field: string): string | undefined => {
+    const direct = settings[field];
+    if (typeof direct === 'string' && direct !== '') return direct;
+    const file = settings[`${field}_file`];
+    return typeof file === 'string' ? readSecretFile([...path, kind, `${field}_file`], file) : undefined;
+  };
+  const url = kind === 'pagerduty' ? (typeof settings.url === 'string' ? settings.url : DEFAULTS.pagerdutyUrl) : secret('url');
+  if (!url || !/^https?:\/\//i.test(url) || !URL.canParse(url)) {
+    report([...path, kind], `receiver "${r.name}": ${kind} needs an http(s) url${kind === 'alertmanager' || kind === 'pagerduty' ? '' : ' (url or url_file)'}`);
+    return undefined;
+  }
+  const receiver: ReceiverConfig = {
+    name: r.name,
+    kind,
+    matchers: [],
+    minSeverity: r.min_severity ?? 'warning',
+    url: url.replace(/\/+$/, kind === 'alertmanager' ? '' : '$&'),
+    headers: (settings.headers as Record<string, string> | undefined) ?? {},
+    resendIntervalMs: (settings.resend_interval as number | undefined) ?? DEFAULTS.alertmanagerResendMs,
+    secrets: kind === 'alertmanager' || kind === 'pagerduty' ? [] : [url],
+  };
+  const signing = kind === 'webhook' ? secret('secret') : undefined;
+  if (signing) {
+    receiver.secret = signing;
+    receiver.secrets.push(signing);
+  }
+  if (kind === 'pagerduty') {
+    const key = secret('routing_key');
+    if (!key) {
+      report([...path, kind], `receiver "${r.name}": pagerduty needs routing_key or routing_key_file`);
+      return undefined;
+    }
+    receiver.routingKey = key;
+    receiver.secrets.push(key);
+  }
+  return receiver;
 }
 
 const SERVICE_HEALTH_PATHS: Record<ServiceKind, Record<ServiceEndpoint, string>> = {

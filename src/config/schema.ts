@@ -144,6 +144,77 @@ const chainData = z.strictObject({
   tps: z.boolean().optional().describe('Read average TPS from the Metrics API (default true when one is configured).'),
 });
 
+export const ALERT_NAMES = [
+  'AvalancheNodeUnreachable',
+  'AvalancheNodeUnhealthy',
+  'AvalancheCheckFailing',
+  'AvalancheNodeNotReady',
+  'AvalancheServiceUnhealthy',
+  'AvalancheServiceComponentDown',
+  'AvalancheNodeHeightLag',
+  'AvalancheValidatorEndingSoon',
+  'AvalancheDiskLow',
+] as const;
+
+const severity = z.enum(['warning', 'critical']);
+const matchers = z
+  .record(z.string(), z.string())
+  .describe('Label matchers: exact values, or a regular expression written as ~regex (e.g. target: "~validator-.*").');
+
+const ruleSettings = z.strictObject({
+  disabled: z.boolean().optional(),
+  for_polls: z.number().int().min(1).max(1000).optional().describe('Consecutive polls the condition must hold before firing.'),
+  for: duration().optional().describe('And for at least this long.'),
+  severity: severity.optional().describe('Starting severity.'),
+  critical_after: duration().optional().describe('Escalate to critical after firing this long.'),
+  threshold: z.number().optional().describe('The rule\'s number: lag blocks (HeightLag), free-disk ratio (DiskLow), seconds left (ValidatorEndingSoon).'),
+  critical_threshold: z.number().optional().describe('The number at which the rule is critical at once.'),
+});
+const ruleMap = z.partialRecord(z.enum(ALERT_NAMES), ruleSettings);
+
+const receiverCommon = {
+  name: targetName.describe('Receiver name (routing, metrics, notify-test).'),
+  matchers: matchers.optional().describe('Only alerts whose labels match.'),
+  min_severity: severity.optional().describe('Only alerts at least this severe (default warning).'),
+};
+const secretField = (what: string) => ({ [what]: z.string().optional(), [`${what}_file`]: z.string().optional() });
+const receiverSchema = z.strictObject({
+  ...receiverCommon,
+  webhook: z
+    .strictObject({ ...secretField('url'), ...secretField('secret'), headers: z.record(z.string(), z.string()).optional() })
+    .optional()
+    .describe('Alertmanager-format JSON (version 4), signed per Standard Webhooks when secret is set.'),
+  slack: z.strictObject({ ...secretField('url') }).optional().describe('Slack incoming webhook (it posts to the channel it was created for).'),
+  discord: z.strictObject({ ...secretField('url') }).optional().describe('Discord webhook.'),
+  pagerduty: z
+    .strictObject({ ...secretField('routing_key'), url: z.string().optional().describe('Events API v2 endpoint (default https://events.pagerduty.com/v2/enqueue).') })
+    .optional()
+    .describe('PagerDuty Events API v2.'),
+  alertmanager: z
+    .strictObject({ url: z.string().describe('Alertmanager base URL; alerts are POSTed to /api/v2/alerts.'), resend_interval: duration().optional() })
+    .optional()
+    .describe('Prometheus Alertmanager (the way to run several replicas: it deduplicates).'),
+});
+
+const alertsSchema = z.strictObject({
+  for_polls: z.number().int().min(1).max(1000).optional().describe('Default consecutive polls before firing (default 2).'),
+  resolve_polls: z.number().int().min(1).max(1000).optional().describe('Consecutive good polls before a firing alert resolves (default 1).'),
+  repeat_interval: duration().optional().describe('Remind about firing alerts this often (default 4h; 0 = never).'),
+  bootstrap_grace: duration().optional().describe('How long a node may be not ready before AvalancheNodeNotReady fires; chain checks do not page meanwhile (default 30m).'),
+  flap_threshold: z.number().int().min(2).optional().describe('State changes within flap_window that make an alert flapping (default 4).'),
+  flap_window: duration().optional().describe('Default 30m. A flapping alert notifies again once it has been stable this long.'),
+  rules: ruleMap.optional().describe('Tuning of the built-in rules.'),
+  targets: z.record(z.string(), z.strictObject({ rules: ruleMap })).optional().describe('Per-target tuning: target name → rules.'),
+  silences: z
+    .array(z.strictObject({ matchers, ends_at: z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'must be a date-time such as 2026-12-01T00:00:00Z'), starts_at: z.string().optional(), comment: z.string().optional() }))
+    .optional(),
+  maintenance: z
+    .array(z.strictObject({ matchers, schedule: z.string().refine(isCronPattern, 'must be a cron pattern'), duration: duration({ ms: 1000, text: '1s' }), comment: z.string().optional() }))
+    .optional()
+    .describe('Recurring windows (cron start + duration) in which matching alerts do not notify.'),
+  receivers: z.array(receiverSchema).optional(),
+});
+
 export const defaultsSchema = z.strictObject({
   ...nodeSettings,
   labels: labels.optional(),
@@ -174,12 +245,18 @@ export const configSchema = z.strictObject({
   nodes: z.array(nodeSchema).optional().describe('AvalancheGo nodes to poll.'),
   services: z.array(serviceSchema).optional().describe('Hosted Avalanche APIs to poll (Data API, Metrics API).'),
   chain_data: chainData.optional().describe('Opt-in: what only the network can tell about a node (height lag, validator status, chain status, TPS).'),
+  state_dir: z.string().optional().describe('Where alert states, silences and undelivered notifications are kept (default ./data).'),
+  external_url: z.string().optional().describe('URL of this avahealth, used in notifications (default http://<listen>).'),
+  alerts: alertsSchema.optional(),
 });
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type ParsedConfig = z.output<typeof configSchema>;
 export type ParsedNode = z.output<typeof nodeSchema>;
 export type ParsedService = z.output<typeof serviceSchema>;
+export type ParsedReceiver = z.output<typeof receiverSchema>;
+export type ParsedAlerts = z.output<typeof alertsSchema>;
+export type AlertName = (typeof ALERT_NAMES)[number];
 
 export function jsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(configSchema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;

@@ -8,6 +8,25 @@ export interface Routes {
   reload?: () => Promise<{ ok: boolean; error?: string }>;
   statusJson: () => unknown;
   landingPage: () => string;
+  alertsJson: () => unknown;
+  /** Present only with --web.enable-admin-api. */
+  silences?: {
+    add: (body: unknown) => { ok: true; id: string } | { ok: false; error: string };
+    expire: (id: string) => boolean;
+  };
+}
+
+const MAX_REQUEST_BODY = 64 * 1024;
+
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BODY) throw new Error('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
 }
 
 const SECURITY_HEADERS = {
@@ -32,6 +51,7 @@ export function createHttpServer(routes: Routes, onError: (err: unknown) => void
 async function handle(routes: Routes, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!;
   const method = req.method ?? 'GET';
+  if (path === '/api/v1/silences' || path.startsWith('/api/v1/silences/')) return handleSilences(routes, req, res, method, path);
   req.resume();
   if (path === '/-/reload') {
     if (method !== 'POST' && method !== 'PUT') return send(res, 405, 'text/plain; charset=utf-8', 'use POST\n', { allow: 'POST, PUT' });
@@ -49,6 +69,8 @@ async function handle(routes: Routes, req: IncomingMessage, res: ServerResponse)
       return send(res, 200, 'text/plain; charset=utf-8', 'Healthy\n');
     case '/-/ready':
       return routes.ready() ? send(res, 200, 'text/plain; charset=utf-8', 'Ready\n') : send(res, 503, 'text/plain; charset=utf-8', 'Not ready: first poll round not complete\n');
+    case '/api/v1/alerts':
+      return send(res, 200, 'application/json; charset=utf-8', `${JSON.stringify(routes.alertsJson())}\n`, { 'cache-control': 'no-store' });
     case '/api/v1/status':
       return send(res, 200, 'application/json; charset=utf-8', `${JSON.stringify(routes.statusJson())}\n`, { 'cache-control': 'no-store' });
     case '/':
@@ -59,6 +81,32 @@ async function handle(routes: Routes, req: IncomingMessage, res: ServerResponse)
     default:
       return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
   }
+}
+
+async function handleSilences(routes: Routes, req: IncomingMessage, res: ServerResponse, method: string, path: string): Promise<void> {
+  const json = (status: number, value: unknown) => send(res, status, 'application/json; charset=utf-8', `${JSON.stringify(value)}\n`);
+  if (method === 'GET' && path === '/api/v1/silences') {
+    req.resume();
+    return json(200, (routes.alertsJson() as { silences: unknown }).silences);
+  }
+  if (!routes.silences) {
+    req.resume();
+    return json(403, { error: 'the admin API is not enabled (--web.enable-admin-api)' });
+  }
+  if (method === 'POST' && path === '/api/v1/silences') {
+    let body: unknown;
+    try {
+      body = await readJsonBody(req);
+    } catch (err) {
+      return json(400, { error: `body must be JSON: ${(err as Error).message}` });
+    }
+    const result = routes.silences.add(body);
+    return result.ok ? json(200, { id: result.id }) : json(400, { error: result.error });
+  }
+  const id = /^\/api\/v1\/silences\/([^/]+)$/.exec(path)?.[1];
+  req.resume();
+  if (method === 'DELETE' && id) return routes.silences.expire(decodeURIComponent(id)) ? json(200, { expired: id }) : json(404, { error: 'no such silence' });
+  return json(405, { error: 'use GET or POST /api/v1/silences, DELETE /api/v1/silences/{id}' });
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {

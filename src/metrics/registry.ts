@@ -14,6 +14,7 @@ export interface MetricFamilies {
   node: ReturnType<typeof nodeFamily>;
   service: ReturnType<typeof serviceFamily>;
   chain: ReturnType<typeof chainFamily>;
+  alerts: ReturnType<typeof alertFamily>;
   self: ReturnType<typeof selfFamily>;
 }
 
@@ -32,6 +33,7 @@ export function createMetricFamilies(staticLabelNames: readonly string[], option
     node: nodeFamily(gauge, counter),
     service: serviceFamily(gauge),
     chain: chainFamily(gauge, plainGauge),
+    alerts: alertFamily(plainGauge, (name, help, labelNames) => new Counter({ name: PREFIX + name, help, labelNames, registers: [registry] })),
     self: selfFamily(registry, counter),
   };
 }
@@ -109,6 +111,15 @@ function chainFamily(gauge: GaugeFactory, plainGauge: GaugeFactory) {
     networkDelegators: plainGauge('network_delegators', 'Delegators of the network.', ['network']),
     refreshTimestamp: plainGauge('chain_data_last_refresh_timestamp_seconds', 'When chain data was last refreshed.', []),
     refreshErrors: plainGauge('chain_data_last_refresh_errors', 'Requests that failed in the last chain data refresh (details in /api/v1/status).', []),
+  };
+}
+
+function alertFamily(plainGauge: GaugeFactory, plainCounter: CounterFactory) {
+  return {
+    active: plainGauge('alerts', 'Alerts by state (pending, firing).', ['alertname', 'severity', 'state']),
+    delivered: plainCounter('notifications_total', 'Notifications delivered to a receiver.', ['receiver']),
+    failed: plainCounter('notifications_failed_total', 'Failed delivery attempts (retried unless the reason is http_4xx or queue_full).', ['receiver', 'reason']),
+    queue: plainGauge('notification_queue_length', 'Notifications waiting in the receiver outbox.', ['receiver']),
   };
 }
 

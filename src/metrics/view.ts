@@ -163,6 +163,13 @@ export class MetricsView {
     this.lagDirty = true;
   }
 
+  /** The `avahealth_alerts` gauge: counts by alertname, severity and state. */
+  setAlertCounts(alerts: Array<{ alertname: string; severity: string; phase: string }>): void {
+    const gauge = this.families.alerts.active;
+    gauge.reset();
+    for (const a of alerts) if (a.phase !== 'resolved') gauge.inc({ alertname: a.alertname, severity: a.severity, state: a.phase });
+  }
+
   /** Called before each scrape: brings derived series (height lag) up to date when something changed. */
   beforeScrape(): void {
     if (!this.lagDirty || !this.store || !this.config.chainData) return;

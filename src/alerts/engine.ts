@@ -1,0 +1,257 @@
+/**
+ * The alert state machine: inactive → pending → firing → resolved. A condition must hold for N
+ * evaluations (or the node's own contiguousFailures reach N) before it fires; severity escalates
+ * with time or value; a firing alert resolves after resolve_polls good evaluations. Notifications
+ * follow from the difference between an alert's state and what receivers were last told, so
+ * silences, maintenance windows and flapping simply hold them. States are persisted, so a restart
+ * neither repeats a firing alert nor forgets to resolve it.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { ChainDataSnapshot } from '../chaindata/chaindata.js';
+import type { ChainLag } from '../chaindata/lag.js';
+import type { AlertsConfig, Config, NodeTarget, ServiceTarget } from '../config/load.js';
+import type { Logger } from '../log.js';
+import { readJsonFile, writeJsonAtomic } from '../state/atomic.js';
+import type { TargetState } from '../store.js';
+import { evaluateChainData, evaluateNode, evaluateService, isNotReady, ruleFor, type DiskTrend } from './rules.js';
+import { Silences } from './silences.js';
+import { ZERO_TIME, type AlertNotice, type AlertState, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
+
+const DISK_WINDOW_MS = 3600_000;
+
+export interface EngineOptions {
+  log: Logger;
+  /** Receives what one evaluation changed (already persisted in the outboxes before states are saved). */
+  onBatch: (batch: NotificationBatch) => void;
+}
+
+export class AlertEngine {
+  readonly silences: Silences;
+  private readonly states = new Map<string, AlertState>();
+  private readonly disk = new Map<string, Array<[number, number]>>();
+  private readonly file: string;
+  private config: Config;
+
+  constructor(config: Config, private readonly options: EngineOptions) {
+    this.config = config;
+    this.file = join(config.stateDir, 'alerts.json');
+    this.silences = new Silences(config.alerts, config.stateDir, options.log);
+    const read = readJsonFile(this.file, (v): v is { alerts: AlertState[] } => typeof v === 'object' && v !== null && Array.isArray((v as { alerts?: unknown }).alerts));
+    if (read.status === 'ok') for (const state of read.value.alerts) this.states.set(state.key, state);
+    if (read.status === 'corrupt') options.log.error({ file: this.file, movedTo: read.movedTo, error: read.error }, 'alert state file unreadable; set aside, starting empty');
+    if (this.states.size > 0) options.log.info({ alerts: this.states.size }, 'alert states restored');
+  }
+
+  private get alerts(): AlertsConfig {
+    return this.config.alerts;
+  }
+
+  setConfig(config: Config): void {
+    this.config = config;
+    this.silences.setConfig(config.alerts);
+  }
+
+  list(): AlertState[] {
+    return [...this.states.values()];
+  }
+
+  /** Every firing alert as receivers see it (Alertmanager re-sends these). */
+  firing(now = Date.now()): AlertNotice[] {
+    return this.list()
+      .filter((s) => s.phase === 'firing')
+      .map((s) => this.notice(s, 'firing', now));
+  }
+
+  nodeUpdated(target: NodeTarget, state: TargetState, now = Date.now()): void {
+    const ratio = state.observation.endpoints.flatMap((e) => e.report?.checks ?? []).find((c) => c.disk?.availableRatio !== undefined)?.disk?.availableRatio;
+    if (ratio !== undefined) this.recordDisk(target.name, now, ratio);
+    this.evaluate(evaluateNode(target, state, this.alerts, this.diskTrend(target.name), this.config.limits.maxLabelLength), now);
+  }
+
+  serviceUpdated(target: ServiceTarget, state: TargetState, now = Date.now()): void {
+    this.evaluate(evaluateService(target, state, this.config.limits.maxLabelLength), now);
+  }
+
+  chainDataUpdated(snapshot: ChainDataSnapshot, lags: ChainLag[], stateOf: (target: string) => TargetState | undefined, now = Date.now()): void {
+    for (const node of this.config.nodes) {
+      const validator = [...snapshot.validators.values()].find((v) => v.target === node.name);
+      const nodeLags = lags.filter((l) => l.target === node.name);
+      this.evaluate(evaluateChainData(node, nodeLags, validator, isNotReady(stateOf(node.name)), this.alerts, now / 1000, this.config.limits.maxLabelLength), now);
+    }
+  }
+
+  /** A target that left the config: its alerts are resolved (and receivers told). */
+  removeTarget(name: string, now = Date.now()): void {
+    const covers = [...new Set(this.list().filter((s) => s.target === name).map((s) => s.alertname))];
+    if (covers.length === 0) return;
+    this.evaluate({ target: name, covers, unknown: [], conditions: [] }, now, { resolveAtOnce: true });
+    this.disk.delete(name);
+  }
+
+  evaluate(evaluation: Evaluation, now = Date.now(), options: { resolveAtOnce?: boolean } = {}): void {
+    const { target } = evaluation;
+    const active = new Set<string>();
+    let changed = false;
+
+    for (const condition of evaluation.conditions) {
+      const rule = ruleFor(this.alerts, condition.alertname, target);
+      if (rule.disabled) continue;
+      const labels = { alertname: condition.alertname, target, ...condition.identity, ...this.targetLabels(target) };
+      const key = keyOf(labels);
+      active.add(key);
+      let state = this.states.get(key);
+      if (!state || state.phase === 'resolved') {
+        const previous = state;
+        state = {
+          key,
+          fingerprint: fingerprint(key),
+          alertname: condition.alertname,
+          target,
+          labels,
+          annotations: { summary: condition.summary, description: condition.description },
+          phase: 'pending',
+          severity: rule.severity,
+          consecutive: 0,
+          okPolls: 0,
+          activeSince: now,
+          transitions: previous?.transitions ?? [],
+          ...(previous?.notified ? { notified: previous.notified } : {}),
+        };
+        this.states.set(key, state);
+        changed = true;
+      }
+      state.consecutive++;
+      state.okPolls = 0;
+      state.annotations = { summary: condition.summary, description: condition.description };
+      const forPolls = rule.forPolls ?? this.alerts.forPolls;
+      const held = state.consecutive >= forPolls || (condition.nodeFailures ?? 0) >= forPolls;
+      if (state.phase === 'pending' && held && now - state.activeSince >= rule.forMs) {
+        state.phase = 'firing';
+        state.firingSince = now;
+        state.transitions.push(now);
+        changed = true;
+      }
+      if (state.phase === 'firing') {
+        const escalated = rule.criticalAfterMs !== undefined && now - state.firingSince! >= rule.criticalAfterMs;
+        const severity: Severity = condition.severity === 'critical' || rule.severity === 'critical' || escalated ? 'critical' : 'warning';
+        if (severity !== state.severity) [state.severity, changed] = [severity, true];
+      }
+    }
+
+    for (const state of this.states.values()) {
+      if (state.target !== target || active.has(state.key) || state.phase === 'resolved') continue;
+      if (!evaluation.covers.includes(state.alertname) || evaluation.unknown.includes(state.alertname)) continue;
+      if (state.phase === 'pending') {
+        this.states.delete(state.key);
+        changed = true;
+        continue;
+      }
+      state.okPolls++;
+      state.consecutive = 0;
+      if (options.resolveAtOnce || state.okPolls >= this.alerts.resolvePolls) {
+        state.phase = 'resolved';
+        state.endedAt = now;
+        state.transitions.push(now);
+        changed = true;
+      }
+    }
+
+    const notices = this.decideNotifications(target, now);
+    if (notices.length > 0) {
+      this.options.onBatch({ id: randomUUID(), target, createdAt: now, alerts: notices });
+      changed = true;
+    }
+    if (changed) this.persist();
+  }
+
+  /** Compares each alert of the target with what receivers were last told. */
+  private decideNotifications(target: string, now: number): AlertNotice[] {
+    const notices: AlertNotice[] = [];
+    for (const state of [...this.states.values()]) {
+      if (state.target !== target || state.phase === 'pending') continue;
+      state.transitions = state.transitions.filter((t) => now - t < this.alerts.flapWindowMs);
+      const holdReason = this.silences.holds({ ...state.labels, severity: state.severity }, now) ?? (state.transitions.length >= this.alerts.flapThreshold ? 'flapping' : undefined);
+      if (state.phase === 'resolved') {
+        if (!state.notified || state.notified.phase === 'resolved') {
+          this.states.delete(state.key); // never announced: nothing to take back
+        } else if (!holdReason) {
+          notices.push(this.notice(state, 'resolved', now));
+          this.states.delete(state.key);
+        }
+        continue;
+      }
+      if (holdReason) continue;
+      const told = state.notified;
+      let kind: NoticeKind | undefined;
+      if (!told || told.phase !== 'firing') kind = 'firing';
+      else if (told.severity !== state.severity) kind = 'severity_changed';
+      else if (this.alerts.repeatIntervalMs > 0 && now - told.at >= this.alerts.repeatIntervalMs) kind = 'reminder';
+      if (!kind) continue;
+      notices.push(this.notice(state, kind, now));
+      state.notified = { phase: 'firing', severity: state.severity, at: now };
+    }
+    return notices;
+  }
+
+  private notice(state: AlertState, kind: NoticeKind, now: number): AlertNotice {
+    const resolved = state.phase === 'resolved';
+    return {
+      status: resolved ? 'resolved' : 'firing',
+      kind,
+      labels: { ...state.labels, severity: state.severity },
+      annotations: { ...state.annotations },
+      startsAt: new Date(state.firingSince ?? state.activeSince).toISOString(),
+      endsAt: resolved ? new Date(state.endedAt ?? now).toISOString() : ZERO_TIME,
+      fingerprint: state.fingerprint,
+      generatorURL: `${this.config.externalUrl}/targets/${encodeURIComponent(state.target)}`,
+    };
+  }
+
+  private targetLabels(name: string): Record<string, string> {
+    const target = this.config.nodes.find((n) => n.name === name) ?? this.config.services.find((s) => s.name === name);
+    return { ...target?.labels };
+  }
+
+  private recordDisk(target: string, now: number, ratio: number): void {
+    const samples = (this.disk.get(target) ?? []).filter(([t]) => now - t <= DISK_WINDOW_MS);
+    samples.push([now, ratio]);
+    this.disk.set(target, samples.slice(-240));
+  }
+
+  /** Least-squares slope of the free ratio over the last hour (needs ≥ 10 minutes of samples). */
+  private diskTrend(target: string): DiskTrend {
+    const samples = this.disk.get(target) ?? [];
+    return {
+      secondsUntil: (floor) => {
+        if (samples.length < 5 || samples.at(-1)![0] - samples[0]![0] < 600_000) return undefined;
+        const n = samples.length;
+        const meanT = samples.reduce((a, [t]) => a + t, 0) / n;
+        const meanR = samples.reduce((a, [, r]) => a + r, 0) / n;
+        const num = samples.reduce((a, [t, r]) => a + (t - meanT) * (r - meanR), 0);
+        const den = samples.reduce((a, [t]) => a + (t - meanT) ** 2, 0);
+        const slopePerMs = den === 0 ? 0 : num / den;
+        const current = samples.at(-1)![1];
+        if (slopePerMs >= 0 || current <= floor) return current <= floor ? 0 : undefined;
+        return (current - floor) / -slopePerMs / 1000;
+      },
+    };
+  }
+
+  private persist(): void {
+    try {
+      writeJsonAtomic(this.file, { version: 1, alerts: this.list() });
+    } catch (err) {
+      this.options.log.error({ err, file: this.file }, 'cannot save alert states');
+    }
+  }
+}
+
+function keyOf(labels: Record<string, string>): string {
+  return [labels.alertname, labels.target, labels.check ?? '', labels.component ?? '', labels.chain ?? ''].join('|');
+}
+
+/** Stable across restarts and replicas: the dedup key at every receiver. */
+function fingerprint(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,117 @@
+/**
+ * Routes notification batches to receivers (by label matchers and minimum severity) through their
+ * persisted outboxes, and re-sends firing alerts to Alertmanager receivers while they fire.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Config, ReceiverConfig } from '../config/load.js';
+import { ProbeError, type HttpClient } from '../http/client.js';
+import { backoffSeconds } from '../http/rate-limit.js';
+import type { Logger } from '../log.js';
+import { snippet } from '../probes/exchange.js';
+import { Outbox, type OutboxEvents } from './outbox.js';
+import { RECEIVERS } from './receivers/index.js';
+import { DeliveryError, type OutgoingRequest } from './receivers/receiver.js';
+import { matches } from './silences.js';
+import type { AlertNotice, NotificationBatch } from './types.js';
+
+const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** POSTs a notification and classifies the outcome: 2xx done; 408, 429, 5xx and network errors retryable. */
+export function poster(http: HttpClient): (request: OutgoingRequest) => Promise<void> {
+  return async (request) => {
+    let response;
+    try {
+      response = await http.request({ url: request.url, method: 'POST', headers: request.headers, body: request.body, timeoutMs: DELIVERY_TIMEOUT_MS });
+    } catch (err) {
+      const reason = err instanceof ProbeError && err.reason === 'timeout' ? 'timeout' : 'network';
+      throw new DeliveryError(err instanceof Error ? err.message : String(err), true, reason);
+    }
+    const status = response.status;
+    if (status >= 200 && status < 300) return;
+    const message = `HTTP ${status}: ${snippet(response.body)}`;
+    if (status === 429) throw new DeliveryError(message, true, 'rate_limited', backoffSeconds(response.headers, Date.now()) * 1000);
+    if (status === 408 || status >= 500) {
+      const retryAfter = response.headers['retry-after'] !== undefined ? backoffSeconds(response.headers, Date.now()) * 1000 : undefined;
+      throw new DeliveryError(message, true, status === 408 ? 'timeout' : 'http_5xx', retryAfter);
+    }
+    throw new DeliveryError(message, false, 'http_4xx');
+  };
+}
+
+const SEVERITY_RANK = { warning: 1, critical: 2 };
+
+export function routeTo(receiver: ReceiverConfig, alerts: AlertNotice[]): AlertNotice[] {
+  return alerts.filter(
+    (a) => SEVERITY_RANK[(a.labels.severity as 'warning' | 'critical') ?? 'warning'] >= SEVERITY_RANK[receiver.minSeverity] && matches(receiver.matchers, a.labels),
+  );
+}
+
+export class Notifier {
+  private readonly outboxes = new Map<string, Outbox>();
+  private readonly resendTimers = new Map<string, NodeJS.Timeout>();
+  private config: Config;
+
+  constructor(
+    config: Config,
+    http: HttpClient,
+    events: OutboxEvents,
+    private readonly firing: () => AlertNotice[],
+    log: Logger,
+  ) {
+    this.config = config;
+    const post = poster(http);
+    for (const receiver of config.alerts.receivers) {
+      this.outboxes.set(receiver.name, new Outbox(receiver, config.stateDir, post, () => this.config.externalUrl, events, log));
+    }
+  }
+
+  queueLengths(): Record<string, number> {
+    return Object.fromEntries([...this.outboxes].map(([name, o]) => [name, o.length]));
+  }
+
+  dispatch(batch: NotificationBatch): void {
+    for (const receiver of this.config.alerts.receivers) {
+      const alerts = routeTo(receiver, batch.alerts);
+      if (alerts.length > 0) this.outboxes.get(receiver.name)?.enqueue({ ...batch, alerts });
+    }
+  }
+
+  start(): void {
+    for (const outbox of this.outboxes.values()) outbox.start();
+    for (const receiver of this.config.alerts.receivers) {
+      if (receiver.kind !== 'alertmanager') continue;
+      this.resendTimers.set(
+        receiver.name,
+        setInterval(() => {
+          const outbox = this.outboxes.get(receiver.name);
+          // Re-send only when nothing is queued: a backlog already carries the alerts.
+          if (!outbox || outbox.length > 0) return;
+          const alerts = routeTo(receiver, this.firing());
+          if (alerts.length > 0) outbox.enqueue({ id: randomUUID(), target: '*', createdAt: Date.now(), alerts });
+        }, receiver.resendIntervalMs),
+      );
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.resendTimers.values()) clearInterval(timer);
+    this.resendTimers.clear();
+    await Promise.all([...this.outboxes.values()].map((o) => o.stop()));
+  }
+
+  /** Sends a test notification straight to one receiver (no outbox): what `avahealth notify-test` does. */
+  static async sendTest(config: Config, receiver: ReceiverConfig, http: HttpClient): Promise<void> {
+    const now = Date.now();
+    const alert: AlertNotice = {
+      status: 'firing',
+      kind: 'test',
+      labels: { alertname: 'AvahealthTest', target: 'avahealth', severity: 'warning' },
+      annotations: { summary: 'avahealth test notification', description: `Sent by avahealth notify-test to receiver ${receiver.name}. No action needed.` },
+      startsAt: new Date(now).toISOString(),
+      endsAt: new Date(now + 5 * 60_000).toISOString(),
+      fingerprint: 'avahealth-test',
+      generatorURL: config.externalUrl,
+    };
+    await RECEIVERS[receiver.kind].send({ id: randomUUID(), target: 'avahealth', createdAt: now, alerts: [alert] }, receiver, { externalUrl: config.externalUrl, now, post: poster(http) });
+  }
+}

@@ -1,0 +1,29 @@
+/** Slack incoming webhook: Block Kit blocks plus a text fallback; `& < >` escaped as Slack requires. */
+import type { NotificationBatch } from '../types.js';
+import type { ReceiverKind } from './receiver.js';
+import { detailLines, headline, isAllResolved, truncate, worstSeverity } from './text.js';
+
+export function escapeSlack(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function slackPayload(batch: NotificationBatch, externalUrl: string) {
+  const icon = isAllResolved(batch) ? ':large_green_circle:' : worstSeverity(batch) === 'critical' ? ':red_circle:' : ':large_orange_circle:';
+  const title = escapeSlack(headline(batch));
+  const details = detailLines(batch).map((line) => `• ${escapeSlack(line)}`).join('\n');
+  return {
+    text: `${icon} ${title}`,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: truncate(`${icon} *${title}*`, 3000) } },
+      { type: 'section', text: { type: 'mrkdwn', text: truncate(details, 3000) } },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `<${externalUrl}/targets/${encodeURIComponent(batch.target)}|avahealth> · ${new Date(batch.createdAt).toISOString()}` }] },
+    ],
+  };
+}
+
+export const slack: ReceiverKind = {
+  validate: (config) => (config.url ? undefined : 'slack needs a url'),
+  async send(batch, config, ctx) {
+    await ctx.post({ url: config.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(batch, ctx.externalUrl)) });
+  },
+};

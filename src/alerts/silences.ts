@@ -1,0 +1,106 @@
+/**
+ * Silences (from config, and made at runtime through POST /api/v1/silences, persisted) and
+ * recurring maintenance windows: matching alerts keep their state but do not notify.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { Cron } from 'croner';
+import { parseMatchers, type AlertsConfig, type Matcher } from '../config/load.js';
+import type { Logger } from '../log.js';
+import { readJsonFile, writeJsonAtomic } from '../state/atomic.js';
+
+export interface Silence {
+  id: string;
+  matchers: Record<string, string>;
+  startsAt: number;
+  endsAt: number;
+  comment: string;
+  createdBy: string;
+  source: 'config' | 'api';
+}
+
+export function matches(matchers: Matcher[], labels: Record<string, string>): boolean {
+  return matchers.every((m) => {
+    const value = labels[m.name] ?? '';
+    return typeof m.value === 'string' ? value === m.value : m.value.test(value);
+  });
+}
+
+function matcherRecord(matchers: Matcher[]): Record<string, string> {
+  return Object.fromEntries(matchers.map((m) => [m.name, typeof m.value === 'string' ? m.value : `~${m.value.source.replace(/^\^\(\?:(.*)\)\$$/, '$1')}`]));
+}
+
+export class Silences {
+  private api: Silence[] = [];
+  private config: AlertsConfig;
+  private readonly file: string;
+  private readonly crons = new Map<string, Cron>();
+
+  constructor(config: AlertsConfig, stateDir: string, private readonly log: Logger) {
+    this.config = config;
+    this.file = join(stateDir, 'silences.json');
+    const read = readJsonFile(this.file, (v): v is { silences: Silence[] } => typeof v === 'object' && v !== null && Array.isArray((v as { silences?: unknown }).silences));
+    if (read.status === 'ok') this.api = read.value.silences;
+    if (read.status === 'corrupt') log.error({ file: this.file, movedTo: read.movedTo, error: read.error }, 'silences file unreadable; set aside');
+  }
+
+  setConfig(config: AlertsConfig): void {
+    this.config = config;
+  }
+
+  list(now = Date.now()): Silence[] {
+    const fromConfig = this.config.silences.map((s, i) => ({
+      id: `config-${i}`,
+      matchers: matcherRecord(s.matchers),
+      startsAt: s.startsAt,
+      endsAt: s.endsAt,
+      comment: s.comment,
+      createdBy: 'config',
+      source: 'config' as const,
+    }));
+    return [...fromConfig, ...this.api].filter((s) => s.endsAt > now);
+  }
+
+  add(input: { matchers: Record<string, string>; endsAt: number; startsAt?: number; comment?: string; createdBy?: string }, now = Date.now()): Silence {
+    const silence: Silence = {
+      id: randomUUID(),
+      matchers: input.matchers,
+      startsAt: input.startsAt ?? now,
+      endsAt: input.endsAt,
+      comment: input.comment ?? '',
+      createdBy: input.createdBy ?? 'api',
+      source: 'api',
+    };
+    this.api = [...this.api.filter((s) => s.endsAt > now), silence];
+    this.persist();
+    this.log.info({ id: silence.id, matchers: silence.matchers, endsAt: new Date(silence.endsAt).toISOString() }, 'silence added');
+    return silence;
+  }
+
+  expire(id: string): boolean {
+    const before = this.api.length;
+    this.api = this.api.filter((s) => s.id !== id);
+    if (this.api.length === before) return false;
+    this.persist();
+    return true;
+  }
+
+  /** Why notifications for these labels are held now, or undefined when they are not. */
+  holds(labels: Record<string, string>, now: number): string | undefined {
+    for (const s of this.list(now)) {
+      if (s.startsAt <= now && matches(parseMatchers(s.matchers), labels)) return `silenced (${s.id})`;
+    }
+    for (const window of this.config.maintenance) {
+      if (!matches(window.matchers, labels)) continue;
+      let cron = this.crons.get(window.schedule);
+      if (!cron) this.crons.set(window.schedule, (cron = new Cron(window.schedule, { paused: true })));
+      const start = cron.previousRuns(1, new Date(now))[0];
+      if (start && now < start.getTime() + window.durationMs) return 'maintenance window';
+    }
+    return undefined;
+  }
+
+  private persist(): void {
+    writeJsonAtomic(this.file, { version: 1, silences: this.api });
+  }
+}

@@ -1,0 +1,75 @@
+/** Values shared by the alert rules, the state machine, the outboxes and the receivers. */
+import type { AlertName } from '../config/schema.js';
+
+export type { AlertName };
+export type Severity = 'warning' | 'critical';
+
+/** What a rule found true about a target on one evaluation. */
+export interface Condition {
+  alertname: AlertName;
+  target: string;
+  /** Extra identity labels: `check`, `component` or `chain`. */
+  identity: Record<string, string>;
+  severity: Severity;
+  summary: string;
+  description: string;
+  /** The node's own contiguousFailures for the check: enough of them fires at once (survives our restarts). */
+  nodeFailures?: number;
+}
+
+export interface Evaluation {
+  target: string;
+  /** Rules this evaluation speaks for: their states of this target not in `conditions` are over. */
+  covers: AlertName[];
+  /** Rules whose truth cannot be known now (node unreachable): their states stay as they are. */
+  unknown: AlertName[];
+  conditions: Condition[];
+}
+
+export type AlertPhase = 'pending' | 'firing' | 'resolved';
+
+export interface AlertState {
+  key: string;
+  fingerprint: string;
+  alertname: AlertName;
+  target: string;
+  /** alertname, target, identity labels, the target's static labels; `severity` is added when sent. */
+  labels: Record<string, string>;
+  annotations: { summary: string; description: string };
+  phase: AlertPhase;
+  severity: Severity;
+  /** Consecutive evaluations the condition held (pending/firing) or did not (okPolls). */
+  consecutive: number;
+  okPolls: number;
+  activeSince: number;
+  firingSince?: number;
+  endedAt?: number;
+  /** What receivers were last told, so a restart neither repeats nor forgets. */
+  notified?: { phase: 'firing' | 'resolved'; severity: Severity; at: number };
+  /** Times of firing/resolved changes, for flap detection. */
+  transitions: number[];
+}
+
+export type NoticeKind = 'firing' | 'severity_changed' | 'reminder' | 'resolved' | 'test';
+
+/** One alert as receivers see it (Alertmanager's alert shape plus what changed). */
+export interface AlertNotice {
+  status: 'firing' | 'resolved';
+  kind: NoticeKind;
+  labels: Record<string, string>;
+  annotations: { summary: string; description: string };
+  startsAt: string;
+  endsAt: string;
+  fingerprint: string;
+  generatorURL: string;
+}
+
+/** What one evaluation of one target changed: chat receivers send it as one message. */
+export interface NotificationBatch {
+  id: string;
+  target: string;
+  createdAt: number;
+  alerts: AlertNotice[];
+}
+
+export const ZERO_TIME = '0001-01-01T00:00:00Z';

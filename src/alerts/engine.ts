@@ -29,6 +29,8 @@ export interface EngineOptions {
 export class AlertEngine {
   readonly silences: Silences;
   private readonly states = new Map<string, AlertState>();
+  /** Times of firing/resolved changes per alert key; outlives the states (a resolved alert is removed). */
+  private readonly flaps = new Map<string, number[]>();
   private readonly disk = new Map<string, Array<[number, number]>>();
   private readonly file: string;
   private config: Config;
@@ -37,8 +39,11 @@ export class AlertEngine {
     this.config = config;
     this.file = join(config.stateDir, 'alerts.json');
     this.silences = new Silences(config.alerts, config.stateDir, options.log);
-    const read = readJsonFile(this.file, (v): v is { alerts: AlertState[] } => typeof v === 'object' && v !== null && Array.isArray((v as { alerts?: unknown }).alerts));
-    if (read.status === 'ok') for (const state of read.value.alerts) this.states.set(state.key, state);
+    const read = readJsonFile(this.file, (v): v is { alerts: AlertState[]; flaps?: Record<string, number[]> } => typeof v === 'object' && v !== null && Array.isArray((v as { alerts?: unknown }).alerts));
+    if (read.status === 'ok') {
+      for (const state of read.value.alerts) this.states.set(state.key, state);
+      for (const [key, times] of Object.entries(read.value.flaps ?? {})) this.flaps.set(key, times);
+    }
     if (read.status === 'corrupt') options.log.error({ file: this.file, movedTo: read.movedTo, error: read.error }, 'alert state file unreadable; set aside, starting empty');
     if (this.states.size > 0) options.log.info({ alerts: this.states.size }, 'alert states restored');
   }
@@ -115,7 +120,6 @@ export class AlertEngine {
           consecutive: 0,
           okPolls: 0,
           activeSince: now,
-          transitions: previous?.transitions ?? [],
           ...(previous?.notified ? { notified: previous.notified } : {}),
         };
         this.states.set(key, state);
@@ -129,7 +133,7 @@ export class AlertEngine {
       if (state.phase === 'pending' && held && now - state.activeSince >= rule.forMs) {
         state.phase = 'firing';
         state.firingSince = now;
-        state.transitions.push(now);
+        this.recordTransition(key, now);
         changed = true;
       }
       if (state.phase === 'firing') {
@@ -152,7 +156,7 @@ export class AlertEngine {
       if (options.resolveAtOnce || state.okPolls >= this.alerts.resolvePolls) {
         state.phase = 'resolved';
         state.endedAt = now;
-        state.transitions.push(now);
+        this.recordTransition(state.key, now);
         changed = true;
       }
     }
@@ -170,8 +174,7 @@ export class AlertEngine {
     const notices: AlertNotice[] = [];
     for (const state of [...this.states.values()]) {
       if (state.target !== target || state.phase === 'pending') continue;
-      state.transitions = state.transitions.filter((t) => now - t < this.alerts.flapWindowMs);
-      const holdReason = this.silences.holds({ ...state.labels, severity: state.severity }, now) ?? (state.transitions.length >= this.alerts.flapThreshold ? 'flapping' : undefined);
+      const holdReason = this.silences.holds({ ...state.labels, severity: state.severity }, now) ?? (this.isFlapping(state.key, now) ? 'flapping' : undefined);
       if (state.phase === 'resolved') {
         if (!state.notified || state.notified.phase === 'resolved') {
           this.states.delete(state.key); // never announced: nothing to take back
@@ -208,6 +211,18 @@ export class AlertEngine {
     };
   }
 
+  private recordTransition(key: string, now: number): void {
+    this.flaps.set(key, [...(this.flaps.get(key) ?? []), now]);
+  }
+
+  /** More changes than flap_threshold within flap_window: notifications wait until it settles. */
+  private isFlapping(key: string, now: number): boolean {
+    const recent = (this.flaps.get(key) ?? []).filter((t) => now - t < this.alerts.flapWindowMs);
+    if (recent.length === 0) this.flaps.delete(key);
+    else this.flaps.set(key, recent);
+    return recent.length > this.alerts.flapThreshold;
+  }
+
   private targetLabels(name: string): Record<string, string> {
     const target = this.config.nodes.find((n) => n.name === name) ?? this.config.services.find((s) => s.name === name);
     return { ...target?.labels };
@@ -240,7 +255,7 @@ export class AlertEngine {
 
   private persist(): void {
     try {
-      writeJsonAtomic(this.file, { version: 1, alerts: this.list() });
+      writeJsonAtomic(this.file, { version: 1, alerts: this.list(), flaps: Object.fromEntries(this.flaps) });
     } catch (err) {
       this.options.log.error({ err, file: this.file }, 'cannot save alert states');
     }

@@ -100,6 +100,8 @@ export function evaluateNode(target: NodeTarget, state: TargetState, config: Ale
   }
   // A bootstrapping node's chains are expected to fail: only AvalancheNodeNotReady speaks for them.
   const pageable = (c: CheckResult) => !c.passing && !c.notYetRun && !(notReady && (c.chain !== undefined || c.name === 'bootstrapped' || isChainName(c.name)));
+  const diskCheck = report.checks.find((c) => c.disk?.availableRatio !== undefined);
+  const diskRuleOn = diskCheck !== undefined && !ruleFor(config, 'AvalancheDiskLow', target.name).disabled;
   const failing = report.checks.filter(pageable);
   if (failing.length > 0) {
     add({
@@ -111,6 +113,8 @@ export function evaluateNode(target: NodeTarget, state: TargetState, config: Ale
     });
   }
   for (const check of failing) {
+    // With the free ratio known, AvalancheDiskLow speaks for the disk (with its runway): one alert, not two.
+    if (check === diskCheck && diskRuleOn) continue;
     add({
       alertname: 'AvalancheCheckFailing',
       identity: { check: sanitizeLabelValue(check.name, maxLabelLength) },
@@ -120,7 +124,6 @@ export function evaluateNode(target: NodeTarget, state: TargetState, config: Ale
       nodeFailures: check.contiguousFailures,
     });
   }
-  const diskCheck = report.checks.find((c) => c.disk?.availableRatio !== undefined);
   if (diskCheck) {
     const rule = ruleFor(config, 'AvalancheDiskLow', target.name);
     const ratio = diskCheck.disk!.availableRatio!;

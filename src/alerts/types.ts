@@ -46,8 +46,6 @@ export interface AlertState {
   endedAt?: number;
   /** What receivers were last told, so a restart neither repeats nor forgets. */
   notified?: { phase: 'firing' | 'resolved'; severity: Severity; at: number };
-  /** Times of firing/resolved changes, for flap detection. */
-  transitions: number[];
 }
 
 export type NoticeKind = 'firing' | 'severity_changed' | 'reminder' | 'resolved' | 'test';

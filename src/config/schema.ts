@@ -201,7 +201,7 @@ const alertsSchema = z.strictObject({
   resolve_polls: z.number().int().min(1).max(1000).optional().describe('Consecutive good polls before a firing alert resolves (default 1).'),
   repeat_interval: duration().optional().describe('Remind about firing alerts this often (default 4h; 0 = never).'),
   bootstrap_grace: duration().optional().describe('How long a node may be not ready before AvalancheNodeNotReady fires; chain checks do not page meanwhile (default 30m).'),
-  flap_threshold: z.number().int().min(2).optional().describe('State changes within flap_window that make an alert flapping (default 4).'),
+  flap_threshold: z.number().int().min(2).optional().describe('An alert that changes state more often than this within flap_window is flapping: it notifies again once settled (default 4).'),
   flap_window: duration().optional().describe('Default 30m. A flapping alert notifies again once it has been stable this long.'),
   rules: ruleMap.optional().describe('Tuning of the built-in rules.'),
   targets: z.record(z.string(), z.strictObject({ rules: ruleMap })).optional().describe('Per-target tuning: target name → rules.'),

@@ -1,0 +1,214 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AlertEngine } from '../../src/alerts/engine.js';
+import type { NotificationBatch } from '../../src/alerts/types.js';
+import { parseConfig, type Config } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { BOOTSTRAPPING, failing, fixtureReport, HEALTHY, nodeState, serviceState } from '../helpers/states.js';
+
+const MIN = 60_000;
+const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+
+function setup(alerts = '', extra = '') {
+  const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
+  const yaml = `state_dir: ${dir}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1", labels: {network: mainnet}}\nservices:\n  - {name: data-api, kind: data-api, url: "http://127.0.0.1:2"}\n${alerts ? `alerts:\n${alerts}` : ''}${extra}`;
+  const config = parseConfig(yaml, join(dir, 'config.yaml'), {});
+  const batches: NotificationBatch[] = [];
+  const log = createLogger({ level: 'silent', format: 'json' });
+  const make = () => new AlertEngine(config, { log, onBatch: (b) => batches.push(b) });
+  const engine = make();
+  const node = config.nodes[0]!;
+  const service = config.services[0]!;
+  const notices = () => batches.flatMap((b) => b.alerts.map((a) => `${a.kind} ${a.labels.alertname}${a.labels.check ? `/${a.labels.check}` : ''}${a.labels.component ? `/${a.labels.component}` : ''} ${a.labels.severity}`));
+  return { config, engine, node, service, batches, notices, make, dir };
+}
+
+describe('alert state machine', () => {
+  it('a failing check fires after for_polls (2) polls, with its facts, and resolves once', () => {
+    const { engine, node, batches, notices } = setup();
+    engine.nodeUpdated(node, nodeState('v1', failing({ network: 0 })), T0);
+    expect(batches).toEqual([]);
+    expect(engine.list().map((a) => [a.alertname, a.phase])).toEqual([
+      ['AvalancheNodeUnhealthy', 'pending'],
+      ['AvalancheCheckFailing', 'pending'],
+    ]);
+    engine.nodeUpdated(node, nodeState('v1', failing({ network: 0 })), T0 + 15_000);
+    expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/network warning']);
+    const check = batches[0]!.alerts[1]!;
+    expect(check).toMatchObject({
+      status: 'firing',
+      labels: { alertname: 'AvalancheCheckFailing', target: 'v1', check: 'network', severity: 'warning', network: 'mainnet' },
+      annotations: { summary: 'v1: check network failing', description: 'network is failing' },
+      startsAt: new Date(T0 + 15_000).toISOString(),
+      endsAt: '0001-01-01T00:00:00Z',
+    });
+    expect(check.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    engine.nodeUpdated(node, nodeState('v1', failing({ network: 0 })), T0 + 30_000);
+    expect(batches).toHaveLength(1); // still firing: nothing new
+    engine.nodeUpdated(node, nodeState('v1', HEALTHY()), T0 + 45_000);
+    expect(notices().slice(2)).toEqual(['resolved AvalancheNodeUnhealthy warning', 'resolved AvalancheCheckFailing/network warning']);
+    expect(batches[1]!.alerts[1]).toMatchObject({ status: 'resolved', fingerprint: check.fingerprint, endsAt: new Date(T0 + 45_000).toISOString() });
+    expect(engine.list()).toEqual([]);
+  });
+
+  it("the node's own contiguousFailures fire at once (they survive our restarts)", () => {
+    const { engine, node, notices } = setup();
+    engine.nodeUpdated(node, nodeState('v1', failing({ network: 7 })), T0);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning']);
+  });
+
+  it('escalates to critical after critical_after, and reminds at repeat_interval', () => {
+    const { engine, node, notices } = setup('  repeat_interval: 1h\n  rules:\n    AvalancheCheckFailing: {critical_after: 10m}\n    AvalancheNodeUnhealthy: {disabled: true}\n');
+    const poll = (t: number) => engine.nodeUpdated(node, nodeState('v1', failing({ network: 5 })), t);
+    poll(T0);
+    poll(T0 + 9 * MIN);
+    poll(T0 + 11 * MIN);
+    poll(T0 + 30 * MIN);
+    poll(T0 + 72 * MIN);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning', 'severity_changed AvalancheCheckFailing/network critical', 'reminder AvalancheCheckFailing/network critical']);
+  });
+
+  it('an unreachable node pages once, and its check alerts neither resolve nor re-fire meanwhile', () => {
+    const { engine, node, notices } = setup();
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 5 })), T0);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/C warning']); // the node counted 5 failures
+    const down = nodeState('v1', { reason: 'connect', error: 'connection refused (ECONNREFUSED)' });
+    engine.nodeUpdated(node, down, T0 + MIN);
+    engine.nodeUpdated(node, down, T0 + 2 * MIN);
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 8 })), T0 + 3 * MIN);
+    // Unhealthy was pending at the outage and completes its second failing poll after it; C stayed firing throughout.
+    expect(notices().slice(1)).toEqual(['firing AvalancheNodeUnreachable warning', 'firing AvalancheNodeUnhealthy warning', 'resolved AvalancheNodeUnreachable warning']);
+    expect(engine.list().find((a) => a.labels.check === 'C')?.phase).toBe('firing');
+  });
+
+  it('a bootstrapping node does not page for its chain checks; NotReady fires after the grace period', () => {
+    const { engine, node, notices } = setup('  bootstrap_grace: 20m\n');
+    const poll = (t: number) => engine.nodeUpdated(node, nodeState('v1', BOOTSTRAPPING(), false), t);
+    poll(T0);
+    poll(T0 + MIN);
+    // network is not a chain check: it pages (the node counted 7 failures); the disk at 9% pages as DiskLow
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning', 'firing AvalancheNodeUnhealthy warning', 'firing AvalancheDiskLow critical']);
+    poll(T0 + 21 * MIN);
+    expect(notices().slice(3)).toEqual(['firing AvalancheNodeNotReady warning', 'severity_changed AvalancheNodeUnhealthy critical']);
+    expect(engine.list().some((a) => a.labels.check === 'C' || a.labels.check === 'bootstrapped')).toBe(false);
+  });
+
+  it('"not yet run" checks after a restart never page', () => {
+    const { engine, node, notices } = setup();
+    const fresh = fixtureReport('shutting-down.json'); // shuttingDown: not yet run
+    engine.nodeUpdated(node, nodeState('v1', fresh), T0);
+    engine.nodeUpdated(node, nodeState('v1', fresh), T0 + MIN);
+    engine.nodeUpdated(node, nodeState('v1', fresh), T0 + 2 * MIN);
+    expect(notices()).toEqual([]);
+  });
+
+  it('a flapping check stops notifying on every flip, then reports its state once stable', () => {
+    const { engine, node, notices } = setup('  for_polls: 1\n  flap_threshold: 4\n  flap_window: 10m\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n');
+    for (let i = 0; i < 10; i++) engine.nodeUpdated(node, nodeState('v1', i % 2 === 0 ? failing({ C: 1 }) : HEALTHY()), T0 + i * 30_000);
+    // fired and resolved twice, then held: the 3rd firing would be the 5th transition
+    expect(notices()).toEqual([
+      'firing AvalancheCheckFailing/C warning',
+      'resolved AvalancheCheckFailing/C warning',
+      'firing AvalancheCheckFailing/C warning',
+      'resolved AvalancheCheckFailing/C warning',
+    ]);
+    // failing and stable for longer than the window: one notification
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0 + 10 * 30_000);
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0 + 10 * 30_000 + 11 * MIN);
+    expect(notices().slice(4)).toEqual(['firing AvalancheCheckFailing/C warning']);
+  });
+
+  it('a silence holds notifications; when it ends, a still-firing alert is announced', () => {
+    const { engine, node, notices } = setup(`  silences:\n    - {matchers: {target: v1, alertname: "~Avalanche(Check|Node).*"}, ends_at: "${new Date(T0 + 10 * MIN).toISOString()}"}\n`);
+    engine.nodeUpdated(node, nodeState('v1', failing({ X: 3 })), T0);
+    engine.nodeUpdated(node, nodeState('v1', failing({ X: 3 })), T0 + 5 * MIN);
+    expect(notices()).toEqual([]);
+    engine.nodeUpdated(node, nodeState('v1', failing({ X: 3 })), T0 + 11 * MIN);
+    expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/X warning']);
+  });
+
+  it('an alert that fires and resolves inside a silence is never announced', () => {
+    const { engine, node, notices } = setup();
+    engine.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + 60 * MIN }, T0);
+    engine.nodeUpdated(node, nodeState('v1', failing({ X: 3 })), T0);
+    engine.nodeUpdated(node, nodeState('v1', HEALTHY()), T0 + MIN);
+    engine.nodeUpdated(node, nodeState('v1', HEALTHY()), T0 + 61 * MIN);
+    expect(notices()).toEqual([]);
+    expect(engine.list()).toEqual([]);
+  });
+
+  it('maintenance windows hold notifications while open', () => {
+    // a window opening every day at 11:00 UTC for two hours: T0 (12:00) is inside it
+    const { engine, node, notices } = setup('  maintenance:\n    - {matchers: {target: v1}, schedule: "0 0 11 * * *", duration: 2h}\n');
+    engine.nodeUpdated(node, nodeState('v1', failing({ P: 4 })), T0);
+    expect(notices()).toEqual([]);
+    engine.nodeUpdated(node, nodeState('v1', failing({ P: 4 })), T0 + 61 * MIN);
+    // P fired at once (the node counted 4 failures) and, held for an hour, has escalated (critical_after 30m);
+    // Unhealthy needed our second poll, so it only starts firing now
+    expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/P critical']);
+  });
+
+  it('per-target tuning: disabled for one target only', () => {
+    const { engine, node, notices } = setup('  targets:\n    v1:\n      rules:\n        AvalancheCheckFailing: {disabled: true}\n');
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 5 })), T0);
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 5 })), T0 + MIN);
+    expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning']);
+  });
+
+  it('states survive a restart: a firing alert is not re-announced, and its resolve still comes', () => {
+    const { engine, node, notices, make } = setup();
+    engine.nodeUpdated(node, nodeState('v1', failing({ network: 4 })), T0);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning']);
+    const restarted = make();
+    expect(restarted.list().map((a) => [a.alertname, a.phase])).toEqual([
+      ['AvalancheNodeUnhealthy', 'pending'],
+      ['AvalancheCheckFailing', 'firing'],
+    ]);
+    restarted.nodeUpdated(node, nodeState('v1', failing({ network: 5 })), T0 + MIN);
+    expect(notices().slice(1)).toEqual(['firing AvalancheNodeUnhealthy warning']);
+    restarted.nodeUpdated(node, nodeState('v1', HEALTHY()), T0 + 2 * MIN);
+    expect(notices().slice(2)).toEqual(['resolved AvalancheNodeUnhealthy warning', 'resolved AvalancheCheckFailing/network warning']);
+  });
+
+  it('a target removed from the config has its alerts resolved', () => {
+    const { engine, node, notices } = setup();
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 5 })), T0);
+    engine.removeTarget('v1', T0 + MIN);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/C warning', 'resolved AvalancheCheckFailing/C warning']);
+  });
+
+  it('DiskLow fires from the trend before the node reaches its own 10% warning', () => {
+    const { engine, node, notices } = setup('  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n');
+    const withDisk = (ratio: number) => ({
+      healthy: true,
+      checks: HEALTHY().checks.map((c) => (c.name === 'diskspace' ? { ...c, disk: { availableBytes: ratio * 3e12, availableRatio: ratio } } : c)),
+    });
+    // 30% free, falling a point every 2 minutes: 10% is 40 minutes away
+    for (let i = 0; i <= 10; i++) engine.nodeUpdated(node, nodeState('v1', withDisk(0.3 - i * 0.01)), T0 + i * 2 * MIN);
+    expect(notices()).toEqual(['firing AvalancheDiskLow critical']);
+    const batch = engine.list().find((a) => a.alertname === 'AvalancheDiskLow')!;
+    expect(batch.annotations.description).toMatch(/reaches the node's 10% warning in \d+m/);
+  });
+
+  it('service rules: unhealthy and component down; a rate-limited poll changes nothing', () => {
+    const { engine, service, notices } = setup();
+    const degraded = { status: 'error', healthy: false, components: [{ name: 'database', up: true, status: 'up' }, { name: 'cache', up: false, status: 'down', message: 'Connection is closed.' }], message: 'down: cache: Connection is closed.' };
+    engine.serviceUpdated(service, serviceState('data-api', degraded), T0);
+    engine.serviceUpdated(service, serviceState('data-api', degraded), T0 + MIN);
+    expect(notices()).toEqual(['firing AvalancheServiceUnhealthy warning', 'firing AvalancheServiceComponentDown/cache warning']);
+    engine.serviceUpdated(service, serviceState('data-api', { reason: 'rate_limited', error: 'rate limited' }), T0 + 2 * MIN);
+    expect(notices()).toHaveLength(2);
+    engine.serviceUpdated(service, serviceState('data-api', { status: 'ok', healthy: true, components: [] }), T0 + 3 * MIN);
+    expect(notices().slice(2)).toEqual(['resolved AvalancheServiceUnhealthy warning', 'resolved AvalancheServiceComponentDown/cache warning']);
+  });
+
+  it('chain data rules: height lag by blocks, validation ending by time left', () => {
+    const { engine, notices } = setup('  for_polls: 1\n');
+    const snapshot = { chains: new Map(), networks: new Map(), errors: [], validators: new Map([['NodeID-x', { nodeId: 'NodeID-x', target: 'v1', status: 'active' as const, endTimestamp: T0 / 1000 + 2 * 86400, checkedAt: 0 }]]) };
+    engine.chainDataUpdated(snapshot, [{ target: 'v1', chain: 'C', lagBlocks: 600 }, { target: 'v1', chain: 'P', lagBlocks: 10 }], () => undefined, T0);
+    expect(notices()).toEqual(['firing AvalancheNodeHeightLag critical', 'firing AvalancheValidatorEndingSoon warning']);
+    expect(engine.list().find((a) => a.alertname === 'AvalancheNodeHeightLag')!.labels.chain).toBe('C');
+  });
+});

@@ -195,7 +195,7 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
 
 export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): Config {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(shieldEnvRefs(text), { lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number | undefined, message: string): ConfigProblem => {
     const pos = lineCounter.linePos(offset ?? 0);
     return { file, line: pos.line, col: pos.col, message };
@@ -268,7 +268,18 @@ function firstLine(text: string): string {
 }
 
 /** `${VAR}`, `${VAR:-default}`; `$$` is a literal `$`. Substituted inside string scalars only. */
-const ENV_REF = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+const ENV_REF = /\$\$|\$[{\uE000]([A-Za-z_][A-Za-z0-9_]*)(?::-([^}\uE001\n]*))?[}\uE001]/g;
+const OPEN = '\uE000';
+const CLOSE = '\uE001';
+
+/**
+ * `{` and `}` may not stand in a plain scalar inside a flow mapping, so `{secret: ${SECRET}}` is not
+ * YAML. Before parsing, the braces of each `${…}` become private-use characters of the same length
+ * (every line:column stays exact); substituteEnv reads both forms.
+ */
+function shieldEnvRefs(text: string): string {
+  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*(?::-[^}\n]*)?)\}/g, (match, inner: string | undefined) => (inner === undefined ? match : `$${OPEN}${inner}${CLOSE}`));
+}
 
 /** Substitutes in place; returns the scalars that referenced unset variables (and which). */
 function substituteEnv(doc: Document, env: NodeJS.ProcessEnv): Map<YamlNode, string[]> {

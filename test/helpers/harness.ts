@@ -39,14 +39,14 @@ export interface RunningDaemon {
   stop: () => Promise<void>;
 }
 
-export async function startDaemon(yaml: string): Promise<RunningDaemon> {
+export async function startDaemon(yaml: string, options: { adminApi?: boolean; lifecycle?: boolean } = {}): Promise<RunningDaemon> {
   const file = writeConfig(yaml);
   const config = loadConfigFile(file);
   const stream = new PassThrough();
   let logText = '';
   stream.on('data', (chunk: Buffer) => (logText += chunk.toString()));
   const logger = createLogger({ level: 'debug', format: 'json', destination: stream });
-  const daemon = new Daemon(config, { logger, listen: { host: '127.0.0.1', port: 0 }, enableLifecycle: true });
+  const daemon = new Daemon(config, { logger, listen: { host: '127.0.0.1', port: 0 }, enableLifecycle: options.lifecycle ?? true, enableAdminApi: options.adminApi ?? true });
   await daemon.start();
   return { daemon, url: `http://127.0.0.1:${daemon.address!.port}`, logs: () => logText, stop: () => daemon.stop() };
 }

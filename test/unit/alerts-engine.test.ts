@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AlertEngine } from '../../src/alerts/engine.js';
 import type { NotificationBatch } from '../../src/alerts/types.js';
-import { parseConfig, type Config } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { BOOTSTRAPPING, failing, fixtureReport, HEALTHY, nodeState, serviceState } from '../helpers/states.js';
 

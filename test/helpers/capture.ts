@@ -1,0 +1,42 @@
+/** A real local HTTP server that records every request and answers as the test says. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startFixtureServer } from './harness.js';
+
+export interface Captured {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  json: unknown;
+  at: number;
+}
+
+export type Responder = (req: Captured, index: number) => { status: number; headers?: Record<string, string>; body?: string };
+
+export async function startCapture(respond: Responder = () => ({ status: 200 })) {
+  const requests: Captured[] = [];
+  let responder = respond;
+  const server = await startFixtureServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      const captured: Captured = { path: req.url ?? '/', headers: req.headers, body, json, at: Date.now() };
+      const answer = responder(captured, requests.length);
+      requests.push(captured);
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+      res.end(answer.body ?? '{}');
+    });
+  });
+  return {
+    ...server,
+    requests,
+    on: (path: string) => requests.filter((r) => r.path === path),
+    respond: (next: Responder) => (responder = next),
+  };
+}

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SIM_PORT, demoFleet, fleetConfigYaml } from '../../src/sim/fleet.js';
 import { SimServer } from '../../src/sim/server.js';
+import { startCapture } from '../helpers/capture.js';
 import { ROOT, runCli, startCli } from '../helpers/cli.js';
 import { closedPort, get, parseExposition, sample, startSim, writeConfig } from '../helpers/harness.js';
 
@@ -208,6 +209,23 @@ describe('avahealth run and simulate', () => {
       expect(await sim.exit).toBe(0);
     } finally {
       sim.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('avahealth notify-test', () => {
+  it('sends one test notification to the named receiver', async () => {
+    const capture = await startCapture(() => ({ status: 200 }));
+    try {
+      const file = writeConfig(`alerts:\n  receivers:\n    - {name: chat, slack: {url: "${capture.url}/slack/T000/B000/secretpart"}}\n`);
+      expect(await runCli(['notify-test', '--config', file, '--receiver', 'chat'])).toMatchObject({ code: 0, stdout: 'test notification delivered to chat (slack)\n' });
+      expect((capture.requests[0]!.json as { text: string }).text).toBe(':large_orange_circle: avahealth: avahealth test notification');
+      expect(await runCli(['notify-test', '--config', file, '--receiver', 'nope'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--receiver must name a receiver of') });
+      capture.respond(() => ({ status: 404, body: 'no_service' }));
+      const failed = await runCli(['notify-test', '--config', file, '--receiver', 'chat']);
+      expect(failed).toMatchObject({ code: 1, stderr: 'test notification to chat failed: HTTP 404: no_service\n' });
+    } finally {
+      await capture.close();
     }
   });
 });

@@ -11,6 +11,8 @@ const PHRASES: Record<string, [string, string]> = {
   AvalancheValidatorEndingSoon: ['validation ending soon', 'validation renewed'],
 };
 
+const GROUPED = new Set(['AvalancheCheckFailing', 'AvalancheServiceComponentDown', 'AvalancheNodeHeightLag']);
+
 /** "validator-1: C, P, X and network failing; unhealthy". */
 export function headline(batch: NotificationBatch): string {
   const parts: string[] = [];
@@ -18,6 +20,8 @@ export function headline(batch: NotificationBatch): string {
     const names = batch.alerts.filter((a) => a.status === status && a.labels.alertname === alertname).map((a) => a.labels[label]!);
     if (names.length > 0) parts.push(`${listNames(names)} ${verb}`);
   };
+  // Alerts without a phrase of their own (a test, a future rule) say their summary.
+  for (const a of batch.alerts) if (!GROUPED.has(a.labels.alertname!) && !PHRASES[a.labels.alertname!]) parts.push(a.annotations.summary);
   group('firing', 'failing', 'check', 'AvalancheCheckFailing');
   group('firing', 'down', 'component', 'AvalancheServiceComponentDown');
   group('firing', 'behind', 'chain', 'AvalancheNodeHeightLag');

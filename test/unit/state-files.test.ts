@@ -1,0 +1,77 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { AlertEngine } from '../../src/alerts/engine.js';
+import { Outbox } from '../../src/alerts/outbox.js';
+import { ConfigError } from '../../src/config/errors.js';
+import { parseConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { readJsonFile, writeJsonAtomic } from '../../src/state/atomic.js';
+
+function logged() {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (c: Buffer) => (text += c.toString()));
+  return { log: createLogger({ level: 'info', format: 'json', destination: stream }), text: () => text };
+}
+
+describe('state files', () => {
+  it('are written atomically and read back; garbage is set aside, not fatal', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-state-'));
+    const file = join(dir, 'x.json');
+    writeJsonAtomic(file, { version: 1, items: [1, 2] });
+    const isItems = (v: unknown): v is { items: number[] } => typeof v === 'object' && v !== null && Array.isArray((v as { items?: unknown }).items);
+    expect(readJsonFile(file, isItems)).toEqual({ status: 'ok', value: { version: 1, items: [1, 2] } });
+    expect(readdirSync(dir)).toEqual(['x.json']); // no temporary file left behind
+    writeFileSync(file, '{"version":1,"items":[1,2');
+    const read = readJsonFile(file, isItems);
+    expect(read.status).toBe('corrupt');
+    expect(readdirSync(dir)).toEqual([expect.stringMatching(/^x\.json\.corrupt-\d{4}-/)]);
+    expect(readJsonFile(join(dir, 'missing.json'), isItems)).toEqual({ status: 'missing' });
+  });
+
+  it('a corrupt alert state or outbox file is reported and set aside; the daemon starts empty', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-state-'));
+    mkdirSync(join(dir, 'outbox'));
+    writeFileSync(join(dir, 'alerts.json'), 'not json at all');
+    writeFileSync(join(dir, 'outbox', 'hook.json'), '{"items": "nope"}');
+    const config = parseConfig(`state_dir: ${dir}\nalerts:\n  receivers:\n    - {name: hook, webhook: {url: "http://127.0.0.1:9/hook"}}\n`, join(dir, 'c.yaml'), {});
+    const { log, text } = logged();
+    const engine = new AlertEngine(config, { log, onBatch: () => undefined });
+    const outbox = new Outbox(config.alerts.receivers[0]!, dir, async () => undefined, () => '', { delivered: () => undefined, failed: () => undefined, queueLength: () => undefined }, log);
+    expect(engine.list()).toEqual([]);
+    expect(outbox.length).toBe(0);
+    expect(text()).toContain('alert state file unreadable; set aside, starting empty');
+    expect(text()).toContain('outbox file unreadable; set aside');
+    expect(readdirSync(dir).some((f) => f.startsWith('alerts.json.corrupt-'))).toBe(true);
+    expect(readdirSync(join(dir, 'outbox')).some((f) => f.startsWith('hook.json.corrupt-'))).toBe(true);
+    expect(readFileSync(join(dir, 'outbox', readdirSync(join(dir, 'outbox'))[0]!), 'utf8')).toBe('{"items": "nope"}');
+  });
+});
+
+describe('receiver configuration', () => {
+  const problems = (yaml: string) => {
+    try {
+      parseConfig(yaml, 'c.yaml', {});
+    } catch (err) {
+      return (err as ConfigError).message;
+    }
+    return '';
+  };
+
+  it('needs exactly one kind, an http(s) url, and a routing key for PagerDuty', () => {
+    expect(problems('alerts:\n  receivers:\n    - {name: x}\n')).toBe('c.yaml:3:7: receiver "x" needs exactly one of webhook, slack, discord, pagerduty, alertmanager');
+    expect(problems('alerts:\n  receivers:\n    - {name: x, slack: {url: "http://a"}, discord: {url: "http://b"}}\n')).toContain('(has slack, discord)');
+    expect(problems('alerts:\n  receivers:\n    - {name: x, webhook: {}}\n')).toBe('c.yaml:3:26: receiver "x": webhook needs an http(s) url (url or url_file)');
+    expect(problems('alerts:\n  receivers:\n    - {name: x, pagerduty: {}}\n')).toBe('c.yaml:3:28: receiver "x": pagerduty needs routing_key or routing_key_file');
+    expect(problems('alerts:\n  receivers:\n    - {name: x, slack: {url: "http://a"}, matchers: {target: "~(unclosed"}}\n')).toContain('invalid regular expression');
+  });
+
+  it('the three-line webhook receiver from the docs works as written', () => {
+    const config = parseConfig('state_dir: ./data\nalerts:\n  receivers:\n    - name: oncall\n      webhook: {url: http://127.0.0.1:9999/hook, secret: ${WEBHOOK_SECRET}}\n', '/tmp/c.yaml', { WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
+    expect(config.alerts.receivers[0]).toMatchObject({ name: 'oncall', kind: 'webhook', url: 'http://127.0.0.1:9999/hook', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
+    expect(config.stateDir).toBe('/tmp/data');
+  });
+});

@@ -121,6 +121,11 @@ describe('the admin API', () => {
   });
 });
 
+/** One node polled every second, alerts after one poll, one webhook receiver at `${url}/hook`. */
+function oneNodeOneHook(sim: SimServer, url: string) {
+  return startDaemon(`nodes:\n  - {name: n, url: "${sim.nodeUrl('n')}", interval: 1s}\nalerts:\n  for_polls: 1\n  receivers:\n    - {name: hook, webhook: {url: "${url}/hook"}}\n`);
+}
+
 describe('delivery when the receiver is down', () => {
   it('retries through 500s and a 429 with Retry-After: everything arrives, in order, duplicates only of the same id', { timeout: 60_000 }, async () => {
     const sim = await startSim([{ name: 'n', scenario: 'healthy' }]);
@@ -130,14 +135,7 @@ describe('delivery when the receiver is down', () => {
       if (i === 2) return { status: 429, headers: { 'retry-after': '5' }, body: 'slow down' };
       return { status: 200 };
     });
-    const d = await startDaemon(`
-nodes:
-  - {name: n, url: "${sim.nodeUrl('n')}", interval: 1s}
-alerts:
-  for_polls: 1
-  receivers:
-    - {name: hook, webhook: {url: "${capture.url}/hook"}}
-`);
+    const d = await oneNodeOneHook(sim, capture.url);
     try {
       // three batches while the receiver is down: firing, resolved, firing again
       await setScenario(sim, 'n', 'network-down');
@@ -170,14 +168,7 @@ alerts:
   it('a 4xx rejection is not retried, and is reported', async () => {
     const sim = await startSim([{ name: 'n', scenario: 'network-down' }]);
     const capture = await startCapture(() => ({ status: 400, body: '{"error":"bad payload"}' }));
-    const d = await startDaemon(`
-nodes:
-  - {name: n, url: "${sim.nodeUrl('n')}", interval: 1s}
-alerts:
-  for_polls: 1
-  receivers:
-    - {name: hook, webhook: {url: "${capture.url}/hook"}}
-`);
+    const d = await oneNodeOneHook(sim, capture.url);
     try {
       await waitFor('the rejection', async () => sample(await scrape(d.url), 'avahealth_notifications_failed_total', { receiver: 'hook', reason: 'http_4xx' }) === 1, 15_000);
       await waitFor('a second poll round', () => (d.daemon.store.get('n')?.rounds ?? 0) >= 3, 10_000);

@@ -188,3 +188,25 @@ describe('delivery when the receiver is down', () => {
     }
   });
 });
+
+describe('alertmanager receiver', () => {
+  it('re-sends firing alerts every resend_interval while they fire, then sends the resolve', { timeout: 30_000 }, async () => {
+    const sim = await startSim([{ name: 'n', scenario: 'network-down' }]);
+    const capture = await startCapture(() => ({ status: 200 }));
+    const d = await startDaemon(`nodes:\n  - {name: n, url: "${sim.nodeUrl('n')}", interval: 1s}\nalerts:\n  for_polls: 1\n  receivers:\n    - {name: am, alertmanager: {url: "${capture.url}/am", resend_interval: 1s}}\n`);
+    try {
+      await waitFor('three posts while firing', () => capture.on('/am/api/v2/alerts').length >= 3, 15_000);
+      const posts = capture.on('/am/api/v2/alerts').map((r) => r.json as Array<{ labels: Record<string, string>; endsAt: string }>);
+      // every post carries the same alerts, each still active
+      const identity = (alerts: Array<{ labels: Record<string, string> }>) => alerts.map((a) => `${a.labels.alertname}/${a.labels.check ?? ''}`).sort().join();
+      expect(new Set(posts.map(identity)).size).toBe(1);
+      expect(posts.every((alerts) => alerts.every((a) => Date.parse(a.endsAt) > Date.now()))).toBe(true);
+      await setScenario(sim, 'n', 'healthy');
+      await waitFor('a resolve', () => capture.on('/am/api/v2/alerts').some((r) => (r.json as Array<{ endsAt: string }>).every((a) => Date.parse(a.endsAt) <= Date.now())), 10_000);
+    } finally {
+      await d.stop();
+      await sim.close();
+      await capture.close();
+    }
+  });
+});

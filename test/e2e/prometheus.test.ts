@@ -1,0 +1,117 @@
+/**
+ * End to end against a real Prometheus: it scrapes the daemon (watching the simulated demo fleet)
+ * every second with the shipped rules; every dashboard query and rule must parse, dashboard panels
+ * must return data (or be listed below with the reason they legitimately cannot), and a failing
+ * node must show up as a Prometheus alert.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboards } from '../../dashboards/dashboards.js';
+import { ruleGroups } from '../../deploy/prometheus/rules.js';
+import { demoFleet, fleetConfigYaml } from '../../src/sim/fleet.js';
+import { SimServer } from '../../src/sim/server.js';
+import { startCapture } from '../helpers/capture.js';
+import { ROOT } from '../helpers/cli.js';
+import { closedPort, get, setScenario, startDaemon, waitFor, type RunningDaemon } from '../helpers/harness.js';
+import { requireTool } from '../helpers/tools.js';
+
+const prometheusBin = requireTool('prometheus', 'the end-to-end test against a real Prometheus');
+const promtool = requireTool('promtool', 'promtool check metrics');
+
+/** Panels whose query may rightly return nothing in this scenario, and why. */
+const MAY_BE_EMPTY: Record<string, string> = {
+  'Pending alerts': 'alerts pass through pending between polls; none may be pending at the moment of the query',
+  'Failed delivery attempts': 'the receiver in this scenario accepts every notification',
+  'Failures by reason': 'the simulated hosted APIs answer every probe',
+  'Skipped polls': 'no poll overruns its interval against the simulator',
+};
+
+type PromResult = { status: string; data: { resultType: string; result: unknown[] }; error?: string };
+
+describe.skipIf(!prometheusBin)('a real Prometheus scraping avahealth', () => {
+  let sim: SimServer;
+  let daemon: RunningDaemon;
+  let prometheus: ChildProcess;
+  let promUrl: string;
+  let capture: Awaited<ReturnType<typeof startCapture>>;
+
+  const query = async (expr: string): Promise<PromResult> => JSON.parse((await get(`${promUrl}/api/v1/query?query=${encodeURIComponent(expr)}`)).body) as PromResult;
+
+  beforeAll(async () => {
+    sim = new SimServer(demoFleet());
+    await sim.listen(0);
+    capture = await startCapture(() => ({ status: 200 }));
+    const yaml = fleetConfigYaml(demoFleet(), { baseUrl: sim.baseUrl, listen: '127.0.0.1:0', interval: '1s' });
+    daemon = await startDaemon(`${yaml}alerts:\n  for_polls: 1\n  receivers:\n    - {name: oncall, webhook: {url: "${capture.url}/hook"}}\n`);
+
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-prometheus-'));
+    const port = await closedPort();
+    promUrl = `http://127.0.0.1:${port}`;
+    writeFileSync(
+      join(dir, 'prometheus.yml'),
+      `global: {scrape_interval: 1s, evaluation_interval: 1s}\nrule_files: ["${join(ROOT, 'deploy/prometheus/avahealth.rules.yml')}"]\nscrape_configs:\n  - job_name: avahealth\n    static_configs: [{targets: ["127.0.0.1:${daemon.daemon.address!.port}"]}]\n`,
+    );
+    prometheus = spawn(prometheusBin!, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+    await waitFor('Prometheus to have a few scrapes of avahealth', async () => {
+      try {
+        const r = await query('count_over_time(avahealth_build_info[1m])');
+        return Number((r.data.result[0] as { value?: [number, string] } | undefined)?.value?.[1] ?? 0) >= 8;
+      } catch {
+        return false;
+      }
+    }, 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    prometheus?.kill('SIGTERM');
+    await daemon?.stop();
+    await sim?.close();
+    await capture?.close();
+  });
+
+  const panels = dashboards().flatMap((d) =>
+    (d.panels as Array<{ type: string; title: string; targets?: Array<{ expr: string }> }>)
+      .filter((p) => p.type !== 'row')
+      .flatMap((p) => (p.targets ?? []).map((t) => ({ dashboard: d.uid as string, title: p.title, expr: t.expr }))),
+  );
+
+  it.each(panels.map((p) => [`${p.dashboard}: ${p.title}`, p] as const))('dashboard query %s parses and returns data', async (_name, panel) => {
+    const expr = panel.expr
+      .replaceAll('target="$target"', 'target="validator-1"')
+      .replaceAll('$target', '.*')
+      .replaceAll('$service', '.*')
+      .replaceAll('$__rate_interval', '1m');
+    const result = await query(expr);
+    expect(result.status, `${expr}: ${result.error ?? ''}`).toBe('success');
+    if (!MAY_BE_EMPTY[panel.title]) expect(result.data.result.length, `no data for ${expr}`).toBeGreaterThan(0);
+  });
+
+  it.each(ruleGroups.flatMap((g) => g.rules).map((r) => [r.alert ?? r.record!, r.expr] as const))('rule %s parses', async (_name, expr) => {
+    expect((await query(expr)).status).toBe('success');
+  });
+
+  it('a failing node shows up as a pending or firing Prometheus alert', async () => {
+    await setScenario(sim, 'validator-1', 'network-down');
+    await waitFor('AvalancheCheckFailing for validator-1 in Prometheus', async () => {
+      const alerts = JSON.parse((await get(`${promUrl}/api/v1/alerts`)).body) as { data: { alerts: Array<{ labels: Record<string, string>; state: string }> } };
+      return alerts.data.alerts.some((a) => a.labels.alertname === 'AvalancheCheckFailing' && a.labels.target === 'validator-1' && a.labels.check === 'network' && ['pending', 'firing'].includes(a.state));
+    }, 30_000);
+  });
+
+  it.skipIf(!promtool)('promtool check metrics reports nothing but prom-client default metric names', async () => {
+    const metrics = (await get(`${daemon.url}/metrics`)).body;
+    const result = await new Promise<string>((resolve) => {
+      const p = spawn(promtool!, ['check', 'metrics']);
+      let out = '';
+      p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      p.stderr.on('data', (c: Buffer) => (out += c.toString()));
+      p.on('close', () => resolve(out));
+      p.stdin.end(metrics);
+    });
+    const complaints = result.split('\n').filter((line) => line.trim() !== '');
+    for (const line of complaints) expect(line, line).toMatch(/^(nodejs_|process_)/);
+  });
+});

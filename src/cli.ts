@@ -41,6 +41,8 @@ Options:
   --log.format FORMAT      json|pretty (default json)
   --web.enable-lifecycle   allow POST /-/reload
   --web.enable-admin-api   allow POST /api/v1/silences and DELETE /api/v1/silences/{id}
+  --web.config.file FILE   TLS, basic auth and headers (Prometheus exporter-toolkit format)
+  --config.watch           reload the config when the file changes (SIGHUP and /-/reload always work)
   --period DURATION        simulate: the nodes' health-check period (default 3s)
   --version, --help
 `;
@@ -52,6 +54,8 @@ const OPTIONS = {
   'log.format': { type: 'string' },
   'web.enable-lifecycle': { type: 'boolean' },
   'web.enable-admin-api': { type: 'boolean' },
+  'web.config.file': { type: 'string' },
+  'config.watch': { type: 'boolean' },
   receiver: { type: 'string' },
   format: { type: 'string' },
   target: { type: 'string' },
@@ -149,12 +153,23 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
   }
   const logger = loggerFor(values, config);
   const listenOverride = parseListen(values.listen);
-  const daemon = new Daemon(config, {
+  let daemon: Daemon;
+  try {
+    daemon = new Daemon(config, {
     logger,
     enableLifecycle: values['web.enable-lifecycle'] ?? false,
     enableAdminApi: values['web.enable-admin-api'] ?? false,
+    watchConfig: values['config.watch'] ?? false,
+    ...(values['web.config.file'] ? { webConfigFile: values['web.config.file'] } : {}),
     ...(listenOverride ? { listen: listenOverride } : {}),
-  });
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
   await daemon.start();
   return new Promise<number>((resolve) => {
     let stopping = false;

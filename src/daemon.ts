@@ -10,6 +10,7 @@ import { loadConfigFile, type Config } from './config/load.js';
 import { ConfigError } from './config/errors.js';
 import { HttpClient } from './http/client.js';
 import { closeServer, createHttpServer, listen } from './http/server.js';
+import { fingerprintFiles, Gatekeeper, loadWebConfig } from './http/webconfig.js';
 import type { Logger } from './log.js';
 import { RateLimitGate } from './http/rate-limit.js';
 import { MetricsView, targetsOf } from './metrics/view.js';
@@ -28,6 +29,11 @@ export interface DaemonOptions {
   enableAdminApi?: boolean;
   /** Overrides `listen:` (tests use port 0). */
   listen?: { host: string; port: number };
+  /** `--web.config.file`: TLS, basic auth and headers for every route. */
+  webConfigFile?: string;
+  /** Re-read the config file when it changes (opt-in; SIGHUP and POST /-/reload always work). */
+  watchConfig?: boolean;
+  watchIntervalMs?: number;
 }
 
 export class Daemon {
@@ -40,6 +46,8 @@ export class Daemon {
   private readonly gates = new Map<string, RateLimitGate>();
   private chainDataRun: Promise<void> | undefined;
   private chainDataAgain = false;
+  private readonly gate?: Gatekeeper;
+  private readonly watchers: NodeJS.Timeout[] = [];
   readonly alerts: AlertEngine;
   private notifier: Notifier;
   /** Notifications have their own client: a reload may replace the probes' one. */
@@ -71,6 +79,7 @@ export class Daemon {
       },
     });
     this.scheduler.setSchedules(schedulesOf(config));
+    if (options.webConfigFile) this.gate = new Gatekeeper(loadWebConfig(options.webConfigFile));
     this.server = createHttpServer(
       {
         metrics: async () => {
@@ -91,7 +100,37 @@ export class Daemon {
         ...(options.enableAdminApi ? { silences: { add: (body: unknown) => this.addSilence(body), expire: (id: string) => this.alerts.silences.expire(id) } } : {}),
       },
       (err) => log.error({ err }, 'HTTP handler failed'),
+      this.gate,
     );
+  }
+
+  /** Polls the modification times of watched files (web config, certificates, the config). */
+  private watch(files: () => string[], onChange: () => void, everyMs = this.options.watchIntervalMs ?? WATCH_INTERVAL_MS): void {
+    let last = fingerprintFiles(files());
+    const timer = setInterval(() => {
+      const now = fingerprintFiles(files());
+      if (now === last) return;
+      last = now;
+      onChange();
+    }, everyMs);
+    timer.unref();
+    this.watchers.push(timer);
+  }
+
+  private reloadWebConfig(): void {
+    const log = this.options.logger;
+    try {
+      const next = loadWebConfig(this.options.webConfigFile!);
+      if (Boolean(next.tls) !== Boolean(this.gate!.current.tls)) {
+        log.error('web config switches between HTTP and HTTPS: restart avahealth to apply it; keeping the current one');
+        return;
+      }
+      if (next.tls) (this.server as unknown as { setSecureContext(o: object): void }).setSecureContext(next.tls);
+      this.gate!.update(next);
+      log.info({ tls: Boolean(next.tls), users: next.users.size }, 'web config reloaded');
+    } catch (err) {
+      log.error({ error: err instanceof ConfigError ? err.message : String(err) }, 'web config reload failed; keeping the current one');
+    }
   }
 
   private createNotifier(config: Config): Notifier {
@@ -128,6 +167,11 @@ export class Daemon {
     return { ok: true, id: silence.id };
   }
 
+  /** `https` when the web config turns TLS on. */
+  get scheme(): 'http' | 'https' {
+    return this.gate?.current.tls ? 'https' : 'http';
+  }
+
   get ready(): boolean {
     return this.firstRoundDone;
   }
@@ -139,6 +183,8 @@ export class Daemon {
     if (this.pending.size === 0) this.firstRoundDone = true;
     this.scheduler.start();
     this.notifier.start();
+    if (this.gate) this.watch(() => this.gate!.current.files, () => this.reloadWebConfig());
+    if (this.options.watchConfig) this.watch(() => [this.config.file], () => void this.reload());
     for (const warning of this.config.warnings) this.options.logger.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
     this.options.logger.info({ address: `${this.address.address}:${this.address.port}`, targets: this.pending.size, version: VERSION }, 'avahealth started');
   }
@@ -245,6 +291,7 @@ export class Daemon {
     ]);
     clearTimeout(timer);
     if (!drained) log.warn({ timeoutMs: timeout }, 'in-flight polls did not finish in time; abandoning them');
+    for (const timer of this.watchers) clearInterval(timer);
     await this.notifier.stop();
     await closeServer(this.server);
     await this.poller.close();
@@ -252,6 +299,9 @@ export class Daemon {
     log.info('stopped');
   }
 }
+
+/** How often watched files (web config, certificates, config) are checked for changes. */
+const WATCH_INTERVAL_MS = 2000;
 
 /** Scheduler job of the chain data refresh (not a target name: target names cannot contain `@`). */
 const CHAIN_DATA_JOB = '@chain-data';

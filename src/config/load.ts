@@ -193,7 +193,19 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   return parseConfig(text, file, env);
 }
 
-export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): Config {
+export interface ParsedYaml<T> {
+  data: T;
+  doc: Document;
+  /** A problem at a YAML offset (or at the node of a path, through `nodeAt`). */
+  at: (offset: number | undefined, message: string) => ConfigProblem;
+  warnings: ConfigProblem[];
+}
+
+/**
+ * YAML text → a value checked by `schema`, with `${ENV}` substitution and every problem located as
+ * FILE:LINE:COL. Shared by the config and the web config.
+ */
+export function parseYaml<S extends z.ZodType>(text: string, file: string, schema: S, env: NodeJS.ProcessEnv = process.env): ParsedYaml<z.output<S>> {
   const lineCounter = new LineCounter();
   const doc = parseDocument(shieldEnvRefs(text), { lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number | undefined, message: string): ConfigProblem => {
@@ -203,15 +215,11 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   if (doc.errors.length > 0) {
     throw new ConfigError(doc.errors.map((e) => at(e.pos[0], `YAML syntax error: ${firstLine(e.message)}`)));
   }
-
-  const problems: ConfigProblem[] = [];
   // An unset variable becomes an empty value (an optional api_key: ${KEY} simply stays off); if that
   // empty value is not allowed where it stands, the error says which variable was missing.
   const unset = substituteEnv(doc, env);
   const warnings = [...unset].map(([node, names]) => at(node.range?.[0], `environment variable ${names.join(', ')} is not set; using an empty value`));
-
-  const raw = doc.toJS() ?? {};
-  const result = configSchema.safeParse(raw);
+  const result = schema.safeParse(doc.toJS() ?? {});
   if (!result.success) {
     throw new ConfigError(
       result.error.issues.flatMap((issue) => {
@@ -220,6 +228,12 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
       }),
     );
   }
+  return { data: result.data, doc, at, warnings };
+}
+
+export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): Config {
+  const { data, doc, at, warnings } = parseYaml(text, file, configSchema, env);
+  const problems: ConfigProblem[] = [];
 
   const baseDir = dirname(resolvePath(file));
   const readSecretFile = (path: (string | number)[], relative: string): string | undefined => {
@@ -230,9 +244,9 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
       return undefined;
     }
   };
-  const config = resolveConfig(result.data, file, baseDir, readSecretFile);
+  const config = resolveConfig(data, file, baseDir, readSecretFile);
   config.warnings = warnings;
-  config.alerts = resolveAlerts(result.data.alerts ?? {}, readSecretFile, (path, message) => problems.push(at(nodeAt(doc, path)?.range?.[0], message)));
+  config.alerts = resolveAlerts(data.alerts ?? {}, readSecretFile, (path, message) => problems.push(at(nodeAt(doc, path)?.range?.[0], message)));
   if (problems.length > 0) throw new ConfigError(problems);
 
   const seen = new Map<string, string>();
@@ -253,7 +267,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   });
   if (config.chainData) {
     for (const [key, kind] of [['data_api', 'data-api'], ['metrics_api', 'metrics-api']] as const) {
-      const name = result.data.chain_data?.[key];
+      const name = data.chain_data?.[key];
       if (name !== undefined && !config.services.some((s) => s.name === name && s.service === kind)) {
         problems.push(at(nodeAt(doc, ['chain_data', key])?.range?.[0], `chain_data.${key}: no ${kind} service named "${name}"`));
       }
@@ -302,7 +316,7 @@ function substituteEnv(doc: Document, env: NodeJS.ProcessEnv): Map<YamlNode, str
   return unset;
 }
 
-function nodeAt(doc: Document, path: readonly PropertyKey[]): YamlNode | undefined {
+export function nodeAt(doc: Document, path: readonly PropertyKey[]): YamlNode | undefined {
   let node: unknown = doc.contents;
   for (const key of path) {
     if (isMap(node)) node = node.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === String(key))?.value;

@@ -1,6 +1,8 @@
 /** The daemon's HTTP server: metrics, liveness/readiness of avahealth itself, reload, status. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Gatekeeper } from './webconfig.js';
 
 export interface Routes {
   metrics: () => Promise<{ contentType: string; body: string }>;
@@ -34,14 +36,23 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
-export function createHttpServer(routes: Routes, onError: (err: unknown) => void): Server {
-  const server = createServer((req, res) => {
+/** Plain HTTP, or HTTPS when the web config has TLS; with a gatekeeper, every route needs to pass it. */
+export function createHttpServer(routes: Routes, onError: (err: unknown) => void, gate?: Gatekeeper): Server {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    for (const [name, value] of Object.entries(gate?.current.headers ?? {})) res.setHeader(name, value);
+    const denied = gate?.deny(req);
+    if (denied) {
+      req.resume();
+      return send(res, denied.status, 'text/plain; charset=utf-8', `${denied.message}\n`, denied.status === 401 ? { 'www-authenticate': 'Basic realm="avahealth", charset="UTF-8"' } : {});
+    }
     handle(routes, req, res).catch((err: unknown) => {
       onError(err);
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
       else res.destroy();
     });
-  });
+  };
+  const tls = gate?.current.tls;
+  const server: Server = tls ? (createTlsServer(tls, handler) as unknown as Server) : createServer(handler);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;

@@ -39,16 +39,34 @@ export interface RunningDaemon {
   stop: () => Promise<void>;
 }
 
-export async function startDaemon(yaml: string, options: { adminApi?: boolean; lifecycle?: boolean } = {}): Promise<RunningDaemon> {
-  const file = writeConfig(yaml);
+export interface DaemonTestOptions {
+  adminApi?: boolean;
+  lifecycle?: boolean;
+  webConfigFile?: string;
+  watchConfig?: boolean;
+  /** Write the config here instead of a new temporary file. */
+  file?: string;
+}
+
+export async function startDaemon(yaml: string, options: DaemonTestOptions = {}): Promise<RunningDaemon> {
+  const file = options.file ?? writeConfig(yaml);
+  if (options.file) writeFileSync(file, yaml);
   const config = loadConfigFile(file);
   const stream = new PassThrough();
   let logText = '';
   stream.on('data', (chunk: Buffer) => (logText += chunk.toString()));
   const logger = createLogger({ level: 'debug', format: 'json', destination: stream });
-  const daemon = new Daemon(config, { logger, listen: { host: '127.0.0.1', port: 0 }, enableLifecycle: options.lifecycle ?? true, enableAdminApi: options.adminApi ?? true });
+  const daemon = new Daemon(config, {
+    logger,
+    listen: { host: '127.0.0.1', port: 0 },
+    enableLifecycle: options.lifecycle ?? true,
+    enableAdminApi: options.adminApi ?? true,
+    watchConfig: options.watchConfig ?? false,
+    watchIntervalMs: 100,
+    ...(options.webConfigFile ? { webConfigFile: options.webConfigFile } : {}),
+  });
   await daemon.start();
-  return { daemon, url: `http://127.0.0.1:${daemon.address!.port}`, logs: () => logText, stop: () => daemon.stop() };
+  return { daemon, url: `${daemon.scheme}://127.0.0.1:${daemon.address!.port}`, logs: () => logText, stop: () => daemon.stop() };
 }
 
 /** Waits until `predicate` holds, checking every 20 ms; fails with `what` after `timeoutMs`. */

@@ -9,6 +9,7 @@ import { ConfigError, formatProblem } from './config/errors.js';
 import { loadConfigFile, parseConfig, type Config } from './config/load.js';
 import { jsonSchema } from './config/schema.js';
 import { Daemon } from './daemon.js';
+import { parseShard, type Shard } from './shard.js';
 import { createLogger, type Logger } from './log.js';
 import { DEMO_SIM_PORT, demoFleet, fleetConfigYaml, uniformFleet, type FleetNode } from './sim/fleet.js';
 import { isScenario, SCENARIOS } from './sim/scenarios.js';
@@ -43,6 +44,8 @@ Options:
   --web.enable-admin-api   allow POST /api/v1/silences and DELETE /api/v1/silences/{id}
   --web.config.file FILE   TLS, basic auth and headers (Prometheus exporter-toolkit format)
   --config.watch           reload the config when the file changes (SIGHUP and /-/reload always work)
+  --shard I/N              poll only shard I (0-based) of N, by a stable hash of the target name;
+                           auto/N takes I from the hostname's -<ordinal> (a StatefulSet pod)
   --period DURATION        simulate: the nodes' health-check period (default 3s)
   --version, --help
 `;
@@ -56,6 +59,7 @@ const OPTIONS = {
   'web.enable-admin-api': { type: 'boolean' },
   'web.config.file': { type: 'string' },
   'config.watch': { type: 'boolean' },
+  shard: { type: 'string' },
   receiver: { type: 'string' },
   format: { type: 'string' },
   target: { type: 'string' },
@@ -133,6 +137,14 @@ function loggerFor(values: Values, config: Config | undefined, fallbackLevel = '
   return createLogger({ level: values['log.level'] ?? config?.log.level ?? fallbackLevel, format });
 }
 
+function shardOption(text: string): Shard {
+  try {
+    return parseShard(text);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
 function parseListen(text: string | undefined): { host: string; port: number } | undefined {
   if (text === undefined) return undefined;
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(text);
@@ -160,6 +172,7 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
     enableLifecycle: values['web.enable-lifecycle'] ?? false,
     enableAdminApi: values['web.enable-admin-api'] ?? false,
     watchConfig: values['config.watch'] ?? false,
+    ...(values.shard ? { shard: shardOption(values.shard) } : {}),
     ...(values['web.config.file'] ? { webConfigFile: values['web.config.file'] } : {}),
     ...(listenOverride ? { listen: listenOverride } : {}),
     });

@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { AlertEngine } from './alerts/engine.js';
 import { Notifier } from './alerts/notifier.js';
 import { chainLags } from './chaindata/lag.js';
-import { loadConfigFile, type Config } from './config/load.js';
+import { loadConfigFile, type Config, type NodeTarget } from './config/load.js';
+import { DiscoveryManager } from './discovery/index.js';
+import { inShard, type Shard } from './shard.js';
 import { ConfigError } from './config/errors.js';
 import { HttpClient } from './http/client.js';
 import { closeServer, createHttpServer, listen } from './http/server.js';
@@ -31,6 +33,8 @@ export interface DaemonOptions {
   listen?: { host: string; port: number };
   /** `--web.config.file`: TLS, basic auth and headers for every route. */
   webConfigFile?: string;
+  /** `--shard I/N`: poll only the targets whose name hashes to shard I of N. */
+  shard?: Shard;
   /** Re-read the config file when it changes (opt-in; SIGHUP and POST /-/reload always work). */
   watchConfig?: boolean;
   watchIntervalMs?: number;
@@ -47,6 +51,10 @@ export class Daemon {
   private chainDataRun: Promise<void> | undefined;
   private chainDataAgain = false;
   private readonly gate?: Gatekeeper;
+  /** The config as the file says; `config` adds discovered nodes and keeps this replica's shard. */
+  private baseConfig: Config;
+  private discovered: NodeTarget[] = [];
+  private discovery?: DiscoveryManager;
   private readonly watchers: NodeJS.Timeout[] = [];
   readonly alerts: AlertEngine;
   private notifier: Notifier;
@@ -55,11 +63,16 @@ export class Daemon {
   private firstRoundDone = false;
   address?: AddressInfo;
 
+  private config: Config;
+
   constructor(
-    private config: Config,
+    config: Config,
     private readonly options: DaemonOptions,
   ) {
     const log = options.logger;
+    this.baseConfig = config;
+    this.config = this.effective();
+    config = this.config;
     this.metrics = new MetricsView(config);
     this.metrics.attach(this.store);
     this.metrics.setReloadResult(true);
@@ -176,9 +189,30 @@ export class Daemon {
     return this.firstRoundDone;
   }
 
+  /** Static and discovered nodes (static ones win a name clash), then only this replica's shard. */
+  private effective(): Config {
+    const base = this.baseConfig;
+    const names = new Set(base.nodes.map((n) => n.name));
+    const nodes = [...base.nodes, ...this.discovered.filter((n) => !names.has(n.name))].filter((n) => inShard(n.name, this.options.shard));
+    return { ...base, nodes, services: base.services.filter((s) => inShard(s.name, this.options.shard)) };
+  }
+
+  private async startDiscovery(): Promise<void> {
+    this.discovery?.stop();
+    this.discovery = undefined;
+    this.discovered = [];
+    if (!this.baseConfig.discovery) return;
+    this.discovery = new DiscoveryManager(this.baseConfig.discovery, this.options.logger, (nodes) => {
+      this.discovered = nodes;
+      void this.apply(this.effective());
+    });
+    await this.discovery.start();
+  }
+
   async start(): Promise<void> {
     const { host, port } = this.options.listen ?? this.config.listen;
     this.address = await listen(this.server, host, port);
+    await this.startDiscovery();
     for (const target of targetsOf(this.config)) this.pending.add(target.name);
     if (this.pending.size === 0) this.firstRoundDone = true;
     this.scheduler.start();
@@ -194,16 +228,19 @@ export class Daemon {
     const log = this.options.logger;
     let next: Config;
     try {
-      next = loadConfigFile(this.config.file);
+      next = loadConfigFile(this.baseConfig.file);
     } catch (err) {
       this.metrics.setReloadResult(false);
       const error = err instanceof ConfigError ? err.message : String(err);
       log.error({ error }, 'config reload failed; keeping the running config');
       return { ok: false, error };
     }
-    await this.apply(next);
+    const discoveryChanged = JSON.stringify(next.discovery) !== JSON.stringify(this.baseConfig.discovery);
+    this.baseConfig = next;
+    if (discoveryChanged) await this.startDiscovery();
+    await this.apply(this.effective());
     this.metrics.setReloadResult(true);
-    log.info({ targets: targetsOf(next).length }, 'config reloaded');
+    log.info({ targets: targetsOf(this.config).length }, 'config reloaded');
     return { ok: true };
   }
 
@@ -292,6 +329,7 @@ export class Daemon {
     clearTimeout(timer);
     if (!drained) log.warn({ timeoutMs: timeout }, 'in-flight polls did not finish in time; abandoning them');
     for (const timer of this.watchers) clearInterval(timer);
+    this.discovery?.stop();
     await this.notifier.stop();
     await closeServer(this.server);
     await this.poller.close();

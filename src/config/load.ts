@@ -134,8 +134,16 @@ export interface AlertsConfig {
   receivers: ReceiverConfig[];
 }
 
+export interface DiscoveryConfig {
+  fileSd: Array<{ files: string[]; refreshMs: number; scheme: 'http' | 'https'; labels: Record<string, string> }>;
+  dns: Array<{ names: string[]; type: 'A' | 'AAAA' | 'SRV'; port: number; refreshMs: number; scheme: 'http' | 'https'; labels: Record<string, string>; servers: string[] }>;
+  /** A node resolved from `defaults:` alone: discovered nodes are this with their own name, URL and labels. */
+  template: NodeTarget;
+}
+
 export interface Config {
   file: string;
+  discovery?: DiscoveryConfig;
   stateDir: string;
   externalUrl: string;
   alerts: AlertsConfig;
@@ -412,7 +420,37 @@ function resolveConfig(parsed: ParsedConfig, file: string, baseDir: string, read
     nodes: (parsed.nodes ?? []).map((node, i) => resolveNode(node, defaults, network, ['nodes', i], baseDir, readSecretFile)),
     services,
     ...(chainData ? { chainData } : {}),
+    ...(parsed.discovery ? { discovery: resolveDiscovery(parsed, defaults, network, baseDir, readSecretFile) } : {}),
   };
+}
+
+const DISCOVERY_REFRESH_MS = 30_000;
+
+function resolveDiscovery(parsed: ParsedConfig, defaults: NonNullable<ParsedConfig['defaults']>, network: Network, baseDir: string, readSecretFile: ReadSecretFile): DiscoveryConfig {
+  const d = parsed.discovery!;
+  return {
+    fileSd: (d.file_sd ?? []).map((f) => ({
+      files: f.files.map((file) => resolvePath(baseDir, file)),
+      refreshMs: f.refresh_interval ?? DISCOVERY_REFRESH_MS,
+      scheme: f.scheme ?? 'http',
+      labels: f.labels ?? {},
+    })),
+    dns: (d.dns ?? []).map((n) => ({
+      names: n.names,
+      type: n.type ?? (n.port === undefined ? 'SRV' : 'A'),
+      port: n.port ?? 9650,
+      refreshMs: n.refresh_interval ?? DISCOVERY_REFRESH_MS,
+      scheme: n.scheme ?? 'http',
+      labels: n.labels ?? {},
+      servers: n.servers ?? [],
+    })),
+    template: resolveNode({ name: 'discovered', url: 'http://discovered' }, defaults, network, ['defaults'], baseDir, readSecretFile),
+  };
+}
+
+/** A discovered node: the defaults template with its own name, URL and labels. */
+export function discoveredNode(template: NodeTarget, name: string, url: string, labels: Record<string, string>): NodeTarget {
+  return { ...template, name, baseUrl: url.replace(/\/+$/, ''), labels: { ...template.labels, ...labels } };
 }
 
 function resolveChainData(parsed: ParsedConfig, network: Network, services: ServiceTarget[]): ChainDataConfig | undefined {

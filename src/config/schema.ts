@@ -144,6 +144,32 @@ const chainData = z.strictObject({
   tps: z.boolean().optional().describe('Read average TPS from the Metrics API (default true when one is configured).'),
 });
 
+const discoverySchema = z.strictObject({
+  file_sd: z
+    .array(
+      z.strictObject({
+        files: z.array(z.string()).min(1).describe('Prometheus file_sd files (JSON or YAML; globs like targets/*.json); re-read when they change.'),
+        refresh_interval: duration({ ms: 1000, text: '1s' }).optional().describe('How often the files are checked (default 30s).'),
+        scheme: z.enum(['http', 'https']).optional().describe('For host:port targets (default http).'),
+        labels: labels.optional(),
+      }),
+    )
+    .optional(),
+  dns: z
+    .array(
+      z.strictObject({
+        names: z.array(z.string().min(1)).min(1).describe('DNS names to resolve (a headless Kubernetes Service is the common case).'),
+        type: z.enum(['A', 'AAAA', 'SRV']).optional().describe('Default SRV when no port is given, else A.'),
+        port: z.number().int().min(1).max(65535).optional().describe('Port for A/AAAA answers (default 9650).'),
+        refresh_interval: duration({ ms: 1000, text: '1s' }).optional().describe('How often names are re-resolved (default 30s).'),
+        scheme: z.enum(['http', 'https']).optional(),
+        servers: z.array(z.string()).optional().describe('DNS servers to ask (IP or IP:port) instead of the system resolver.'),
+        labels: labels.optional(),
+      }),
+    )
+    .optional(),
+});
+
 export const ALERT_NAMES = [
   'AvalancheNodeUnreachable',
   'AvalancheNodeUnhealthy',
@@ -244,6 +270,7 @@ export const configSchema = z.strictObject({
     .optional(),
   nodes: z.array(nodeSchema).optional().describe('AvalancheGo nodes to poll.'),
   services: z.array(serviceSchema).optional().describe('Hosted Avalanche APIs to poll (Data API, Metrics API).'),
+  discovery: discoverySchema.optional().describe('Nodes found in files (file_sd) or DNS; they take their settings from defaults:.'),
   chain_data: chainData.optional().describe('Opt-in: what only the network can tell about a node (height lag, validator status, chain status, TPS).'),
   state_dir: z.string().optional().describe('Where alert states, silences and undelivered notifications are kept (default ./data).'),
   external_url: z.string().optional().describe('URL of this avahealth, used in notifications (default http://<listen>).'),

@@ -367,7 +367,9 @@ function locateIssue(
   }
   let message = issue.message;
   if (issue.code === 'invalid_type') {
-    const got = describeYaml(nodeAt(doc, issue.path));
+    // The value itself is not repeated where it may be a secret (a numeric api_key, say).
+    const secretish = /key|secret|token|password|url|auth/i.test(String(issue.path.at(-1) ?? ''));
+    const got = describeYaml(nodeAt(doc, issue.path), !secretish);
     message = got === 'nothing' ? `${where}: required (${issue.expected})` : `${where}: expected ${issue.expected}, got ${got}`;
   } else if (issue.code === 'invalid_key') {
     message = `${where}: invalid key: ${issue.issues.map((i) => i.message).join('; ')}`;
@@ -379,11 +381,11 @@ function locateIssue(
   return [at(node?.range?.[0], message)];
 }
 
-function describeYaml(node: YamlNode | undefined): string {
+function describeYaml(node: YamlNode | undefined, showValue = true): string {
   if (node === undefined) return 'nothing';
   if (isMap(node)) return 'a mapping';
   if (isSeq(node)) return 'a list';
-  if (isScalar(node)) return node.value === null ? 'null' : `${typeof node.value} ${JSON.stringify(node.value)}`;
+  if (isScalar(node)) return node.value === null ? 'null' : showValue ? `${typeof node.value} ${JSON.stringify(node.value)}` : typeof node.value;
   return 'something else';
 }
 
@@ -522,6 +524,13 @@ function resolveAlerts(parsed: ParsedAlerts, readSecretFile: ReadSecretFile, rep
   };
 }
 
+/** A secret URL, and its path and query on their own (where webhook tokens live; receivers echo paths). */
+function urlSecrets(url: string): string[] {
+  const { pathname, search } = new URL(url);
+  const tail = `${pathname}${search}`;
+  return tail.length >= 8 ? [url, tail] : [url];
+}
+
 function resolveReceiver(r: ParsedReceiver, path: (string | number)[], readSecretFile: ReadSecretFile, report: (path: (string | number)[], message: string) => void): ReceiverConfig | undefined {
   const kinds = RECEIVER_KINDS.filter((k) => r[k] !== undefined);
   if (kinds.length !== 1) {
@@ -549,7 +558,7 @@ function resolveReceiver(r: ParsedReceiver, path: (string | number)[], readSecre
     url: url.replace(/\/+$/, kind === 'alertmanager' ? '' : '$&'),
     headers: (settings.headers as Record<string, string> | undefined) ?? {},
     resendIntervalMs: (settings.resend_interval as number | undefined) ?? DEFAULTS.alertmanagerResendMs,
-    secrets: kind === 'alertmanager' || kind === 'pagerduty' ? [] : [url],
+    secrets: kind === 'alertmanager' || kind === 'pagerduty' ? [] : urlSecrets(url),
   };
   const signing = kind === 'webhook' ? secret('secret') : undefined;
   if (signing) {
@@ -643,8 +652,9 @@ function resolveNode(
   const basic = pick('basic_auth');
   if (basic) {
     const password = basic.password ?? fileSecret(basic.password_file, [...pathOf('basic_auth'), 'password_file'], readSecretFile) ?? '';
-    headers.authorization = `Basic ${Buffer.from(`${basic.username}:${password}`).toString('base64')}`;
-    if (password) secrets.push(password);
+    const credential = Buffer.from(`${basic.username}:${password}`).toString('base64');
+    headers.authorization = `Basic ${credential}`;
+    if (password) secrets.push(password, credential);
   }
   for (const [name, value] of Object.entries(headers)) {
     if (/^(authorization|proxy-authorization|x-.*(key|token|secret).*|cookie)$/i.test(name)) secrets.push(value);

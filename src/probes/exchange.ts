@@ -38,8 +38,16 @@ export async function observe(
 
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[REDACTED]');
+  // Longest first, so a secret URL is replaced whole before its path is.
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) if (secret.length >= 4) out = out.split(secret).join('[REDACTED]');
   return out;
+}
+
+/** A URL fit to show: no user:password@ and no query string (tokens live there). */
+export function displayUrl(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}${u.search ? '?…' : ''}`;
 }
 
 export function parseJson(response: HttpResponse): unknown {

@@ -5,6 +5,7 @@
 import type { ChainDataSnapshot } from '../chaindata/chaindata.js';
 import type { Target } from '../config/load.js';
 import type { CheckResult, EndpointObservation } from '../observation.js';
+import { displayUrl } from '../probes/exchange.js';
 import { endpointKey, type Store } from '../store.js';
 
 export type TargetState = 'healthy' | 'warning' | 'unhealthy' | 'unreachable' | 'pending';
@@ -65,7 +66,7 @@ function isWarningOnly(check: CheckResult): boolean {
 
 export function targetStatus(target: Target, store: Store): TargetStatus {
   const state = store.get(target.name);
-  const base = { name: target.name, kind: target.kind, url: target.baseUrl, labels: target.labels };
+  const base = { name: target.name, kind: target.kind, url: displayUrl(target.baseUrl), labels: target.labels };
   if (!state) return { ...base, state: 'pending', summary: 'not polled yet', failingChecks: [], heights: {}, endpoints: [] };
   const endpoints = state.observation.endpoints.map((e) => endpointStatus(e, state.lastSuccessAt.get(endpointKey(e))));
   const unreachable = state.observation.endpoints.filter((e) => !e.ok);

@@ -331,6 +331,7 @@ export class Daemon {
     for (const timer of this.watchers) clearInterval(timer);
     this.discovery?.stop();
     await this.notifier.stop();
+    this.alerts.flush();
     await closeServer(this.server);
     await this.poller.close();
     await this.deliveryHttp.close();

@@ -19,6 +19,7 @@ import { Silences } from './silences.js';
 import { ZERO_TIME, type AlertNotice, type AlertState, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
 
 const DISK_WINDOW_MS = 3600_000;
+const PERSIST_DELAY_MS = 250;
 
 export interface EngineOptions {
   log: Logger;
@@ -34,6 +35,7 @@ export class AlertEngine {
   private readonly disk = new Map<string, Array<[number, number]>>();
   private readonly file: string;
   private config: Config;
+  private persistTimer?: NodeJS.Timeout;
 
   constructor(config: Config, private readonly options: EngineOptions) {
     this.config = config;
@@ -166,7 +168,25 @@ export class AlertEngine {
       this.options.onBatch({ id: randomUUID(), target, createdAt: now, alerts: notices });
       changed = true;
     }
-    if (changed) this.persist();
+    if (changed) this.schedulePersist();
+  }
+
+  /**
+   * Alert states are written at most every PERSIST_DELAY_MS. Their notifications are already in
+   * the outbox journals (durable first), so a crash inside the window can repeat a notification
+   * (same fingerprint, at-least-once) but never lose one.
+   */
+  private schedulePersist(): void {
+    if (this.persistTimer) return;
+    this.persistTimer = setTimeout(() => this.flush(), PERSIST_DELAY_MS);
+    this.persistTimer.unref();
+  }
+
+  /** Writes the alert states now (on stop, and before reading them back in tests). */
+  flush(): void {
+    clearTimeout(this.persistTimer);
+    this.persistTimer = undefined;
+    this.persist();
   }
 
   /** Compares each alert of the target with what receivers were last told. */

@@ -1,14 +1,16 @@
 /**
- * One persisted queue per receiver (`state_dir/outbox/<receiver>.json`, rewritten atomically on
- * every change). Delivered strictly in order; a failed head is retried with exponential backoff
- * and jitter, never sooner than the receiver's Retry-After; a rejection (4xx other than 408/429)
- * is dropped and reported. Delivery is at-least-once: an item is removed only after it was sent.
+ * One persisted queue per receiver: a journal `state_dir/outbox/<receiver>.jsonl` (an fsynced line
+ * per enqueue, delivery and retry; compacted as it grows), so persisting costs the same whatever
+ * the backlog. Delivered strictly in order; a failed head is retried with exponential backoff and
+ * jitter, never sooner than the receiver's Retry-After; a rejection (4xx other than 408/429) is
+ * dropped and reported. At-least-once: an item is marked done only after it was sent.
  */
 import { join } from 'node:path';
 import type { ReceiverConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { redact } from '../probes/exchange.js';
-import { readJsonFile, writeJsonAtomic } from '../state/atomic.js';
+import { renameSync } from 'node:fs';
+import { Journal } from '../state/journal.js';
 import { DeliveryError, type SendContext } from './receivers/receiver.js';
 import { RECEIVERS } from './receivers/index.js';
 import type { NotificationBatch } from './types.js';
@@ -18,6 +20,26 @@ export interface OutboxItem {
   attempts: number;
   nextAttemptAt: number;
   lastError?: string;
+}
+
+type JournalOp = { add: OutboxItem } | { done: string } | { retry: { id: string; attempts: number; nextAttemptAt: number; lastError?: string } };
+
+/** The undelivered items recorded in an outbox journal, in order. */
+export function replayOutbox(ops: JournalOp[]): OutboxItem[] {
+  const items = new Map<string, OutboxItem>();
+  for (const op of ops) {
+    if ('add' in op) items.set(op.add.batch.id, op.add);
+    else if ('done' in op) items.delete(op.done);
+    else {
+      const item = items.get(op.retry.id);
+      if (item) Object.assign(item, { attempts: op.retry.attempts, nextAttemptAt: op.retry.nextAttemptAt, lastError: op.retry.lastError });
+    }
+  }
+  return [...items.values()];
+}
+
+export function outboxFile(stateDir: string, receiver: string): string {
+  return join(stateDir, 'outbox', `${receiver}.jsonl`);
 }
 
 export interface OutboxEvents {
@@ -38,7 +60,7 @@ export function backoffMs(attempts: number, retryAfterMs: number | undefined, ra
 
 export class Outbox {
   private items: OutboxItem[] = [];
-  private readonly file: string;
+  private readonly journal: Journal<JournalOp>;
   private timer?: NodeJS.Timeout;
   private sending?: Promise<void>;
   private stopped = false;
@@ -51,10 +73,20 @@ export class Outbox {
     private readonly events: OutboxEvents,
     private readonly log: Logger,
   ) {
-    this.file = join(stateDir, 'outbox', `${config.name}.json`);
-    const read = readJsonFile(this.file, (v): v is { items: OutboxItem[] } => typeof v === 'object' && v !== null && Array.isArray((v as { items?: unknown }).items));
-    if (read.status === 'ok') this.items = read.value.items;
-    if (read.status === 'corrupt') log.error({ receiver: config.name, file: this.file, movedTo: read.movedTo, error: read.error }, 'outbox file unreadable; set aside');
+    this.journal = new Journal<JournalOp>(outboxFile(stateDir, config.name));
+    try {
+      const { ops, torn } = this.journal.read();
+      this.items = replayOutbox(ops);
+      if (torn) log.warn({ receiver: config.name }, 'outbox journal ended in a partial line (a crash mid-write); ignored');
+    } catch (err) {
+      const movedTo = `${this.journal.path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      try {
+        renameSync(this.journal.path, movedTo);
+      } catch {
+        // it will be overwritten by compaction
+      }
+      log.error({ receiver: config.name, file: this.journal.path, movedTo, error: (err as Error).message }, 'outbox file unreadable; set aside');
+    }
     if (this.items.length > 0) log.info({ receiver: config.name, queued: this.items.length }, 'undelivered notifications restored');
     events.queueLength(config.name, this.items.length);
   }
@@ -68,13 +100,15 @@ export class Outbox {
   }
 
   enqueue(batch: NotificationBatch): void {
-    this.items.push({ batch, attempts: 0, nextAttemptAt: 0 });
+    const item: OutboxItem = { batch, attempts: 0, nextAttemptAt: 0 };
+    this.items.push(item);
+    const ops: JournalOp[] = [{ add: item }];
     if (this.items.length > MAX_ITEMS) {
-      this.items.shift();
+      ops.push({ done: this.items.shift()!.batch.id });
       this.events.failed(this.config.name, 'queue_full');
       this.log.error({ receiver: this.config.name }, 'outbox full: oldest notification dropped');
     }
-    this.persist();
+    this.record(ops);
     this.wake();
   }
 
@@ -88,6 +122,7 @@ export class Outbox {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.sending;
+    this.journal.close();
   }
 
   private wake(): void {
@@ -109,6 +144,7 @@ export class Outbox {
     try {
       await RECEIVERS[this.config.kind].send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: this.post });
       this.items.shift();
+      this.record([{ done: item.batch.id }]);
       this.events.delivered(name);
       this.log.info({ receiver: name, target: item.batch.target, alerts: item.batch.alerts.length, attempts: item.attempts + 1 }, 'notification delivered');
     } catch (err) {
@@ -117,22 +153,24 @@ export class Outbox {
       this.events.failed(name, failure.reason);
       if (!failure.retryable) {
         this.items.shift();
+        this.record([{ done: item.batch.id }]);
         this.log.error({ receiver: name, target: item.batch.target, error }, 'notification rejected by the receiver; dropped');
       } else {
         item.attempts++;
         item.lastError = error;
         item.nextAttemptAt = Date.now() + backoffMs(item.attempts, failure.retryAfterMs);
+        this.record([{ retry: { id: item.batch.id, attempts: item.attempts, nextAttemptAt: item.nextAttemptAt, lastError: error } }]);
         this.log.warn({ receiver: name, error, attempts: item.attempts, retryAt: new Date(item.nextAttemptAt).toISOString() }, 'notification delivery failed; will retry');
       }
     }
-    this.persist();
   }
 
-  private persist(): void {
+  private record(ops: JournalOp[]): void {
     try {
-      writeJsonAtomic(this.file, { version: 1, receiver: this.config.name, items: this.items });
+      this.journal.append(ops);
+      this.journal.compact(this.items.map((add) => ({ add })));
     } catch (err) {
-      this.log.error({ err, file: this.file }, 'cannot save the outbox');
+      this.log.error({ err, file: this.journal.path }, 'cannot save the outbox');
     }
     this.events.queueLength(this.config.name, this.items.length);
   }

@@ -7,12 +7,16 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, wr
 import { basename, dirname, join } from 'node:path';
 
 export function writeJsonAtomic(path: string, value: unknown): void {
+  writeFileAtomic(path, JSON.stringify(value));
+}
+
+export function writeFileAtomic(path: string, text: string): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w', 0o600);
   try {
-    writeFileSync(fd, JSON.stringify(value));
+    writeFileSync(fd, text);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -161,6 +161,7 @@ describe('alert state machine', () => {
     const { engine, node, notices, make } = setup();
     engine.nodeUpdated(node, nodeState('v1', failing({ network: 4 })), T0);
     expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning']);
+    engine.flush(); // what a clean stop does; a crash is covered by the crash tests
     const restarted = make();
     expect(restarted.list().map((a) => [a.alertname, a.phase])).toEqual([
       ['AvalancheNodeUnhealthy', 'pending'],

@@ -36,7 +36,7 @@ describe('state files', () => {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-state-'));
     mkdirSync(join(dir, 'outbox'));
     writeFileSync(join(dir, 'alerts.json'), 'not json at all');
-    writeFileSync(join(dir, 'outbox', 'hook.json'), '{"items": "nope"}');
+    writeFileSync(join(dir, 'outbox', 'hook.jsonl'), '{"add": {"batch"\nnot json at all\n');
     const config = parseConfig(`state_dir: ${dir}\nalerts:\n  receivers:\n    - {name: hook, webhook: {url: "http://127.0.0.1:9/hook"}}\n`, join(dir, 'c.yaml'), {});
     const { log, text } = logged();
     const engine = new AlertEngine(config, { log, onBatch: () => undefined });
@@ -46,8 +46,8 @@ describe('state files', () => {
     expect(text()).toContain('alert state file unreadable; set aside, starting empty');
     expect(text()).toContain('outbox file unreadable; set aside');
     expect(readdirSync(dir).some((f) => f.startsWith('alerts.json.corrupt-'))).toBe(true);
-    expect(readdirSync(join(dir, 'outbox')).some((f) => f.startsWith('hook.json.corrupt-'))).toBe(true);
-    expect(readFileSync(join(dir, 'outbox', readdirSync(join(dir, 'outbox'))[0]!), 'utf8')).toBe('{"items": "nope"}');
+    expect(readdirSync(join(dir, 'outbox')).some((f) => f.startsWith('hook.jsonl.corrupt-'))).toBe(true);
+    expect(readFileSync(join(dir, 'outbox', readdirSync(join(dir, 'outbox'))[0]!), 'utf8')).toBe('{"add": {"batch"\nnot json at all\n');
   });
 });
 

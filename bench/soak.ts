@@ -1,0 +1,106 @@
+/**
+ * Soak: a time-compressed run against a few hundred simulated nodes under `churn`. Every node is
+ * polled every second, so `--duration 240` is the polling of an hour at the default 15 s interval.
+ * Samples the daemon's RSS and open handles, and checks every notification it sent arrived.
+ *   npm run soak -- --nodes 300 --duration 240
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+import { SimServer } from '../src/sim/server.js';
+
+const { values } = parseArgs({ options: { nodes: { type: 'string', default: '300' }, duration: { type: 'string', default: '240' }, out: { type: 'string' } } });
+const nodes = Number(values.nodes);
+const durationS = Number(values.duration);
+
+const sim = new SimServer(Array.from({ length: nodes }, (_, i) => ({ name: `n${i}`, scenario: 'churn' as const, periodMs: 1000 })));
+await sim.listen(0);
+let received = 0;
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    received++;
+    res.end('ok');
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+const dir = mkdtempSync(join(tmpdir(), 'avahealth-soak-'));
+const configFile = join(dir, 'soak.yaml');
+writeFileSync(
+  configFile,
+  `listen: 127.0.0.1:0\nstate_dir: ./state\ndefaults: {interval: 1s, timeout: 900ms, endpoints: [health]}\nnodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: n${i}, url: "${sim.nodeUrl(`n${i}`)}"}`).join('\n')}\nalerts:\n  for_polls: 1\n  flap_threshold: 100000\n  receivers:\n    - {name: hook, webhook: {url: "${receiverUrl}"}}\n`,
+);
+const port = await freePort();
+const daemon = spawn(process.execPath, ['dist/cli.js', 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], { stdio: ['ignore', 'ignore', 'inherit'] });
+const metricsUrl = `http://127.0.0.1:${port}/metrics`;
+for (let ready = false; !ready; ) {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  ready = await request(`http://127.0.0.1:${port}/-/ready`).then((r) => (r.body.dump(), r.statusCode === 200), () => false);
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port: free } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return free;
+}
+
+async function metric(text: string, name: string, labels = ''): Promise<number> {
+  const m = new RegExp(`^${name}${labels ? `\\{${labels}\\}` : '(?:\\{[^}]*\\})?'} (\\S+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
+const samples: Array<{ t: number; rssMiB: number; handles: number; heapMiB: number; delivered: number; queued: number }> = [];
+const start = Date.now();
+while (Date.now() - start < durationS * 1000) {
+  await new Promise((resolve) => setTimeout(resolve, 10_000));
+  const text = await (await request(metricsUrl)).body.text();
+  samples.push({
+    t: Math.round((Date.now() - start) / 1000),
+    rssMiB: Math.round((await metric(text, 'process_resident_memory_bytes')) / 1048576),
+    heapMiB: Math.round((await metric(text, 'nodejs_heap_size_used_bytes')) / 1048576),
+    handles: await metric(text, 'nodejs_active_handles_total'),
+    delivered: await metric(text, 'avahealth_notifications_total', 'receiver="hook"'),
+    queued: await metric(text, 'avahealth_notification_queue_length', 'receiver="hook"'),
+  });
+  const last = samples.at(-1)!;
+  process.stderr.write(`t=${last.t}s rss=${last.rssMiB}MiB heap=${last.heapMiB}MiB handles=${last.handles} delivered=${last.delivered} queued=${last.queued}\n`);
+}
+// settle: no more churn, then every queued notification must arrive
+await request(`${sim.baseUrl}/sim/scenario`, { method: 'POST', body: '{"scenario":"healthy"}' }).then((r) => r.body.dump());
+let final = { delivered: NaN, queued: NaN, polls: NaN };
+for (let i = 0; i < 60; i++) {
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const text = await (await request(metricsUrl)).body.text();
+  final = { delivered: await metric(text, 'avahealth_notifications_total', 'receiver="hook"'), queued: await metric(text, 'avahealth_notification_queue_length', 'receiver="hook"'), polls: 0 };
+  if (final.queued === 0 && final.delivered === received) break;
+}
+daemon.kill('SIGTERM');
+await new Promise((resolve) => daemon.once('exit', resolve));
+await sim.close();
+receiver.close();
+
+const third = Math.max(1, Math.floor(samples.length / 3));
+const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const early = samples.slice(0, third);
+const late = samples.slice(-third);
+const result = {
+  nodes,
+  durationS,
+  pollsPerNode: durationS,
+  equivalentHoursAt15s: (durationS * 15) / 3600,
+  rssMiB: { early: Math.round(avg(early.map((s) => s.rssMiB))), late: Math.round(avg(late.map((s) => s.rssMiB))), max: Math.max(...samples.map((s) => s.rssMiB)) },
+  handles: { early: avg(early.map((s) => s.handles)), late: avg(late.map((s) => s.handles)) },
+  notifications: { sent: final.delivered, received, queuedAtEnd: final.queued, allDelivered: final.queued === 0 && final.delivered === received },
+  samples,
+};
+process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+if (values.out) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);

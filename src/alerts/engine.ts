@@ -231,8 +231,9 @@ export class AlertEngine {
     };
   }
 
+  /** Only the last flap_threshold + 1 changes matter: more are never kept, whatever the churn. */
   private recordTransition(key: string, now: number): void {
-    this.flaps.set(key, [...(this.flaps.get(key) ?? []), now]);
+    this.flaps.set(key, [...(this.flaps.get(key) ?? []), now].slice(-(this.alerts.flapThreshold + 1)));
   }
 
   /** More changes than flap_threshold within flap_window: notifications wait until it settles. */

@@ -18,7 +18,7 @@ import { RateLimitGate } from './http/rate-limit.js';
 import { MetricsView, targetsOf } from './metrics/view.js';
 import { Poller } from './poller.js';
 import { Scheduler } from './scheduler/scheduler.js';
-import { renderLandingPage } from './status/page.js';
+import { renderFleetMain, renderPage, renderTargetMain, type PageModel } from './status/page.js';
 import { chainDataStatus, targetStatus } from './status/status.js';
 import { Store } from './store.js';
 import { VERSION } from './version.js';
@@ -107,7 +107,23 @@ export class Daemon {
           targets: this.statuses(),
           ...(this.poller.chainData ? { chainData: chainDataStatus(this.poller.chainData.snapshot) } : {}),
         }),
-        landingPage: () => renderLandingPage(this.statuses(), VERSION),
+        fleetPage: (fragment) => {
+          const main = renderFleetMain(this.pageModel());
+          return fragment ? main : renderPage('avahealth', main, VERSION);
+        },
+        targetPage: (name, fragment) => {
+          const model = this.pageModel();
+          const target = model.targets.find((t) => t.name === name);
+          if (!target) return undefined;
+          const main = renderTargetMain(target, this.rawResponse(name), model);
+          return fragment ? main : renderPage(`${name} · avahealth`, main, VERSION);
+        },
+        targetJson: (name) => {
+          const target = this.statuses().find((t) => t.name === name);
+          if (!target) return undefined;
+          const raw = this.rawResponse(name);
+          return { ...target, ...(raw !== undefined ? { lastResponse: raw } : {}), alerts: this.alerts.list().filter((a) => a.target === name) };
+        },
         alertsJson: () => ({ alerts: this.alerts.list(), silences: this.alerts.silences.list(), queues: this.notifier.queueLengths() }),
         ...(options.enableLifecycle ? { reload: () => this.reload() } : {}),
         ...(options.enableAdminApi ? { silences: { add: (body: unknown) => this.addSilence(body), expire: (id: string) => this.alerts.silences.expire(id) } } : {}),
@@ -314,7 +330,20 @@ export class Daemon {
   }
 
   private statuses() {
-    return targetsOf(this.config).map((t) => targetStatus(t, this.store));
+    const lags = this.config.chainData ? chainLags(this.config.nodes, this.store, this.poller.chainData?.snapshot) : [];
+    return targetsOf(this.config).map((t) => {
+      const status = targetStatus(t, this.store);
+      for (const lag of lags) if (lag.target === t.name) status.lag[lag.chain] = lag.lagBlocks;
+      return status;
+    });
+  }
+
+  private pageModel(): PageModel {
+    return { version: VERSION, now: Date.now() / 1000, targets: this.statuses(), alerts: this.alerts.list(), silences: this.alerts.silences.list() };
+  }
+
+  private rawResponse(name: string): string | undefined {
+    return this.store.get(name)?.observation.endpoints.find((e) => e.raw !== undefined)?.raw;
   }
 
   async stop(): Promise<void> {

@@ -122,6 +122,8 @@ export interface EndpointObservation {
   /** A hosted service's health report. */
   service?: ServiceReport;
   rateLimit?: RateLimitInfo;
+  /** The response body as received (redacted, at most 32 KB), kept for the main health endpoint only. */
+  raw?: string;
 }
 
 export interface TargetObservation {

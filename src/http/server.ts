@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { SCRIPT, STYLESHEET } from '../status/assets.js';
 import type { Gatekeeper } from './webconfig.js';
 
 export interface Routes {
@@ -9,7 +10,10 @@ export interface Routes {
   ready: () => boolean;
   reload?: () => Promise<{ ok: boolean; error?: string }>;
   statusJson: () => unknown;
-  landingPage: () => string;
+  /** The status page (`fragment`: only the inner HTML of <main>, for the refresh script). */
+  fleetPage: (fragment: boolean) => string;
+  targetPage: (name: string, fragment: boolean) => string | undefined;
+  targetJson: (name: string) => unknown;
   alertsJson: () => unknown;
   /** Present only with --web.enable-admin-api. */
   silences?: {
@@ -36,6 +40,13 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+/** No inline code at all: the page's one stylesheet and one script are served from /static/. */
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+};
+
 /** Plain HTTP, or HTTPS when the web config has TLS; with a gatekeeper, every route needs to pass it. */
 export function createHttpServer(routes: Routes, onError: (err: unknown) => void, gate?: Gatekeeper): Server {
   const handler = (req: IncomingMessage, res: ServerResponse) => {
@@ -60,7 +71,8 @@ export function createHttpServer(routes: Routes, onError: (err: unknown) => void
 }
 
 async function handle(routes: Routes, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0]!;
+  const [path = '/', query = ''] = (req.url ?? '/').split('?');
+  const fragment = new URLSearchParams(query).get('fragment') === 'main';
   const method = req.method ?? 'GET';
   if (path === '/api/v1/silences' || path.startsWith('/api/v1/silences/')) return handleSilences(routes, req, res, method, path);
   req.resume();
@@ -85,10 +97,25 @@ async function handle(routes: Routes, req: IncomingMessage, res: ServerResponse)
     case '/api/v1/status':
       return send(res, 200, 'application/json; charset=utf-8', `${JSON.stringify(routes.statusJson())}\n`, { 'cache-control': 'no-store' });
     case '/':
-      return send(res, 200, 'text/html; charset=utf-8', routes.landingPage(), {
-        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-        'cache-control': 'no-store',
-      });
+      return send(res, 200, 'text/html; charset=utf-8', routes.fleetPage(fragment), PAGE_HEADERS);
+    case '/static/avahealth.css':
+      return send(res, 200, 'text/css; charset=utf-8', STYLESHEET, { 'cache-control': 'public, max-age=300' });
+    case '/static/avahealth.js':
+      return send(res, 200, 'text/javascript; charset=utf-8', SCRIPT, { 'cache-control': 'public, max-age=300' });
+  }
+  const target = /^\/targets\/([^/]+)$/.exec(path);
+  if (target) {
+    const html = routes.targetPage(decodeURIComponent(target[1]!), fragment);
+    return html === undefined ? send(res, 404, 'text/plain; charset=utf-8', 'no such target\n') : send(res, 200, 'text/html; charset=utf-8', html, PAGE_HEADERS);
+  }
+  const targetApi = /^\/api\/v1\/targets\/([^/]+)$/.exec(path);
+  if (targetApi) {
+    const json = routes.targetJson(decodeURIComponent(targetApi[1]!));
+    return json === undefined
+      ? send(res, 404, 'application/json; charset=utf-8', '{"error":"no such target"}\n')
+      : send(res, 200, 'application/json; charset=utf-8', `${JSON.stringify(json)}\n`, { 'cache-control': 'no-store' });
+  }
+  switch (path) {
     default:
       return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
   }

@@ -32,8 +32,17 @@ export async function observe(
     observation.reason = failure.reason;
     observation.error = redact(failure.message, secrets);
   }
+  if (observation.raw !== undefined) observation.raw = redact(observation.raw, secrets);
   observation.durationSeconds = (performance.now() - started) / 1000;
   return observation;
+}
+
+const RAW_LIMIT = 32 * 1024;
+
+/** Keeps the body for the status page: capped, and copied so it never pins a larger string. */
+export function keepRaw(observation: EndpointObservation, response: HttpResponse): void {
+  const body = response.body;
+  observation.raw = body.length <= RAW_LIMIT ? body : `${Buffer.from(body.slice(0, RAW_LIMIT)).toString('utf8')}\n… (${body.length - RAW_LIMIT} more characters)`;
 }
 
 export function redact(text: string, secrets: readonly string[]): string {

@@ -6,7 +6,7 @@ import type { NodeTarget, NodeView } from '../config/load.js';
 import { ProbeError, type HttpResponse } from '../http/client.js';
 import { type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../observation.js';
 import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
-import { observe, parseJson, readHealthBody, statusError, type ProbeContext } from './exchange.js';
+import { keepRaw, observe, parseJson, readHealthBody, statusError, type ProbeContext } from './exchange.js';
 
 export type { ProbeContext };
 
@@ -45,6 +45,7 @@ function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: NodeVie
         tls: target.tls,
       });
       observation.httpStatus = response.status;
+      if (endpoint === 'health' && view.tags.length === 0) keepRaw(observation, response);
       observation.report = readJsonRpc(response, id);
     } else {
       const query = view.tags.map((tag) => `tag=${encodeURIComponent(tag)}`).join('&');
@@ -55,6 +56,7 @@ function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: NodeVie
         tls: target.tls,
       });
       observation.httpStatus = response.status;
+      if (endpoint === 'health' && view.tags.length === 0) keepRaw(observation, response);
       observation.report = readHealthBody(response, parseHealthReport);
     }
     const nodeId = headerNodeId(response.headers['node-id']);

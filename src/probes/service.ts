@@ -10,7 +10,7 @@ import type { RateLimitGate } from '../http/rate-limit.js';
 import type { EndpointObservation, TargetObservation } from '../observation.js';
 import { ApiSpec } from '../openapi/spec.js';
 import { parseErrorBody, parseServiceHealth } from '../parse/terminus.js';
-import { observe, parseJson, readHealthBody, snippet, statusError, type ProbeContext } from './exchange.js';
+import { keepRaw, observe, parseJson, readHealthBody, snippet, statusError, type ProbeContext } from './exchange.js';
 
 export interface ServiceContext extends ProbeContext {
   gate: (service: string) => RateLimitGate;
@@ -68,6 +68,7 @@ function probeHealth(target: ServiceTarget, endpoint: ServiceTarget['endpoints']
   return observe(endpoint, 'all', target.secrets, async (observation) => {
     const response = await callService(target, { path: serviceEndpointPath(target, endpoint) }, ctx);
     observation.httpStatus = response.status;
+    if (endpoint === 'health-check') keepRaw(observation, response);
     // Terminus reports and, on 503, the documented error body are both understood (parseServiceHealth).
     observation.service = readHealthBody(response, parseServiceHealth, serviceError);
   });

@@ -1,40 +1,180 @@
-/** A minimal server-rendered landing page: every target's state at a glance. Values are escaped. */
-import type { TargetStatus } from './status.js';
+/**
+ * The status page for humans: the fleet at a glance at `/`, one target in depth at
+ * `/targets/{name}`. Server-rendered; every value that came from a node, a service or the config
+ * is escaped; works without JavaScript (the script only refreshes <main>).
+ */
+import type { AlertState } from '../alerts/types.js';
+import type { Silence } from '../alerts/silences.js';
+import type { CheckStatus, EndpointStatus, TargetStatus } from './status.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
+const e = (value: unknown) => escapeHtml(String(value ?? ''));
 
-const STATE_LABEL: Record<TargetStatus['state'], string> = {
+/** Symbol and word: colour is never the only signal. */
+const STATE: Record<TargetStatus['state'], string> = {
   healthy: '✔ healthy',
-  warning: '⚠ warning',
+  warning: '▲ warning',
   unhealthy: '✖ unhealthy',
   unreachable: '✖ unreachable',
   pending: '… pending',
 };
 
-export function renderLandingPage(targets: TargetStatus[], version: string): string {
-  const rows = targets
+export interface PageModel {
+  version: string;
+  now: number;
+  targets: TargetStatus[];
+  alerts: AlertState[];
+  silences: Silence[];
+}
+
+export function age(seconds: number | undefined, now: number): string {
+  if (seconds === undefined) return 'never';
+  const s = Math.max(0, Math.round(now - seconds));
+  if (s < 120) return `${s}s ago`;
+  if (s < 7200) return `${Math.round(s / 60)}m ago`;
+  if (s < 172800) return `${Math.round(s / 3600)}h ago`;
+  return `${Math.round(s / 86400)}d ago`;
+}
+
+const when = (seconds: number | undefined) => (seconds === undefined ? '' : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'));
+const timeTag = (seconds: number | undefined, now: number) => (seconds === undefined ? '<span class="muted">never</span>' : `<time datetime="${when(seconds)}" title="${when(seconds)}">${age(seconds, now)}</time>`);
+const badge = (state: TargetStatus['state']) => `<span class="badge ${state}">${STATE[state]}</span>`;
+
+function failingList(checks: CheckStatus[], now: number): string {
+  if (checks.length === 0) return '<span class="muted">none</span>';
+  return `<ul class="checks">${checks
     .map(
-      (t) => `<tr class="${t.state}"><td>${escapeHtml(t.name)}</td><td>${STATE_LABEL[t.state]}</td><td>${escapeHtml(t.summary)}</td><td>${escapeHtml(t.nodeId ?? '')}</td></tr>`,
+      (c) =>
+        `<li><strong>${e(c.name)}</strong>${c.notYetRun ? ' <span class="muted">(not yet run)</span>' : ''} <span class="muted">×${c.contiguousFailures}${c.failingSince ? `, since ${timeTag(c.failingSince, now)}` : ''}</span><div class="error">${e(c.error ?? '')}</div></li>`,
+    )
+    .join('')}</ul>`;
+}
+
+function chainCell(t: TargetStatus): string {
+  const chains = Object.entries(t.heights);
+  if (chains.length === 0) return '<span class="muted">–</span>';
+  return chains
+    .map(([chain, height]) => {
+      const lag = t.lag[chain];
+      const name = chain.length > 12 ? `${chain.slice(0, 8)}…` : chain;
+      return `<div><span title="${e(chain)}">${e(name)}</span> ${height.toLocaleString('en-US')}${lag !== undefined ? ` <span class="${lag >= 50 ? 'bad' : 'muted'}">(−${lag})</span>` : ''}</div>`;
+    })
+    .join('');
+}
+
+function readiness(t: TargetStatus): string {
+  if (t.ready === undefined) return '<span class="muted">–</span>';
+  return t.ready ? '<span class="good">✔ ready</span>' : '<span class="bad">✖ not ready</span>';
+}
+
+export function renderFleetMain(model: PageModel): string {
+  const nodes = model.targets.filter((t) => t.kind === 'node');
+  const services = model.targets.filter((t) => t.kind === 'service');
+  const count = (state: TargetStatus['state']) => nodes.filter((t) => t.state === state).length;
+  const firing = model.alerts.filter((a) => a.phase === 'firing');
+  const nodeRows = nodes
+    .map(
+      (t) => `<tr class="${t.state}">
+<td data-label="Node"><a href="/targets/${encodeURIComponent(t.name)}">${e(t.name)}</a>${t.nodeId ? `<div class="muted"><code>${e(t.nodeId)}</code></div>` : ''}</td>
+<td data-label="State">${badge(t.state)}${t.state === 'unreachable' ? `<div class="error">${e(t.summary)}</div>` : ''}</td>
+<td data-label="Failing checks">${failingList(t.failing, model.now)}</td>
+<td data-label="Chains" class="num">${chainCell(t)}</td>
+<td data-label="Readiness">${readiness(t)}</td>
+<td data-label="Last success">${timeTag(t.lastSuccessAt, model.now)}</td>
+</tr>`,
     )
     .join('\n');
+  const serviceRows = services
+    .map((t) => {
+      const health = t.endpoints.filter((x) => x.endpoint === 'health-check' || x.endpoint === 'live-check');
+      const components = health.flatMap((x) => x.components ?? []).filter((c, i, all) => all.findIndex((d) => d.name === c.name) === i);
+      return `<tr class="${t.state}">
+<td data-label="Service"><a href="/targets/${encodeURIComponent(t.name)}">${e(t.name)}</a><div class="muted">${e(t.url)}</div></td>
+<td data-label="State">${badge(t.state)}${t.state !== 'healthy' ? `<div class="error">${e(t.summary)}</div>` : ''}</td>
+<td data-label="Components">${components.length ? components.map((c) => `<span class="badge ${c.up ? 'up' : 'down'}">${c.up ? '✔' : '✖'} ${e(c.name)}</span>`).join(' ') : '<span class="muted">–</span>'}</td>
+<td data-label="Last success">${timeTag(t.lastSuccessAt, model.now)}</td>
+</tr>`;
+    })
+    .join('\n');
+  return `<p class="summary" role="status">${nodes.length} node${nodes.length === 1 ? '' : 's'}: ${count('healthy')} healthy, ${count('warning')} warning, ${count('unhealthy')} unhealthy, ${count('unreachable')} unreachable${count('pending') ? `, ${count('pending')} pending` : ''} · ${services.length} service${services.length === 1 ? '' : 's'} · ${firing.length} alert${firing.length === 1 ? '' : 's'} firing</p>
+<section aria-labelledby="nodes"><h2 id="nodes">Nodes</h2>
+${nodes.length ? `<table class="cards"><thead><tr><th scope="col">Node</th><th scope="col">State</th><th scope="col">Failing checks</th><th scope="col" class="num">Height (lag)</th><th scope="col">Readiness</th><th scope="col">Last success</th></tr></thead><tbody>
+${nodeRows}
+</tbody></table>` : '<p class="empty">No nodes configured.</p>'}</section>
+${services.length ? `<section aria-labelledby="services"><h2 id="services">Hosted services</h2><table class="cards"><thead><tr><th scope="col">Service</th><th scope="col">State</th><th scope="col">Components</th><th scope="col">Last success</th></tr></thead><tbody>
+${serviceRows}
+</tbody></table></section>` : ''}
+${renderAlerts(model)}`;
+}
+
+function renderAlerts(model: PageModel): string {
+  const active = model.alerts.filter((a) => a.phase !== 'resolved');
+  const rows = active
+    .map(
+      (a) => `<tr><td data-label="Alert">${e(a.alertname)}</td><td data-label="Target"><a href="/targets/${encodeURIComponent(a.target)}">${e(a.target)}</a>${a.labels.check || a.labels.component || a.labels.chain ? ` <code>${e(a.labels.check ?? a.labels.component ?? a.labels.chain)}</code>` : ''}</td><td data-label="State"><span class="badge ${a.phase === 'firing' ? a.severity : 'pending'}">${a.phase === 'firing' ? `● ${e(a.severity)}` : '○ pending'}</span></td><td data-label="Since">${timeTag((a.firingSince ?? a.activeSince) / 1000, model.now)}</td><td data-label="Summary">${e(a.annotations.summary)}</td></tr>`,
+    )
+    .join('\n');
+  const silences = model.silences
+    .map((s) => `<li><code>${e(Object.entries(s.matchers).map(([k, v]) => `${k}=${v}`).join(', '))}</code> until ${e(when(s.endsAt / 1000))}${s.comment ? ` — ${e(s.comment)}` : ''} <span class="muted">(${e(s.source)})</span></li>`)
+    .join('');
+  return `<section aria-labelledby="alerts"><h2 id="alerts">Alerts</h2>
+${active.length ? `<table class="cards"><thead><tr><th scope="col">Alert</th><th scope="col">Target</th><th scope="col">State</th><th scope="col">Since</th><th scope="col">Summary</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="empty">No active alerts.</p>'}
+<h3>Silences</h3>${silences ? `<ul>${silences}</ul>` : '<p class="empty">No silences.</p>'}</section>`;
+}
+
+function checkRows(checks: CheckStatus[], now: number): string {
+  return checks
+    .map(
+      (c) => `<tr class="${c.passing ? 'healthy' : 'unhealthy'}">
+<td data-label="Check"><strong>${e(c.name)}</strong></td>
+<td data-label="State">${c.passing ? '<span class="badge healthy">✔ passing</span>' : c.notYetRun ? '<span class="badge pending">… not yet run</span>' : '<span class="badge unhealthy">✖ failing</span>'}${c.error ? `<div class="error">${e(c.error)}</div>` : ''}</td>
+<td data-label="Failures in a row" class="num">${c.contiguousFailures}</td>
+<td data-label="Failing since">${c.failingSince ? timeTag(c.failingSince, now) : '<span class="muted">–</span>'}</td>
+<td data-label="Last run">${timeTag(c.lastRun, now)}</td>
+<td data-label="Message">${c.message !== undefined ? `<details><summary>message</summary><pre>${e(c.message)}</pre></details>` : '<span class="muted">–</span>'}</td>
+</tr>`,
+    )
+    .join('\n');
+}
+
+function endpointSection(x: EndpointStatus, now: number): string {
+  const title = `${x.endpoint}${x.view === 'all' ? '' : ` [${x.view}]`}`;
+  const state = !x.ok ? `<span class="badge unreachable">✖ ${e(x.reason)}</span> <span class="error">${e(x.error)}</span>` : x.healthy === false ? '<span class="badge unhealthy">✖ unhealthy</span>' : '<span class="badge healthy">✔ ok</span>';
+  const checks = x.checks?.length ? `<table class="cards"><thead><tr><th scope="col">Check</th><th scope="col">State</th><th scope="col" class="num">Failures in a row</th><th scope="col">Failing since</th><th scope="col">Last run</th><th scope="col">Message</th></tr></thead><tbody>${checkRows(x.checks, now)}</tbody></table>` : '';
+  const components = x.components?.length ? `<ul>${x.components.map((c) => `<li><span class="badge ${c.up ? 'up' : 'down'}">${c.up ? '✔' : '✖'} ${e(c.name)}</span> ${e(c.status)}${c.message ? ` — <span class="error">${e(c.message)}</span>` : ''}</li>`).join('')}</ul>` : '';
+  return `<section><h3>${e(title)} ${state}</h3><p class="muted">HTTP ${e(x.httpStatus ?? '–')} · ${(x.durationSeconds * 1000).toFixed(1)} ms · polled ${timeTag(x.at, now)} · last success ${timeTag(x.lastSuccessAt, now)}</p>${checks}${components}</section>`;
+}
+
+export function renderTargetMain(target: TargetStatus, raw: string | undefined, model: PageModel): string {
+  const labels = Object.entries(target.labels).map(([k, v]) => `<code>${e(k)}=${e(v)}</code>`).join(' ');
+  const history = target.history.length
+    ? `<ul class="history">${target.history.map((h) => `<li class="${h.good ? 'good' : 'bad'}">${h.good ? '✔' : '✖'} ${timeTag(h.at, model.now)} — ${e(h.text)}</li>`).join('')}</ul>`
+    : '<p class="empty">No changes seen since avahealth started.</p>';
+  const alerts = model.alerts.filter((a) => a.target === target.name);
+  return `<p><a href="/">← all targets</a></p>
+<h2>${e(target.name)} ${badge(target.state)}</h2>
+<p class="muted">${e(target.url)}${target.nodeId ? ` · <code>${e(target.nodeId)}</code>` : ''}${labels ? ` · ${labels}` : ''}${target.ready !== undefined ? ` · ${target.ready ? 'ready' : 'not ready'}` : ''}</p>
+${target.state !== 'healthy' ? `<p class="error">${e(target.summary)}</p>` : ''}
+<section aria-labelledby="changes"><h2 id="changes">Recent changes</h2>${history}</section>
+${alerts.length ? `<section><h2>Alerts</h2><ul>${alerts.map((a) => `<li><strong>${e(a.alertname)}</strong> ${e(a.phase)} (${e(a.severity)}): ${e(a.annotations.summary)}</li>`).join('')}</ul></section>` : ''}
+<section aria-labelledby="endpoints"><h2 id="endpoints">Endpoints and checks</h2>${target.endpoints.map((x) => endpointSection(x, model.now)).join('\n')}</section>
+<section aria-labelledby="raw"><h2 id="raw">Last response</h2>${raw !== undefined ? `<details><summary>raw body (secrets redacted)</summary><pre>${e(raw)}</pre></details>` : '<p class="empty">None yet.</p>'}</section>`;
+}
+
+export function renderPage(title: string, main: string, version: string, refreshSeconds = 5): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>avahealth</title>
-<style>
-:root{color-scheme:light dark;font-family:system-ui,sans-serif}
-body{margin:2rem;max-width:70rem}table{border-collapse:collapse;width:100%}
-td,th{padding:.4rem .6rem;border-bottom:1px solid #8884;text-align:left;vertical-align:top}
-.healthy td:nth-child(2){color:#1a7f37}.warning td:nth-child(2){color:#9a6700}.unhealthy td:nth-child(2),.unreachable td:nth-child(2){color:#cf222e}
-</style></head><body>
-<h1>avahealth</h1>
-<p><a href="/metrics">/metrics</a> · <a href="/api/v1/status">/api/v1/status</a> · version ${escapeHtml(version)}</p>
-<table><thead><tr><th>Target</th><th>State</th><th>Details</th><th>NodeID</th></tr></thead>
-<tbody>
-${rows}
-</tbody></table>
+<title>${e(title)}</title>
+<link rel="stylesheet" href="/static/avahealth.css">
+<script src="/static/avahealth.js" defer></script>
+</head><body data-refresh-seconds="${refreshSeconds}">
+<a class="skip" href="#main">Skip to content</a>
+<header><h1><a href="/">avahealth</a></h1><span class="muted">${e(title === 'avahealth' ? 'fleet status' : title)}</span><span id="refresh-status" class="muted" aria-live="polite"></span></header>
+<main id="main">${main}</main>
+<footer class="muted">avahealth ${e(version)} · <a href="/metrics">metrics</a> · <a href="/api/v1/status">status JSON</a> · <a href="/api/v1/alerts">alerts JSON</a></footer>
 </body></html>
 `;
 }

@@ -6,7 +6,7 @@ import type { ChainDataSnapshot } from '../chaindata/chaindata.js';
 import type { Target } from '../config/load.js';
 import type { CheckResult, EndpointObservation } from '../observation.js';
 import { displayUrl } from '../probes/exchange.js';
-import { endpointKey, type Store } from '../store.js';
+import { endpointKey, type Change, type Store } from '../store.js';
 
 export type TargetState = 'healthy' | 'warning' | 'unhealthy' | 'unreachable' | 'pending';
 
@@ -18,6 +18,33 @@ export interface CheckStatus {
   contiguousFailures: number;
   failingSince?: number;
   lastRun?: number;
+  durationSeconds: number;
+  /** The check's `message` as JSON text (depth- and size-limited). */
+  message?: string;
+}
+
+function checkStatus(c: CheckResult): CheckStatus {
+  const check: CheckStatus = { name: c.name, passing: c.passing, notYetRun: c.notYetRun, contiguousFailures: c.contiguousFailures, durationSeconds: c.durationSeconds };
+  if (c.error !== undefined) check.error = c.error;
+  if (c.failingSince !== undefined) check.failingSince = c.failingSince;
+  if (c.lastRun !== undefined) check.lastRun = c.lastRun;
+  if (c.message !== undefined) check.message = safeJson(c.message);
+  return check;
+}
+
+/**
+ * JSON text of an untrusted value, never failing: nesting beyond 8 levels and output beyond 4 KB
+ * are cut (JSON.stringify itself would overflow the stack on a deeply nested body).
+ */
+export function safeJson(value: unknown, maxDepth = 8, maxLength = 4096): string {
+  const limit = (v: unknown, depth: number): unknown => {
+    if (v === null || typeof v !== 'object') return v;
+    if (depth >= maxDepth) return '…';
+    if (Array.isArray(v)) return v.slice(0, 100).map((x) => limit(x, depth + 1));
+    return Object.fromEntries(Object.entries(v).slice(0, 100).map(([k, x]) => [k, limit(x, depth + 1)]));
+  };
+  const text = JSON.stringify(limit(value, 0), null, 2) ?? 'null';
+  return text.length > maxLength ? `${text.slice(0, maxLength)}\n…` : text;
 }
 
 export interface ComponentStatus {
@@ -54,8 +81,17 @@ export interface TargetStatus {
   summary: string;
   nodeId?: string;
   lastPollAt?: number;
+  /** Last successful poll of the main health endpoint. */
+  lastSuccessAt?: number;
+  /** Readiness (nodes polling /ext/health/readiness). */
+  ready?: boolean;
   failingChecks: string[];
+  /** The failing checks of the main health endpoint, with their facts. */
+  failing: CheckStatus[];
   heights: Record<string, number>;
+  /** Blocks behind the network per chain (with chain_data). */
+  lag: Record<string, number>;
+  history: Change[];
   endpoints: EndpointStatus[];
 }
 
@@ -67,7 +103,7 @@ function isWarningOnly(check: CheckResult): boolean {
 export function targetStatus(target: Target, store: Store): TargetStatus {
   const state = store.get(target.name);
   const base = { name: target.name, kind: target.kind, url: displayUrl(target.baseUrl), labels: target.labels };
-  if (!state) return { ...base, state: 'pending', summary: 'not polled yet', failingChecks: [], heights: {}, endpoints: [] };
+  if (!state) return { ...base, state: 'pending', summary: 'not polled yet', failingChecks: [], failing: [], heights: {}, lag: {}, history: [], endpoints: [] };
   const endpoints = state.observation.endpoints.map((e) => endpointStatus(e, state.lastSuccessAt.get(endpointKey(e))));
   const unreachable = state.observation.endpoints.filter((e) => !e.ok);
   const health = state.observation.endpoints.find((e) => e.endpoint === 'health' && e.view === 'all' && e.report) ??
@@ -96,12 +132,20 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
     status = failingAll.every(isWarningOnly) ? 'warning' : 'unhealthy';
     summary = `failing: ${[...new Set(failingAll.map((c) => c.name))].join(', ')}`;
   }
+  const main = state.observation.endpoints.find((e) => (e.endpoint === 'health' || e.endpoint === 'health-check') && e.view === 'all');
+  const lastSuccessAt = main ? state.lastSuccessAt.get(endpointKey(main)) : undefined;
+  const readiness = state.observation.endpoints.find((e) => e.endpoint === 'readiness' && e.report);
   return {
     ...base,
     state: status,
     summary,
     ...(state.nodeId ? { nodeId: state.nodeId } : {}),
     lastPollAt: state.observation.at,
+    ...(lastSuccessAt !== undefined ? { lastSuccessAt } : {}),
+    ...(readiness ? { ready: readiness.report!.healthy } : {}),
+    failing: failing.map(checkStatus),
+    lag: {},
+    history: state.history,
     failingChecks: [
       ...failing.map((c) => c.name),
       ...new Set(unhealthyServices.flatMap((e) => e.service!.components.filter((c) => !c.up).map((c) => c.name))),
@@ -125,13 +169,7 @@ function endpointStatus(e: EndpointObservation, lastSuccessAt: number | undefine
   }
   if (e.report) {
     out.healthy = e.report.healthy;
-    out.checks = e.report.checks.map((c) => {
-      const check: CheckStatus = { name: c.name, passing: c.passing, notYetRun: c.notYetRun, contiguousFailures: c.contiguousFailures };
-      if (c.error !== undefined) check.error = c.error;
-      if (c.failingSince !== undefined) check.failingSince = c.failingSince;
-      if (c.lastRun !== undefined) check.lastRun = c.lastRun;
-      return check;
-    });
+    out.checks = e.report.checks.map(checkStatus);
   }
   return out;
 }

@@ -103,7 +103,7 @@ nodes:
     expect(status.targets[2].failingChecks).toEqual(['bootstrapped']);
     const page = await get(`${d.url}/`);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(page.body).toContain('<td>boot</td>');
+    expect(page.body).toContain('>boot</a>');
     expect((await get(`${d.url}/nope`)).status).toBe(404);
   });
 

@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { SCRIPT, STYLESHEET } from '../status/assets.js';
+import { FAVICON, SCRIPT, STYLESHEET } from '../status/assets.js';
 import type { Gatekeeper } from './webconfig.js';
 
 export interface Routes {
@@ -100,6 +100,10 @@ async function handle(routes: Routes, req: IncomingMessage, res: ServerResponse)
       return send(res, 200, 'text/html; charset=utf-8', routes.fleetPage(fragment), PAGE_HEADERS);
     case '/static/avahealth.css':
       return send(res, 200, 'text/css; charset=utf-8', STYLESHEET, { 'cache-control': 'public, max-age=300' });
+    case '/static/favicon.svg':
+      return send(res, 200, 'image/svg+xml', FAVICON, { 'cache-control': 'public, max-age=86400' });
+    case '/favicon.ico':
+      return send(res, 204, 'image/svg+xml', '');
     case '/static/avahealth.js':
       return send(res, 200, 'text/javascript; charset=utf-8', SCRIPT, { 'cache-control': 'public, max-age=300' });
   }

@@ -25,7 +25,9 @@ th, td { text-align: left; vertical-align: top; padding: .45rem .6rem; border-bo
 th { font-size: .85rem; color: var(--muted); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .badge { display: inline-block; white-space: nowrap; font-weight: 600; padding: .05rem .45rem; border-radius: 1rem; border: 1px solid currentColor; font-size: .85rem; }
-.healthy, .up, .good { color: var(--ok); } .warning { color: var(--warn); } .unhealthy, .unreachable, .down, .bad, .critical { color: var(--bad); } .pending { color: var(--pending); }
+.badge.healthy, .badge.up, .good { color: var(--ok); } .badge.warning { color: var(--warn); }
+.badge.unhealthy, .badge.unreachable, .badge.down, .badge.critical, .bad { color: var(--bad); } .badge.pending { color: var(--pending); }
+.chain { white-space: nowrap; }
 .error { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85rem; white-space: pre-wrap; word-break: break-word; }
 .muted { color: var(--muted); }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85rem; }
@@ -66,3 +68,6 @@ export const SCRIPT = `
   setInterval(refresh, every);
 })();
 `;
+
+/** A red-triangle mark (Avalanche's colour) with a pulse line. */
+export const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path d="M16 3 30 28H2z" fill="#e84142"/><path d="M7 22h6l2-5 3 8 2-3h5" fill="none" stroke="#fff" stroke-width="2.2" stroke-linejoin="round"/></svg>`;

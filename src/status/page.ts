@@ -60,7 +60,8 @@ function chainCell(t: TargetStatus): string {
     .map(([chain, height]) => {
       const lag = t.lag[chain];
       const name = chain.length > 12 ? `${chain.slice(0, 8)}…` : chain;
-      return `<div><span title="${e(chain)}">${e(name)}</span> ${height.toLocaleString('en-US')}${lag !== undefined ? ` <span class="${lag >= 50 ? 'bad' : 'muted'}">(−${lag})</span>` : ''}</div>`;
+      const behind = lag !== undefined && lag > 0 ? ` <span class="${lag >= 50 ? 'bad' : 'muted'}" title="blocks behind the network">(−${lag})</span>` : '';
+      return `<div class="chain"><span title="${e(chain)}">${e(name)}</span> ${height.toLocaleString('en-US')}${behind}</div>`;
     })
     .join('');
 }
@@ -168,6 +169,7 @@ export function renderPage(title: string, main: string, version: string, refresh
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${e(title)}</title>
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/static/avahealth.css">
 <script src="/static/avahealth.js" defer></script>
 </head><body data-refresh-seconds="${refreshSeconds}">

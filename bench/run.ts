@@ -1,0 +1,308 @@
+/**
+ * avahealth benchmarks, measured side by side in one run on this machine (noisy and shared: read
+ * the ratios and per-CPU-second rates, not absolute times). Writes bench/results.json and
+ * bench/RESULTS.md.
+ *   npm run bench                 full run (a few minutes)
+ *   npm run bench -- --quick      reduced, under a minute
+ *   npm run bench -- --quick --check   compare with bench/baseline.json (a report, never a failure)
+ */
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+import { SimServer } from '../src/sim/server.js';
+import { cpuSeconds, freePort, median, percentile, rssMiB, sleep, spawnDaemon, stop, waitReady } from './lib.js';
+
+const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false }, check: { type: 'boolean', default: false } } });
+const QUICK = args.quick!;
+const DIR = mkdtempSync(join(tmpdir(), 'avahealth-bench-'));
+const ROOT = new URL('../', import.meta.url).pathname;
+const log = (text: string) => process.stderr.write(`${text}\n`);
+
+// ---------- bodies served by a plain HTTP server (its CPU is in none of the measured processes)
+const SMALL = readFileSync(join(ROOT, '../shared/fixtures/avalanchego/health-unhealthy-bootstrapping.json'), 'utf8');
+function largeBody(): string {
+  const report = JSON.parse(SMALL) as { checks: Record<string, { message?: { networking?: { disconnectedValidators?: string[] } } }> };
+  const ids = Array.from({ length: 800 }, (_, i) => `NodeID-${String(i).padStart(5, '0')}BanSkJPoyUFEaZZH5Su79HUuiPTNx`);
+  for (const chain of ['C', 'P', 'X']) report.checks[chain]!.message!.networking!.disconnectedValidators = ids;
+  return JSON.stringify(report, null, 1);
+}
+const BODIES = { '3KB': SMALL, '100KB': largeBody() };
+
+async function bodyServer(body: string): Promise<{ server: Server; url: string; served: () => number }> {
+  let served = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    served++;
+    res.writeHead(503, { 'content-type': 'application/json', 'node-id': 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg' });
+    res.end(body);
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, served: () => served };
+}
+
+// ---------- 1. poll efficiency: daemon vs bare undici loop vs blackbox_exporter
+async function daemonPollsPerCpuSecond(url: string, served: () => number, seconds: number): Promise<number> {
+  const targets = 600;
+  const file = join(DIR, 'poll.yaml');
+  writeFileSync(file, `state_dir: ./state\ndefaults: {interval: 1s, timeout: 5s, endpoints: [health]}\nnodes:\n${Array.from({ length: targets }, (_, i) => `  - {name: t${i}, url: "${url}/t${i}"}`).join('\n')}\n`);
+  const port = await freePort();
+  const daemon = spawnDaemon(file, port);
+  await waitReady(port);
+  await sleep(2000);
+  const [cpu0, n0] = [cpuSeconds(daemon.pid!), served()];
+  await sleep(seconds * 1000);
+  const [cpu1, n1] = [cpuSeconds(daemon.pid!), served()];
+  await stop(daemon);
+  return (n1 - n0) / (cpu1 - cpu0);
+}
+
+async function barePollsPerCpuSecond(url: string, seconds: number): Promise<number> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/bare-loop.ts'), `${url}/ext/health`, String(seconds * 1000), '16'], { cwd: ROOT });
+  const r = JSON.parse(stdout) as { polls: number; cpuSeconds: number };
+  return r.polls / r.cpuSeconds;
+}
+
+async function blackboxProbesPerCpuSecond(url: string, seconds: number): Promise<number | undefined> {
+  const binary = ['/usr/bin/prometheus-blackbox-exporter', '/usr/bin/blackbox_exporter'].find((b) => existsSync(b));
+  if (!binary) return undefined;
+  const config = join(DIR, 'blackbox.yml');
+  writeFileSync(config, 'modules:\n  avalanche:\n    prober: http\n    timeout: 5s\n    http:\n      valid_status_codes: [200, 503]\n      fail_if_body_not_matches_regexp: [\'"healthy"\']\n      preferred_ip_protocol: ip4\n');
+  const port = await freePort();
+  const bb = spawn(binary, [`--config.file=${config}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+  const probe = `http://127.0.0.1:${port}/probe?module=avalanche&target=${encodeURIComponent(`${url}/ext/health`)}`;
+  for (let up = false; !up; await sleep(50)) up = await request(probe).then((r) => (r.body.dump(), r.statusCode === 200), () => false);
+  let probes = 0;
+  let counting = false;
+  const end = Date.now() + 1000 + seconds * 1000;
+  let cpu0 = 0;
+  setTimeout(() => {
+    cpu0 = cpuSeconds(bb.pid!);
+    counting = true;
+  }, 1000);
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (Date.now() < end) {
+        const res = await request(probe);
+        const text = await res.body.text();
+        if (!text.includes('probe_success 1')) throw new Error('blackbox probe failed');
+        if (counting) probes++;
+      }
+    }),
+  );
+  const cpu1 = cpuSeconds(bb.pid!);
+  await stop(bb);
+  return probes / (cpu1 - cpu0);
+}
+
+// ---------- 2 and 3. scrape cost and memory with N simulated nodes
+async function scrapeAndMemory(nodes: number) {
+  const simPort = await freePort();
+  const sim = spawn(process.execPath, ['dist/cli.js', 'simulate', '--nodes', String(nodes), '--port', String(simPort), '--period', '30s'], { stdio: 'ignore', cwd: ROOT });
+  for (let up = false; !up; await sleep(50)) up = await request(`http://127.0.0.1:${simPort}/sim/nodes`).then((r) => (r.body.dump(), r.statusCode === 200), () => false);
+  const file = join(DIR, `scrape-${nodes}.yaml`);
+  writeFileSync(file, `state_dir: ./state\nnodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: node-${i + 1}, url: "http://127.0.0.1:${simPort}/nodes/node-${i + 1}"}`).join('\n')}\n`);
+  const port = await freePort();
+  const daemon = spawnDaemon(file, port);
+  await waitReady(port, 300_000);
+  await sleep(QUICK ? 2000 : 5000);
+  const url = `http://127.0.0.1:${port}/metrics`;
+  const scrape = async () => {
+    const t = performance.now();
+    const res = await request(url);
+    const body = await res.body.text();
+    return { ms: performance.now() - t, bytes: body.length, body };
+  };
+  const single: number[] = [];
+  let last = await scrape();
+  for (let i = 0; i < (QUICK ? 15 : 40); i++) {
+    last = await scrape();
+    single.push(last.ms);
+    await sleep(100);
+  }
+  const concurrent: number[] = [];
+  for (let i = 0; i < (QUICK ? 5 : 15); i++) {
+    const round = await Promise.all([scrape(), scrape(), scrape()]);
+    concurrent.push(...round.map((r) => r.ms));
+    await sleep(100);
+  }
+  const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(last.body)?.[1]);
+  const result = {
+    nodes,
+    series: last.body.split('\n').filter((l) => l.startsWith('avahealth_')).length,
+    sizeKiB: Math.round(last.bytes / 1024),
+    p50ms: round(median(single)),
+    p99ms: round(percentile(single, 99)),
+    p99msThreeScrapers: round(percentile(concurrent, 99)),
+    eventLoopDelayP99ms: round(metric('nodejs_eventloop_lag_p99_seconds') * 1000),
+    rssMiB: Math.round(rssMiB(daemon.pid!)),
+  };
+  await stop(daemon);
+  sim.kill('SIGTERM');
+  return result;
+}
+
+// ---------- 4. alert latency
+async function alertLatency(flips: number) {
+  const sim = new SimServer(Array.from({ length: 10 }, (_, i) => ({ name: `n${i}`, scenario: 'healthy' as const, periodMs: 3_600_000 })));
+  await sim.listen(0);
+  const arrivals: number[] = [];
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      arrivals.push(performance.now());
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const intervalMs = 1000;
+  const file = join(DIR, 'alert.yaml');
+  writeFileSync(
+    file,
+    `state_dir: ./alert-state\ndefaults: {interval: 1s, endpoints: [health]}\nnodes:\n${Array.from({ length: 10 }, (_, i) => `  - {name: n${i}, url: "${sim.nodeUrl(`n${i}`)}"}`).join('\n')}\nalerts:\n  for_polls: 1\n  flap_threshold: 1000\n  rules: {AvalancheNodeUnhealthy: {disabled: true}}\n  receivers:\n    - {name: hook, webhook: {url: "http://127.0.0.1:${(receiver.address() as AddressInfo).port}/"}}\n`,
+  );
+  const port = await freePort();
+  const daemon = spawnDaemon(file, port);
+  await waitReady(port);
+  const latencies: number[] = [];
+  for (let i = 0; i < flips; i++) {
+    const before = arrivals.length;
+    const flippedAt = performance.now();
+    await request(`${sim.baseUrl}/sim/nodes/n0/scenario`, { method: 'POST', body: JSON.stringify({ scenario: i % 2 === 0 ? 'disk-low' : 'healthy' }) }).then((r) => r.body.dump());
+    while (arrivals.length === before) await sleep(2);
+    latencies.push(arrivals[before]! - flippedAt);
+    await sleep(300 + Math.random() * 700); // land anywhere in the next poll interval
+  }
+  await stop(daemon);
+  await sim.close();
+  receiver.close();
+  return { intervalMs, flips, p50ms: round(median(latencies)), p99ms: round(percentile(latencies, 99)), p99MinusIntervalMs: round(percentile(latencies, 99) - intervalMs) };
+}
+
+// ---------- 5. start-up, and the sidecar's memory
+async function startup(nodes: number) {
+  const sim = new SimServer(Array.from({ length: nodes }, (_, i) => ({ name: `n${i}`, scenario: 'healthy' as const, periodMs: 3_600_000 })));
+  await sim.listen(0);
+  const file = join(DIR, 'startup.yaml');
+  writeFileSync(file, `state_dir: ./state\nnodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: n${i}, url: "${sim.nodeUrl(`n${i}`)}"}`).join('\n')}\n`);
+  const port = await freePort();
+  const started = performance.now();
+  const daemon = spawnDaemon(file, port);
+  let listeningMs = NaN;
+  for (;;) {
+    const ok = await request(`http://127.0.0.1:${port}/-/healthy`).then((r) => (r.body.dump(), true), () => false);
+    if (ok) {
+      listeningMs = performance.now() - started;
+      break;
+    }
+    await sleep(5);
+  }
+  await waitReady(port);
+  const readyMs = performance.now() - started;
+  await stop(daemon);
+  await sim.close();
+  return { nodes, listeningMs: round(listeningMs), readyMs: round(readyMs), firstRoundMs: round(readyMs - listeningMs) };
+}
+
+async function sidecarRss(seconds: number) {
+  const sim = new SimServer([{ name: 'node', scenario: 'healthy' }]);
+  await sim.listen(0);
+  const file = join(DIR, 'sidecar.yaml');
+  writeFileSync(file, `state_dir: ./state\nnodes:\n  - {name: node, url: "${sim.nodeUrl('node')}"}\n`);
+  const port = await freePort();
+  const daemon = spawnDaemon(file, port);
+  await waitReady(port);
+  await sleep(seconds * 1000);
+  const rss = Math.round(rssMiB(daemon.pid!));
+  await stop(daemon);
+  await sim.close();
+  return { rssMiB: rss };
+}
+
+const round = (n: number) => Math.round(n * 10) / 10;
+const spread = (xs: number[]) => ({ median: Math.round(median(xs)), min: Math.round(Math.min(...xs)), max: Math.round(Math.max(...xs)) });
+
+async function main() {
+  const reps = QUICK ? 1 : 3;
+  const seconds = QUICK ? 4 : 10;
+  const poll: Record<string, unknown> = {};
+  for (const [label, body] of Object.entries(BODIES)) {
+    const server = await bodyServer(body);
+    const daemon: number[] = [];
+    const bare: number[] = [];
+    const blackbox: number[] = [];
+    for (let r = 0; r < reps; r++) {
+      log(`poll efficiency ${label}: run ${r + 1}/${reps}`);
+      daemon.push(await daemonPollsPerCpuSecond(server.url, server.served, seconds));
+      bare.push(await barePollsPerCpuSecond(server.url, seconds));
+      const bb = await blackboxProbesPerCpuSecond(server.url, seconds);
+      if (bb !== undefined) blackbox.push(bb);
+    }
+    server.server.close();
+    const ratios = daemon.map((d, i) => ({ ofBare: d / bare[i]!, ofBlackbox: blackbox[i] ? d / blackbox[i]! : NaN }));
+    poll[label] = {
+      bytes: body.length,
+      daemonPollsPerCpuSecond: spread(daemon),
+      bareUndiciPollsPerCpuSecond: spread(bare),
+      blackboxProbesPerCpuSecond: blackbox.length ? spread(blackbox) : 'not installed',
+      daemonShareOfBare: round(median(ratios.map((r) => r.ofBare)) * 100) / 100,
+      daemonTimesBlackbox: blackbox.length ? round(median(ratios.map((r) => r.ofBlackbox))) : null,
+    };
+  }
+  const scrape = [];
+  for (const nodes of QUICK ? [100, 1000] : [100, 1000, 5000]) {
+    log(`scrape cost and memory: ${nodes} nodes`);
+    scrape.push(await scrapeAndMemory(nodes));
+  }
+  log('alert latency');
+  const alerts = await alertLatency(QUICK ? 6 : 20);
+  log('start-up');
+  const start = await startup(100);
+  log('sidecar memory');
+  const sidecar = await sidecarRss(QUICK ? 3 : 15);
+  const results = {
+    date: new Date().toISOString(),
+    machine: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
+    node: process.version,
+    quick: QUICK,
+    pollEfficiency: poll,
+    scrape,
+    alertLatency: alerts,
+    startup: start,
+    sidecar,
+  };
+  const out = join(ROOT, QUICK ? 'bench/results-quick.json' : 'bench/results.json');
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  if (args.check) check(results);
+}
+
+/** Compares with bench/baseline.json: a report of what moved a lot, never a failure. */
+function check(results: Record<string, any>) {
+  const file = join(ROOT, 'bench/baseline.json');
+  if (!existsSync(file)) return log('bench --check: no bench/baseline.json to compare with');
+  const base = JSON.parse(readFileSync(file, 'utf8'));
+  const lines: string[] = [];
+  const compare = (what: string, now: number, before: number, higherIsBetter: boolean) => {
+    if (!Number.isFinite(now) || !Number.isFinite(before) || before === 0) return;
+    const change = now / before;
+    const worse = higherIsBetter ? change < 0.5 : change > 2;
+    lines.push(`${worse ? 'REGRESSION?' : 'ok'}  ${what}: ${round(now)} (baseline ${round(before)})`);
+  };
+  for (const label of Object.keys(results.pollEfficiency)) {
+    compare(`poll efficiency ${label}, share of bare loop`, results.pollEfficiency[label].daemonShareOfBare, base.pollEfficiency?.[label]?.daemonShareOfBare, true);
+  }
+  for (const s of results.scrape) {
+    const b = base.scrape?.find((x: { nodes: number }) => x.nodes === s.nodes);
+    if (b) compare(`/metrics p99 at ${s.nodes} nodes (ms)`, s.p99ms, b.p99ms, false);
+  }
+  log(`bench --check (generous tolerance; timing on a shared machine is noisy):\n${lines.join('\n')}`);
+}
+
+await main();

@@ -29,7 +29,6 @@ export async function runCheck(config: Config, options: { format: CheckFormat; t
     if (poller.chainData) {
       const snapshot = await poller.chainData.refresh();
       metrics?.setChainData(snapshot);
-      metrics?.beforeScrape();
     }
   } finally {
     await poller.close();
@@ -38,7 +37,7 @@ export async function runCheck(config: Config, options: { format: CheckFormat; t
   const exitCode = statuses.reduce<number>((worst, s) => Math.max(worst, STATE_SEVERITY[s.state]), EXIT.OK);
   let output: string;
   if (options.format === 'json') output = `${JSON.stringify({ state: STATE_NAMES[exitCode], exitCode, targets: statuses }, null, 2)}\n`;
-  else if (options.format === 'prometheus') output = await metrics!.families.registry.metrics();
+  else if (options.format === 'prometheus') output = await metrics!.render();
   else output = formatText(statuses, exitCode, options.color);
   return { exitCode, output };
 }

@@ -96,9 +96,8 @@ export class Daemon {
     this.server = createHttpServer(
       {
         metrics: async () => {
-          this.metrics.beforeScrape();
           this.metrics.setAlertCounts(this.alerts.list());
-          return { contentType: this.metrics.families.registry.contentType, body: await this.metrics.families.registry.metrics() };
+          return { contentType: this.metrics.contentType, body: await this.metrics.render() };
         },
         ready: () => this.firstRoundDone,
         statusJson: () => ({
@@ -263,13 +262,8 @@ export class Daemon {
   private async apply(next: Config): Promise<void> {
     const nextNames = new Set(targetsOf(next).map((t) => t.name));
     const removed = targetsOf(this.config).filter((t) => !nextNames.has(t.name)).map((t) => t.name);
-    if (!this.metrics.fits(next)) {
-      this.metrics = new MetricsView(next);
-      this.metrics.attach(this.store);
-    } else {
-      this.metrics.setConfig(next);
-      this.metrics.setTargets(targetsOf(next));
-    }
+    this.metrics.setConfig(next);
+    this.metrics.setTargets(targetsOf(next));
     if (JSON.stringify(next.limits) !== JSON.stringify(this.config.limits) || Boolean(next.chainData) !== Boolean(this.config.chainData)) {
       const old = this.poller;
       this.poller = new Poller(next, this.store, this.options.logger, this.gates);

@@ -1,30 +1,40 @@
 /**
- * Keeps the metric families in step with the store: after each poll of a target its series are
- * set, and every series it no longer has (a vanished check, a failed endpoint) is removed.
+ * Keeps the metrics in step with the store. After each poll of a target, its series are rendered
+ * once into the Exposition cache (replacing what it had, so a vanished check or a failed endpoint
+ * simply has no series any more); a scrape joins the cached fragments. Every series about a target
+ * carries `target` and the target's static labels.
  */
 import { chainLags } from '../chaindata/lag.js';
 import { VALIDATOR_STATUSES, type ChainDataSnapshot } from '../chaindata/chaindata.js';
 import type { Config, Target } from '../config/load.js';
 import type { CheckResult, EndpointObservation, ServiceReport } from '../observation.js';
 import { endpointKey, type Store, type TargetState } from '../store.js';
-import { sanitizeLabelValue, SeriesTracker, type Labels } from './labels.js';
+import { escapeLabel, Exposition, labelText, type SampleWriter } from './exposition.js';
+import { FAMILIES, I } from './families.js';
+import { sanitizeLabelValue } from './labels.js';
 import { createMetricFamilies, type MetricFamilies } from './registry.js';
 
 interface TargetMetrics {
   target: Target;
-  /** `target` plus the static labels, with every configured label name present. */
-  base: Labels;
-  series: SeriesTracker;
+  /** Label text of `target` and the static labels, escaped once. */
+  base: string;
+  /** Counters live as long as the target: failures by endpoint/view/reason, dropped checks, skipped polls. */
+  failures: Map<string, number>;
+  dropped: number;
+  skipped: number;
+  /** The last rendered fragments (kept to re-render only the skipped-polls counter). */
+  fragments?: string[];
 }
+
+const LAG_OWNER = '@lag';
+const VALIDATOR_OWNER = '@validators';
 
 export class MetricsView {
   readonly families: MetricFamilies;
+  readonly exposition = new Exposition(FAMILIES);
   private readonly targets = new Map<string, TargetMetrics>();
-  private readonly staticLabelNames: string[];
   private store?: Store;
   private chainData?: ChainDataSnapshot;
-  private readonly chainSeries = new SeriesTracker();
-  private readonly lagSeries = new SeriesTracker();
   /** Lag depends on every node's height: it is recomputed at most once per scrape, and only after a change. */
   private lagDirty = false;
 
@@ -32,28 +42,20 @@ export class MetricsView {
     private config: Config,
     options: { defaultMetrics: boolean } = { defaultMetrics: true },
   ) {
-    this.staticLabelNames = staticLabelNames(config);
-    this.families = createMetricFamilies(this.staticLabelNames, options);
+    this.families = createMetricFamilies(options);
     this.setTargets(targetsOf(config));
   }
 
-  /** True when this view's label names fit `config`; otherwise a new view must be built. */
-  fits(config: Config): boolean {
-    const names = staticLabelNames(config);
-    return names.length === this.staticLabelNames.length && names.every((n, i) => n === this.staticLabelNames[i]);
-  }
-
-  setTargets(nodes: Target[]): void {
-    const keep = new Set(nodes.map((n) => n.name));
+  setTargets(targets: Target[]): void {
+    const keep = new Set(targets.map((t) => t.name));
     for (const name of [...this.targets.keys()]) if (!keep.has(name)) this.removeTarget(name);
-    for (const target of nodes) {
-      const base: Labels = { target: target.name };
-      for (const name of this.staticLabelNames) base[name] = target.labels[name] ?? '';
+    for (const target of targets) {
+      const base = labelText({ target: target.name, ...target.labels });
       const existing = this.targets.get(target.name);
-      if (existing && sameLabels(existing.base, base)) existing.target = target;
+      if (existing && existing.base === base) existing.target = target;
       else {
         if (existing) this.removeTarget(target.name);
-        this.targets.set(target.name, { target, base, series: new SeriesTracker() });
+        this.targets.set(target.name, { target, base, failures: new Map(), dropped: 0, skipped: 0 });
       }
     }
   }
@@ -70,18 +72,19 @@ export class MetricsView {
   }
 
   removeTarget(name: string): void {
-    const entry = this.targets.get(name);
-    if (!entry) return;
-    entry.series.clear();
-    const match = { target: name };
-    for (const counter of [this.families.probe.failures, this.families.node.checksDropped, this.families.self.skippedPolls]) counter.remove(match);
-    this.targets.delete(name);
+    if (!this.targets.delete(name)) return;
+    this.exposition.delete(name);
     this.lagDirty = true;
   }
 
   countSkippedPoll(name: string): void {
     const entry = this.targets.get(name);
-    if (entry) this.families.self.skippedPolls.inc(entry.base);
+    if (!entry) return;
+    entry.skipped++;
+    if (entry.fragments) {
+      entry.fragments[I.skippedPolls] = `${FAMILIES[I.skippedPolls]!.name}{${entry.base}} ${entry.skipped}\n`;
+      this.exposition.set(name, entry.fragments);
+    }
   }
 
   setReloadResult(success: boolean): void {
@@ -89,54 +92,69 @@ export class MetricsView {
     if (success) this.families.self.reloadSuccessTime.set(Date.now() / 1000);
   }
 
+  /** The whole exposition: the pre-rendered per-target families, then prom-client's. */
+  async render(): Promise<string> {
+    this.beforeScrape();
+    return this.exposition.render() + (await this.families.registry.metrics());
+  }
+
+  get contentType(): string {
+    return this.families.registry.contentType;
+  }
+
   update(name: string, state: TargetState): void {
     const entry = this.targets.get(name);
     if (!entry) return;
-    const { probe, node } = this.families;
-    const { base, series } = entry;
+    const w = this.exposition.writer();
+    const { base } = entry;
     const limits = this.config.limits;
 
     for (const e of state.observation.endpoints) {
-      const labels = { ...base, endpoint: e.endpoint, view: e.view };
-      series.set(probe.success, labels, e.ok ? 1 : 0);
-      series.set(probe.duration, labels, e.durationSeconds);
-      if (e.httpStatus !== undefined) series.set(probe.httpStatus, labels, e.httpStatus);
-      const lastSuccess = state.lastSuccessAt.get(endpointKey(e));
-      if (lastSuccess !== undefined) series.set(probe.lastSuccess, labels, lastSuccess);
-      if (!e.ok) probe.failures.inc({ ...labels, reason: e.reason ?? 'connect' });
-        if (e.service) this.setServiceReport(series, { ...base, endpoint: e.endpoint }, e.service);
+      const labels = `${base},endpoint="${escapeLabel(e.endpoint)}",view="${escapeLabel(e.view)}"`;
+      w.add(I.probeSuccess, labels, e.ok ? 1 : 0);
+      w.add(I.probeDuration, labels, e.durationSeconds);
+      w.add(I.probeHttpStatus, labels, e.httpStatus);
+      w.add(I.probeLastSuccess, labels, state.lastSuccessAt.get(endpointKey(e)));
+      if (!e.ok) {
+        const key = `${labels},reason="${e.reason ?? 'connect'}"`;
+        entry.failures.set(key, (entry.failures.get(key) ?? 0) + 1);
+      }
+      if (e.service) this.writeService(w, `${base},endpoint="${escapeLabel(e.endpoint)}"`, e.service);
       if (!e.report) continue;
-      series.set(node.healthy, labels, e.report.healthy ? 1 : 0);
+      w.add(I.nodeHealthy, labels, e.report.healthy ? 1 : 0);
       const checks = e.report.checks;
-      if (checks.length > limits.maxChecksPerTarget) node.checksDropped.inc(base, checks.length - limits.maxChecksPerTarget);
+      if (checks.length > limits.maxChecksPerTarget) entry.dropped += checks.length - limits.maxChecksPerTarget;
       for (const check of checks.slice(0, limits.maxChecksPerTarget)) {
-        this.setCheck(series, { ...labels, check: sanitizeLabelValue(check.name, limits.maxLabelLength) }, check);
+        writeCheck(w, `${labels},check="${escapeLabel(sanitizeLabelValue(check.name, limits.maxLabelLength))}"`, check);
       }
     }
-    if (state.nodeId) series.set(node.info, { ...base, node_id: state.nodeId }, 1);
+    for (const [labels, count] of entry.failures) w.add(I.probeFailures, labels, count);
+    if (entry.dropped > 0) w.add(I.checksDropped, base, entry.dropped);
+    if (entry.skipped > 0) w.add(I.skippedPolls, base, entry.skipped);
+    if (state.nodeId) w.add(I.nodeInfo, `${base},node_id="${escapeLabel(state.nodeId)}"`, 1);
     const rateLimit = state.observation.endpoints.find((e) => e.rateLimit)?.rateLimit;
-    if (rateLimit?.limit !== undefined) series.set(this.families.service.rateLimitLimit, base, rateLimit.limit);
-    if (rateLimit?.remaining !== undefined) series.set(this.families.service.rateLimitRemaining, base, rateLimit.remaining);
-    this.setNodeDetails(entry, detailChecks(state.observation.endpoints, limits.maxChecksPerTarget));
-    series.commit();
+    w.add(I.serviceRateLimitLimit, base, rateLimit?.limit);
+    w.add(I.serviceRateLimitRemaining, base, rateLimit?.remaining);
+    writeNodeDetails(w, base, detailChecks(state.observation.endpoints, limits.maxChecksPerTarget), limits.maxLabelLength);
+    entry.fragments = w.take();
+    this.exposition.set(name, entry.fragments);
     if (state.observation.kind === 'node') this.lagDirty = true;
   }
 
-  private setServiceReport(series: SeriesTracker, labels: Labels, report: ServiceReport): void {
-    const { service } = this.families;
-    series.set(service.healthy, labels, report.healthy ? 1 : 0);
+  private writeService(w: SampleWriter, labels: string, report: ServiceReport): void {
+    w.add(I.serviceHealthy, labels, report.healthy ? 1 : 0);
     for (const component of report.components.slice(0, this.config.limits.maxChecksPerTarget)) {
-      series.set(service.componentUp, { ...labels, component: sanitizeLabelValue(component.name, this.config.limits.maxLabelLength) }, component.up ? 1 : 0);
+      w.add(I.serviceComponentUp, `${labels},component="${escapeLabel(sanitizeLabelValue(component.name, this.config.limits.maxLabelLength))}"`, component.up ? 1 : 0);
     }
   }
 
-  /** Chain data: latest heights, status, TPS, validators, network totals. */
+  /** Chain data: network-wide series through prom-client, validator series pre-rendered. */
   setChainData(snapshot: ChainDataSnapshot): void {
     const { chain } = this.families;
-    const series = this.chainSeries;
     this.chainData = snapshot;
-    const put = (gauge: Parameters<SeriesTracker['set']>[0], labels: Labels, value: number | undefined) => {
-      if (value !== undefined) series.set(gauge, labels, value);
+    for (const gauge of [chain.latestHeight, chain.latestTimestamp, chain.statusOk, chain.avgTps, chain.networkValidators, chain.networkDelegators]) gauge.reset();
+    const put = (gauge: (typeof chain)['latestHeight'], labels: Record<string, string>, value: number | undefined) => {
+      if (value !== undefined) gauge.set(labels, value);
     };
     for (const c of snapshot.chains.values()) {
       const labels = { chain_id: c.evmChainId };
@@ -145,21 +163,22 @@ export class MetricsView {
       if (c.statusOk !== undefined) put(chain.statusOk, labels, c.statusOk ? 1 : 0);
       put(chain.avgTps, labels, c.avgTps);
     }
-    for (const v of snapshot.validators.values()) {
-      const entry = this.targets.get(v.target);
-      if (!entry) continue;
-      const labels = { ...entry.base, node_id: v.nodeId };
-      for (const status of VALIDATOR_STATUSES) series.set(chain.validatorStatus, { ...labels, status }, status === v.status ? 1 : 0);
-      put(chain.validatorEnd, labels, v.endTimestamp);
-      put(chain.validatorDelegators, labels, v.delegators);
-    }
     for (const [network, totals] of snapshot.networks) {
       put(chain.networkValidators, { network }, totals.validators);
       put(chain.networkDelegators, { network }, totals.delegators);
     }
-    put(chain.refreshTimestamp, {}, snapshot.refreshedAt);
-    series.set(chain.refreshErrors, {}, snapshot.errors.length);
-    series.commit();
+    if (snapshot.refreshedAt !== undefined) chain.refreshTimestamp.set(snapshot.refreshedAt);
+    chain.refreshErrors.set(snapshot.errors.length);
+    const w = this.exposition.writer();
+    for (const v of snapshot.validators.values()) {
+      const entry = this.targets.get(v.target);
+      if (!entry) continue;
+      const labels = `${entry.base},node_id="${escapeLabel(v.nodeId)}"`;
+      for (const status of VALIDATOR_STATUSES) w.add(I.validatorStatus, `${labels},status="${status}"`, status === v.status ? 1 : 0);
+      w.add(I.validatorEnd, labels, v.endTimestamp);
+      w.add(I.validatorDelegators, labels, v.delegators);
+    }
+    this.exposition.set(VALIDATOR_OWNER, w.take());
     this.lagDirty = true;
   }
 
@@ -170,67 +189,62 @@ export class MetricsView {
     for (const a of alerts) if (a.phase !== 'resolved') gauge.inc({ alertname: a.alertname, severity: a.severity, state: a.phase });
   }
 
-  /** Called before each scrape: brings derived series (height lag) up to date when something changed. */
+  /** Brings derived series (height lag) up to date when something changed since the last scrape. */
   beforeScrape(): void {
     if (!this.lagDirty || !this.store || !this.config.chainData) return;
     this.lagDirty = false;
+    const w = this.exposition.writer();
     const maxLength = this.config.limits.maxLabelLength;
     for (const lag of chainLags(this.config.nodes, this.store, this.chainData)) {
       const entry = this.targets.get(lag.target);
-      if (entry) this.lagSeries.set(this.families.chain.heightLag, { ...entry.base, chain: sanitizeLabelValue(lag.chain, maxLength) }, lag.lagBlocks);
+      if (entry) w.add(I.chainHeightLag, `${entry.base},chain="${escapeLabel(sanitizeLabelValue(lag.chain, maxLength))}"`, lag.lagBlocks);
     }
-    this.lagSeries.commit();
+    this.exposition.set(LAG_OWNER, w.take());
   }
+}
 
-  private setCheck(series: SeriesTracker, labels: Labels, check: CheckResult): void {
-    const { node } = this.families;
-    series.set(node.checkPassing, labels, check.passing ? 1 : 0);
-    series.set(node.checkNotYetRun, labels, check.notYetRun ? 1 : 0);
-    series.set(node.checkContiguousFailures, labels, check.contiguousFailures);
-    series.set(node.checkDuration, labels, check.durationSeconds);
-    if (check.lastRun !== undefined) series.set(node.checkLastRun, labels, check.lastRun);
-    if (check.failingSince !== undefined && !check.passing) series.set(node.checkFailingSince, labels, check.failingSince);
-  }
+function writeCheck(w: SampleWriter, labels: string, check: CheckResult): void {
+  w.add(I.checkPassing, labels, check.passing ? 1 : 0);
+  w.add(I.checkNotYetRun, labels, check.notYetRun ? 1 : 0);
+  w.add(I.checkContiguousFailures, labels, check.contiguousFailures);
+  w.add(I.checkDuration, labels, check.durationSeconds);
+  w.add(I.checkLastRun, labels, check.lastRun);
+  if (!check.passing) w.add(I.checkFailingSince, labels, check.failingSince);
+}
 
-  /** Chain, network, router, disk and upgrade gauges, from the checks of the health endpoint. */
-  private setNodeDetails({ base, series }: TargetMetrics, checks: CheckResult[]): void {
-    const { node } = this.families;
-    const maxLength = this.config.limits.maxLabelLength;
-    const put = (gauge: Parameters<SeriesTracker['set']>[0], labels: Labels, value: number | undefined) => {
-      if (value !== undefined) series.set(gauge, labels, value);
-    };
-    for (const check of checks) {
-      if (check.chain) {
-        const c = check.chain;
-        const labels = { ...base, chain: sanitizeLabelValue(check.name, maxLength) };
-        put(node.chainConnectedStake, labels, c.connectedStakeRatio);
-        put(node.chainHeight, labels, c.lastAcceptedHeight);
-        put(node.chainProcessing, labels, c.processingBlocks);
-        put(node.chainLongestProcessing, labels, c.longestProcessingBlockSeconds);
-        put(node.chainDisconnectedValidators, labels, c.disconnectedValidators);
-        if (c.bootstrapping !== undefined) put(node.chainBootstrapping, labels, c.bootstrapping ? 1 : 0);
-      }
-      if (check.network) {
-        const n = check.network;
-        put(node.networkPeers, base, n.connectedPeers);
-        put(node.networkSendFail, base, n.sendFailRatio);
-        put(node.networkReceivedAge, base, n.lastMessageReceivedAgeSeconds);
-        put(node.networkSentAge, base, n.lastMessageSentAgeSeconds);
-        put(node.networkIngress, base, n.ingressConnections);
-      }
-      if (check.router) {
-        put(node.routerOutstanding, base, check.router.outstandingRequests);
-        put(node.routerLongest, base, check.router.longestRunningRequestSeconds);
-      }
-      if (check.disk) {
-        put(node.diskAvailable, base, check.disk.availableBytes);
-        put(node.diskAvailableRatio, base, check.disk.availableRatio);
-      }
-      if (check.bootstrappingSubnets) put(node.bootstrappingSubnets, base, check.bootstrappingSubnets.length);
-      if (check.upgrade) {
-        put(node.upgradeModeWeight, base, check.upgrade.modeWeightRatio);
-        put(node.upgradeTimeUntil, base, check.upgrade.timeUntilSeconds);
-      }
+/** Chain, network, router, disk and upgrade gauges, from the checks of the health endpoint. */
+function writeNodeDetails(w: SampleWriter, base: string, checks: CheckResult[], maxLength: number): void {
+  for (const check of checks) {
+    if (check.chain) {
+      const c = check.chain;
+      const labels = `${base},chain="${escapeLabel(sanitizeLabelValue(check.name, maxLength))}"`;
+      w.add(I.chainConnectedStake, labels, c.connectedStakeRatio);
+      w.add(I.chainHeight, labels, c.lastAcceptedHeight);
+      w.add(I.chainProcessing, labels, c.processingBlocks);
+      w.add(I.chainLongestProcessing, labels, c.longestProcessingBlockSeconds);
+      w.add(I.chainDisconnectedValidators, labels, c.disconnectedValidators);
+      if (c.bootstrapping !== undefined) w.add(I.chainBootstrapping, labels, c.bootstrapping ? 1 : 0);
+    }
+    if (check.network) {
+      const n = check.network;
+      w.add(I.networkPeers, base, n.connectedPeers);
+      w.add(I.networkSendFail, base, n.sendFailRatio);
+      w.add(I.networkReceivedAge, base, n.lastMessageReceivedAgeSeconds);
+      w.add(I.networkSentAge, base, n.lastMessageSentAgeSeconds);
+      w.add(I.networkIngress, base, n.ingressConnections);
+    }
+    if (check.router) {
+      w.add(I.routerOutstanding, base, check.router.outstandingRequests);
+      w.add(I.routerLongest, base, check.router.longestRunningRequestSeconds);
+    }
+    if (check.disk) {
+      w.add(I.diskAvailable, base, check.disk.availableBytes);
+      w.add(I.diskAvailableRatio, base, check.disk.availableRatio);
+    }
+    if (check.bootstrappingSubnets) w.add(I.bootstrappingSubnets, base, check.bootstrappingSubnets.length);
+    if (check.upgrade) {
+      w.add(I.upgradeModeWeight, base, check.upgrade.modeWeightRatio);
+      w.add(I.upgradeTimeUntil, base, check.upgrade.timeUntilSeconds);
     }
   }
 }
@@ -248,15 +262,6 @@ function detailChecks(endpoints: EndpointObservation[], max: number): CheckResul
   return [...byName.values()];
 }
 
-function staticLabelNames(config: Config): string[] {
-  return [...new Set(targetsOf(config).flatMap((n) => Object.keys(n.labels)))].sort();
-}
-
 export function targetsOf(config: Config): Target[] {
   return [...config.nodes, ...config.services];
-}
-
-function sameLabels(a: Labels, b: Labels): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }

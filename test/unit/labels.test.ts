@@ -1,6 +1,5 @@
-import { Gauge, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { sanitizeLabelValue, SeriesTracker } from '../../src/metrics/labels.js';
+import { sanitizeLabelValue } from '../../src/metrics/labels.js';
 
 describe('label values from untrusted check names', () => {
   it('leaves ordinary names and CB58 IDs alone', () => {
@@ -21,21 +20,5 @@ describe('label values from untrusted check names', () => {
     expect(capped).toHaveLength(64);
     expect(sanitizeLabelValue('x'.repeat(300), 64)).toBe(capped);
     expect(sanitizeLabelValue('x'.repeat(301), 64)).not.toBe(capped);
-  });
-});
-
-describe('SeriesTracker', () => {
-  it('removes the series that were not set again', async () => {
-    const registry = new Registry();
-    const gauge = new Gauge({ name: 't', help: 'h', labelNames: ['check'], registers: [registry] });
-    const tracker = new SeriesTracker();
-    tracker.set(gauge, { check: 'a' }, 1);
-    tracker.set(gauge, { check: 'b' }, 2);
-    tracker.commit();
-    tracker.set(gauge, { check: 'a' }, 3);
-    tracker.commit();
-    expect((await gauge.get()).values).toEqual([{ labels: { check: 'a' }, value: 3 }]);
-    tracker.clear();
-    expect((await gauge.get()).values).toEqual([]);
   });
 });

@@ -18,7 +18,12 @@ import { request } from 'undici';
 import { SimServer } from '../src/sim/server.js';
 import { cpuSeconds, freePort, median, percentile, rssMiB, sleep, spawnDaemon, stop, waitReady } from './lib.js';
 
-const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false }, check: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, check: { type: 'boolean', default: false }, only: { type: 'string' } },
+});
+/** `--only scrape,alerts`: run just those (poll, scrape, alerts, startup, sidecar). */
+const ONLY = args.only ? new Set(args.only.split(',')) : undefined;
+const wanted = (name: string) => !ONLY || ONLY.has(name);
 const QUICK = args.quick!;
 const DIR = mkdtempSync(join(tmpdir(), 'avahealth-bench-'));
 const ROOT = new URL('../', import.meta.url).pathname;
@@ -232,7 +237,7 @@ async function main() {
   const reps = QUICK ? 1 : 3;
   const seconds = QUICK ? 4 : 10;
   const poll: Record<string, unknown> = {};
-  for (const [label, body] of Object.entries(BODIES)) {
+  for (const [label, body] of wanted('poll') ? Object.entries(BODIES) : []) {
     const server = await bodyServer(body);
     const daemon: number[] = [];
     const bare: number[] = [];
@@ -256,16 +261,13 @@ async function main() {
     };
   }
   const scrape = [];
-  for (const nodes of QUICK ? [100, 1000] : [100, 1000, 5000]) {
+  for (const nodes of !wanted('scrape') ? [] : QUICK ? [100, 1000] : [100, 1000, 5000]) {
     log(`scrape cost and memory: ${nodes} nodes`);
     scrape.push(await scrapeAndMemory(nodes));
   }
-  log('alert latency');
-  const alerts = await alertLatency(QUICK ? 6 : 20);
-  log('start-up');
-  const start = await startup(100);
-  log('sidecar memory');
-  const sidecar = await sidecarRss(QUICK ? 3 : 15);
+  const alerts = wanted('alerts') ? (log('alert latency'), await alertLatency(QUICK ? 6 : 20)) : undefined;
+  const start = wanted('startup') ? (log('start-up'), await startup(100)) : undefined;
+  const sidecar = wanted('sidecar') ? (log('sidecar memory'), await sidecarRss(QUICK ? 3 : 15)) : undefined;
   const results = {
     date: new Date().toISOString(),
     machine: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
@@ -277,7 +279,7 @@ async function main() {
     startup: start,
     sidecar,
   };
-  const out = join(ROOT, QUICK ? 'bench/results-quick.json' : 'bench/results.json');
+  const out = join(ROOT, ONLY ? 'bench/results-partial.json' : QUICK ? 'bench/results-quick.json' : 'bench/results.json');
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   if (args.check) check(results);

@@ -97,7 +97,7 @@ export class Daemon {
       {
         metrics: async () => {
           this.metrics.setAlertCounts(this.alerts.list());
-          return { contentType: this.metrics.contentType, body: await this.metrics.render() };
+          return { contentType: this.metrics.contentType, body: await this.metrics.renderChunks() };
         },
         ready: () => this.firstRoundDone,
         statusJson: () => ({
@@ -353,6 +353,7 @@ export class Daemon {
     if (!drained) log.warn({ timeoutMs: timeout }, 'in-flight polls did not finish in time; abandoning them');
     for (const timer of this.watchers) clearInterval(timer);
     this.discovery?.stop();
+    this.metrics.exposition.stop();
     await this.notifier.stop();
     this.alerts.flush();
     await closeServer(this.server);

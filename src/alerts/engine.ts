@@ -19,7 +19,7 @@ import { Silences } from './silences.js';
 import { ZERO_TIME, type AlertNotice, type AlertState, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
 
 const DISK_WINDOW_MS = 3600_000;
-const PERSIST_DELAY_MS = 250;
+const PERSIST_DELAY_MS = 1000;
 
 export interface EngineOptions {
   log: Logger;
@@ -29,7 +29,8 @@ export interface EngineOptions {
 
 export class AlertEngine {
   readonly silences: Silences;
-  private readonly states = new Map<string, AlertState>();
+  /** Alert states by target, then by key: an evaluation only ever touches its own target's. */
+  private readonly states = new Map<string, Map<string, AlertState>>();
   /** Times of firing/resolved changes per alert key; outlives the states (a resolved alert is removed). */
   private readonly flaps = new Map<string, number[]>();
   private readonly disk = new Map<string, Array<[number, number]>>();
@@ -43,11 +44,11 @@ export class AlertEngine {
     this.silences = new Silences(config.alerts, config.stateDir, options.log);
     const read = readJsonFile(this.file, (v): v is { alerts: AlertState[]; flaps?: Record<string, number[]> } => typeof v === 'object' && v !== null && Array.isArray((v as { alerts?: unknown }).alerts));
     if (read.status === 'ok') {
-      for (const state of read.value.alerts) this.states.set(state.key, state);
+      for (const state of read.value.alerts) this.statesOf(state.target).set(state.key, state);
       for (const [key, times] of Object.entries(read.value.flaps ?? {})) this.flaps.set(key, times);
     }
     if (read.status === 'corrupt') options.log.error({ file: this.file, movedTo: read.movedTo, error: read.error }, 'alert state file unreadable; set aside, starting empty');
-    if (this.states.size > 0) options.log.info({ alerts: this.states.size }, 'alert states restored');
+    if (this.states.size > 0) options.log.info({ alerts: this.list().length }, 'alert states restored');
   }
 
   private get alerts(): AlertsConfig {
@@ -60,7 +61,7 @@ export class AlertEngine {
   }
 
   list(): AlertState[] {
-    return [...this.states.values()];
+    return [...this.states.values()].flatMap((byKey) => [...byKey.values()]);
   }
 
   /** Every firing alert as receivers see it (Alertmanager re-sends these). */
@@ -98,6 +99,7 @@ export class AlertEngine {
 
   evaluate(evaluation: Evaluation, now = Date.now(), options: { resolveAtOnce?: boolean } = {}): void {
     const { target } = evaluation;
+    const states = this.statesOf(target);
     const active = new Set<string>();
     let changed = false;
 
@@ -107,7 +109,7 @@ export class AlertEngine {
       const labels = { alertname: condition.alertname, target, ...condition.identity, ...this.targetLabels(target) };
       const key = keyOf(labels);
       active.add(key);
-      let state = this.states.get(key);
+      let state = states.get(key);
       if (!state || state.phase === 'resolved') {
         const previous = state;
         state = {
@@ -124,7 +126,7 @@ export class AlertEngine {
           activeSince: now,
           ...(previous?.notified ? { notified: previous.notified } : {}),
         };
-        this.states.set(key, state);
+        states.set(key, state);
         changed = true;
       }
       state.consecutive++;
@@ -145,11 +147,11 @@ export class AlertEngine {
       }
     }
 
-    for (const state of this.states.values()) {
-      if (state.target !== target || active.has(state.key) || state.phase === 'resolved') continue;
+    for (const state of states.values()) {
+      if (active.has(state.key) || state.phase === 'resolved') continue;
       if (!evaluation.covers.includes(state.alertname) || evaluation.unknown.includes(state.alertname)) continue;
       if (state.phase === 'pending') {
-        this.states.delete(state.key);
+        states.delete(state.key);
         changed = true;
         continue;
       }
@@ -163,7 +165,8 @@ export class AlertEngine {
       }
     }
 
-    const notices = this.decideNotifications(target, now);
+    const notices = this.decideNotifications(states, now);
+    if (states.size === 0) this.states.delete(target);
     if (notices.length > 0) {
       this.options.onBatch({ id: randomUUID(), target, createdAt: now, alerts: notices });
       changed = true;
@@ -172,7 +175,7 @@ export class AlertEngine {
   }
 
   /**
-   * Alert states are written at most every PERSIST_DELAY_MS. Their notifications are already in
+   * Alert states are written at most once a second (PERSIST_DELAY_MS). Their notifications are already in
    * the outbox journals (durable first), so a crash inside the window can repeat a notification
    * (same fingerprint, at-least-once) but never lose one.
    */
@@ -190,17 +193,17 @@ export class AlertEngine {
   }
 
   /** Compares each alert of the target with what receivers were last told. */
-  private decideNotifications(target: string, now: number): AlertNotice[] {
+  private decideNotifications(states: Map<string, AlertState>, now: number): AlertNotice[] {
     const notices: AlertNotice[] = [];
-    for (const state of [...this.states.values()]) {
-      if (state.target !== target || state.phase === 'pending') continue;
+    for (const state of [...states.values()]) {
+      if (state.phase === 'pending') continue;
       const holdReason = this.silences.holds({ ...state.labels, severity: state.severity }, now) ?? (this.isFlapping(state.key, now) ? 'flapping' : undefined);
       if (state.phase === 'resolved') {
         if (!state.notified || state.notified.phase === 'resolved') {
-          this.states.delete(state.key); // never announced: nothing to take back
+          states.delete(state.key); // never announced: nothing to take back
         } else if (!holdReason) {
           notices.push(this.notice(state, 'resolved', now));
-          this.states.delete(state.key);
+          states.delete(state.key);
         }
         continue;
       }
@@ -232,6 +235,12 @@ export class AlertEngine {
   }
 
   /** Only the last flap_threshold + 1 changes matter: more are never kept, whatever the churn. */
+  private statesOf(target: string): Map<string, AlertState> {
+    let byKey = this.states.get(target);
+    if (!byKey) this.states.set(target, (byKey = new Map()));
+    return byKey;
+  }
+
   private recordTransition(key: string, now: number): void {
     this.flaps.set(key, [...(this.flaps.get(key) ?? []), now].slice(-(this.alerts.flapThreshold + 1)));
   }

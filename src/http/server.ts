@@ -6,7 +6,7 @@ import { FAVICON, SCRIPT, STYLESHEET } from '../status/assets.js';
 import type { Gatekeeper } from './webconfig.js';
 
 export interface Routes {
-  metrics: () => Promise<{ contentType: string; body: string }>;
+  metrics: () => Promise<{ contentType: string; body: Buffer[] }>;
   ready: () => boolean;
   reload?: () => Promise<{ ok: boolean; error?: string }>;
   statusJson: () => unknown;
@@ -151,9 +151,14 @@ async function handleSilences(routes: Routes, req: IncomingMessage, res: ServerR
   return json(405, { error: 'use GET or POST /api/v1/silences, DELETE /api/v1/silences/{id}' });
 }
 
-function send(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers });
-  res.end(res.req.method === 'HEAD' ? undefined : body);
+function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer[], headers: Record<string, string> = {}): void {
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.reduce((n, chunk) => n + chunk.length, 0);
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': contentType, 'content-length': length, ...headers });
+  if (res.req.method === 'HEAD') return void res.end();
+  if (typeof body === 'string') return void res.end(body);
+  res.cork();
+  for (const chunk of body) res.write(chunk);
+  res.end();
 }
 
 export async function listen(server: Server, host: string, port: number): Promise<AddressInfo> {

@@ -92,10 +92,14 @@ export class MetricsView {
     if (success) this.families.self.reloadSuccessTime.set(Date.now() / 1000);
   }
 
-  /** The whole exposition: the pre-rendered per-target families, then prom-client's. */
-  async render(): Promise<string> {
+  /** The whole exposition as chunks: the pre-rendered per-target families, then prom-client's. */
+  async renderChunks(): Promise<Buffer[]> {
     this.beforeScrape();
-    return this.exposition.render() + (await this.families.registry.metrics());
+    return [this.exposition.render(), Buffer.from(await this.families.registry.metrics(), 'utf8')];
+  }
+
+  async render(): Promise<string> {
+    return Buffer.concat(await this.renderChunks()).toString('utf8');
   }
 
   get contentType(): string {

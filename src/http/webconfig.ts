@@ -9,7 +9,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import type { SecureContextOptions, TLSSocket } from 'node:tls';
-import bcrypt from 'bcryptjs';
+import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { ConfigError } from '../config/errors.js';
 import { nodeAt, parseYaml } from '../config/load.js';
@@ -132,6 +132,8 @@ export class Gatekeeper {
     if (colon < 0 || hash === undefined) return { status: 401, message: 'authentication required' };
     const key = createHash('sha256').update(`${user}\u0000${password}\u0000${hash}`).digest('hex');
     if (this.verified.has(key)) return undefined;
+    // bcryptjs is loaded on first use: only deployments with basic auth need it.
+    const bcrypt = createRequire(import.meta.url)('bcryptjs') as typeof import('bcryptjs');
     if (!bcrypt.compareSync(password, hash)) return { status: 401, message: 'authentication required' };
     this.verified.add(key);
     return undefined;

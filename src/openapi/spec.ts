@@ -25,8 +25,8 @@ export interface Operation {
 }
 
 type JsonObject = Record<string, unknown>;
-// ajv is CommonJS with a default export; load it the way Node's ESM interop always handles.
-const Ajv2020 = (createRequire(import.meta.url)('ajv/dist/2020') as { default: new (opts: object) => AjvInstance }).default;
+/** ajv (CommonJS) is loaded on first use: most deployments have no API probes. */
+const loadAjv = () => (createRequire(import.meta.url)('ajv/dist/2020') as { default: new (opts: object) => AjvInstance }).default;
 interface AjvInstance {
   addSchema(schema: object): void;
   compile(schema: object): ValidateFunction;
@@ -57,6 +57,7 @@ export class ApiSpec {
     }
     // Literal paths win over templated ones (`/v2/chains/43114/btcb/…` before `/v2/chains/{chainId}/…`).
     this.operations.sort((a, b) => a.params - b.params);
+    const Ajv2020 = loadAjv();
     this.ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, discriminator: true });
     this.ajv.addSchema({ $id: 'spec', components: normalize((spec as { components: unknown }).components) });
   }

@@ -10,6 +10,7 @@ import { RateLimitGate } from './http/rate-limit.js';
 import type { Logger } from './log.js';
 import { targetsOf } from './metrics/view.js';
 import type { EndpointObservation, TargetObservation } from './observation.js';
+import { ParseCache } from './probes/exchange.js';
 import { probeNode } from './probes/node.js';
 import { probeService, type ServiceContext } from './probes/service.js';
 import { endpointKey, type Store } from './store.js';
@@ -36,7 +37,7 @@ export class Poller {
       if (!found) gates.set(service, (found = new RateLimitGate()));
       return found;
     };
-    this.context = { http: this.http, limit: pLimit(config.limits.maxConcurrentRequests), gate };
+    this.context = { http: this.http, limit: pLimit(config.limits.maxConcurrentRequests), gate, parsed: new ParseCache() };
     this.setConfig(config);
     if (config.chainData) {
       this.chainData = new ChainData(config.chainData, this.serviceMap(), () => this.config.nodes, store, this.context, log);
@@ -45,6 +46,7 @@ export class Poller {
 
   setConfig(config: Config): void {
     this.config = config;
+    for (const name of this.targets.keys()) if (!config.nodes.some((n) => n.name === name)) this.context.parsed?.forget(`${name}\u0000`);
     this.targets = new Map(targetsOf(config).map((t) => [t.name, t]));
     if (config.chainData) this.chainData?.reconfigure(config.chainData, this.serviceMap(), () => this.config.nodes);
   }

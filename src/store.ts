@@ -38,6 +38,8 @@ function describeChanges(before: TargetObservation, after: TargetObservation): C
   const at = after.at;
   if (was.ok && !now.ok) return [{ at, text: `unreachable: ${now.reason} (${now.error ?? ''})`, good: false }];
   if (!was.ok && now.ok) return [{ at, text: 'reachable again', good: true }];
+  // The same report object means the same bytes as last time: nothing changed.
+  if (was.report !== undefined && was.report === now.report) return [];
   const changes: Change[] = [];
   const previous = new Map((was.report?.checks ?? []).map((c) => [c.name, c]));
   for (const check of now.report?.checks ?? []) {

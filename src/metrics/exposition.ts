@@ -48,6 +48,11 @@ export class SampleWriter {
     this.parts[family] += `${this.families[family]!.name}{${labels}} ${formatValue(value)}\n`;
   }
 
+  /** Adds samples rendered earlier (by another writer), family by family. */
+  append(parts: string[]): void {
+    for (let i = 0; i < parts.length; i++) if (parts[i]) this.parts[i] += parts[i]!;
+  }
+
   take(): string[] {
     return this.parts;
   }

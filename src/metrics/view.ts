@@ -7,7 +7,7 @@
 import { chainLags } from '../chaindata/lag.js';
 import { VALIDATOR_STATUSES, type ChainDataSnapshot } from '../chaindata/chaindata.js';
 import type { Config, Target } from '../config/load.js';
-import type { CheckResult, EndpointObservation, ServiceReport } from '../observation.js';
+import type { CheckResult, EndpointObservation, HealthReport, ServiceReport } from '../observation.js';
 import { endpointKey, type Store, type TargetState } from '../store.js';
 import { escapeLabel, Exposition, labelText, type SampleWriter } from './exposition.js';
 import { FAMILIES, I } from './families.js';
@@ -24,6 +24,9 @@ interface TargetMetrics {
   skipped: number;
   /** The last rendered fragments (kept to re-render only the skipped-polls counter). */
   fragments?: string[];
+  /** Rendered check series per endpoint/view, reused while the report object is the same (an unchanged body). */
+  checks: Map<string, { report: HealthReport; parts: string[] }>;
+  details?: { reports: HealthReport[]; parts: string[] };
 }
 
 const LAG_OWNER = '@lag';
@@ -55,7 +58,7 @@ export class MetricsView {
       if (existing && existing.base === base) existing.target = target;
       else {
         if (existing) this.removeTarget(target.name);
-        this.targets.set(target.name, { target, base, failures: new Map(), dropped: 0, skipped: 0 });
+        this.targets.set(target.name, { target, base, failures: new Map(), dropped: 0, skipped: 0, checks: new Map() });
       }
     }
   }
@@ -128,9 +131,17 @@ export class MetricsView {
       w.add(I.nodeHealthy, labels, e.report.healthy ? 1 : 0);
       const checks = e.report.checks;
       if (checks.length > limits.maxChecksPerTarget) entry.dropped += checks.length - limits.maxChecksPerTarget;
-      for (const check of checks.slice(0, limits.maxChecksPerTarget)) {
-        writeCheck(w, `${labels},check="${escapeLabel(sanitizeLabelValue(check.name, limits.maxLabelLength))}"`, check);
+      const key = endpointKey(e);
+      let cached = entry.checks.get(key);
+      if (cached?.report !== e.report) {
+        const cw = this.exposition.writer();
+        for (const check of checks.slice(0, limits.maxChecksPerTarget)) {
+          writeCheck(cw, `${labels},check="${escapeLabel(sanitizeLabelValue(check.name, limits.maxLabelLength))}"`, check);
+        }
+        cached = { report: e.report, parts: cw.take() };
+        entry.checks.set(key, cached);
       }
+      w.append(cached.parts);
     }
     for (const [labels, count] of entry.failures) w.add(I.probeFailures, labels, count);
     if (entry.dropped > 0) w.add(I.checksDropped, base, entry.dropped);
@@ -139,7 +150,13 @@ export class MetricsView {
     const rateLimit = state.observation.endpoints.find((e) => e.rateLimit)?.rateLimit;
     w.add(I.serviceRateLimitLimit, base, rateLimit?.limit);
     w.add(I.serviceRateLimitRemaining, base, rateLimit?.remaining);
-    writeNodeDetails(w, base, detailChecks(state.observation.endpoints, limits.maxChecksPerTarget), limits.maxLabelLength);
+    const reports = state.observation.endpoints.filter((e) => e.endpoint === 'health' && e.report).map((e) => e.report!);
+    if (!entry.details || entry.details.reports.length !== reports.length || entry.details.reports.some((r, i) => r !== reports[i])) {
+      const dw = this.exposition.writer();
+      writeNodeDetails(dw, base, detailChecks(state.observation.endpoints, limits.maxChecksPerTarget), limits.maxLabelLength);
+      entry.details = { reports, parts: dw.take() };
+    }
+    w.append(entry.details.parts);
     entry.fragments = w.take();
     this.exposition.set(name, entry.fragments);
     if (state.observation.kind === 'node') this.lagDirty = true;

@@ -1,4 +1,5 @@
 /** What every probe shares: timing an exchange and turning its outcome into an EndpointObservation. */
+import { createHash } from 'node:crypto';
 import { ProbeError, type HttpClient, type HttpResponse } from '../http/client.js';
 import type { EndpointObservation } from '../observation.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
@@ -7,6 +8,30 @@ export interface ProbeContext {
   http: HttpClient;
   /** Runs a request under the global concurrency cap. */
   limit: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** The last body (by hash) and what it parsed to, per target endpoint (see ParseCache). */
+  parsed?: ParseCache;
+}
+
+/**
+ * A node caches its health results for a whole health-check period (30 s), so consecutive polls
+ * usually return the very same bytes. Same hash and status, same report object: nothing is parsed
+ * again, and everything keyed on the report object (rendered series, change history) is reused.
+ */
+export class ParseCache {
+  private readonly entries = new Map<string, { hash: string; status: number; value: unknown }>();
+
+  parse<T>(key: string, response: HttpResponse, parse: () => T): T {
+    const hash = createHash('sha1').update(response.body).digest('base64');
+    const last = this.entries.get(key);
+    if (last && last.hash === hash && last.status === response.status) return last.value as T;
+    const value = parse();
+    this.entries.set(key, { hash, status: response.status, value });
+    return value;
+  }
+
+  forget(prefix: string): void {
+    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
+  }
 }
 
 const MAX_ERROR_TEXT = 300;

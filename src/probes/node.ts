@@ -57,7 +57,8 @@ function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: NodeVie
       });
       observation.httpStatus = response.status;
       if (endpoint === 'health' && view.tags.length === 0) keepRaw(observation, response);
-      observation.report = readHealthBody(response, parseHealthReport);
+      const parse = () => readHealthBody(response, parseHealthReport);
+      observation.report = ctx.parsed ? ctx.parsed.parse(`${target.name}\u0000${endpoint}\u0000${view.name}`, response, parse) : parse();
     }
     const nodeId = headerNodeId(response.headers['node-id']);
     if (nodeId) observation.nodeId = nodeId;

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { ParseCache } from '../../src/probes/exchange.js';
+
+const response = (body: string, status = 200) => ({ status, headers: {}, body });
+
+describe('ParseCache', () => {
+  it('parses a body once while the same bytes keep coming back, and again when they change', () => {
+    const cache = new ParseCache();
+    let parses = 0;
+    const parse = (body: string) => () => (parses++, JSON.parse(body) as unknown);
+    const a = cache.parse('n/health', response('{"healthy":true}'), parse('{"healthy":true}'));
+    const b = cache.parse('n/health', response('{"healthy":true}'), parse('{"healthy":true}'));
+    expect(b).toBe(a);
+    expect(parses).toBe(1);
+    expect(cache.parse('n/health', response('{"healthy":true}', 503), parse('{"healthy":true}'))).not.toBe(a); // another status
+    expect(cache.parse('n/health', response('{"healthy":false}'), parse('{"healthy":false}'))).toEqual({ healthy: false });
+    expect(cache.parse('m/health', response('{"healthy":false}'), parse('{"healthy":false}'))).toEqual({ healthy: false }); // per endpoint
+    expect(parses).toBe(4);
+  });
+
+  it('never caches a failure, and forgets a removed target', () => {
+    const cache = new ParseCache();
+    let parses = 0;
+    const failing = () => {
+      parses++;
+      throw new Error('bad');
+    };
+    expect(() => cache.parse('n/health', response('<html>'), failing)).toThrow('bad');
+    expect(() => cache.parse('n/health', response('<html>'), failing)).toThrow('bad');
+    expect(parses).toBe(2);
+    const first = cache.parse('n\u0000health', response('{}'), () => ({}));
+    cache.forget('n\u0000');
+    expect(cache.parse('n\u0000health', response('{}'), () => ({}))).not.toBe(first);
+  });
+});

@@ -183,8 +183,10 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
     }
     throw err;
   }
-  await daemon.start();
-  return new Promise<number>((resolve) => {
+  // Signal handlers go in before start(): a SIGHUP that arrives while the
+  // daemon is starting would otherwise take Node's default action and kill it.
+  const started = daemon.start();
+  return new Promise<number>((resolve, reject) => {
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) {
@@ -194,14 +196,15 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
       }
       stopping = true;
       logger.info({ signal }, 'signal received');
-      daemon.stop().then(() => resolve(0), (err: unknown) => {
+      started.catch(() => undefined).then(() => daemon.stop()).then(() => resolve(0), (err: unknown) => {
         logger.error({ err }, 'error while stopping');
         resolve(1);
       });
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGHUP', () => void daemon.reload());
+    process.on('SIGHUP', () => void started.then(() => daemon.reload(), () => undefined));
+    started.catch(reject);
   });
 }
 

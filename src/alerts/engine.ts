@@ -14,9 +14,9 @@ import type { AlertsConfig, Config, NodeTarget, ServiceTarget } from '../config/
 import type { Logger } from '../log.js';
 import { readJsonFile, writeJsonAtomic } from '../state/atomic.js';
 import type { TargetState } from '../store.js';
-import { evaluateChainData, evaluateNode, evaluateService, isNotReady, ruleFor, type DiskTrend } from './rules.js';
+import { evaluateChainData, evaluateNode, evaluateService, isNotReady, ruleFor, type DiskTrend, type RuleSettings } from './rules.js';
 import { Silences } from './silences.js';
-import { ZERO_TIME, type AlertNotice, type AlertState, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
+import { ZERO_TIME, type AlertName, type AlertNotice, type AlertState, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
 
 const DISK_WINDOW_MS = 3600_000;
 const PERSIST_DELAY_MS = 1000;
@@ -37,6 +37,7 @@ export class AlertEngine {
   private readonly file: string;
   private config: Config;
   private persistTimer?: NodeJS.Timeout;
+  private readonly rules = new Map<string, RuleSettings>();
 
   constructor(config: Config, private readonly options: EngineOptions) {
     this.config = config;
@@ -57,7 +58,16 @@ export class AlertEngine {
 
   setConfig(config: Config): void {
     this.config = config;
+    this.rules.clear();
     this.silences.setConfig(config.alerts);
+  }
+
+  /** Merged rule settings, computed once per rule and target until the config changes. */
+  private rule(name: AlertName, target: string): RuleSettings {
+    const key = `${name}\u0000${target}`;
+    let rule = this.rules.get(key);
+    if (!rule) this.rules.set(key, (rule = ruleFor(this.alerts, name, target)));
+    return rule;
   }
 
   list(): AlertState[] {
@@ -104,7 +114,7 @@ export class AlertEngine {
     let changed = false;
 
     for (const condition of evaluation.conditions) {
-      const rule = ruleFor(this.alerts, condition.alertname, target);
+      const rule = this.rule(condition.alertname, target);
       if (rule.disabled) continue;
       const labels = { alertname: condition.alertname, target, ...condition.identity, ...this.targetLabels(target) };
       const key = keyOf(labels);

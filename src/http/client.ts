@@ -68,7 +68,18 @@ export class HttpClient {
   }
 
   async request(req: HttpRequest): Promise<HttpResponse> {
-    const deadline = AbortSignal.timeout(req.timeoutMs);
+    // A deadline cleared when the exchange ends (AbortSignal.timeout's timer would outlive it and
+    // fire later for nothing, for every request).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DOMException(`no response within ${req.timeoutMs} ms`, 'TimeoutError')), req.timeoutMs);
+    try {
+      return await this.exchange(req, deadline.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async exchange(req: HttpRequest, deadline: AbortSignal): Promise<HttpResponse> {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(req.url, {

@@ -46,8 +46,9 @@ export class Poller {
 
   setConfig(config: Config): void {
     this.config = config;
-    for (const name of this.targets.keys()) if (!config.nodes.some((n) => n.name === name)) this.context.parsed?.forget(`${name}\u0000`);
+    const previous = this.targets;
     this.targets = new Map(targetsOf(config).map((t) => [t.name, t]));
+    for (const name of previous.keys()) if (!this.targets.has(name)) this.context.parsed?.forget(`${name}\u0000`);
     if (config.chainData) this.chainData?.reconfigure(config.chainData, this.serviceMap(), () => this.config.nodes);
   }
 

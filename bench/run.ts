@@ -30,7 +30,7 @@ const ROOT = new URL('../', import.meta.url).pathname;
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
 // ---------- bodies served by a plain HTTP server (its CPU is in none of the measured processes)
-const SMALL = readFileSync(join(ROOT, '../shared/fixtures/avalanchego/health-unhealthy-bootstrapping.json'), 'utf8');
+const SMALL = readFileSync(join(ROOT, 'test/fixtures/shared/avalanchego/health-unhealthy-bootstrapping.json'), 'utf8');
 function largeBody(): string {
   const report = JSON.parse(SMALL) as { checks: Record<string, { message?: { networking?: { disconnectedValidators?: string[] } } }> };
   const ids = Array.from({ length: 800 }, (_, i) => `NodeID-${String(i).padStart(5, '0')}BanSkJPoyUFEaZZH5Su79HUuiPTNx`);

@@ -4,7 +4,8 @@ import { expect } from 'vitest';
 import type { CheckResult, HealthReport } from '../../src/observation.js';
 import { parseHealthReport } from '../../src/parse/avalanchego.js';
 
-export const SHARED_FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+/** The project's shared example payloads (../shared/fixtures), copied in so a clone anywhere tests the same. */
+export const SHARED_FIXTURES = fileURLToPath(new URL('../fixtures/shared/', import.meta.url));
 export const OWN_FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 export function readJson(path: string): unknown {

@@ -4,7 +4,8 @@
  */
 import type { Config } from './config/load.js';
 import type { Logger } from './log.js';
-import { MetricsView, targetsOf } from './metrics/view.js';
+import { MetricsView } from './metrics/view.js';
+import { targetsOf } from './model/targets.js';
 import { Poller } from './poller.js';
 import { STATE_SEVERITY, targetStatus, type TargetStatus } from './status/status.js';
 import { Store } from './store.js';

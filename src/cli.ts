@@ -17,7 +17,7 @@ import { SimServer } from './sim/server.js';
 import { parseGoDuration } from './parse/go-duration.js';
 import { Notifier } from './alerts/notifier.js';
 import { HttpClient } from './http/client.js';
-import { redact } from './probes/exchange.js';
+import { redact } from './util/text.js';
 import { VERSION } from './version.js';
 
 const HELP = `avahealth ${VERSION}: health monitoring for Avalanche nodes

@@ -2,7 +2,7 @@
  * The latest observation of every target: the one source of truth that metrics, the status page
  * and alerts read. It also remembers what an observation alone cannot say (last success times).
  */
-import type { EndpointObservation, TargetObservation } from './observation.js';
+import type { EndpointObservation, TargetObservation } from './model/observation.js';
 
 /** One change worth showing on the status page: "C failing: …", "network recovered", "unreachable: …". */
 export interface Change {

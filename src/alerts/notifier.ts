@@ -7,7 +7,7 @@ import type { Config, ReceiverConfig } from '../config/load.js';
 import { ProbeError, type HttpClient } from '../http/client.js';
 import { backoffSeconds } from '../http/rate-limit.js';
 import type { Logger } from '../log.js';
-import { snippet } from '../probes/exchange.js';
+import { snippet } from '../util/text.js';
 import { Outbox, type OutboxEvents } from './outbox.js';
 import { RECEIVERS } from './receivers/index.js';
 import { DeliveryError, type OutgoingRequest } from './receivers/receiver.js';

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { ReceiverConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
-import { redact } from '../probes/exchange.js';
+import { redact } from '../util/text.js';
 import { renameSync } from 'node:fs';
 import { Journal } from '../state/journal.js';
 import { DeliveryError, type SendContext } from './receivers/receiver.js';

@@ -7,8 +7,8 @@ import type { ChainLag } from '../chaindata/lag.js';
 import type { ValidatorInfo } from '../chaindata/chaindata.js';
 import type { AlertsConfig, NodeTarget, ServiceTarget } from '../config/load.js';
 import type { AlertName } from '../config/schema.js';
-import { sanitizeLabelValue } from '../metrics/labels.js';
-import type { CheckResult, EndpointObservation } from '../observation.js';
+import { sanitizeLabelValue } from '../util/labels.js';
+import type { CheckResult, EndpointObservation } from '../model/observation.js';
 import type { TargetState } from '../store.js';
 import type { Condition, Evaluation, Severity } from './types.js';
 

@@ -7,7 +7,8 @@ import { C_CHAIN, type ChainDataConfig, type Network, type NodeTarget, type Serv
 import { ProbeError } from '../http/client.js';
 import type { Logger } from '../log.js';
 import { isObject } from '../parse/avalanchego.js';
-import { parseJson, redact } from '../probes/exchange.js';
+import { parseJson } from '../probes/exchange.js';
+import { redact } from '../util/text.js';
 import { callService, serviceError, type ServiceContext } from '../probes/service.js';
 import type { Store } from '../store.js';
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
-import { ALL_VIEW, type NodeEndpoint } from '../observation.js';
+import { ALL_VIEW, type NodeEndpoint } from '../model/observation.js';
 import { closest, ConfigError, type ConfigProblem } from './errors.js';
 import { ApiSpec, type ServiceKind } from '../openapi/spec.js';
 import {

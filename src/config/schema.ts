@@ -4,7 +4,7 @@
  */
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { NODE_ENDPOINTS } from '../observation.js';
+import { NODE_ENDPOINTS } from '../model/observation.js';
 import { parseGoDuration } from '../parse/go-duration.js';
 
 const DURATION_PATTERN = /^(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+)$/;

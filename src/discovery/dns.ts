@@ -1,6 +1,6 @@
 /** DNS discovery: A/AAAA answers with a configured port, or SRV answers with theirs. */
 import { Resolver } from 'node:dns/promises';
-import type { DiscoveredTarget } from './index.js';
+import type { DiscoveredTarget } from './types.js';
 import { targetFromAddress, targetName } from './names.js';
 
 export interface DnsSource {

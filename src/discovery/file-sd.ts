@@ -5,7 +5,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import type { DiscoveredTarget } from './index.js';
+import type { DiscoveredTarget } from './types.js';
 import { targetFromAddress } from './names.js';
 
 async function expand(pattern: string): Promise<string[]> {

@@ -7,12 +7,9 @@ import { discoveredNode, type DiscoveryConfig, type NodeTarget } from '../config
 import type { Logger } from '../log.js';
 import { resolveDns } from './dns.js';
 import { readFileSd } from './file-sd.js';
+import type { DiscoveredTarget } from './types.js';
 
-export interface DiscoveredTarget {
-  name: string;
-  url: string;
-  labels: Record<string, string>;
-}
+export type { DiscoveredTarget } from './types.js';
 
 type Source = { label: string; refreshMs: number; read: () => Promise<{ targets: DiscoveredTarget[]; problems: string[] }> };
 

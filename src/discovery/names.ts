@@ -1,4 +1,4 @@
-import type { DiscoveredTarget } from './index.js';
+import type { DiscoveredTarget } from './types.js';
 
 /** Target names are label values and keys: letters, digits, `_ . : -`, at most 63 characters. */
 export function targetName(text: string): string {

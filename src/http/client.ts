@@ -6,7 +6,7 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import type { TlsSettings } from '../config/load.js';
-import type { FailureReason } from '../observation.js';
+import type { FailureReason } from '../model/observation.js';
 
 export class ProbeError extends Error {
   constructor(

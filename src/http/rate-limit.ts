@@ -3,7 +3,7 @@
  * `ratelimit-reset`, `Retry-After`), and the back-off it asks for: after a 429 no request is sent
  * to that service until the window resets.
  */
-import type { RateLimitInfo } from '../observation.js';
+import type { RateLimitInfo } from '../model/observation.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 

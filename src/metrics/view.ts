@@ -7,11 +7,12 @@
 import { chainLags } from '../chaindata/lag.js';
 import { VALIDATOR_STATUSES, type ChainDataSnapshot } from '../chaindata/chaindata.js';
 import type { Config, Target } from '../config/load.js';
-import type { CheckResult, EndpointObservation, HealthReport, ServiceReport } from '../observation.js';
+import type { CheckResult, EndpointObservation, HealthReport, ServiceReport } from '../model/observation.js';
 import { endpointKey, type Store, type TargetState } from '../store.js';
+import { targetsOf } from '../model/targets.js';
 import { escapeLabel, Exposition, labelText, type SampleWriter } from './exposition.js';
 import { FAMILIES, I } from './families.js';
-import { sanitizeLabelValue } from './labels.js';
+import { sanitizeLabelValue } from '../util/labels.js';
 import { createMetricFamilies, type MetricFamilies } from './registry.js';
 
 interface TargetMetrics {
@@ -281,8 +282,4 @@ function detailChecks(endpoints: EndpointObservation[], max: number): CheckResul
     for (const check of e.report.checks.slice(0, max)) if (!byName.has(check.name)) byName.set(check.name, check);
   }
   return [...byName.values()];
-}
-
-export function targetsOf(config: Config): Target[] {
-  return [...config.nodes, ...config.services];
 }

@@ -11,7 +11,7 @@ import type {
   NetworkDetails,
   RouterDetails,
   UpgradeDetails,
-} from '../observation.js';
+} from '../model/observation.js';
 import { durationField } from './go-duration.js';
 import { parseGoTime } from './time.js';
 

@@ -3,7 +3,7 @@
  * maps may be null, components may carry extra fields), or the documented error body
  * `{message: string | string[], statusCode, error}` that a 503 may carry instead.
  */
-import type { ServiceReport } from '../observation.js';
+import type { ServiceReport } from '../model/observation.js';
 import { describe, isObject, type ParseOutcome } from './avalanchego.js';
 
 export function parseServiceHealth(value: unknown): ParseOutcome<ServiceReport> {

@@ -1,8 +1,9 @@
 /** What every probe shares: timing an exchange and turning its outcome into an EndpointObservation. */
 import { createHash } from 'node:crypto';
 import { ProbeError, type HttpClient, type HttpResponse } from '../http/client.js';
-import type { EndpointObservation } from '../observation.js';
+import type { EndpointObservation } from '../model/observation.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
+import { redact, snippet } from '../util/text.js';
 
 export interface ProbeContext {
   http: HttpClient;
@@ -33,8 +34,6 @@ export class ParseCache {
     for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
   }
 }
-
-const MAX_ERROR_TEXT = 300;
 
 /**
  * Runs `exchange` and records it: on success it fills the observation (status, report…); a thrown
@@ -70,38 +69,12 @@ export function keepRaw(observation: EndpointObservation, response: HttpResponse
   observation.raw = body.length <= RAW_LIMIT ? body : `${Buffer.from(body.slice(0, RAW_LIMIT)).toString('utf8')}\n… (${body.length - RAW_LIMIT} more characters)`;
 }
 
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  // Longest first, so a secret URL is replaced whole before its path is.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) if (secret.length >= 4) out = out.split(secret).join('[REDACTED]');
-  return out;
-}
-
-/** A URL fit to show: no user:password@ and no query string (tokens live there). */
-export function displayUrl(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const u = new URL(url);
-  return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}${u.search ? '?…' : ''}`;
-}
-
 export function parseJson(response: HttpResponse): unknown {
   try {
     return JSON.parse(response.body);
   } catch {
     throw new ProbeError('bad_json', `body is not JSON: ${snippet(response.body)}`);
   }
-}
-
-/** First line-ish of an untrusted body, with HTML tags and control characters removed. */
-export function snippet(body: string): string {
-  const text = body
-    .slice(0, 4096)
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/[\u0000-\u001f\u007f\s]+/g, ' ')
-    .trim();
-  if (text === '') return '(empty body)';
-  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
 }
 
 export function statusError(response: HttpResponse, detail = snippet(response.body)): ProbeError {

@@ -4,7 +4,7 @@
  */
 import type { NodeTarget, NodeView } from '../config/load.js';
 import { ProbeError, type HttpResponse } from '../http/client.js';
-import { type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../observation.js';
+import { type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../model/observation.js';
 import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
 import { keepRaw, observe, parseJson, readHealthBody, statusError, type ProbeContext } from './exchange.js';
 

@@ -7,10 +7,11 @@
 import { serviceEndpointPath, type ApiProbe, type ServiceTarget } from '../config/load.js';
 import { ProbeError, type HttpResponse } from '../http/client.js';
 import type { RateLimitGate } from '../http/rate-limit.js';
-import type { EndpointObservation, TargetObservation } from '../observation.js';
+import type { EndpointObservation, TargetObservation } from '../model/observation.js';
 import { ApiSpec } from '../openapi/spec.js';
 import { parseErrorBody, parseServiceHealth } from '../parse/terminus.js';
-import { keepRaw, observe, parseJson, readHealthBody, snippet, statusError, type ProbeContext } from './exchange.js';
+import { snippet } from '../util/text.js';
+import { keepRaw, observe, parseJson, readHealthBody, statusError, type ProbeContext } from './exchange.js';
 
 export interface ServiceContext extends ProbeContext {
   gate: (service: string) => RateLimitGate;

@@ -4,8 +4,8 @@
  */
 import type { ChainDataSnapshot } from '../chaindata/chaindata.js';
 import type { Target } from '../config/load.js';
-import type { CheckResult, EndpointObservation } from '../observation.js';
-import { displayUrl } from '../probes/exchange.js';
+import type { CheckResult, EndpointObservation } from '../model/observation.js';
+import { displayUrl } from '../util/text.js';
 import { endpointKey, type Change, type Store } from '../store.js';
 
 export type TargetState = 'healthy' | 'warning' | 'unhealthy' | 'unreachable' | 'pending';

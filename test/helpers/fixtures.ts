@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import type { CheckResult, HealthReport } from '../../src/observation.js';
+import type { CheckResult, HealthReport } from '../../src/model/observation.js';
 import { parseHealthReport } from '../../src/parse/avalanchego.js';
 
 /** The project's shared example payloads (../shared/fixtures), copied in so a clone anywhere tests the same. */

@@ -1,6 +1,6 @@
 /** Builds store states from real parsed payloads, for tests that drive the alert engine directly. */
 import { join } from 'node:path';
-import type { EndpointObservation, HealthReport, ServiceReport } from '../../src/observation.js';
+import type { EndpointObservation, HealthReport, ServiceReport } from '../../src/model/observation.js';
 import type { TargetState } from '../../src/store.js';
 import { OWN_FIXTURES, report, SHARED_FIXTURES } from './fixtures.js';
 

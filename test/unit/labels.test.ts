@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeLabelValue } from '../../src/metrics/labels.js';
+import { sanitizeLabelValue } from '../../src/util/labels.js';
 
 describe('label values from untrusted check names', () => {
   it('leaves ordinary names and CB58 IDs alone', () => {

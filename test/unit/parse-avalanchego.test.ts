@@ -71,7 +71,7 @@ describe('shared fixtures', () => {
     expect(unwrapped.ok).toBe(true);
     const parsed = parseHealthReport((unwrapped as { result: unknown }).result);
     expect(parsed.ok).toBe(true);
-    const r = (parsed as { value: import('../../src/observation.js').HealthReport }).value;
+    const r = (parsed as { value: import('../../src/model/observation.js').HealthReport }).value;
     const l1 = check(r, '28Xryn3P68DUKqKvaSsfNFg5NBSKnfSSPJE2VwEzsAvxVV3xUy');
     expect(l1.chain).toEqual({ bootstrapping: false, lastAcceptedHeight: 4410, processingBlocks: 0, longestProcessingBlockSeconds: 0, connectedStakeRatio: 1, disconnectedValidators: 0 });
     expect(check(r, 'network').network).toEqual({ connectedPeers: 1402, sendFailRatio: 0, lastMessageReceivedAgeSeconds: expect.closeTo(911.5e-6, 12), lastMessageSentAgeSeconds: expect.closeTo(911.5e-6, 12) });

@@ -1,0 +1,6 @@
+/** What every discovery source yields: a node to poll, named after its address. */
+export interface DiscoveredTarget {
+  name: string;
+  url: string;
+  labels: Record<string, string>;
+}

@@ -1,0 +1,30 @@
+/** Small pure text helpers for untrusted and secret-bearing strings, shared by every layer. */
+
+const MAX_ERROR_TEXT = 300;
+
+/** Replaces every configured secret (4 characters or more) in `text` with [REDACTED]. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  // Longest first, so a secret URL is replaced whole before its path is.
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) if (secret.length >= 4) out = out.split(secret).join('[REDACTED]');
+  return out;
+}
+
+/** A URL fit to show: no user:password@ and no query string (tokens live there). */
+export function displayUrl(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}${u.search ? '?…' : ''}`;
+}
+
+/** First line-ish of an untrusted body, with HTML tags and control characters removed. */
+export function snippet(body: string): string {
+  const text = body
+    .slice(0, 4096)
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/[\u0000-\u001f\u007f\s]+/g, ' ')
+    .trim();
+  if (text === '') return '(empty body)';
+  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
+}

@@ -1,0 +1,117 @@
+// The layering of src/ (docs/architecture.md), enforced by `npm run check:layers` in CI.
+// Imports run DOWN only: a module may import its own layer and the layers below it, never one above.
+// Today's known exceptions are listed in .dependency-cruiser-known-violations.json (shrink it, never
+// grow it: `npm run check:layers` fails on every violation that is not in that file).
+
+/** Top to bottom. Each entry: a name and the path regex of the files in that layer. */
+const layers = [
+  ['cli', '^src/cli[.]ts$'],
+  ['app', '^src/app/|^src/(daemon|check)[.]ts$'],
+  ['http-server', '^src/http/(server|webconfig)[.]ts$|^src/http/routes/'],
+  ['status', '^src/status/'],
+  ['alerts', '^src/alerts/'],
+  ['metrics', '^src/metrics/'],
+  ['scheduling', '^src/(poller[.]ts$|scheduler/|discovery/)'],
+  ['probes', '^src/(probes|chaindata)/'],
+  ['transport-and-parsing', '^src/(http/(client|rate-limit)[.]ts$|parse/|openapi/)'],
+  ['store', '^src/store[.]ts$'],
+  ['config', '^src/config/'],
+  ['foundation', '^src/(model/|util/|state/|log[.]ts$|version[.]ts$|shard[.]ts$)'],
+];
+
+// The definition modules that config/ may import although they live in alerts/: one module per alert
+// rule and the receivers' zod slices. They in turn may import only what config may import.
+const ruleDefinitions = '^src/alerts/rules/';
+const receiverSchemas = '^src/alerts/receivers/([^/]+/schema|schemas)[.]ts$';
+const sim = '^src/sim/';
+
+const anyLayer = layers.map(([, path]) => `(${path})`).join('|');
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    ...layers.slice(1).map(([name, path], index) => ({
+      name: `no-upward-from-${name}`,
+      severity: 'error',
+      comment: `${name} may import only its own layer and the layers below it (docs/architecture.md).`,
+      from: { path },
+      to: {
+        path: layers.slice(0, index + 1).map(([, above]) => `(${above})`).join('|'),
+        ...(name === 'config' ? { pathNot: `${ruleDefinitions}|${receiverSchemas}` } : {}),
+      },
+    })),
+    {
+      name: 'http-knows-no-status-page',
+      severity: 'error',
+      comment: 'http/ serves routes over a read-only state view; the status page hands its routes and assets in.',
+      from: { path: '^src/http/' },
+      to: { path: '^src/status/' },
+    },
+    {
+      name: 'rule-definitions-depend-on-model-and-util-only',
+      severity: 'error',
+      comment: 'A rule module (src/alerts/rules/**) is a definition that config/ loads: it may import model/, util/, its siblings and packages.',
+      from: { path: ruleDefinitions },
+      to: { path: '^src/', pathNot: `^src/(model|util)/|${ruleDefinitions}` },
+    },
+    {
+      name: 'receiver-schemas-depend-on-zod-util-primitives-only',
+      severity: 'error',
+      comment: "A receiver's config slice is loaded by config/: it may import zod, util/, config/primitives.ts and other receiver schemas.",
+      from: { path: receiverSchemas },
+      to: { path: '^src/', pathNot: `^src/util/|^src/config/primitives[.]ts$|${receiverSchemas}` },
+    },
+    {
+      name: 'sim-is-an-island',
+      severity: 'error',
+      comment: 'The simulator may import model/, util/, openapi/ and parse/ only.',
+      from: { path: sim },
+      to: { path: '^src/', pathNot: `${sim}|^src/(model|util|openapi|parse)/` },
+    },
+    {
+      name: 'only-cli-and-app-use-the-sim',
+      severity: 'error',
+      comment: 'The simulator is started by the CLI and the app (demo), never used by the daemon parts.',
+      from: { path: '^src/', pathNot: `${sim}|^src/cli[.]ts$|^src/app/` },
+      to: { path: sim },
+    },
+    {
+      name: 'every-file-in-a-layer',
+      severity: 'error',
+      comment: 'A new file in src/ must belong to a layer: add its path to the layers in .dependency-cruiser.cjs.',
+      from: { path: '^src/', pathNot: `${anyLayer}|${sim}` },
+      to: {},
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Modules that import each other in a circle cannot be read or tested one at a time.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to no file.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'src-not-to-dev-dependencies',
+      severity: 'error',
+      comment: 'src/ ships in the package: it may not import devDependencies.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a type that runs back up ties the layers together just the same.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+  },
+};

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { ALL_VIEW, type NodeEndpoint } from '../model/observation.js';
 import { closest, ConfigError, type ConfigProblem } from './errors.js';
@@ -207,6 +207,8 @@ export interface ParsedYaml<T> {
   /** A problem at a YAML offset (or at the node of a path, through `nodeAt`). */
   at: (offset: number | undefined, message: string) => ConfigProblem;
   warnings: ConfigProblem[];
+  /** A problem at the node of `path`, naming the unset environment variables that emptied it. */
+  atPath: (path: readonly PropertyKey[], message: string) => ConfigProblem;
 }
 
 /**
@@ -227,20 +229,20 @@ export function parseYaml<S extends z.ZodType>(text: string, file: string, schem
   // empty value is not allowed where it stands, the error says which variable was missing.
   const unset = substituteEnv(doc, env);
   const warnings = [...unset].map(([node, names]) => at(node.range?.[0], `environment variable ${names.join(', ')} is not set; using an empty value`));
-  const result = schema.safeParse(doc.toJS() ?? {});
+  const naming = (path: readonly PropertyKey[], problem: ConfigProblem): ConfigProblem => {
+    const names = unset.get(nodeAt(doc, path) as YamlNode);
+    return names ? { ...problem, message: `${problem.message} (environment variable ${names.join(', ')} is not set)` } : problem;
+  };
+  const atPath = (path: readonly PropertyKey[], message: string) => naming(path, at(nodeAt(doc, path)?.range?.[0], message));
+  const result = schema.safeParse(toPlainData(doc, at) ?? {});
   if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.flatMap((issue) => {
-        const names = unset.get(nodeAt(doc, issue.path) as YamlNode);
-        return locateIssue(doc, issue, at).map((p) => (names ? { ...p, message: `${p.message} (environment variable ${names.join(', ')} is not set)` } : p));
-      }),
-    );
+    throw new ConfigError(result.error.issues.flatMap((issue) => locateIssue(doc, issue, at).map((p) => naming(issue.path, p))));
   }
-  return { data: result.data, doc, at, warnings };
+  return { data: result.data, doc, at, warnings, atPath };
 }
 
 export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): Config {
-  const { data, doc, at, warnings } = parseYaml(text, file, configSchema, env);
+  const { data, doc, at, warnings, atPath } = parseYaml(text, file, configSchema, env);
   const problems: ConfigProblem[] = [];
 
   const baseDir = dirname(resolvePath(file));
@@ -248,13 +250,14 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     try {
       return readFileSync(resolvePath(baseDir, relative), 'utf8').replace(/\r?\n$/, '');
     } catch (err) {
-      problems.push(at(nodeAt(doc, path)?.range?.[0], `cannot read ${String(path.at(-1))}: ${(err as Error).message}`));
+      problems.push(atPath(path, `cannot read ${String(path.at(-1))}: ${(err as Error).message}`));
       return undefined;
     }
   };
-  const config = resolveConfig(data, file, baseDir, readSecretFile);
+  const report = (path: (string | number)[], message: string) => problems.push(atPath(path, message));
+  const config = resolveConfig(data, file, baseDir, readSecretFile, report);
   config.warnings = warnings;
-  config.alerts = resolveAlerts(data.alerts ?? {}, readSecretFile, (path, message) => problems.push(at(nodeAt(doc, path)?.range?.[0], message)));
+  config.alerts = resolveAlerts(data.alerts ?? {}, readSecretFile, report);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const seen = new Map<string, string>();
@@ -283,6 +286,20 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** More alias expansions than this is an alias bomb ("billion laughs"), refused rather than built. */
+const MAX_ALIAS_COUNT = 100;
+
+function toPlainData(doc: Document, at: (offset: number | undefined, message: string) => ConfigProblem): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    let firstAlias: YamlNode | undefined;
+    visit(doc, { Alias: (_key, node) => { firstAlias = node; return visit.BREAK; } });
+    throw new ConfigError([at(firstAlias?.range?.[0], `YAML aliases expand too much (limit ${MAX_ALIAS_COUNT}; an alias bomb?)`)]);
+  }
 }
 
 function firstLine(text: string): string {
@@ -396,12 +413,28 @@ function parseListen(listen: string): { host: string; port: number } {
 }
 
 type ReadSecretFile = (path: (string | number)[], file: string) => string | undefined;
+type Report = (path: (string | number)[], message: string) => void;
 
-function resolveConfig(parsed: ParsedConfig, file: string, baseDir: string, readSecretFile: ReadSecretFile): Config {
+/**
+ * `http://user:pass@host` → the URL without its credentials and the Basic authorization they stand
+ * for (undici would drop them silently). The password, the credential and the raw userinfo are secrets.
+ */
+export function urlBasicAuth(url: string): { url: string; authorization?: string; secrets: string[] } {
+  const parsed = new URL(url);
+  if (parsed.username === '' && parsed.password === '') return { url, secrets: [] };
+  const password = decodeURIComponent(parsed.password);
+  const credential = Buffer.from(`${decodeURIComponent(parsed.username)}:${password}`).toString('base64');
+  const secrets = [...new Set([password, parsed.password, credential])].filter((s) => s.length > 0);
+  parsed.username = '';
+  parsed.password = '';
+  return { url: parsed.href, authorization: `Basic ${credential}`, secrets };
+}
+
+function resolveConfig(parsed: ParsedConfig, file: string, baseDir: string, readSecretFile: ReadSecretFile, report: Report): Config {
   const defaults = parsed.defaults ?? {};
   const limits = parsed.limits ?? {};
   const network = parsed.chain_data?.network ?? 'mainnet';
-  const services = (parsed.services ?? []).map((service, i) => resolveService(service, ['services', i], baseDir, readSecretFile));
+  const services = (parsed.services ?? []).map((service, i) => resolveService(service, ['services', i], baseDir, readSecretFile, report));
   const chainData = resolveChainData(parsed, network, services);
   const listen = parseListen(parsed.listen ?? DEFAULTS.listen);
   return {
@@ -419,7 +452,7 @@ function resolveConfig(parsed: ParsedConfig, file: string, baseDir: string, read
       maxConcurrentRequests: limits.max_concurrent_requests ?? DEFAULTS.maxConcurrentRequests,
       shutdownTimeoutMs: limits.shutdown_timeout ?? DEFAULTS.shutdownTimeoutMs,
     },
-    nodes: (parsed.nodes ?? []).map((node, i) => resolveNode(node, defaults, network, ['nodes', i], baseDir, readSecretFile)),
+    nodes: (parsed.nodes ?? []).map((node, i) => resolveNode(node, defaults, network, ['nodes', i], baseDir, readSecretFile, report)),
     services,
     ...(chainData ? { chainData } : {}),
     ...(parsed.discovery ? { discovery: resolveDiscovery(parsed, defaults, network, baseDir, readSecretFile) } : {}),
@@ -446,7 +479,7 @@ function resolveDiscovery(parsed: ParsedConfig, defaults: NonNullable<ParsedConf
       labels: n.labels ?? {},
       servers: n.servers ?? [],
     })),
-    template: resolveNode({ name: 'discovered', url: 'http://discovered' }, defaults, network, ['defaults'], baseDir, readSecretFile),
+    template: resolveNode({ name: 'discovered', url: 'http://discovered' }, defaults, network, ['defaults'], baseDir, readSecretFile, () => undefined),
   };
 }
 
@@ -539,6 +572,8 @@ function resolveReceiver(r: ParsedReceiver, path: (string | number)[], readSecre
   }
   const kind = kinds[0]!;
   const settings = r[kind] as Record<string, unknown>;
+  // A missing or emptied field is reported at the field when it is written (naming an unset variable).
+  const fieldPath = (field: string) => (settings[field] !== undefined ? [...path, kind, field] : [...path, kind]);
   const secret = (field: string): string | undefined => {
     const direct = settings[field];
     if (typeof direct === 'string' && direct !== '') return direct;
@@ -547,7 +582,7 @@ function resolveReceiver(r: ParsedReceiver, path: (string | number)[], readSecre
   };
   const url = kind === 'pagerduty' ? (typeof settings.url === 'string' ? settings.url : DEFAULTS.pagerdutyUrl) : secret('url');
   if (!url || !/^https?:\/\//i.test(url) || !URL.canParse(url)) {
-    report([...path, kind], `receiver "${r.name}": ${kind} needs an http(s) url${kind === 'alertmanager' || kind === 'pagerduty' ? '' : ' (url or url_file)'}`);
+    report(fieldPath('url'), `receiver "${r.name}": ${kind} needs an http(s) url${kind === 'alertmanager' || kind === 'pagerduty' ? '' : ' (url or url_file)'}`);
     return undefined;
   }
   const receiver: ReceiverConfig = {
@@ -568,7 +603,7 @@ function resolveReceiver(r: ParsedReceiver, path: (string | number)[], readSecre
   if (kind === 'pagerduty') {
     const key = secret('routing_key');
     if (!key) {
-      report([...path, kind], `receiver "${r.name}": pagerduty needs routing_key or routing_key_file`);
+      report(fieldPath('routing_key'), `receiver "${r.name}": pagerduty needs routing_key or routing_key_file`);
       return undefined;
     }
     receiver.routingKey = key;
@@ -586,9 +621,17 @@ export function serviceEndpointPath(target: ServiceTarget, endpoint: ServiceEndp
   return SERVICE_HEALTH_PATHS[target.service][endpoint];
 }
 
-function resolveService(service: ParsedService, path: (string | number)[], baseDir: string, readSecretFile: ReadSecretFile): ServiceTarget {
+function resolveService(service: ParsedService, path: (string | number)[], baseDir: string, readSecretFile: ReadSecretFile, report: Report): ServiceTarget {
   const headers: Record<string, string> = { ...service.headers };
   const secrets: string[] = [];
+  const credentials = urlBasicAuth(service.url);
+  if (credentials.authorization) {
+    if (Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
+      report([...path, 'url'], `${path.join('.')}.url: carries user:password@ and headers: sets authorization too; use one`);
+    }
+    headers.authorization = credentials.authorization;
+    secrets.push(...credentials.secrets);
+  }
   const apiKey = service.api_key || (service.api_key_file !== undefined ? readSecretFile([...path, 'api_key_file'], resolvePath(baseDir, service.api_key_file)) : undefined);
   if (apiKey) {
     headers[(service.api_key_header ?? DEFAULTS.apiKeyHeader).toLowerCase()] = apiKey;
@@ -618,7 +661,7 @@ function resolveService(service: ParsedService, path: (string | number)[], baseD
     kind: 'service',
     service: service.kind,
     name: service.name,
-    baseUrl: service.url.replace(/\/+$/, ''),
+    baseUrl: credentials.url.replace(/\/+$/, ''),
     intervalMs,
     timeoutMs: Math.min(service.timeout ?? DEFAULTS.serviceTimeoutMs, intervalMs),
     endpoints: [...new Set<ServiceEndpoint>(service.endpoints ?? ['health-check', 'live-check'])],
@@ -637,6 +680,7 @@ function resolveNode(
   path: (string | number)[],
   baseDir: string,
   readSecretFile: ReadSecretFile,
+  report: Report,
 ): NodeTarget {
   const pick = <K extends keyof typeof defaults>(key: K) => (node[key as keyof ParsedNode] ?? defaults[key]) as (typeof defaults)[K];
   // A setting inherited from defaults is reported at its place under defaults.
@@ -656,6 +700,13 @@ function resolveNode(
     headers.authorization = `Basic ${credential}`;
     if (password) secrets.push(password, credential);
   }
+  const credentials = urlBasicAuth(node.url);
+  if (credentials.authorization) {
+    const own = (['bearer_token', 'bearer_token_file', 'basic_auth'] as const).filter((key) => node[key] !== undefined);
+    if (own.length > 0) report([...path, 'url'], `${path.join('.')}.url: carries user:password@ and ${own.join(', ')} is set too; use one`);
+    headers.authorization = credentials.authorization;
+    secrets.push(...credentials.secrets);
+  }
   for (const [name, value] of Object.entries(headers)) {
     if (/^(authorization|proxy-authorization|x-.*(key|token|secret).*|cookie)$/i.test(name)) secrets.push(value);
   }
@@ -665,7 +716,7 @@ function resolveNode(
   const target: NodeTarget = {
     kind: 'node',
     name: node.name,
-    baseUrl: node.url.replace(/\/+$/, ''),
+    baseUrl: credentials.url.replace(/\/+$/, ''),
     protocol: pick('protocol') ?? 'get',
     intervalMs,
     timeoutMs: Math.min(pick('timeout') ?? DEFAULTS.timeoutMs, intervalMs),

@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SIM_PORT, demoFleet, fleetConfigYaml } from '../../src/sim/fleet.js';
@@ -55,6 +58,24 @@ describe('avahealth validate', () => {
     expect(result.stderr.trim()).toMatch(typeof expected === 'string' ? new RegExp(`^${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : expected);
   });
 
+  it('a YAML alias bomb is a located config error, not a crash', async () => {
+    const file = join(tmpdir(), `avahealth-alias-bomb-${process.pid}.yaml`);
+    const level = (name: string, prev: string) => `${name}: &${name} [${Array(9).fill(`*${prev}`).join(', ')}]`;
+    writeFileSync(file, ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]', level('b', 'a'), level('c', 'b'), level('d', 'c'), level('e', 'd'), level('f', 'e'), level('g', 'f'), level('h', 'g'), level('i', 'h'), ''].join('\n'));
+    const result = await runCli(['validate', '--config', file]);
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr.trim()).toBe(`${file}:2:8: YAML aliases expand too much (limit 100; an alias bomb?)`);
+  });
+
+  it('an unset variable in a required field is an error that names it, at the field', async () => {
+    const file = join(tmpdir(), `avahealth-unset-${process.pid}.yaml`);
+    writeFileSync(file, 'alerts:\n  receivers:\n    - name: oncall\n      pagerduty: {routing_key: "${PAGERDUTY_ROUTING_KEY}"}\n');
+    const result = await runCli(['validate', '--config', file], { PAGERDUTY_ROUTING_KEY: '' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${file}:4:32: receiver "oncall": pagerduty needs routing_key or routing_key_file (environment variable PAGERDUTY_ROUTING_KEY is not set)`);
+    expect(await runCli(['validate', '--config', file], { PAGERDUTY_ROUTING_KEY: 'R0UT1NGKEY' })).toMatchObject({ code: 0 });
+  });
+
   it('takes AVAHEALTH_CONFIG for --config, and says what is missing without it', async () => {
     expect(await runCli(['validate'], { AVAHEALTH_CONFIG: 'test/fixtures/config/minimal.yaml' })).toMatchObject({ code: 0 });
     expect(await runCli(['validate'], { AVAHEALTH_CONFIG: '' })).toMatchObject({ code: 2, stderr: expect.stringContaining('--config FILE is required') });
@@ -99,6 +120,33 @@ describe('avahealth check', () => {
     const first = result.stdout.split('\n')[0]!;
     expect(first).toMatch(/^CRITICAL - down unhealthy \(C, P, X, network\); gone unreachable \| /);
     expect(result.stdout).toMatch(/gone +UNREACHABLE +health: connect \(connection refused \(ECONNREFUSED\)\)/);
+  });
+
+  it('user:password@ in a node URL is sent as basic auth, and the password is shown nowhere', async () => {
+    const seen: Array<string | undefined> = [];
+    const guard = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      if (req.headers.authorization !== `Basic ${Buffer.from('ops:p@ss-w0rd:x').toString('base64')}`) {
+        res.writeHead(401).end('who are you');
+        return;
+      }
+      fetch(`${sim.nodeUrl('ok-1')}${req.url}`, { method: req.method, headers: { 'content-type': 'application/json' } }).then(async (upstream) => {
+        res.writeHead(upstream.status, { 'content-type': 'application/json', 'node-id': upstream.headers.get('node-id') ?? '' }).end(await upstream.text());
+      });
+    });
+    await new Promise<void>((resolve) => guard.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = guard.address() as AddressInfo;
+      const file = writeConfig(`nodes:\n  - {name: guarded, url: "http://ops:p%40ss-w0rd%3Ax@127.0.0.1:${port}"}\n`);
+      const result = await runCli(['check', '--config', file, '--format', 'json']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).targets.map((t: { name: string; state: string }) => [t.name, t.state])).toEqual([['guarded', 'healthy']]);
+      expect(seen.length).toBeGreaterThan(0);
+      expect(new Set(seen)).toEqual(new Set([`Basic ${Buffer.from('ops:p@ss-w0rd:x').toString('base64')}`]));
+      expect(result.stdout + result.stderr).not.toMatch(/p@ss-w0rd|p%40ss-w0rd/);
+    } finally {
+      guard.close();
+    }
   });
 
   it('exit 3 for an invalid config, with FILE:LINE:COL on stderr', async () => {

@@ -106,6 +106,18 @@ describe('config loading', () => {
     expect(() => loadConfigFile(file)).toThrow(/c\.yaml:4:24: cannot read bearer_token_file: ENOENT/);
   });
 
+  it('user:password@ in a node or service URL becomes basic auth: stripped from the URL, registered as secrets', () => {
+    const config = parseConfig('nodes:\n  - {name: a, url: "http://ops:s%3Acret-pw@x:1/prefix/"}\nservices:\n  - {name: d, kind: data-api, url: "https://me:api-pass@data.example"}\n', 'cfg.yaml');
+    const basic = (userinfo: string) => `Basic ${Buffer.from(userinfo).toString('base64')}`;
+    expect(config.nodes[0]).toMatchObject({ baseUrl: 'http://x:1/prefix', headers: { authorization: basic('ops:s:cret-pw') } });
+    expect(config.nodes[0]!.secrets).toEqual(expect.arrayContaining(['s:cret-pw', 's%3Acret-pw', basic('ops:s:cret-pw').slice(6)]));
+    expect(config.services[0]).toMatchObject({ baseUrl: 'https://data.example', headers: { authorization: basic('me:api-pass') } });
+    expect(config.services[0]!.secrets).toContain('api-pass');
+    expect(problems('nodes:\n  - {name: a, url: "http://ops:pw@x:1", basic_auth: {username: u, password: p}}\n')).toEqual([
+      'cfg.yaml:2:20: nodes.0.url: carries user:password@ and basic_auth is set too; use one',
+    ]);
+  });
+
   it('applies defaults: unless a node sets its own; timeout never exceeds the interval', () => {
     const config = parseConfig(
       'defaults:\n  interval: 2s\n  protocol: jsonrpc\n  endpoints: [health]\n  labels: {env: prod}\nnodes:\n  - {name: a, url: "http://x:1"}\n  - {name: b, url: "http://y:1", protocol: get, labels: {env: dev, zone: z1}}\n',

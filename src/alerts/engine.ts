@@ -14,11 +14,11 @@ import type { AlertsConfig, Config, NodeTarget, ServiceTarget } from '../config/
 import type { Logger } from '../log.js';
 import { readJsonFile, writeJsonAtomic } from '../state/atomic.js';
 import type { TargetState } from '../store.js';
-import { evaluateChainData, evaluateNode, evaluateService, isNotReady, ruleFor, type DiskTrend, type RuleSettings } from './rules.js';
+import { sanitizeLabelValue } from '../util/labels.js';
+import { ruleNamed, rulesOf, ruleSettings, UNKNOWN, type AnyRule, type RuleInputs, type RuleSettings, type RuleSource } from './rules/index.js';
 import { Silences } from './silences.js';
-import { ZERO_TIME, type AlertName, type AlertNotice, type AlertState, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
+import { ZERO_TIME, type AlertNotice, type AlertState, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
 
-const DISK_WINDOW_MS = 3600_000;
 const PERSIST_DELAY_MS = 1000;
 
 export interface EngineOptions {
@@ -33,7 +33,8 @@ export class AlertEngine {
   private readonly states = new Map<string, Map<string, AlertState>>();
   /** Times of firing/resolved changes per alert key; outlives the states (a resolved alert is removed). */
   private readonly flaps = new Map<string, number[]>();
-  private readonly disk = new Map<string, Array<[number, number]>>();
+  /** What rules keep between evaluations, by rule and target. */
+  private readonly ruleStates = new Map<string, unknown>();
   private readonly file: string;
   private config: Config;
   private persistTimer?: NodeJS.Timeout;
@@ -63,10 +64,16 @@ export class AlertEngine {
   }
 
   /** Merged rule settings, computed once per rule and target until the config changes. */
-  private rule(name: AlertName, target: string): RuleSettings {
+  private rule(name: string, target: string): RuleSettings {
     const key = `${name}\u0000${target}`;
     let rule = this.rules.get(key);
-    if (!rule) this.rules.set(key, (rule = ruleFor(this.alerts, name, target)));
+    if (!rule) {
+      const definition = ruleNamed(name);
+      rule = definition
+        ? ruleSettings(definition, [this.alerts.rules[definition.name], this.alerts.targetRules[target]?.[definition.name]], this.alerts.bootstrapGraceMs)
+        : { disabled: true, forMs: 0, severity: 'warning' };
+      this.rules.set(key, rule);
+    }
     return rule;
   }
 
@@ -82,29 +89,49 @@ export class AlertEngine {
   }
 
   nodeUpdated(target: NodeTarget, state: TargetState, now = Date.now()): void {
-    const ratio = state.observation.endpoints.flatMap((e) => e.report?.checks ?? []).find((c) => c.disk?.availableRatio !== undefined)?.disk?.availableRatio;
-    if (ratio !== undefined) this.recordDisk(target.name, now, ratio);
-    this.evaluate(evaluateNode(target, state, this.alerts, this.diskTrend(target.name), this.config.limits.maxLabelLength), now);
+    this.observe('node', target.name, state.observation, now);
   }
 
   serviceUpdated(target: ServiceTarget, state: TargetState, now = Date.now()): void {
-    this.evaluate(evaluateService(target, state, this.config.limits.maxLabelLength), now);
+    this.observe('service', target.name, state.observation, now);
   }
 
   chainDataUpdated(snapshot: ChainDataSnapshot, lags: ChainLag[], stateOf: (target: string) => TargetState | undefined, now = Date.now()): void {
     for (const node of this.config.nodes) {
       const validator = [...snapshot.validators.values()].find((v) => v.target === node.name);
-      const nodeLags = lags.filter((l) => l.target === node.name);
-      this.evaluate(evaluateChainData(node, nodeLags, validator, isNotReady(stateOf(node.name)), this.alerts, now / 1000, this.config.limits.maxLabelLength), now);
+      const observation = stateOf(node.name)?.observation;
+      const input = { lags: lags.filter((l) => l.target === node.name), ...(validator ? { validator } : {}), ...(observation ? { node: observation } : {}) };
+      this.observe('chain', node.name, input, now);
     }
+  }
+
+  /** Runs every rule of a source over what it reported about a target, and applies the outcome. */
+  observe<S extends RuleSource>(source: S, target: string, input: RuleInputs[S], now = Date.now()): void {
+    const rules = rulesOf(source);
+    const evaluation: Evaluation = { target, covers: rules.map((r) => r.name), unknown: [], conditions: [] };
+    const label = (value: string) => sanitizeLabelValue(value, this.config.limits.maxLabelLength);
+    const enabled = (name: string) => !this.rule(name, target).disabled;
+    for (const rule of rules) {
+      const result = rule.evaluate(input, { target, settings: this.rule(rule.name, target), enabled, now, label }, this.ruleState(rule, target));
+      if (result === UNKNOWN) evaluation.unknown.push(rule.name);
+      else for (const finding of result) evaluation.conditions.push({ ...finding, alertname: rule.name, target });
+    }
+    this.evaluate(evaluation, now);
+  }
+
+  private ruleState(rule: AnyRule, target: string): unknown {
+    if (!rule.newState) return undefined;
+    const key = `${rule.name}\u0000${target}`;
+    if (!this.ruleStates.has(key)) this.ruleStates.set(key, rule.newState());
+    return this.ruleStates.get(key);
   }
 
   /** A target that left the config: its alerts are resolved (and receivers told). */
   removeTarget(name: string, now = Date.now()): void {
+    for (const key of this.ruleStates.keys()) if (key.endsWith(`\u0000${name}`)) this.ruleStates.delete(key);
     const covers = [...new Set(this.list().filter((s) => s.target === name).map((s) => s.alertname))];
     if (covers.length === 0) return;
     this.evaluate({ target: name, covers, unknown: [], conditions: [] }, now, { resolveAtOnce: true });
-    this.disk.delete(name);
   }
 
   evaluate(evaluation: Evaluation, now = Date.now(), options: { resolveAtOnce?: boolean } = {}): void {
@@ -266,31 +293,6 @@ export class AlertEngine {
   private targetLabels(name: string): Record<string, string> {
     const target = this.config.nodes.find((n) => n.name === name) ?? this.config.services.find((s) => s.name === name);
     return { ...target?.labels };
-  }
-
-  private recordDisk(target: string, now: number, ratio: number): void {
-    const samples = (this.disk.get(target) ?? []).filter(([t]) => now - t <= DISK_WINDOW_MS);
-    samples.push([now, ratio]);
-    this.disk.set(target, samples.slice(-240));
-  }
-
-  /** Least-squares slope of the free ratio over the last hour (needs ≥ 10 minutes of samples). */
-  private diskTrend(target: string): DiskTrend {
-    const samples = this.disk.get(target) ?? [];
-    return {
-      secondsUntil: (floor) => {
-        if (samples.length < 5 || samples.at(-1)![0] - samples[0]![0] < 600_000) return undefined;
-        const n = samples.length;
-        const meanT = samples.reduce((a, [t]) => a + t, 0) / n;
-        const meanR = samples.reduce((a, [, r]) => a + r, 0) / n;
-        const num = samples.reduce((a, [t, r]) => a + (t - meanT) * (r - meanR), 0);
-        const den = samples.reduce((a, [t]) => a + (t - meanT) ** 2, 0);
-        const slopePerMs = den === 0 ? 0 : num / den;
-        const current = samples.at(-1)![1];
-        if (slopePerMs >= 0 || current <= floor) return current <= floor ? 0 : undefined;
-        return (current - floor) / -slopePerMs / 1000;
-      },
-    };
   }
 
   private persist(): void {

@@ -1,20 +1,12 @@
 /** Values shared by the alert rules, the state machine, the outboxes and the receivers. */
-import type { AlertName } from '../config/schema.js';
+import type { AlertName, Finding, Severity } from './rules/index.js';
 
-export type { AlertName };
-export type Severity = 'warning' | 'critical';
+export type { AlertName, Severity };
 
 /** What a rule found true about a target on one evaluation. */
-export interface Condition {
+export interface Condition extends Finding {
   alertname: AlertName;
   target: string;
-  /** Extra identity labels: `check`, `component` or `chain`. */
-  identity: Record<string, string>;
-  severity: Severity;
-  summary: string;
-  description: string;
-  /** The node's own contiguousFailures for the check: enough of them fires at once (survives our restarts). */
-  nodeFailures?: number;
 }
 
 export interface Evaluation {

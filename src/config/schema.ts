@@ -6,6 +6,7 @@ import { Cron } from 'croner';
 import { z } from 'zod';
 import { NODE_ENDPOINTS } from '../model/observation.js';
 import { parseGoDuration } from '../parse/go-duration.js';
+import { ALERT_NAMES, ruleTuningSchema, type AlertName } from '../alerts/rules/index.js';
 
 const DURATION_PATTERN = /^(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+)$/;
 
@@ -170,33 +171,22 @@ const discoverySchema = z.strictObject({
     .optional(),
 });
 
-export const ALERT_NAMES = [
-  'AvalancheNodeUnreachable',
-  'AvalancheNodeUnhealthy',
-  'AvalancheCheckFailing',
-  'AvalancheNodeNotReady',
-  'AvalancheServiceUnhealthy',
-  'AvalancheServiceComponentDown',
-  'AvalancheNodeHeightLag',
-  'AvalancheValidatorEndingSoon',
-  'AvalancheDiskLow',
-] as const;
+export { ALERT_NAMES };
 
 const severity = z.enum(['warning', 'critical']);
 const matchers = z
   .record(z.string(), z.string())
   .describe('Label matchers: exact values, or a regular expression written as ~regex (e.g. target: "~validator-.*").');
 
-const ruleSettings = z.strictObject({
+const ruleSettings = {
   disabled: z.boolean().optional(),
   for_polls: z.number().int().min(1).max(1000).optional().describe('Consecutive polls the condition must hold before firing.'),
   for: duration().optional().describe('And for at least this long.'),
   severity: severity.optional().describe('Starting severity.'),
   critical_after: duration().optional().describe('Escalate to critical after firing this long.'),
-  threshold: z.number().optional().describe('The rule\'s number: lag blocks (HeightLag), free-disk ratio (DiskLow), seconds left (ValidatorEndingSoon).'),
-  critical_threshold: z.number().optional().describe('The number at which the rule is critical at once.'),
-});
-const ruleMap = z.partialRecord(z.enum(ALERT_NAMES), ruleSettings);
+};
+/** Each rule's common keys plus its own (src/alerts/rules/<AlertName>.ts). */
+const ruleMap = ruleTuningSchema(ruleSettings);
 
 const receiverCommon = {
   name: targetName.describe('Receiver name (routing, metrics, notify-test).'),
@@ -283,7 +273,7 @@ export type ParsedNode = z.output<typeof nodeSchema>;
 export type ParsedService = z.output<typeof serviceSchema>;
 export type ParsedReceiver = z.output<typeof receiverSchema>;
 export type ParsedAlerts = z.output<typeof alertsSchema>;
-export type AlertName = (typeof ALERT_NAMES)[number];
+export type { AlertName };
 
 export function jsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(configSchema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ruleGroups } from '../../deploy/prometheus/rules.js';
-import { ALERT_NAMES } from '../../src/config/schema.js';
+import { ALERT_NAMES } from '../../src/alerts/rules/index.js';
 import { ROOT } from '../helpers/cli.js';
 import { requireTool } from '../helpers/tools.js';
 

@@ -1,35 +1,28 @@
 /** Human text for chat receivers: what one poll round changed for one target, in one line. */
-import { listNames } from '../rules.js';
+import { RULES } from '../rules/index.js';
+import { listNames } from '../rules/format.js';
 import type { AlertNotice, NotificationBatch } from '../types.js';
 
-const PHRASES: Record<string, [string, string]> = {
-  AvalancheNodeUnreachable: ['unreachable', 'reachable again'],
-  AvalancheNodeUnhealthy: ['unhealthy', 'healthy again'],
-  AvalancheNodeNotReady: ['not ready', 'ready'],
-  AvalancheServiceUnhealthy: ['unhealthy', 'healthy again'],
-  AvalancheDiskLow: ['disk low', 'disk space recovered'],
-  AvalancheValidatorEndingSoon: ['validation ending soon', 'validation renewed'],
-};
-
-const GROUPED = new Set(['AvalancheCheckFailing', 'AvalancheServiceComponentDown', 'AvalancheNodeHeightLag']);
+const PHRASED = new Map(RULES.flatMap((r) => (r.phrases ? [[r.name as string, r.phrases] as const] : [])));
 
 /** "validator-1: C, P, X and network failing; unhealthy". */
 export function headline(batch: NotificationBatch): string {
   const parts: string[] = [];
-  const group = (status: AlertNotice['status'], verb: string, label: string, alertname: string) => {
-    const names = batch.alerts.filter((a) => a.status === status && a.labels.alertname === alertname).map((a) => a.labels[label]!);
-    if (names.length > 0) parts.push(`${listNames(names)} ${verb}`);
-  };
-  // Alerts without a phrase of their own (a test, a future rule) say their summary.
-  for (const a of batch.alerts) if (!GROUPED.has(a.labels.alertname!) && !PHRASES[a.labels.alertname!]) parts.push(a.annotations.summary);
-  group('firing', 'failing', 'check', 'AvalancheCheckFailing');
-  group('firing', 'down', 'component', 'AvalancheServiceComponentDown');
-  group('firing', 'behind', 'chain', 'AvalancheNodeHeightLag');
-  for (const a of batch.alerts.filter((x) => x.status === 'firing' && PHRASES[x.labels.alertname!])) parts.push(PHRASES[a.labels.alertname!]![0]);
-  group('resolved', 'recovered', 'check', 'AvalancheCheckFailing');
-  group('resolved', 'up again', 'component', 'AvalancheServiceComponentDown');
-  group('resolved', 'caught up', 'chain', 'AvalancheNodeHeightLag');
-  for (const a of batch.alerts.filter((x) => x.status === 'resolved' && PHRASES[x.labels.alertname!])) parts.push(PHRASES[a.labels.alertname!]![1]);
+  const phrases = (a: AlertNotice) => PHRASED.get(a.labels.alertname!);
+  // Alerts without a phrase of their own (a test, a rule without words) say their summary.
+  for (const a of batch.alerts) if (!phrases(a)) parts.push(a.annotations.summary);
+  for (const status of ['firing', 'resolved'] as const) {
+    for (const rule of RULES) {
+      const words = rule.phrases;
+      if (!words?.subject) continue;
+      const names = batch.alerts.filter((a) => a.status === status && a.labels.alertname === rule.name).map((a) => a.labels[words.subject!]!);
+      if (names.length > 0) parts.push(`${listNames(names)} ${words[status]}`);
+    }
+    for (const a of batch.alerts) {
+      const words = phrases(a);
+      if (a.status === status && words && !words.subject) parts.push(words[status]);
+    }
+  }
   return `${batch.target}: ${parts.join('; ')}`;
 }
 

@@ -1,0 +1,39 @@
+/** One alert per failing check that may page; the node's own contiguousFailures can fire it at once. */
+import DiskLow from './AvalancheDiskLow.js';
+import { nodeFacts } from './node-facts.js';
+import { HEALTH, NOT_READY } from './promql.js';
+import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
+
+export default defineRule({
+  name: 'AvalancheCheckFailing',
+  source: 'node',
+  fires: 'one per failing check (`check` label)',
+  defaults: { severity: 'warning', criticalAfterMs: 30 * 60_000 },
+  tuning: NO_TUNING,
+  phrases: { subject: 'check', firing: 'failing', resolved: 'recovered' },
+  prometheus: [
+    promAlert(
+      'AvalancheCheckFailing',
+      `(avahealth_node_check_passing{${HEALTH}} == 0 and on (target, endpoint, view, check) avahealth_node_check_not_yet_run == 0) unless ${NOT_READY}`,
+      '1m',
+      'warning',
+      '{{ $labels.target }}: check {{ $labels.check }} failing',
+      'Check {{ $labels.check }} of {{ $labels.target }} fails; the node counted {{ with query (printf "avahealth_node_check_contiguous_failures{target=%q,check=%q,endpoint=\\"health\\",view=\\"all\\"}" $labels.target $labels.check) }}{{ . | first | value }}{{ end }} failures in a row. The error text is on the avahealth status page.',
+    ),
+  ],
+  evaluate(observation, ctx) {
+    const facts = nodeFacts(observation);
+    if (facts.health && !facts.health.ok) return UNKNOWN;
+    // With the free ratio known, AvalancheDiskLow speaks for the disk (with its runway): one alert, not two.
+    const diskSpokenFor = facts.diskCheck !== undefined && ctx.enabled(DiskLow.name);
+    return facts.pageable
+      .filter((check) => !(diskSpokenFor && check === facts.diskCheck))
+      .map((check) => ({
+        identity: { check: ctx.label(check.name) },
+        severity: 'warning' as const,
+        summary: `${ctx.target}: check ${check.name} failing`,
+        description: check.error ?? 'failing',
+        nodeFailures: check.contiguousFailures,
+      }));
+  },
+});

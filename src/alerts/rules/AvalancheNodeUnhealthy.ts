@@ -1,0 +1,37 @@
+/** The node reports unhealthy because of checks that may page (see node-facts.ts). */
+import { listNames } from './format.js';
+import { nodeFacts } from './node-facts.js';
+import { HEALTH, NOT_READY } from './promql.js';
+import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
+
+export default defineRule({
+  name: 'AvalancheNodeUnhealthy',
+  source: 'node',
+  fires: 'the node reports unhealthy (pageable failing checks)',
+  defaults: { severity: 'warning', criticalAfterMs: 15 * 60_000 },
+  tuning: NO_TUNING,
+  phrases: { firing: 'unhealthy', resolved: 'healthy again' },
+  prometheus: [
+    promAlert(
+      'AvalancheNodeUnhealthy',
+      `avahealth_node_healthy{${HEALTH}} == 0 unless ${NOT_READY}`,
+      '1m',
+      'warning',
+      '{{ $labels.target }} is unhealthy',
+      '{{ $labels.target }} reports healthy=false; {{ with query (printf "avahealth:node_failing_checks:count{target=%q}" $labels.target) }}{{ . | first | value }}{{ end }} checks failing.',
+    ),
+  ],
+  evaluate(observation, ctx) {
+    const facts = nodeFacts(observation);
+    if (facts.health && !facts.health.ok) return UNKNOWN;
+    if (facts.pageable.length === 0) return [];
+    return [
+      {
+        identity: {},
+        severity: 'warning',
+        summary: `${ctx.target} is unhealthy: ${listNames(facts.pageable.map((c) => c.name))} failing`,
+        description: facts.pageable.map((c) => `${c.name}: ${c.error ?? 'failing'}`).join('\n'),
+      },
+    ];
+  },
+});

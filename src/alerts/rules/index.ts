@@ -1,0 +1,85 @@
+/**
+ * The registry of alert rules: a new rule is one module in this folder and one line below. Rule
+ * names (config keys, `alertname`), defaults, tuning keys, chat phrases and the generated
+ * Prometheus rules all derive from it. Order matters only for the order of notifications within
+ * one evaluation.
+ */
+import { z } from 'zod';
+import AvalancheCheckFailing from './AvalancheCheckFailing.js';
+import AvalancheDiskLow from './AvalancheDiskLow.js';
+import AvalancheNodeHeightLag from './AvalancheNodeHeightLag.js';
+import AvalancheNodeNotReady from './AvalancheNodeNotReady.js';
+import AvalancheNodeUnhealthy from './AvalancheNodeUnhealthy.js';
+import AvalancheNodeUnreachable from './AvalancheNodeUnreachable.js';
+import AvalancheServiceComponentDown from './AvalancheServiceComponentDown.js';
+import AvalancheServiceUnhealthy from './AvalancheServiceUnhealthy.js';
+import AvalancheValidatorEndingSoon from './AvalancheValidatorEndingSoon.js';
+import type { AlertRule, RuleSettings, RuleSource, Severity } from './rule.js';
+
+export const RULES = [
+  AvalancheNodeUnreachable,
+  AvalancheNodeNotReady,
+  AvalancheNodeUnhealthy,
+  AvalancheCheckFailing,
+  AvalancheDiskLow,
+  AvalancheServiceUnhealthy,
+  AvalancheServiceComponentDown,
+  AvalancheNodeHeightLag,
+  AvalancheValidatorEndingSoon,
+] as const;
+
+export type AlertName = (typeof RULES)[number]['name'];
+/** Any rule of the registry, as the engine runs it. */
+export type AnyRule = AlertRule<AlertName, RuleSource, unknown>;
+
+export const ALERT_NAMES = RULES.map((r) => r.name) as [AlertName, ...AlertName[]];
+
+const BY_NAME = new Map<string, AnyRule>(RULES.map((r) => [r.name, r as AnyRule]));
+
+export function ruleNamed(name: string): AnyRule | undefined {
+  return BY_NAME.get(name);
+}
+
+export function rulesOf(source: RuleSource): AnyRule[] {
+  return (RULES as readonly AnyRule[]).filter((r) => r.source === source);
+}
+
+/**
+ * The `alerts.rules` (and per-target) config schema: each rule's common keys plus its own. The
+ * common keys come from the config layer (they use its duration type).
+ */
+export function ruleTuningSchema(common: z.ZodRawShape): z.ZodType<RuleTunings, Partial<Record<AlertName, Record<string, unknown>>>> {
+  return z.strictObject(Object.fromEntries(RULES.map((r) => [r.name, z.strictObject({ ...common, ...r.tuning.shape }).optional()]))) as never;
+}
+
+/** One rule's tuning as parsed from config (durations already in milliseconds). */
+export interface RuleTuning {
+  disabled?: boolean;
+  for_polls?: number;
+  for?: number;
+  severity?: Severity;
+  critical_after?: number;
+  threshold?: number;
+  critical_threshold?: number;
+}
+export type RuleTunings = Partial<Record<AlertName, RuleTuning>>;
+
+/** A rule's settings for a target: its defaults, then `alerts.rules`, then `alerts.targets.<target>.rules`. */
+export function ruleSettings(rule: AnyRule, tunings: Array<RuleTuning | undefined>, bootstrapGraceMs: number): RuleSettings {
+  const { forMs, ...defaults } = rule.defaults;
+  const merged: Omit<RuleSettings, 'forMs'> & { forMs?: number } = { disabled: false, ...defaults, ...(typeof forMs === 'number' ? { forMs } : {}) };
+  for (const tuning of tunings) {
+    if (!tuning) continue;
+    if (tuning.disabled !== undefined) merged.disabled = tuning.disabled;
+    if (tuning.for_polls !== undefined) merged.forPolls = tuning.for_polls;
+    if (tuning.for !== undefined) merged.forMs = tuning.for;
+    if (tuning.severity !== undefined) merged.severity = tuning.severity;
+    if (tuning.critical_after !== undefined) merged.criticalAfterMs = tuning.critical_after;
+    if (tuning.threshold !== undefined) merged.threshold = tuning.threshold;
+    if (tuning.critical_threshold !== undefined) merged.criticalThreshold = tuning.critical_threshold;
+  }
+  return { ...merged, forMs: merged.forMs ?? (forMs === 'bootstrap_grace' ? bootstrapGraceMs : 0) };
+}
+
+export type { AlertRule, ChainInput, Finding, RuleContext, RuleInputs, RuleSettings, RuleSource, Severity } from './rule.js';
+export { UNKNOWN } from './rule.js';

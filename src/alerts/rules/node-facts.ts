@@ -1,0 +1,55 @@
+/**
+ * What the node rules share about one poll of a node: is it reachable, is it still bootstrapping,
+ * which failing checks may page, where its disk reading is. Derived once per observation.
+ */
+import type { CheckResult, EndpointObservation, HealthReport, TargetObservation } from '../../model/observation.js';
+
+export interface NodeFacts {
+  /** The main health reply (`health`, view `all`), when the node was polled at all. */
+  health?: EndpointObservation;
+  /** The health report, when the node answered. */
+  report?: HealthReport;
+  /** Readiness false (or, without a readiness poll, `bootstrapped` failing). */
+  notReady: boolean;
+  bootstrapped?: CheckResult;
+  /** Failing checks that may page: run at least once, and not a chain of a node still bootstrapping. */
+  pageable: CheckResult[];
+  /** The check carrying the free-disk ratio (AvalancheGo >= 1.14.1). */
+  diskCheck?: CheckResult;
+}
+
+const cache = new WeakMap<TargetObservation, NodeFacts>();
+
+export function nodeFacts(observation: TargetObservation): NodeFacts {
+  let facts = cache.get(observation);
+  if (!facts) cache.set(observation, (facts = derive(observation)));
+  return facts;
+}
+
+function derive(observation: TargetObservation): NodeFacts {
+  const endpoints = observation.endpoints;
+  const health = endpoints.find((e) => e.endpoint === 'health' && e.view === 'all') ?? endpoints[0];
+  if (!health?.ok || !health.report) return { ...(health ? { health } : {}), notReady: false, pageable: [] };
+  const report = health.report;
+  const readiness = endpoints.find((e) => e.endpoint === 'readiness' && e.report);
+  const bootstrapped = report.checks.find((c) => c.name === 'bootstrapped');
+  const notReady = readiness ? !readiness.report!.healthy : bootstrapped !== undefined && !bootstrapped.passing && !bootstrapped.notYetRun;
+  // A bootstrapping node's chains are expected to fail: only AvalancheNodeNotReady speaks for them.
+  const pageable = report.checks.filter((c) => !c.passing && !c.notYetRun && !(notReady && (c.chain !== undefined || c.name === 'bootstrapped' || isChainName(c.name))));
+  const diskCheck = report.checks.find((c) => c.disk?.availableRatio !== undefined);
+  return { health, report, notReady, ...(bootstrapped ? { bootstrapped } : {}), pageable, ...(diskCheck ? { diskCheck } : {}) };
+}
+
+/** Readiness false in the latest poll (for rules evaluated outside a poll, such as height lag). */
+export function readinessFailing(observation: TargetObservation | undefined): boolean {
+  const readiness = observation?.endpoints.find((e) => e.endpoint === 'readiness' && e.report);
+  return readiness ? !readiness.report!.healthy : false;
+}
+
+export function endpointName(e: EndpointObservation): string {
+  return e.view === 'all' ? e.endpoint : `${e.endpoint}[${e.view}]`;
+}
+
+function isChainName(name: string): boolean {
+  return name === 'C' || name === 'P' || name === 'X' || /^[1-9A-HJ-NP-Za-km-z]{49,50}$/.test(name);
+}

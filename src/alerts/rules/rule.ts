@@ -1,0 +1,139 @@
+/**
+ * What an alert rule is: one module under src/alerts/rules/<AlertName>.ts that owns its name, its
+ * defaults, its tuning keys, its words, its evaluation, the state it keeps between evaluations and
+ * its PromQL twin. The engine knows none of them by name: it runs the registry (./index.ts).
+ *
+ * Rule modules sit at the bottom of the layers: they import only model/, util/, zod and this folder.
+ */
+import { z } from 'zod';
+import type { TargetObservation } from '../../model/observation.js';
+
+export type Severity = 'warning' | 'critical';
+
+/**
+ * What each source hands its rules. A rule names its source; the engine evaluates all rules of a
+ * source whenever that source reports on a target. A new source = one line here and one
+ * `engine.observe(source, …)` call where its data arrives.
+ */
+export interface RuleInputs {
+  /** A node's latest poll (health, readiness, liveness, tag views). */
+  node: TargetObservation;
+  /** A hosted service's latest poll. */
+  service: TargetObservation;
+  /** What chain data says about one node (refreshed on its own schedule). */
+  chain: ChainInput;
+}
+export type RuleSource = keyof RuleInputs;
+
+export interface ChainInput {
+  /** Blocks behind the best-known height, per chain the node reports. */
+  lags: Array<{ chain: string; lagBlocks: number }>;
+  /** The node's validator record, when it is known. */
+  validator?: { nodeId: string; status: string; endTimestamp?: number };
+  /** The node's own latest poll (to know whether it is still bootstrapping). */
+  node?: TargetObservation;
+}
+
+/** A rule's settings after defaults, `alerts.rules.<name>` and `alerts.targets.<t>.rules.<name>`. */
+export interface RuleSettings {
+  disabled: boolean;
+  /** Consecutive evaluations before firing; `alerts.for_polls` when unset. */
+  forPolls?: number;
+  forMs: number;
+  severity: Severity;
+  criticalAfterMs?: number;
+  threshold?: number;
+  criticalThreshold?: number;
+}
+
+export interface RuleDefaults {
+  severity: Severity;
+  forPolls?: number;
+  /** A duration, or 'bootstrap_grace' for `alerts.bootstrap_grace`. */
+  forMs?: number | 'bootstrap_grace';
+  criticalAfterMs?: number;
+  threshold?: number;
+  criticalThreshold?: number;
+}
+
+/** One thing a rule found true about a target on one evaluation. */
+export interface Finding {
+  /** Extra identity labels (`check`, `component`, `chain`): one alert per distinct identity. */
+  identity: Record<string, string>;
+  /** Severity the value alone calls for; time-based escalation is the engine's. */
+  severity: Severity;
+  summary: string;
+  description: string;
+  /** The node's own contiguousFailures: enough of them fire at once (they survive our restarts). */
+  nodeFailures?: number;
+}
+
+/** Returned by a rule whose truth cannot be known now (an unreachable node's checks): its alerts stay as they are. */
+export const UNKNOWN = 'unknown' as const;
+
+export interface RuleContext {
+  target: string;
+  settings: RuleSettings;
+  /** Whether another rule is on for this target (one alert speaks for a fact, not two). */
+  enabled(rule: string): boolean;
+  /** Epoch milliseconds of this evaluation. */
+  now: number;
+  /** An untrusted string as a bounded identity label value. */
+  label(value: string): string;
+}
+
+/**
+ * Words for chat receivers' one-line headline. `subject` rules are grouped by that label
+ * ("C, P and X failing"); the others say their own word ("unreachable").
+ */
+export interface RulePhrases {
+  subject?: 'check' | 'component' | 'chain';
+  firing: string;
+  resolved: string;
+}
+
+/** A Prometheus alerting rule (the same alert, written in PromQL, for teams that alert from Prometheus). */
+export interface PrometheusAlert {
+  alert: string;
+  expr: string;
+  for: string;
+  labels: { severity: Severity };
+  annotations: { summary: string; description: string };
+}
+
+export interface AlertRule<Name extends string = string, Source extends RuleSource = RuleSource, State = unknown> {
+  name: Name;
+  source: Source;
+  /** One line for docs: when it fires. */
+  fires: string;
+  defaults: RuleDefaults;
+  /** The rule's own tuning keys beyond the common ones (`threshold`, …); empty when it has none. */
+  tuning: z.ZodObject;
+  phrases?: RulePhrases;
+  /** Its Prometheus twin(s), in deploy/prometheus/avahealth.rules.yml after `npm run generate`. */
+  prometheus: PrometheusAlert[];
+  /** State kept per target between evaluations (dropped when the target leaves the config). */
+  newState?(): State;
+  evaluate(input: RuleInputs[Source], ctx: RuleContext, state: State): Finding[] | typeof UNKNOWN;
+}
+
+/** Keeps the name a literal type, so the registry yields the `AlertName` union. */
+export function defineRule<const Name extends string, Source extends RuleSource, State = undefined>(rule: AlertRule<Name, Source, State>): AlertRule<Name, Source, State> {
+  return rule;
+}
+
+/** No tuning keys of its own. */
+export const NO_TUNING = z.strictObject({});
+
+/** `threshold` and `critical_threshold`, described in the rule's own unit, with its defaults shown. */
+export function thresholdTuning(unit: string, defaults: RuleDefaults): z.ZodObject {
+  return z.strictObject({
+    threshold: z.number().optional().meta({ default: defaults.threshold }).describe(`Fires at this ${unit} (default ${defaults.threshold}).`),
+    critical_threshold: z.number().optional().meta({ default: defaults.criticalThreshold }).describe(`Critical at once at this ${unit} (default ${defaults.criticalThreshold}).`),
+  });
+}
+
+/** A Prometheus alert rule. */
+export function promAlert(alert: string, expr: string, forDuration: string, severity: Severity, summary: string, description: string): PrometheusAlert {
+  return { alert, expr, for: forDuration, labels: { severity }, annotations: { summary, description } };
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { TargetObservation } from '../../model/observation.js';
+import AvalancheDiskLow, { secondsUntil } from './AvalancheDiskLow.js';
+import { ALERT_NAMES, RULES, ruleNamed, ruleSettings, rulesOf, ruleTuningSchema } from './index.js';
+import type { RuleContext } from './rule.js';
+
+describe('the rule registry', () => {
+  it('names each rule once, and every rule has a Prometheus twin named after it', () => {
+    expect(new Set(ALERT_NAMES).size).toBe(RULES.length);
+    for (const rule of RULES) {
+      expect(rule.prometheus.map((p) => p.alert), rule.name).toContain(rule.name);
+      for (const twin of rule.prometheus) expect(twin.alert.startsWith(rule.name), twin.alert).toBe(true);
+      expect(ruleNamed(rule.name)).toBe(rule);
+    }
+    expect(rulesOf('service').map((r) => r.name)).toEqual(['AvalancheServiceUnhealthy', 'AvalancheServiceComponentDown']);
+  });
+
+  it("builds the tuning schema from each rule's own keys: a threshold only where a rule has one", () => {
+    const schema = ruleTuningSchema({ disabled: z.boolean().optional() });
+    expect(schema.safeParse({ AvalancheDiskLow: { threshold: 0.2, disabled: true } }).success).toBe(true);
+    const wrong = schema.safeParse({ AvalancheNodeUnreachable: { threshold: 3 } });
+    expect(wrong.success).toBe(false);
+    expect(JSON.stringify(wrong.error?.issues)).toContain('threshold');
+    expect(schema.safeParse({ AvalancheNoSuchRule: {} }).success).toBe(false);
+    const json = JSON.stringify(z.toJSONSchema(schema as z.ZodType, { io: 'input' }));
+    expect(json).toContain('"default":0.15'); // DiskLow's default is visible to editors
+  });
+
+  it('merges defaults, global tuning and per-target tuning, in that order', () => {
+    const rule = ruleNamed('AvalancheNodeHeightLag')!;
+    expect(ruleSettings(rule, [], 0)).toEqual({ disabled: false, severity: 'warning', threshold: 50, criticalThreshold: 500, forMs: 0 });
+    expect(ruleSettings(rule, [{ threshold: 10, severity: 'critical' }, { threshold: 20 }], 0)).toMatchObject({ threshold: 20, severity: 'critical', criticalThreshold: 500 });
+    expect(ruleSettings(ruleNamed('AvalancheNodeNotReady')!, [], 1_800_000).forMs).toBe(1_800_000);
+  });
+});
+
+describe('AvalancheDiskLow keeps its own trend', () => {
+  const observation = (ratio: number): TargetObservation => ({
+    target: 'v1',
+    kind: 'node',
+    at: 0,
+    endpoints: [
+      {
+        endpoint: 'health',
+        view: 'all',
+        ok: true,
+        durationSeconds: 0,
+        at: 0,
+        report: { healthy: true, checks: [{ name: 'diskspace', passing: true, notYetRun: false, durationSeconds: 0, contiguousFailures: 0, disk: { availableBytes: ratio * 1e12, availableRatio: ratio } }] },
+      },
+    ],
+  });
+  const ctx = (now: number): RuleContext => ({
+    target: 'v1',
+    settings: ruleSettings(AvalancheDiskLow, [], 0),
+    enabled: () => true,
+    now,
+    label: (v) => v,
+  });
+
+  it('fires on the runway at 30% free when the disk falls a point every two minutes', () => {
+    const state = AvalancheDiskLow.newState!();
+    let result: unknown = [];
+    for (let i = 0; i <= 10; i++) result = AvalancheDiskLow.evaluate(observation(0.3 - i * 0.01), ctx(i * 120_000), state);
+    expect(state).toHaveLength(11);
+    expect(secondsUntil(state, 0.1)).toBeCloseTo(20 * 60, 0);
+    expect(result).toMatchObject([{ severity: 'critical', summary: 'v1: disk 20% free' }]);
+  });
+
+  it('a steady disk above the threshold does not fire, and old readings leave the window', () => {
+    const state = AvalancheDiskLow.newState!();
+    for (let i = 0; i < 40; i++) expect(AvalancheDiskLow.evaluate(observation(0.5), ctx(i * 5 * 60_000), state)).toEqual([]);
+    expect(state.length).toBeLessThanOrEqual(13); // one hour of 5-minute readings
+  });
+});

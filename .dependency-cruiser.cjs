@@ -99,8 +99,8 @@ module.exports = {
     {
       name: 'src-not-to-dev-dependencies',
       severity: 'error',
-      comment: 'src/ ships in the package: it may not import devDependencies.',
-      from: { path: '^src/' },
+      comment: 'src/ ships in the package: it may not import devDependencies (tests beside the code are not shipped).',
+      from: { path: '^src/', pathNot: '[.]test[.]ts$' },
       to: { dependencyTypes: ['npm-dev'] },
     },
   ],

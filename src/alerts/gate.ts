@@ -1,0 +1,31 @@
+/**
+ * The one gate every notification passes, whatever its kind (firing, severity change, reminder,
+ * resolve, Alertmanager re-send) and whatever the receiver: silences, maintenance windows and
+ * flap holds. Like Alertmanager's mute stage, it only says whether an alert may be told now; the
+ * engine keeps what receivers were last told, so a held change is told once the hold ends.
+ */
+import type { Flaps } from './flaps.js';
+import type { Silences } from './silences.js';
+
+export type HoldKind = 'silenced' | 'maintenance' | 'flapping';
+
+export interface Hold {
+  kind: HoldKind;
+  /** For logs and views: which silence, or which window. */
+  reason: string;
+}
+
+export class NotificationGate {
+  constructor(
+    private readonly silences: Silences,
+    private readonly flaps: Flaps,
+  ) {}
+
+  /** Why notifications about this alert are held now (labels include `severity`), or undefined. */
+  hold(alert: { key: string; labels: Record<string, string> }, now: number): Hold | undefined {
+    const silenced = this.silences.holds(alert.labels, now);
+    if (silenced) return { kind: silenced.startsWith('maintenance') ? 'maintenance' : 'silenced', reason: silenced };
+    if (this.flaps.isFlapping(alert.key, now)) return { kind: 'flapping', reason: 'flapping' };
+    return undefined;
+  }
+}

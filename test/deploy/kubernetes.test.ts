@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { ConfigMap, PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodMonitor, PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { ruleGroups } from '../../deploy/prometheus/rules.js';
 import { parseConfig } from '../../src/config/load.js';
 import { ROOT } from '../helpers/cli.js';
@@ -24,18 +26,29 @@ const MODELS: Record<string, new (value: never) => { validate(): void }> = {
   'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
 };
 
-type K8sObject = { apiVersion: string; kind: string; metadata: { name: string }; spec?: Record<string, any>; data?: Record<string, string> };
+type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; spec?: Record<string, any>; data?: Record<string, string> };
+type Container = { name: string; livenessProbe?: any; readinessProbe?: any; volumeMounts: Array<{ name: string; mountPath: string }> };
 
-function build(overlay: string): K8sObject[] {
-  const out = execFileSync(kubectl!, ['kustomize', join(ROOT, 'deploy/kubernetes/overlays', overlay)], { encoding: 'utf8' });
+function build(dir: string): K8sObject[] {
+  const out = execFileSync(kubectl!, ['kustomize', dir], { encoding: 'utf8' });
   return parseAllDocuments(out).map((d) => d.toJS() as K8sObject);
 }
+const overlay = (name: string) => join(ROOT, 'deploy/kubernetes/overlays', name);
+const avahealthOf = (workload: K8sObject): Container => workload.spec!.template.spec.containers.find((c: Container) => c.name === 'avahealth');
 
-describe.skipIf(!kubectl).each(['sidecar', 'central'])('kustomize overlay %s', (overlay) => {
-  const objects = kubectl ? build(overlay) : [];
+/** Every `url:` value in a config, `${VAR:-default}` taken at its default. */
+function urlsIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(urlsIn);
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => (k === 'url' && typeof v === 'string' ? [v.replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1')] : urlsIn(v)));
+  return [];
+}
+
+describe.skipIf(!kubectl).each(['sidecar', 'central'])('kustomize overlay %s', (name) => {
+  const objects = kubectl ? build(overlay(name)) : [];
   const workload = objects.find((o) => o.kind === 'StatefulSet' || o.kind === 'Deployment')!;
   const pod = workload?.spec?.template.spec;
-  const container = pod?.containers.find((c: { name: string }) => c.name === 'avahealth');
+  const container = workload && avahealthOf(workload);
 
   it('builds, and every object validates against its schema', () => {
     expect(objects.length).toBeGreaterThan(3);
@@ -46,7 +59,7 @@ describe.skipIf(!kubectl).each(['sidecar', 'central'])('kustomize overlay %s', (
     }
   });
 
-  it('runs avahealth locked down: non-root, read-only root, no capabilities, RuntimeDefault seccomp, limits, probes', () => {
+  it('runs avahealth locked down: non-root, read-only root, no capabilities, RuntimeDefault seccomp, limits, liveness on /-/healthy', () => {
     expect(container.securityContext).toEqual({
       runAsNonRoot: true,
       runAsUser: 1000,
@@ -58,27 +71,121 @@ describe.skipIf(!kubectl).each(['sidecar', 'central'])('kustomize overlay %s', (
     });
     expect(container.resources.limits.memory).toBe('256Mi');
     expect(container.livenessProbe.httpGet.path).toBe('/-/healthy');
-    expect(container.readinessProbe.httpGet.path).toBe('/-/ready');
+    expect(pod.securityContext.fsGroup).toBe(1000);
   });
 
   it('keeps state on a volume and mounts the generated config', () => {
-    const stateMount = container.volumeMounts.find((m: { name: string }) => m.name === 'avahealth-state');
+    const stateMount = container.volumeMounts.find((m: { name: string }) => m.name === 'avahealth-state')!;
     expect(stateMount.mountPath).toBe('/var/lib/avahealth');
-    const fromClaims = workload.kind === 'StatefulSet' && workload.spec!.volumeClaimTemplates.some((t: K8sObject) => t.metadata.name === 'avahealth-state');
-    const fromPvc = pod.volumes?.some((v: { name: string; persistentVolumeClaim?: unknown }) => v.name === 'avahealth-state' && v.persistentVolumeClaim);
-    expect(fromClaims || fromPvc).toBe(true);
+    const stateVolume = pod.volumes.find((v: { name: string }) => v.name === 'avahealth-state');
+    if (name === 'sidecar') expect(stateVolume.emptyDir).toBeDefined();
+    else expect(stateVolume.persistentVolumeClaim.claimName).toBe(objects.find((o) => o.kind === 'PersistentVolumeClaim')!.metadata.name);
     const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
     expect(pod.volumes.find((v: { name: string }) => v.name === 'avahealth-config').configMap.name).toBe(configMap.metadata.name);
     const config = parseConfig(configMap.data!['avahealth.yaml']!, 'avahealth.yaml', { DATA_API_KEY: 'k' });
     expect(config.stateDir).toBe('/var/lib/avahealth');
-    if (overlay === 'sidecar') expect(config.nodes.map((n) => n.baseUrl)).toEqual(['http://127.0.0.1:9650']);
+    if (name === 'sidecar') expect(config.nodes.map((n) => n.baseUrl)).toEqual(['http://127.0.0.1:9650']);
     else expect(config.nodes.length).toBeGreaterThan(1);
   });
 
-  it('is scraped by the Prometheus Operator and carries the same rules as deploy/prometheus', () => {
-    const monitor = objects.find((o) => o.kind === (overlay === 'sidecar' ? 'PodMonitor' : 'ServiceMonitor'))!;
+  it('is scraped by the Prometheus Operator as job "avahealth" and carries the same rules as deploy/prometheus', () => {
+    const monitor = objects.find((o) => o.kind === (name === 'sidecar' ? 'PodMonitor' : 'ServiceMonitor'))!;
     const endpoint = (monitor.spec!.podMetricsEndpoints ?? monitor.spec!.endpoints)[0];
     expect(endpoint).toMatchObject({ port: 'avahealth', path: '/metrics' });
+    expect(endpoint.relabelings).toContainEqual({ targetLabel: 'job', replacement: 'avahealth', action: 'replace' });
+    const selected = name === 'sidecar' ? workload.spec!.template.metadata.labels : objects.find((o) => o.kind === 'Service')!.metadata.labels;
+    expect(selected).toMatchObject(monitor.spec!.selector.matchLabels);
     expect(objects.find((o) => o.kind === 'PrometheusRule')!.spec!.groups).toEqual(JSON.parse(JSON.stringify(ruleGroups)));
+  });
+});
+
+describe.skipIf(!kubectl)('the sidecar never gates the node', () => {
+  it('the avahealth sidecar has no readinessProbe (only the central Deployment waits for its first round)', () => {
+    const sidecar = build(overlay('sidecar')).find((o) => o.kind === 'StatefulSet')!;
+    expect(avahealthOf(sidecar).readinessProbe).toBeUndefined();
+    const central = build(overlay('central')).find((o) => o.kind === 'Deployment')!;
+    expect(avahealthOf(central).readinessProbe.httpGet.path).toBe('/-/ready');
+  });
+});
+
+describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user's own StatefulSet", () => {
+  // A StatefulSet as a user has it: its own name, labels, volumeClaimTemplates and security context.
+  const own = {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'validator-mainnet', namespace: 'avalanche', labels: { app: 'validator', 'avahealth.dev/inject': 'true' } },
+    spec: {
+      serviceName: 'validator',
+      replicas: 2,
+      selector: { matchLabels: { app: 'validator' } },
+      template: {
+        metadata: { labels: { app: 'validator' } },
+        spec: {
+          securityContext: { runAsUser: 0 },
+          containers: [{ name: 'node', image: 'avaplatform/avalanchego:v1.14.2', volumeMounts: [{ name: 'db', mountPath: '/root/.avalanchego' }] }],
+        },
+      },
+      volumeClaimTemplates: [{ metadata: { name: 'db' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Ti' } } } }],
+    },
+  };
+
+  function buildFromReadme(): K8sObject[] {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const block = /```yaml\n(# kustomization\.yaml next to your StatefulSet[\s\S]*?)```/.exec(readme)?.[1];
+    expect(block, 'README shows the kustomization for your own StatefulSet').toBeDefined();
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-kustomize-'));
+    const component = relative(dir, join(ROOT, 'deploy/kubernetes/components/sidecar'));
+    const kustomization = parse(block!) as { resources: string[]; components: string[] };
+    expect(kustomization.components).toEqual([expect.stringMatching(/deploy\/kubernetes\/components\/sidecar$/)]);
+    kustomization.components = [component];
+    writeFileSync(join(dir, 'kustomization.yaml'), stringify(kustomization));
+    writeFileSync(join(dir, kustomization.resources[0]!), stringify(own));
+    return build(dir);
+  }
+
+  it('adds the sidecar and changes only what Kubernetes lets one change on an existing StatefulSet', () => {
+    const objects = buildFromReadme();
+    const patched = objects.find((o) => o.kind === 'StatefulSet')!;
+    expect(patched.metadata.name).toBe('validator-mainnet');
+    // Mutable on an existing StatefulSet: the pod template (and replicas, update strategy…); the rest must be as it was.
+    const { template, ...rest } = patched.spec!;
+    const { template: ownTemplate, ...ownRest } = own.spec;
+    expect(rest).toEqual(ownRest);
+    expect(patched.spec!.volumeClaimTemplates).toEqual(own.spec.volumeClaimTemplates);
+    expect(template.spec.containers.map((c: Container) => c.name)).toEqual(['avahealth', 'node']);
+    expect(template.spec.containers[1]).toEqual(ownTemplate.spec.containers[0]);
+    expect(template.spec.securityContext).toEqual({ runAsUser: 0, fsGroup: 1000 });
+    expect(template.metadata.labels).toMatchObject(ownTemplate.metadata.labels);
+    const sidecar = avahealthOf(patched);
+    expect(sidecar.readinessProbe).toBeUndefined();
+    expect(sidecar.livenessProbe.httpGet.path).toBe('/-/healthy');
+    expect(template.spec.volumes.find((v: { name: string }) => v.name === 'avahealth-state').emptyDir).toBeDefined();
+    expect(sidecar.volumeMounts.map((m) => m.name).sort()).toEqual(['avahealth-config', 'avahealth-state']);
+    const image = (template.spec.containers[0] as { image: string }).image;
+    expect(image).toBe('registry.example/avahealth:0.1.0');
+    for (const object of objects) expect(() => new MODELS[`${object.apiVersion}/${object.kind}`]!(object as never).validate()).not.toThrow();
+    const podMonitor = objects.find((o) => o.kind === 'PodMonitor')!;
+    expect(template.metadata.labels).toMatchObject(podMonitor.spec!.selector.matchLabels);
+  });
+});
+
+describe.skipIf(!kubectl)('the central NetworkPolicy', () => {
+  const objects = kubectl ? build(overlay('central')) : [];
+  const policy = objects.find((o) => o.kind === 'NetworkPolicy')!;
+  const allows = (port: number, protocol = 'TCP') =>
+    (policy.spec!.egress as Array<{ to?: unknown; ports: Array<{ port: number; protocol: string }> }>).some((rule) => !rule.to && rule.ports.some((p) => p.port === port && p.protocol === protocol));
+
+  it('lets avahealth reach DNS, Alertmanager (9093) and HTTPS receivers and APIs (443)', () => {
+    expect(allows(53, 'UDP') && allows(53, 'TCP')).toBe(true);
+    expect(allows(9093)).toBe(true);
+    expect(allows(443)).toBe(true);
+    expect(policy.spec!.podSelector.matchLabels).toEqual(objects.find((o) => o.kind === 'Deployment')!.spec!.template.metadata.labels);
+  });
+
+  it('allows every node, service and receiver URL of the shipped config, Alertmanager among them', () => {
+    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    const urls = urlsIn(parse(configMap.data!['avahealth.yaml']!)).map((u) => new URL(u));
+    expect(urls.some((u) => u.port === '9093')).toBe(true);
+    for (const url of urls) expect(allows(Number(url.port || (url.protocol === 'https:' ? 443 : 80))), url.href).toBe(true);
   });
 });

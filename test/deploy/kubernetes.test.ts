@@ -27,7 +27,7 @@ const MODELS: Record<string, new (value: never) => { validate(): void }> = {
 };
 
 type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; spec?: Record<string, any>; data?: Record<string, string> };
-type Container = { name: string; livenessProbe?: any; readinessProbe?: any; volumeMounts: Array<{ name: string; mountPath: string }> };
+type Container = { name: string; livenessProbe?: any; readinessProbe?: any; securityContext?: any; resources?: any; volumeMounts: Array<{ name: string; mountPath: string }> };
 
 function build(dir: string): K8sObject[] {
   const out = execFileSync(kubectl!, ['kustomize', dir], { encoding: 'utf8' });

@@ -13,7 +13,7 @@ const layers = [
   ['metrics', '^src/metrics/'],
   ['scheduling', '^src/(poller[.]ts$|scheduler/|discovery/)'],
   ['probes', '^src/(probes|chaindata)/'],
-  ['transport-and-parsing', '^src/(http/(client|rate-limit)[.]ts$|parse/|openapi/)'],
+  ['transport-and-parsing', '^src/(http/(client|rate-limit|route)[.]ts$|parse/|openapi/)'],
   ['store', '^src/store[.]ts$'],
   ['config', '^src/config/'],
   ['foundation', '^src/(model/|util/|state/|log[.]ts$|version[.]ts$|shard[.]ts$)'],

@@ -12,6 +12,12 @@ import { inShard, type Shard } from './shard.js';
 import { ConfigError } from './config/errors.js';
 import { HttpClient } from './http/client.js';
 import { closeServer, createHttpServer, listen } from './http/server.js';
+import { adminRoutes } from './http/routes/admin.js';
+import { apiRoutes } from './http/routes/api.js';
+import { healthRoutes } from './http/routes/health.js';
+import { metricsRoutes } from './http/routes/metrics.js';
+import type { StateView } from './http/routes/view.js';
+import type { SilenceInput } from './alerts/silences.js';
 import { fingerprintFiles, Gatekeeper, loadWebConfig } from './http/webconfig.js';
 import type { Logger } from './log.js';
 import { RateLimitGate } from './http/rate-limit.js';
@@ -19,7 +25,8 @@ import { MetricsView } from './metrics/view.js';
 import { targetsOf } from './model/targets.js';
 import { Poller } from './poller.js';
 import { Scheduler } from './scheduler/scheduler.js';
-import { renderFleetMain, renderPage, renderTargetMain, type PageModel } from './status/page.js';
+import type { PageModel } from './status/page.js';
+import { statusPageRoutes } from './status/routes.js';
 import { chainDataStatus, targetStatus } from './status/status.js';
 import { Store } from './store.js';
 import { VERSION } from './version.js';
@@ -94,43 +101,37 @@ export class Daemon {
     });
     this.scheduler.setSchedules(schedulesOf(config));
     if (options.webConfigFile) this.gate = new Gatekeeper(loadWebConfig(options.webConfigFile));
-    this.server = createHttpServer(
-      {
-        metrics: async () => {
-          this.metrics.setAlertCounts(this.alerts.list());
-          return { contentType: this.metrics.contentType, body: await this.metrics.renderChunks() };
-        },
-        ready: () => this.firstRoundDone,
-        statusJson: () => ({
-          version: VERSION,
-          ready: this.firstRoundDone,
-          targets: this.statuses(),
-          ...(this.poller.chainData ? { chainData: chainDataStatus(this.poller.chainData.snapshot) } : {}),
-        }),
-        fleetPage: (fragment) => {
-          const main = renderFleetMain(this.pageModel());
-          return fragment ? main : renderPage('avahealth', main, VERSION);
-        },
-        targetPage: (name, fragment) => {
-          const model = this.pageModel();
-          const target = model.targets.find((t) => t.name === name);
-          if (!target) return undefined;
-          const main = renderTargetMain(target, this.rawResponse(name), model);
-          return fragment ? main : renderPage(`${name} · avahealth`, main, VERSION);
-        },
-        targetJson: (name) => {
-          const target = this.statuses().find((t) => t.name === name);
-          if (!target) return undefined;
-          const raw = this.rawResponse(name);
-          return { ...target, ...(raw !== undefined ? { lastResponse: raw } : {}), alerts: this.alerts.list().filter((a) => a.target === name) };
-        },
-        alertsJson: () => ({ alerts: this.alerts.list(), silences: this.alerts.silences.list(), queues: this.notifier.queueLengths() }),
-        ...(options.enableLifecycle ? { reload: () => this.reload() } : {}),
-        ...(options.enableAdminApi ? { silences: { add: (body: unknown) => this.addSilence(body), expire: (id: string) => this.alerts.silences.expire(id) } } : {}),
+    const view: StateView = {
+      ready: () => this.firstRoundDone,
+      metrics: async () => {
+        this.metrics.setAlertCounts(this.alerts.list());
+        return { contentType: this.metrics.contentType, body: await this.metrics.renderChunks() };
       },
-      (err) => log.error({ err }, 'HTTP handler failed'),
-      this.gate,
-    );
+      status: () => ({
+        version: VERSION,
+        ready: this.firstRoundDone,
+        targets: this.statuses(),
+        ...(this.poller.chainData ? { chainData: chainDataStatus(this.poller.chainData.snapshot) } : {}),
+      }),
+      target: (name) => {
+        const target = this.statuses().find((t) => t.name === name);
+        if (!target) return undefined;
+        const raw = this.rawResponse(name);
+        return { ...target, ...(raw !== undefined ? { lastResponse: raw } : {}), alerts: this.alerts.list().filter((a) => a.target === name) };
+      },
+      alerts: () => ({ alerts: this.alerts.list(), silences: this.alerts.silences.list(), queues: this.notifier.queueLengths() }),
+    };
+    const routes = [
+      ...healthRoutes(view),
+      ...metricsRoutes(view),
+      ...apiRoutes(view),
+      ...adminRoutes({
+        ...(options.enableLifecycle ? { reload: () => this.reload() } : {}),
+        ...(options.enableAdminApi ? { silences: { add: (silence: SilenceInput) => this.alerts.silences.add(silence), expire: (id: string) => this.alerts.silences.expire(id) } } : {}),
+      }),
+      ...statusPageRoutes({ model: () => this.pageModel(), rawResponse: (name) => this.rawResponse(name) }),
+    ];
+    this.server = createHttpServer(routes, (err) => log.error({ err }, 'HTTP handler failed'), this.gate);
   }
 
   /** Polls the modification times of watched files (web config, certificates, the config). */
@@ -175,25 +176,6 @@ export class Daemon {
       () => this.alerts.firing(),
       this.options.logger,
     );
-  }
-
-  private addSilence(body: unknown): { ok: true; id: string } | { ok: false; error: string } {
-    const b = body as { matchers?: unknown; endsAt?: unknown; startsAt?: unknown; comment?: unknown; createdBy?: unknown } | null;
-    const matchers = b?.matchers;
-    if (typeof matchers !== 'object' || matchers === null || Array.isArray(matchers) || Object.values(matchers).some((v) => typeof v !== 'string') || Object.keys(matchers).length === 0) {
-      return { ok: false, error: 'matchers must be a non-empty object of label: value (or label: "~regex")' };
-    }
-    const endsAt = typeof b!.endsAt === 'string' ? Date.parse(b!.endsAt) : NaN;
-    if (Number.isNaN(endsAt) || endsAt <= Date.now()) return { ok: false, error: 'endsAt must be a future date-time such as 2026-12-01T00:00:00Z' };
-    const startsAt = typeof b!.startsAt === 'string' ? Date.parse(b!.startsAt) : undefined;
-    const silence = this.alerts.silences.add({
-      matchers: matchers as Record<string, string>,
-      endsAt,
-      ...(startsAt !== undefined && !Number.isNaN(startsAt) ? { startsAt } : {}),
-      ...(typeof b!.comment === 'string' ? { comment: b!.comment } : {}),
-      ...(typeof b!.createdBy === 'string' ? { createdBy: b!.createdBy } : {}),
-    });
-    return { ok: true, id: silence.id };
   }
 
   /** `https` when the web config turns TLS on. */

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Cron } from 'croner';
+import { z } from 'zod';
 import { parseMatchers, type AlertsConfig, type Matcher } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { readJsonFile, writeJsonAtomic } from '../state/atomic.js';
@@ -18,6 +19,31 @@ export interface Silence {
   createdBy: string;
   source: 'config' | 'api';
 }
+
+const MATCHERS_MESSAGE = 'matchers must be a non-empty object of label: value (or label: "~regex")';
+
+function dateTime(field: string, future: boolean) {
+  const message = `${field} must be a ${future ? 'future ' : ''}date-time such as 2026-12-01T00:00:00Z`;
+  return z.string({ error: message }).transform((text, ctx) => {
+    const ms = Date.parse(text);
+    if (Number.isNaN(ms) || (future && ms <= Date.now())) {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+/** The body of POST /api/v1/silences: the one place it is checked (the route answers 400 with its messages). */
+export const silenceBodySchema = z.object({
+  matchers: z.record(z.string(), z.string(), { error: MATCHERS_MESSAGE }).refine((m) => Object.keys(m).length > 0, { message: MATCHERS_MESSAGE }),
+  endsAt: dateTime('endsAt', true),
+  startsAt: dateTime('startsAt', false).optional(),
+  comment: z.string().optional(),
+  createdBy: z.string().optional(),
+});
+
+export type SilenceInput = z.output<typeof silenceBodySchema>;
 
 export function matches(matchers: Matcher[], labels: Record<string, string>): boolean {
   return matchers.every((m) => {
@@ -61,7 +87,7 @@ export class Silences {
     return [...fromConfig, ...this.api].filter((s) => s.endsAt > now);
   }
 
-  add(input: { matchers: Record<string, string>; endsAt: number; startsAt?: number; comment?: string; createdBy?: string }, now = Date.now()): Silence {
+  add(input: SilenceInput, now = Date.now()): Silence {
     const silence: Silence = {
       id: randomUUID(),
       matchers: input.matchers,

@@ -107,6 +107,19 @@ nodes:
     expect((await get(`${d.url}/nope`)).status).toBe(404);
   });
 
+  it('a malformed percent-encoded URL is a 400, with nothing logged as a failure', async () => {
+    for (const path of ['/targets/%E0%A4%A', '/api/v1/targets/%E0%A4%A', '/targets/%zz']) {
+      const res = await get(`${d.url}${path}`);
+      expect(res.status, path).toBe(400);
+      expect(res.body).toBe('malformed percent-encoding in the URL\n');
+    }
+    expect(d.logs()).not.toContain('HTTP handler failed');
+    // A well-formed encoding still finds its target, and an unknown one is still a 404.
+    expect((await get(`${d.url}/targets/%76%31`)).status).toBe(200);
+    expect((await get(`${d.url}/api/v1/targets/nobody`)).status).toBe(404);
+    expect((await request(`${d.url}/metrics`, { method: 'POST', body: '' })).statusCode).toBe(405);
+  });
+
   it('a scenario switch changes check_passing, contiguous_failures and node_healthy as the node would', async () => {
     const v2 = { target: 'v2', endpoint: 'health', view: 'all' };
     let rounds = d.daemon.store.get('v2')!.rounds;

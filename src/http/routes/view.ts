@@ -1,0 +1,32 @@
+/**
+ * The read-only view of the daemon's state that the routes serve. The app implements it over the
+ * store, the alert engine and the notifier; routes never reach into those themselves.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AlertState } from '../../alerts/types.js';
+import type { Silence } from '../../alerts/silences.js';
+
+export interface MetricsBody {
+  contentType: string;
+  body: Buffer[];
+  /** e.g. content-encoding when the body was compressed for this scraper. */
+  headers?: Record<string, string>;
+}
+
+export interface AlertsView {
+  alerts: AlertState[];
+  silences: Silence[];
+  queues: Record<string, number>;
+}
+
+export interface StateView {
+  /** The first poll round is complete. */
+  ready(): boolean;
+  /** The exposition for one scrape (the request's headers say what the scraper accepts). */
+  metrics(headers: IncomingHttpHeaders): Promise<MetricsBody>;
+  /** GET /api/v1/status. */
+  status(): object;
+  /** GET /api/v1/targets/{name}; undefined when there is no such target. */
+  target(name: string): object | undefined;
+  alerts(): AlertsView;
+}

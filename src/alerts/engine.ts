@@ -13,6 +13,7 @@ import type { ChainLag } from '../chaindata/lag.js';
 import type { AlertsConfig, Config, NodeTarget, ServiceTarget } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { readJsonFile, writeJsonAtomic } from '../state/atomic.js';
+import { alertStateFileSchema } from './persisted.js';
 import type { TargetState } from '../store.js';
 import { sanitizeLabelValue } from '../util/labels.js';
 import { ruleNamed, rulesOf, ruleSettings, UNKNOWN, type AnyRule, type RuleInputs, type RuleSettings, type RuleSource } from './rules/index.js';
@@ -44,7 +45,7 @@ export class AlertEngine {
     this.config = config;
     this.file = join(config.stateDir, 'alerts.json');
     this.silences = new Silences(config.alerts, config.stateDir, options.log);
-    const read = readJsonFile(this.file, (v): v is { alerts: AlertState[]; flaps?: Record<string, number[]> } => typeof v === 'object' && v !== null && Array.isArray((v as { alerts?: unknown }).alerts));
+    const read = readJsonFile(this.file, alertStateFileSchema);
     if (read.status === 'ok') {
       for (const state of read.value.alerts) this.statesOf(state.target).set(state.key, state);
       for (const [key, times] of Object.entries(read.value.flaps ?? {})) this.flaps.set(key, times);

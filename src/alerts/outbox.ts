@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import type { ReceiverConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { redact } from '../util/text.js';
-import { renameSync } from 'node:fs';
+import { setAsideFile } from '../state/atomic.js';
 import { Journal } from '../state/journal.js';
+import { outboxOpSchema, type OutboxOp } from './persisted.js';
 import { DeliveryError, type SendContext } from './receivers/receiver.js';
 import { RECEIVERS } from './receivers/index.js';
 import type { NotificationBatch } from './types.js';
@@ -22,7 +23,7 @@ export interface OutboxItem {
   lastError?: string;
 }
 
-type JournalOp = { add: OutboxItem } | { done: string } | { retry: { id: string; attempts: number; nextAttemptAt: number; lastError?: string } };
+type JournalOp = OutboxOp;
 
 /** The undelivered items recorded in an outbox journal, in order. */
 export function replayOutbox(ops: JournalOp[]): OutboxItem[] {
@@ -73,19 +74,15 @@ export class Outbox {
     private readonly events: OutboxEvents,
     private readonly log: Logger,
   ) {
-    this.journal = new Journal<JournalOp>(outboxFile(stateDir, config.name));
+    this.journal = new Journal<JournalOp>(outboxFile(stateDir, config.name), outboxOpSchema);
     try {
-      const { ops, torn } = this.journal.read();
+      const { ops, torn, skipped, firstProblem } = this.journal.read();
       this.items = replayOutbox(ops);
-      if (torn) log.warn({ receiver: config.name }, 'outbox journal ended in a partial line (a crash mid-write); ignored');
+      if (torn) log.warn({ receiver: config.name, file: this.journal.path }, 'outbox journal ended in a partial line (a crash mid-write); cut off');
+      if (skipped.length > 0) log.error({ receiver: config.name, file: this.journal.path, lines: skipped.slice(0, 10), skipped: skipped.length, error: firstProblem }, 'outbox journal lines unreadable; skipped');
     } catch (err) {
-      const movedTo = `${this.journal.path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-      try {
-        renameSync(this.journal.path, movedTo);
-      } catch {
-        // it will be overwritten by compaction
-      }
-      log.error({ receiver: config.name, file: this.journal.path, movedTo, error: (err as Error).message }, 'outbox file unreadable; set aside');
+      const movedTo = setAsideFile(this.journal.path);
+      log.error({ receiver: config.name, file: this.journal.path, movedTo, error: (err as Error).message }, movedTo ? 'outbox file unreadable; set aside' : 'outbox file unreadable and cannot be moved');
     }
     if (this.items.length > 0) log.info({ receiver: config.name, queued: this.items.length }, 'undelivered notifications restored');
     events.queueLength(config.name, this.items.length);

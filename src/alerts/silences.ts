@@ -45,6 +45,17 @@ export const silenceBodySchema = z.object({
 
 export type SilenceInput = z.output<typeof silenceBodySchema>;
 
+const silenceSchema: z.ZodType<Silence> = z.object({
+  id: z.string(),
+  matchers: z.record(z.string(), z.string()),
+  startsAt: z.number(),
+  endsAt: z.number(),
+  comment: z.string(),
+  createdBy: z.string(),
+  source: z.enum(['config', 'api']),
+});
+const silencesFileSchema = z.object({ silences: z.array(silenceSchema) });
+
 export function matches(matchers: Matcher[], labels: Record<string, string>): boolean {
   return matchers.every((m) => {
     const value = labels[m.name] ?? '';
@@ -65,7 +76,7 @@ export class Silences {
   constructor(config: AlertsConfig, stateDir: string, private readonly log: Logger) {
     this.config = config;
     this.file = join(stateDir, 'silences.json');
-    const read = readJsonFile(this.file, (v): v is { silences: Silence[] } => typeof v === 'object' && v !== null && Array.isArray((v as { silences?: unknown }).silences));
+    const read = readJsonFile(this.file, silencesFileSchema);
     if (read.status === 'ok') this.api = read.value.silences;
     if (read.status === 'corrupt') log.error({ file: this.file, movedTo: read.movedTo, error: read.error }, 'silences file unreadable; set aside');
   }

@@ -1,10 +1,12 @@
 /**
  * Crash-safe JSON files: written to a temporary file, fsynced, renamed over the old one, and the
  * directory fsynced, so a crash at any point leaves either the old or the new content. A file that
- * cannot be read back is set aside (renamed `*.corrupt-<time>`) and reported, never a crash.
+ * cannot be read back, or whose content does not fit its schema, is set aside (renamed
+ * `*.corrupt-<time>`) and reported, never a crash.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
 
 export function writeJsonAtomic(path: string, value: unknown): void {
   writeFileAtomic(path, JSON.stringify(value));
@@ -30,10 +32,11 @@ export function writeFileAtomic(path: string, text: string): void {
   }
 }
 
-export type ReadResult<T> = { status: 'ok'; value: T } | { status: 'missing' } | { status: 'corrupt'; movedTo: string; error: string };
+/** `movedTo` is absent when the file could not be moved (it stays where it was). */
+export type ReadResult<T> = { status: 'ok'; value: T } | { status: 'missing' } | { status: 'corrupt'; movedTo?: string; error: string };
 
-/** Reads a JSON file written by writeJsonAtomic; `valid` checks its shape. */
-export function readJsonFile<T>(path: string, valid: (value: unknown) => value is T): ReadResult<T> {
+/** Reads a JSON file written by writeJsonAtomic; `schema` checks its shape. */
+export function readJsonFile<T>(path: string, schema: z.ZodType<T>): ReadResult<T> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -42,20 +45,33 @@ export function readJsonFile<T>(path: string, valid: (value: unknown) => value i
     return setAside(path, (err as Error).message);
   }
   try {
-    const value: unknown = JSON.parse(text);
-    if (valid(value)) return { status: 'ok', value };
-    return setAside(path, 'unexpected content');
+    const parsed = schema.safeParse(JSON.parse(text));
+    if (parsed.success) return { status: 'ok', value: parsed.data };
+    return setAside(path, `unexpected content: ${describeIssues(parsed.error)}`);
   } catch (err) {
     return setAside(path, (err as Error).message);
   }
 }
 
-function setAside(path: string, error: string): ReadResult<never> {
+/** The first few problems, each with where it is (`alerts.0: expected object, received null`). */
+export function describeIssues(error: z.ZodError, max = 3): string {
+  const shown = error.issues.slice(0, max).map((issue) => `${issue.path.length ? issue.path.join('.') : '(top)'}: ${issue.message}`);
+  const more = error.issues.length - shown.length;
+  return more > 0 ? `${shown.join('; ')}; ${more} more` : shown.join('; ');
+}
+
+/** Renames a bad file out of the way; the new name, or undefined when it could not be moved. */
+export function setAsideFile(path: string): string | undefined {
   const movedTo = `${path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   try {
     renameSync(path, movedTo);
+    return movedTo;
   } catch {
-    // unreadable and immovable: report it; a later write replaces it
+    return undefined; // unreadable and immovable: reported as not moved; a later write replaces it
   }
-  return { status: 'corrupt', movedTo, error };
+}
+
+function setAside(path: string, error: string): ReadResult<never> {
+  const movedTo = setAsideFile(path);
+  return movedTo === undefined ? { status: 'corrupt', error } : { status: 'corrupt', movedTo, error };
 }

@@ -1,33 +1,74 @@
 /**
  * An append-only journal of JSON lines, fsynced on every append, compacted (rewritten atomically
  * with only what is still live) when it has grown well past that. A crash can tear only the last
- * line, which is ignored on read. Cheap per operation however long the queue it records gets.
+ * line: it is cut off on read, so the next append starts on a fresh line instead of gluing itself
+ * to the fragment. A line that is not valid JSON or does not fit the schema is skipped on its own
+ * (and dropped at the next compaction); the lines around it still count. Cheap per operation
+ * however long the queue it records gets.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from './atomic.js';
+import type { z } from 'zod';
+import { describeIssues, writeFileAtomic } from './atomic.js';
+
+export interface JournalRead<Op> {
+  ops: Op[];
+  /** The file ended in a partial line (a crash mid-append); it was cut off. */
+  torn: boolean;
+  /** 1-based numbers of the whole lines skipped as unreadable, and why the first one was. */
+  skipped: number[];
+  firstProblem?: string;
+}
 
 export class Journal<Op> {
   private fd?: number;
   private lines = 0;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly schema: z.ZodType<Op>,
+  ) {}
 
-  /** Every whole line written so far (a torn last line is dropped); throws on an unreadable file. */
-  read(): { ops: Op[]; torn: boolean } {
-    let text: string;
+  /**
+   * Every valid whole line; a torn last line is cut off the file (`repair: false` only looks, for
+   * readers that do not own the file). Throws on an unreadable file.
+   */
+  read({ repair = true } = {}): JournalRead<Op> {
+    let bytes: Buffer;
     try {
-      text = readFileSync(this.path, 'utf8');
+      bytes = readFileSync(this.path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ops: [], torn: false };
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ops: [], torn: false, skipped: [] };
       throw err;
     }
-    const raw = text.split('\n');
-    const last = raw.pop() ?? '';
-    const ops: Op[] = [];
-    for (const line of raw) if (line !== '') ops.push(JSON.parse(line) as Op);
-    this.lines = ops.length;
-    return { ops, torn: last !== '' };
+    const wholeLength = bytes.lastIndexOf(0x0a) + 1;
+    const torn = wholeLength < bytes.length;
+    if (torn && repair) truncateSync(this.path, wholeLength);
+    const result: JournalRead<Op> = { ops: [], torn, skipped: [] };
+    const lines = bytes.subarray(0, wholeLength).toString('utf8').split('\n');
+    lines.pop();
+    lines.forEach((line, index) => {
+      if (line === '') return;
+      const problem = this.parseLine(line, result.ops);
+      if (problem === undefined) return;
+      result.skipped.push(index + 1);
+      result.firstProblem ??= problem;
+    });
+    this.lines = lines.length;
+    return result;
+  }
+
+  private parseLine(line: string, into: Op[]): string | undefined {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    const parsed = this.schema.safeParse(value);
+    if (!parsed.success) return describeIssues(parsed.error);
+    into.push(parsed.data);
+    return undefined;
   }
 
   append(ops: Op[]): void {

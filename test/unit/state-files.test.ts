@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { AlertEngine } from '../../src/alerts/engine.js';
 import { Outbox } from '../../src/alerts/outbox.js';
 import { ConfigError } from '../../src/config/errors.js';
@@ -22,7 +23,7 @@ describe('state files', () => {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-state-'));
     const file = join(dir, 'x.json');
     writeJsonAtomic(file, { version: 1, items: [1, 2] });
-    const isItems = (v: unknown): v is { items: number[] } => typeof v === 'object' && v !== null && Array.isArray((v as { items?: unknown }).items);
+    const isItems = z.object({ version: z.number(), items: z.array(z.number()) });
     expect(readJsonFile(file, isItems)).toEqual({ status: 'ok', value: { version: 1, items: [1, 2] } });
     expect(readdirSync(dir)).toEqual(['x.json']); // no temporary file left behind
     writeFileSync(file, '{"version":1,"items":[1,2');
@@ -30,24 +31,43 @@ describe('state files', () => {
     expect(read.status).toBe('corrupt');
     expect(readdirSync(dir)).toEqual([expect.stringMatching(/^x\.json\.corrupt-\d{4}-/)]);
     expect(readJsonFile(join(dir, 'missing.json'), isItems)).toEqual({ status: 'missing' });
+    writeFileSync(file, '{"version":1,"items":[1,null]}');
+    expect(readJsonFile(file, isItems)).toMatchObject({ status: 'corrupt', error: expect.stringContaining('items.1: ') });
   });
 
-  it('a corrupt alert state or outbox file is reported and set aside; the daemon starts empty', () => {
+  it('a structurally valid but wrong alert state or silences file is set aside with a message, not a crash', () => {
+    for (const wrong of ['{"version":1,"alerts":[null]}', '{"version":1,"alerts":[{"key":"k","target":7}]}', '[]', 'null']) {
+      const dir = mkdtempSync(join(tmpdir(), 'avahealth-state-'));
+      writeFileSync(join(dir, 'alerts.json'), wrong);
+      writeFileSync(join(dir, 'silences.json'), wrong.replace('alerts', 'silences'));
+      const config = parseConfig(`state_dir: ${dir}\n`, join(dir, 'c.yaml'), {});
+      const { log, text } = logged();
+      const engine = new AlertEngine(config, { log, onBatch: () => undefined });
+      expect(engine.list()).toEqual([]);
+      expect(engine.silences.list()).toEqual([]);
+      expect(text()).toContain('alert state file unreadable; set aside, starting empty');
+      expect(text()).toContain('silences file unreadable; set aside');
+      expect(readdirSync(dir).filter((f) => f.includes('.corrupt-'))).toHaveLength(2);
+    }
+  });
+
+  it('a corrupt alert state file is set aside; unreadable outbox lines are skipped one by one, the rest kept', () => {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-state-'));
     mkdirSync(join(dir, 'outbox'));
     writeFileSync(join(dir, 'alerts.json'), 'not json at all');
-    writeFileSync(join(dir, 'outbox', 'hook.jsonl'), '{"add": {"batch"\nnot json at all\n');
+    const queued = { add: { batch: { id: 'kept', target: 't', createdAt: 0, alerts: [] }, attempts: 0, nextAttemptAt: 0 } };
+    writeFileSync(join(dir, 'outbox', 'hook.jsonl'), `{"add": {"batch"\nnot json at all\n${JSON.stringify(queued)}\n`);
     const config = parseConfig(`state_dir: ${dir}\nalerts:\n  receivers:\n    - {name: hook, webhook: {url: "http://127.0.0.1:9/hook"}}\n`, join(dir, 'c.yaml'), {});
     const { log, text } = logged();
     const engine = new AlertEngine(config, { log, onBatch: () => undefined });
     const outbox = new Outbox(config.alerts.receivers[0]!, dir, async () => undefined, () => '', { delivered: () => undefined, failed: () => undefined, queueLength: () => undefined }, log);
     expect(engine.list()).toEqual([]);
-    expect(outbox.length).toBe(0);
+    expect(outbox.length).toBe(1);
     expect(text()).toContain('alert state file unreadable; set aside, starting empty');
-    expect(text()).toContain('outbox file unreadable; set aside');
+    expect(text()).toContain('outbox journal lines unreadable; skipped');
+    expect(text()).toContain('"lines":[1,2]');
     expect(readdirSync(dir).some((f) => f.startsWith('alerts.json.corrupt-'))).toBe(true);
-    expect(readdirSync(join(dir, 'outbox')).some((f) => f.startsWith('hook.jsonl.corrupt-'))).toBe(true);
-    expect(readFileSync(join(dir, 'outbox', readdirSync(join(dir, 'outbox'))[0]!), 'utf8')).toBe('{"add": {"batch"\nnot json at all\n');
+    expect(readdirSync(join(dir, 'outbox'))).toEqual(['hook.jsonl']);
   });
 });
 

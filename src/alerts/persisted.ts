@@ -1,0 +1,65 @@
+/**
+ * The shapes of what the alerts layer keeps under state_dir, checked when read back: a file or
+ * journal line that parses as JSON but is not one of these is set aside or skipped, never trusted.
+ */
+import { z } from 'zod';
+import type { AlertName, AlertState, NotificationBatch } from './types.js';
+import type { OutboxItem } from './outbox.js';
+
+const severity = z.enum(['warning', 'critical']);
+const labels = z.record(z.string(), z.string());
+const annotations = z.object({ summary: z.string(), description: z.string() });
+
+export const alertStateSchema: z.ZodType<AlertState> = z.object({
+  key: z.string(),
+  fingerprint: z.string(),
+  alertname: z.custom<AlertName>((v) => typeof v === 'string'),
+  target: z.string(),
+  labels,
+  annotations,
+  phase: z.enum(['pending', 'firing', 'resolved']),
+  severity,
+  consecutive: z.number(),
+  okPolls: z.number(),
+  activeSince: z.number(),
+  firingSince: z.number().optional(),
+  endedAt: z.number().optional(),
+  notified: z.object({ phase: z.enum(['firing', 'resolved']), severity, at: z.number() }).optional(),
+});
+
+export const alertStateFileSchema = z.object({
+  alerts: z.array(alertStateSchema),
+  flaps: z.record(z.string(), z.array(z.number())).optional(),
+});
+
+const batchSchema: z.ZodType<NotificationBatch> = z.object({
+  id: z.string(),
+  target: z.string(),
+  createdAt: z.number(),
+  alerts: z.array(
+    z.object({
+      status: z.enum(['firing', 'resolved']),
+      kind: z.enum(['firing', 'severity_changed', 'reminder', 'resolved', 'test']),
+      labels,
+      annotations,
+      startsAt: z.string(),
+      endsAt: z.string(),
+      fingerprint: z.string(),
+      generatorURL: z.string(),
+    }),
+  ),
+});
+
+const outboxItemSchema: z.ZodType<OutboxItem> = z.object({
+  batch: batchSchema,
+  attempts: z.number(),
+  nextAttemptAt: z.number(),
+  lastError: z.string().optional(),
+});
+
+export const outboxOpSchema = z.union([
+  z.object({ add: outboxItemSchema }),
+  z.object({ done: z.string() }),
+  z.object({ retry: z.object({ id: z.string(), attempts: z.number(), nextAttemptAt: z.number(), lastError: z.string().optional() }) }),
+]);
+export type OutboxOp = z.infer<typeof outboxOpSchema>;

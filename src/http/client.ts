@@ -94,6 +94,12 @@ export class HttpClient {
     } catch (err) {
       throw toProbeError(err, req.timeoutMs);
     }
+    const declared = Number(response.headers['content-length']);
+    if (declared > this.options.maxResponseBytes) {
+      // Known too large from the headers: refused at once instead of read until the cap or the deadline.
+      response.body.destroy();
+      throw new ProbeError('too_large', `response body of ${declared} bytes exceeds the size limit`);
+    }
     try {
       const body = await response.body.text();
       return { status: response.statusCode, headers: response.headers, body };

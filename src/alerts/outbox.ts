@@ -11,17 +11,12 @@ import type { Logger } from '../log.js';
 import { redact } from '../util/text.js';
 import { setAsideFile } from '../state/atomic.js';
 import { Journal } from '../state/journal.js';
-import { outboxOpSchema, type OutboxOp } from './persisted.js';
+import { outboxOpSchema, type OutboxItem, type OutboxOp } from './persisted.js';
 import { DeliveryError, type SendContext } from './receivers/receiver.js';
 import { RECEIVERS } from './receivers/index.js';
 import type { NotificationBatch } from './types.js';
 
-export interface OutboxItem {
-  batch: NotificationBatch;
-  attempts: number;
-  nextAttemptAt: number;
-  lastError?: string;
-}
+export type { OutboxItem };
 
 type JournalOp = OutboxOp;
 

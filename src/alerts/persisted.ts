@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import type { AlertName, AlertState, NotificationBatch } from './types.js';
-import type { OutboxItem } from './outbox.js';
 
 const severity = z.enum(['warning', 'critical']);
 const labels = z.record(z.string(), z.string());
@@ -50,7 +49,7 @@ const batchSchema: z.ZodType<NotificationBatch> = z.object({
   ),
 });
 
-const outboxItemSchema: z.ZodType<OutboxItem> = z.object({
+const outboxItemSchema = z.object({
   batch: batchSchema,
   attempts: z.number(),
   nextAttemptAt: z.number(),
@@ -63,3 +62,4 @@ export const outboxOpSchema = z.union([
   z.object({ retry: z.object({ id: z.string(), attempts: z.number(), nextAttemptAt: z.number(), lastError: z.string().optional() }) }),
 ]);
 export type OutboxOp = z.infer<typeof outboxOpSchema>;
+export type OutboxItem = z.infer<typeof outboxItemSchema>;

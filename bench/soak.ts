@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { SimServer } from '../src/sim/server.js';
 
@@ -58,16 +59,30 @@ async function metric(text: string, name: string, labels = ''): Promise<number> 
   return m ? Number(m[1]) : NaN;
 }
 
+/** The sum over every series of a family (e.g. active handles by type). */
+function sum(text: string, name: string): number {
+  let total = 0;
+  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))) total += Number(m[1]);
+  return total;
+}
+
+/** Scrapes the way Prometheus does: OpenMetrics, gzip. */
+async function scrape(): Promise<string> {
+  const res = await request(metricsUrl, { headers: { accept: 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5', 'accept-encoding': 'gzip' } });
+  const raw = Buffer.from(await res.body.arrayBuffer());
+  return (res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
+}
+
 const samples: Array<{ t: number; rssMiB: number; handles: number; heapMiB: number; delivered: number; queued: number }> = [];
 const start = Date.now();
 while (Date.now() - start < durationS * 1000) {
   await new Promise((resolve) => setTimeout(resolve, 10_000));
-  const text = await (await request(metricsUrl)).body.text();
+  const text = await scrape();
   samples.push({
     t: Math.round((Date.now() - start) / 1000),
     rssMiB: Math.round((await metric(text, 'process_resident_memory_bytes')) / 1048576),
     heapMiB: Math.round((await metric(text, 'nodejs_heap_size_used_bytes')) / 1048576),
-    handles: await metric(text, 'nodejs_active_handles_total'),
+    handles: sum(text, 'nodejs_active_handles'),
     delivered: await metric(text, 'avahealth_notifications_total', 'receiver="hook"'),
     queued: await metric(text, 'avahealth_notification_queue_length', 'receiver="hook"'),
   });
@@ -79,7 +94,7 @@ await request(`${sim.baseUrl}/sim/scenario`, { method: 'POST', body: '{"scenario
 let final = { delivered: NaN, queued: NaN, polls: NaN };
 for (let i = 0; i < 60; i++) {
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const text = await (await request(metricsUrl)).body.text();
+  const text = await scrape();
   final = { delivered: await metric(text, 'avahealth_notifications_total', 'receiver="hook"'), queued: await metric(text, 'avahealth_notification_queue_length', 'receiver="hook"'), polls: 0 };
   if (final.queued === 0 && final.delivered === received) break;
 }
@@ -91,13 +106,22 @@ receiver.close();
 const third = Math.max(1, Math.floor(samples.length / 3));
 const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const early = samples.slice(0, third);
+const middle = samples.slice(third, -third);
 const late = samples.slice(-third);
 const result = {
   nodes,
   durationS,
   pollsPerNode: durationS,
   equivalentHoursAt15s: (durationS * 15) / 3600,
-  rssMiB: { early: Math.round(avg(early.map((s) => s.rssMiB))), late: Math.round(avg(late.map((s) => s.rssMiB))), max: Math.max(...samples.map((s) => s.rssMiB)) },
+  rssMiB: {
+    first: samples[0]?.rssMiB,
+    early: Math.round(avg(early.map((s) => s.rssMiB))),
+    middle: Math.round(avg(middle.map((s) => s.rssMiB))),
+    late: Math.round(avg(late.map((s) => s.rssMiB))),
+    last: samples.at(-1)?.rssMiB,
+    max: Math.max(...samples.map((s) => s.rssMiB)),
+  },
+  heapMiB: { early: Math.round(avg(early.map((s) => s.heapMiB))), middle: Math.round(avg(middle.map((s) => s.heapMiB))), late: Math.round(avg(late.map((s) => s.heapMiB))) },
   handles: { early: avg(early.map((s) => s.handles)), late: avg(late.map((s) => s.handles)) },
   notifications: { sent: final.delivered, received, queuedAtEnd: final.queued, allDelivered: final.queued === 0 && final.delivered === received },
   samples,

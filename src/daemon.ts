@@ -103,9 +103,10 @@ export class Daemon {
     if (options.webConfigFile) this.gate = new Gatekeeper(loadWebConfig(options.webConfigFile));
     const view: StateView = {
       ready: () => this.firstRoundDone,
-      metrics: async () => {
+      metrics: async (headers) => {
         this.metrics.setAlertCounts(this.alerts.list());
-        return { contentType: this.metrics.contentType, body: await this.metrics.renderChunks() };
+        const { contentType, contentEncoding, body } = await this.metrics.scrape({ accept: headers.accept, acceptEncoding: headers['accept-encoding'] });
+        return { contentType, body, headers: { vary: 'Accept, Accept-Encoding', ...(contentEncoding ? { 'content-encoding': contentEncoding } : {}) } };
       },
       status: () => ({
         version: VERSION,

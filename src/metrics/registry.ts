@@ -5,6 +5,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { REVISION, VERSION } from '../version.js';
+import { escapeLabel, familyHeader, formatValue, type Format } from './exposition.js';
 
 export const PREFIX = 'avahealth_';
 
@@ -18,7 +19,11 @@ export interface MetricFamilies {
 /** The families prom-client serves: avahealth itself, alerts, network-wide chain data, the process. */
 export function createMetricFamilies(options: { defaultMetrics: boolean }): MetricFamilies {
   const registry = new Registry();
-  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics) {
+    collectDefaultMetrics({ register: registry });
+    // gauges named like counters: `promtool check metrics` rejects them, and each is the sum of its by-type sibling
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+  }
   const gauge = (name: string, help: string, labelNames: readonly string[]) => new Gauge({ name: PREFIX + name, help, labelNames, registers: [registry] });
   const counter = (name: string, help: string, labelNames: readonly string[]) => new Counter({ name: PREFIX + name, help, labelNames, registers: [registry] });
   return { registry, chain: chainFamily(gauge), alerts: alertFamily(gauge, counter), self: selfFamily(registry) };
@@ -38,6 +43,47 @@ function chainFamily(gauge: GaugeFactory) {
     refreshTimestamp: gauge('chain_data_last_refresh_timestamp_seconds', 'When chain data was last refreshed.', []),
     refreshErrors: gauge('chain_data_last_refresh_errors', 'Requests that failed in the last chain data refresh (details in /api/v1/status).', []),
   };
+}
+
+/** Every reason a delivery attempt can fail with (the `reason` label of notifications_failed_total). */
+export const NOTIFICATION_FAILURE_REASONS = ['timeout', 'network', 'rate_limited', 'http_5xx', 'http_4xx', 'queue_full'] as const;
+
+/**
+ * Notification counters exist at 0 for every configured receiver (and every failure reason), so
+ * `rate()` over them works from the first scrape; a receiver removed by a reload loses its series.
+ */
+export function initReceiverSeries(alerts: MetricFamilies['alerts'], receivers: readonly string[], previous: readonly string[] = []): void {
+  for (const receiver of previous) {
+    if (receivers.includes(receiver)) continue;
+    alerts.delivered.remove({ receiver });
+    alerts.queue.remove({ receiver });
+    for (const reason of NOTIFICATION_FAILURE_REASONS) alerts.failed.remove({ receiver, reason });
+  }
+  for (const receiver of receivers) {
+    alerts.delivered.inc({ receiver }, 0);
+    for (const reason of NOTIFICATION_FAILURE_REASONS) alerts.failed.inc({ receiver, reason }, 0);
+  }
+}
+
+/**
+ * The registry in either format. Rendered here rather than by prom-client's own `metrics()`, which
+ * serves one format per registry and, in OpenMetrics mode, renames counters in place.
+ */
+export async function renderRegistry(registry: Registry, format: Format): Promise<string> {
+  let out = '';
+  for (const metric of await registry.getMetricsAsJSON()) {
+    const type = String(metric.type);
+    out += familyHeader({ name: metric.name, help: metric.help, type }, format);
+    const counterInOpenMetrics = format === 'openmetrics' && type === 'counter';
+    for (const sample of metric.values) {
+      let name = (sample as { metricName?: string }).metricName ?? metric.name;
+      if (counterInOpenMetrics && !name.endsWith('_total')) name += '_total';
+      let labels = '';
+      for (const [key, value] of Object.entries(sample.labels)) if (value !== undefined) labels += `${labels ? ',' : ''}${key}="${escapeLabel(String(value))}"`;
+      out += `${name}${labels ? `{${labels}}` : ''} ${formatValue(sample.value)}\n`;
+    }
+  }
+  return format === 'openmetrics' ? `${out}# EOF\n` : out;
 }
 
 function alertFamily(gauge: GaugeFactory, counter: CounterFactory) {

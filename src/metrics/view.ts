@@ -13,7 +13,8 @@ import { targetsOf } from '../model/targets.js';
 import { escapeLabel, Exposition, labelText, type SampleWriter } from './exposition.js';
 import { FAMILIES, I } from './families.js';
 import { sanitizeLabelValue } from '../util/labels.js';
-import { createMetricFamilies, type MetricFamilies } from './registry.js';
+import { createMetricFamilies, initReceiverSeries, type MetricFamilies } from './registry.js';
+import { MetricsEndpoint, type ScrapeRequest, type ScrapeResponse } from './endpoint.js';
 
 interface TargetMetrics {
   target: Target;
@@ -36,6 +37,7 @@ const VALIDATOR_OWNER = '@validators';
 export class MetricsView {
   readonly families: MetricFamilies;
   readonly exposition = new Exposition(FAMILIES);
+  private readonly endpoint: MetricsEndpoint;
   private readonly targets = new Map<string, TargetMetrics>();
   private store?: Store;
   private chainData?: ChainDataSnapshot;
@@ -47,7 +49,9 @@ export class MetricsView {
     options: { defaultMetrics: boolean } = { defaultMetrics: true },
   ) {
     this.families = createMetricFamilies(options);
+    this.endpoint = new MetricsEndpoint(this.exposition, this.families.registry);
     this.setTargets(targetsOf(config));
+    initReceiverSeries(this.families.alerts, receiverNames(config));
   }
 
   setTargets(targets: Target[]): void {
@@ -60,11 +64,16 @@ export class MetricsView {
       else {
         if (existing) this.removeTarget(target.name);
         this.targets.set(target.name, { target, base, failures: new Map(), dropped: 0, skipped: 0, checks: new Map() });
+        // counters exist at 0 from the start, so rate() over them works before the first poll
+        const w = this.exposition.writer();
+        w.add(I.skippedPolls, base, 0);
+        this.exposition.set(target.name, w.take());
       }
     }
   }
 
   setConfig(config: Config): void {
+    initReceiverSeries(this.families.alerts, receiverNames(config), receiverNames(this.config));
     this.config = config;
   }
 
@@ -85,10 +94,9 @@ export class MetricsView {
     const entry = this.targets.get(name);
     if (!entry) return;
     entry.skipped++;
-    if (entry.fragments) {
-      entry.fragments[I.skippedPolls] = `${FAMILIES[I.skippedPolls]!.name}{${entry.base}} ${entry.skipped}\n`;
-      this.exposition.set(name, entry.fragments);
-    }
+    const fragments = entry.fragments ?? this.exposition.writer().take();
+    fragments[I.skippedPolls] = `${FAMILIES[I.skippedPolls]!.name}{${entry.base}} ${entry.skipped}\n`;
+    this.exposition.set(name, fragments);
   }
 
   setReloadResult(success: boolean): void {
@@ -96,18 +104,15 @@ export class MetricsView {
     if (success) this.families.self.reloadSuccessTime.set(Date.now() / 1000);
   }
 
-  /** The whole exposition as chunks: the pre-rendered per-target families, then prom-client's. */
-  async renderChunks(): Promise<Buffer[]> {
+  /** A `/metrics` response in the format and encoding the scraper asked for (endpoint.ts). */
+  async scrape(request: ScrapeRequest = {}): Promise<ScrapeResponse> {
     this.beforeScrape();
-    return [this.exposition.render(), Buffer.from(await this.families.registry.metrics(), 'utf8')];
+    return this.endpoint.scrape(request);
   }
 
+  /** The whole exposition as Prometheus text. */
   async render(): Promise<string> {
-    return Buffer.concat(await this.renderChunks()).toString('utf8');
-  }
-
-  get contentType(): string {
-    return this.families.registry.contentType;
+    return Buffer.concat((await this.scrape()).body).toString('utf8');
   }
 
   update(name: string, state: TargetState): void {
@@ -146,7 +151,7 @@ export class MetricsView {
     }
     for (const [labels, count] of entry.failures) w.add(I.probeFailures, labels, count);
     if (entry.dropped > 0) w.add(I.checksDropped, base, entry.dropped);
-    if (entry.skipped > 0) w.add(I.skippedPolls, base, entry.skipped);
+    w.add(I.skippedPolls, base, entry.skipped);
     if (state.nodeId) w.add(I.nodeInfo, `${base},node_id="${escapeLabel(state.nodeId)}"`, 1);
     const rateLimit = state.observation.endpoints.find((e) => e.rateLimit)?.rateLimit;
     w.add(I.serviceRateLimitLimit, base, rateLimit?.limit);
@@ -282,4 +287,8 @@ function detailChecks(endpoints: EndpointObservation[], max: number): CheckResul
     for (const check of e.report.checks.slice(0, max)) if (!byName.has(check.name)) byName.set(check.name, check);
   }
   return [...byName.values()];
+}
+
+function receiverNames(config: Config): string[] {
+  return config.alerts.receivers.map((r) => r.name);
 }

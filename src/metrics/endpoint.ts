@@ -1,0 +1,71 @@
+/**
+ * What `/metrics` answers: the format the scraper asks for (`Accept: application/openmetrics-text`
+ * gets OpenMetrics 1.0.0, anything else Prometheus text 0.0.4), gzip when it accepts it. The large
+ * per-target part comes pre-built and pre-deflated from the Exposition cache; the small
+ * prom-client part (process, alerts, self) is rendered and deflated per scrape and appended to the
+ * same deflate stream, so the response is one ordinary gzip member.
+ */
+import { promisify } from 'node:util';
+import { crc32, deflateRaw } from 'node:zlib';
+import type { Registry } from 'prom-client';
+import { GZIP_LEVEL, type Exposition, type Format } from './exposition.js';
+import { renderRegistry } from './registry.js';
+
+export interface ScrapeRequest {
+  /** The `Accept` header. */
+  accept?: string;
+  /** The `Accept-Encoding` header. */
+  acceptEncoding?: string;
+}
+
+export interface ScrapeResponse {
+  contentType: string;
+  contentEncoding?: 'gzip';
+  body: Buffer[];
+}
+
+export const CONTENT_TYPES: Record<Format, string> = {
+  text: 'text/plain; version=0.0.4; charset=utf-8',
+  openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
+};
+
+const deflateRawAsync = promisify(deflateRaw);
+/** Magic, deflate, no flags, no mtime, no extra flags, OS unknown (RFC 1952). */
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
+
+/** Media ranges of an Accept-style header with their q-values (q=0 means "not acceptable"). */
+function ranges(header: string | undefined): Array<{ value: string; q: number }> {
+  if (!header) return [];
+  return header.split(',').map((part) => {
+    const [value = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    return { value, q: q === undefined ? 1 : Number(q.slice(2)) || 0 };
+  });
+}
+
+export function negotiateFormat(accept: string | undefined): Format {
+  return ranges(accept).some((r) => r.value === 'application/openmetrics-text' && r.q > 0) ? 'openmetrics' : 'text';
+}
+
+export function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  return ranges(acceptEncoding).some((r) => (r.value === 'gzip' || r.value === 'x-gzip') && r.q > 0);
+}
+
+export class MetricsEndpoint {
+  constructor(
+    private readonly exposition: Exposition,
+    private readonly registry: Registry,
+  ) {}
+
+  async scrape(request: ScrapeRequest): Promise<ScrapeResponse> {
+    const format = negotiateFormat(request.accept);
+    const contentType = CONTENT_TYPES[format];
+    const own = Buffer.from(await renderRegistry(this.registry, format));
+    if (!acceptsGzip(request.acceptEncoding)) return { contentType, body: [...(await this.exposition.chunks(format)), own] };
+    const [targets, tail] = await Promise.all([this.exposition.deflated(format), deflateRawAsync(own, { level: GZIP_LEVEL })]);
+    const trailer = Buffer.allocUnsafe(8);
+    trailer.writeUInt32LE(crc32(own, targets.crc) >>> 0, 0);
+    trailer.writeUInt32LE((targets.length + own.length) % 2 ** 32, 4);
+    return { contentType, contentEncoding: 'gzip', body: [GZIP_HEADER, ...targets.chunks, tail, trailer] };
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The Exposition cache on its own: joined family by family in owner order, built in the background
+ * for large fleets (yielding), compressed once per snapshot and shared, and the format headers.
+ */
+import { gunzipSync, inflateRawSync } from 'node:zlib';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { acceptsGzip, MetricsEndpoint, negotiateFormat } from '../../src/metrics/endpoint.js';
+import { Exposition, familyHeader, type Family } from '../../src/metrics/exposition.js';
+
+const FAMILIES: Family[] = [
+  { name: 'x_up', type: 'gauge', help: 'Up.' },
+  { name: 'x_failures_total', type: 'counter', help: 'Failures with a "quoted" word and a \\ backslash.' },
+];
+
+function fill(exposition: Exposition, owners: number, padding = 0) {
+  const pad = 'p'.repeat(padding);
+  for (let i = 0; i < owners; i++) {
+    const w = exposition.writer();
+    w.add(0, `target="t${i}",pad="${pad}"`, 1);
+    w.add(1, `target="t${i}"`, i);
+    exposition.set(`t${i}`, w.take());
+  }
+}
+
+function expected(owners: number, padding = 0, format: 'text' | 'openmetrics' = 'text'): string {
+  const pad = 'p'.repeat(padding);
+  let out = familyHeader(FAMILIES[0]!, format);
+  for (let i = 0; i < owners; i++) out += `x_up{target="t${i}",pad="${pad}"} 1\n`;
+  out += familyHeader(FAMILIES[1]!, format);
+  for (let i = 0; i < owners; i++) out += `x_failures_total{target="t${i}"} ${i}\n`;
+  return out;
+}
+
+describe('Exposition', () => {
+  it('joins the owners family by family, and forgets a deleted owner', async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 3);
+    expect(e.render().toString()).toBe(expected(3));
+    e.delete('t2');
+    expect(Buffer.concat(await e.chunks('text')).toString()).toBe(expected(2));
+    const w = e.writer();
+    w.add(1, 'target="t9"', 7);
+    e.set('t9', w.take());
+    expect(Buffer.concat(await e.chunks('text')).toString()).toContain('x_failures_total{target="t1"} 1\nx_failures_total{target="t9"} 7\n');
+    expect(Buffer.concat(await e.chunks('text')).toString()).not.toContain('x_up{target="t9"');
+  });
+
+  it('builds a large fleet in the background with the same result, serving the last build meanwhile', async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 4000, 400); // ≈ 1.7 MB: above the on-the-spot limit
+    expect(Buffer.concat(await e.chunks('text')).toString()).toBe(expected(4000, 400));
+    fill(e, 4001, 400);
+    // the change is rebuilt in the background (at most once a second): until then scrapes get the last build
+    expect(Buffer.concat(await e.chunks('text')).toString()).toBe(expected(4000, 400));
+    let body = '';
+    for (let tries = 0; tries < 200 && !body.includes('t4000'); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      body = Buffer.concat(await e.chunks('text')).toString();
+    }
+    expect(body).toBe(expected(4001, 400));
+    e.stop();
+  });
+
+  it('compresses a snapshot once per format and shares it between scrapers', async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 50);
+    const [a, b, c] = await Promise.all([e.deflated('text'), e.deflated('text'), e.deflated('openmetrics')]);
+    expect(a).toBe(b);
+    expect(c).not.toBe(a);
+    expect(await e.deflated('text')).toBe(a);
+    // a sync-flushed raw deflate stream: it inflates as is (more may follow it)
+    expect(inflateRawSync(Buffer.concat(a.chunks), { finishFlush: 2 }).toString()).toBe(expected(50));
+    expect(a.length).toBe(Buffer.byteLength(expected(50)));
+    fill(e, 51);
+    expect(await e.deflated('text')).not.toBe(a);
+  });
+
+  it('names counter families without _total and escapes quotes in help for OpenMetrics only', () => {
+    expect(familyHeader(FAMILIES[1]!, 'openmetrics')).toBe('# HELP x_failures Failures with a \\"quoted\\" word and a \\\\ backslash.\n# TYPE x_failures counter\n');
+    expect(familyHeader(FAMILIES[1]!, 'text')).toBe('# HELP x_failures_total Failures with a "quoted" word and a \\\\ backslash.\n# TYPE x_failures_total counter\n');
+    expect(familyHeader(FAMILIES[0]!, 'openmetrics')).toBe('# HELP x_up Up.\n# TYPE x_up gauge\n');
+  });
+});
+
+describe('MetricsEndpoint', () => {
+  it('stitches the cached part and the registry into one gzip member ending in # EOF for OpenMetrics', async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 5);
+    const endpoint = new MetricsEndpoint(e, new Registry());
+    const response = await endpoint.scrape({ accept: 'application/openmetrics-text; version=1.0.0', acceptEncoding: 'gzip' });
+    expect(response.contentEncoding).toBe('gzip');
+    expect(gunzipSync(Buffer.concat(response.body)).toString()).toBe(`${expected(5, 0, 'openmetrics')}# EOF\n`);
+    const plain = await endpoint.scrape({});
+    expect(plain.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(Buffer.concat(plain.body).toString()).toBe(expected(5));
+  });
+
+  it('negotiates the format and the encoding from the request headers', () => {
+    expect(negotiateFormat(undefined)).toBe('text');
+    expect(negotiateFormat('text/plain;version=0.0.4;q=1,*/*;q=0.1')).toBe('text');
+    expect(negotiateFormat('application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5')).toBe('openmetrics');
+    expect(negotiateFormat('application/openmetrics-text;q=0,text/plain')).toBe('text');
+    expect(acceptsGzip('gzip, deflate, br')).toBe(true);
+    expect(acceptsGzip('br;q=1.0, gzip;q=0.8')).toBe(true);
+    expect(acceptsGzip('gzip;q=0')).toBe(false);
+    expect(acceptsGzip('identity')).toBe(false);
+    expect(acceptsGzip(undefined)).toBe(false);
+  });
+});

@@ -13,7 +13,10 @@ export interface FleetNode extends SimNodeOptions {
 
 export const DEMO_SIM_PORT = 9651;
 
-/** The mixed fleet `npm run demo` shows: healthy, bootstrapping, flapping, and an L1 node with a tag view. */
+/**
+ * The mixed fleet `npm run demo` shows: healthy, bootstrapping, flapping, an L1 node with a tag view,
+ * and the validator-economics scenarios (reward at risk, version behind, L1 balance low, L1-only).
+ */
 export function demoFleet(): FleetNode[] {
   return [
     { name: 'validator-1', scenario: 'healthy', labels: { network: 'mainnet', role: 'validator' } },
@@ -22,6 +25,11 @@ export function demoFleet(): FleetNode[] {
     { name: 'rpc-1', scenario: 'bootstrapping', validator: false, labels: { network: 'mainnet', role: 'rpc' } },
     { name: 'rpc-2', scenario: 'lagging', validator: false, labels: { network: 'mainnet', role: 'rpc' } },
     { name: 'l1-node', scenario: 'healthy', l1: true, protocol: 'jsonrpc', l1View: 'my-l1', labels: { network: 'fuji', role: 'l1' } },
+    // Validator economics: each scenario once (docs/validators.md).
+    { name: 'validator-4', scenario: 'reward-at-risk', labels: { network: 'mainnet', role: 'validator' } },
+    { name: 'validator-5', scenario: 'version-behind', labels: { network: 'mainnet', role: 'validator' } },
+    { name: 'l1-validator', scenario: 'l1-balance-low', l1: true, labels: { network: 'mainnet', role: 'l1' } },
+    { name: 'l1-only', scenario: 'not-validator', l1: true, labels: { network: 'mainnet', role: 'l1' } },
   ];
 }
 

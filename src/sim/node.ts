@@ -7,6 +7,7 @@ import { blockchainIdFor, hashString, l1EvmChainIdFor, nodeIdFor, PRIMARY_SUBNET
 import { formatGoDuration, formatGoTime, GO_ZERO_TIME } from './go-format.js';
 import type { ScenarioName } from './scenarios.js';
 import { SimNetwork } from './network.js';
+import { SimValidator } from './validator.js';
 
 export interface SimNodeOptions {
   name: string;
@@ -67,6 +68,8 @@ export class SimNode {
   readonly validator: boolean;
   validationEndsAt: number;
   readonly network: SimNetwork;
+  /** info.* and platform.* answers (validator economics). */
+  readonly economics: SimValidator;
   private readonly periodMs: number;
   private readonly offsetMinutes: number;
   private readonly random: () => number;
@@ -91,6 +94,8 @@ export class SimNode {
     this.network = options.network ?? new SimNetwork();
     this.random = prng(options.seed ?? hashString(options.name));
     if (options.l1) this.trackL1();
+    this.economics = new SimValidator(this);
+    this.economics.onScenario(this.scenario);
     this.restart(Date.now(), this.scenario === 'restarted');
   }
 
@@ -115,6 +120,7 @@ export class SimNode {
   setScenario(scenario: ScenarioName, now = Date.now()): void {
     const restart = scenario === 'bootstrapping' || scenario === 'restarted';
     this.scenario = scenario;
+    this.economics.onScenario(scenario);
     if (restart) this.restart(now, true);
     else {
       this.advance(now);

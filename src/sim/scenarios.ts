@@ -1,4 +1,6 @@
 /** The behaviours a simulated node can be switched to at runtime. */
+import { VALIDATOR_SCENARIOS } from './validator.js';
+
 export const SCENARIOS = {
   healthy: 'every check passes; heights advance',
   bootstrapping: 'restarts into bootstrapping: `bootstrapped` fails, chains report `consensus: {}`, readiness is 503',
@@ -19,6 +21,7 @@ export const SCENARIOS = {
   'wrong-id': 'JSON-RPC echoes a different id (GET is unaffected)',
   huge: 'a body of several MiB (thousands of disconnected validators)',
   reset: 'the connection is reset before a response',
+  ...VALIDATOR_SCENARIOS,
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;

@@ -3,6 +3,8 @@
  * node also at `/ext/health…`), plus a control API to switch scenarios at runtime:
  *   GET  /sim/nodes                      the nodes, their scenario, NodeID and base URL
  *   POST /sim/nodes/{name}/scenario      {"scenario": "network-down", "delayMs"?: 8000}
+ *                                        (validator scenarios also take rewardingStakePercent,
+ *                                        weightedAveragePercent, l1BalanceNAvax)
  *   POST /sim/scenario                   the same body, for every node
  *   POST /sim/nodes/{name}/restart       {"l1"?: false} restart, optionally dropping (or adding) the L1 chain
  * and the hosted APIs at `/data-api/…` and `/metrics-api/…`:
@@ -16,6 +18,9 @@ import { SimNode, type HealthReply, type SimNodeOptions } from './node.js';
 import { isScenario, SCENARIOS } from './scenarios.js';
 import { SimNetwork } from './network.js';
 import { isServiceScenario, SERVICE_SCENARIOS, SimDataApi, SimMetricsApi, type SimResponse } from './services.js';
+
+/** The JSON-RPC APIs validator economics reads (src/sim/validator.ts answers them). */
+const VALIDATOR_APIS = ['/ext/info', '/ext/bc/P'];
 
 const PROXY_502 = `<html>
 <head><title>502 Bad Gateway</title></head>
@@ -93,7 +98,7 @@ export class SimServer {
       node = this.nodes.get(decodeURIComponent(prefixed[1]!));
       path = prefixed[2] ?? '/';
     }
-    if (!node || !path.startsWith('/ext/health')) return text(res, 404, '404 page not found\n');
+    if (!node || !(path.startsWith('/ext/health') || VALIDATOR_APIS.includes(path))) return text(res, 404, '404 page not found\n');
     return this.serveNode(node, req, res, path, url.searchParams, body);
   }
 
@@ -109,9 +114,9 @@ export class SimServer {
     const headers = { 'node-id': node.nodeId };
     const method = req.method ?? 'GET';
 
-    if (path === '/ext/health' && method !== 'GET') {
-      if (method === 'HEAD') return text(res, 405, `rpc: POST method required, received ${method}\n`, headers);
-      return this.jsonRpc(node, req, res, body, headers);
+    if ((path === '/ext/health' && method !== 'GET') || VALIDATOR_APIS.includes(path)) {
+      if (method !== 'POST') return text(res, 405, `rpc: POST method required, received ${method}\n`, headers);
+      return this.jsonRpc(node, req, res, path, body, headers);
     }
     let reply: HealthReply;
     switch (path) {
@@ -147,7 +152,7 @@ export class SimServer {
   }
 
   /** gorilla/rpc json2 as AvalancheGo runs it: HTTP 200 for every JSON-RPC outcome. */
-  private jsonRpc(node: SimNode, req: IncomingMessage, res: ServerResponse, body: string, headers: Record<string, string>): void {
+  private jsonRpc(node: SimNode, req: IncomingMessage, res: ServerResponse, path: string, body: string, headers: Record<string, string>): void {
     const contentType = 'application/json; charset=utf-8';
     if (!req.headers['content-type']) return text(res, 415, 'rpc: unrecognized Content-Type: \n', headers);
     const rpcError = (code: number, message: string, id: unknown, data: unknown = null) =>
@@ -164,6 +169,12 @@ export class SimServer {
     const method = typeof request.method === 'string' ? request.method : '';
     const [service, name = ''] = method.split('.');
     if (/^[A-Z]/.test(name)) return rpcError(-32000, 'method must start with a non-uppercase letter', request.id);
+    if (path !== '/ext/health') {
+      const answer = node.economics.answer(path, method, Array.isArray(request.params) ? request.params[0] : request.params);
+      if (answer === 'not-found') return text(res, 404, '404 page not found\n');
+      if ('error' in answer) return rpcError(answer.error.code, answer.error.message, request.id);
+      return send(res, 200, contentType, `${goJson({ jsonrpc: '2.0', result: answer.result, id: request.id })}\n`, headers);
+    }
     const capitalized = `${service}.${name.charAt(0).toUpperCase()}${name.slice(1)}`;
     if (service !== 'health' || !['health', 'readiness', 'liveness'].includes(name)) {
       return rpcError(-32000, `rpc: can't find method "${capitalized}"`, request.id);
@@ -217,7 +228,15 @@ export class SimServer {
     }
     const one = /^\/sim\/nodes\/([^/]+)\/scenario$/.exec(path);
     if (method !== 'POST' || (!one && path !== '/sim/scenario')) return text(res, 404, 'unknown control route\n');
-    let request: { scenario?: unknown; delayMs?: unknown; lagBlocks?: unknown; validationEndsIn?: unknown };
+    let request: {
+      scenario?: unknown;
+      delayMs?: unknown;
+      lagBlocks?: unknown;
+      validationEndsIn?: unknown;
+      rewardingStakePercent?: unknown;
+      weightedAveragePercent?: unknown;
+      l1BalanceNAvax?: unknown;
+    };
     try {
       request = JSON.parse(body || '{}');
     } catch {
@@ -232,6 +251,10 @@ export class SimServer {
       if (typeof request.lagBlocks === 'number') node.lagBlocks = request.lagBlocks;
       if (typeof request.validationEndsIn === 'number') node.validationEndsAt = Date.now() / 1000 + request.validationEndsIn;
       node.setScenario(scenario);
+      // After the switch: the scenario sets its own balance, these values override it.
+      if (typeof request.rewardingStakePercent === 'number') node.economics.rewardingStakePercent = request.rewardingStakePercent;
+      if (typeof request.weightedAveragePercent === 'number') node.economics.weightedAveragePercent = request.weightedAveragePercent;
+      if (typeof request.l1BalanceNAvax === 'number') node.economics.setL1Balance(request.l1BalanceNAvax);
     }
     return send(res, 200, 'application/json', JSON.stringify({ ok: true, scenario, nodes: (targets as SimNode[]).map((n) => n.name) }));
   }

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { SimNetwork } from './network.js';
 import type { SimNode } from './node.js';
+import { SIM_STAKE_BY_VERSION } from './validator.js';
 
 export const SERVICE_SCENARIOS = {
   healthy: 'status ok, every component up',
@@ -101,7 +102,7 @@ export class SimDataApi extends SimService {
     }
     if ((m = /^\/v1\/chains\/(\d+)\/blocks$/.exec(path))) return this.latestBlocks(m[1]!, url, now);
     if ((m = /^\/v1\/networks\/(mainnet|fuji)$/.exec(path))) return ok(this.networkDetails());
-    if ((m = /^\/v1\/networks\/(mainnet|fuji)\/validators\/([^/]+)$/.exec(path))) return this.validator(decodeURIComponent(m[2]!), url, now);
+    if ((m = /^\/v1\/networks\/(mainnet|fuji)\/validators\/([^/]+)$/.exec(path))) return this.validator(decodeURIComponent(m[2]!), url);
     return errorBody(404, `Cannot GET ${path}`);
   }
 
@@ -160,7 +161,7 @@ export class SimDataApi extends SimService {
         validatorCount: 1_400 + validators,
         totalAmountStaked: '219000000000000000',
         estimatedAnnualStakingReward: '16000000000000000',
-        stakingDistributionByVersion: [{ version: 'avalanchego/1.14.2', amountStaked: '219000000000000000', validatorCount: 1_400 + validators }],
+        stakingDistributionByVersion: SIM_STAKE_BY_VERSION,
         stakingRatio: '0.4912',
       },
       delegatorDetails: { delegatorCount: 38_000 + validators * 3, totalAmountStaked: '21000000000000000' },
@@ -168,9 +169,9 @@ export class SimDataApi extends SimService {
   }
 
   /** Past validations (completed) and the current one (active), oldest first, paged by pageSize. */
-  private validator(nodeId: string, url: URL, now: number): SimResponse {
+  private validator(nodeId: string, url: URL): SimResponse {
     const node = this.nodes().find((n) => n.nodeId === nodeId);
-    const records = node?.validator ? validationsOf(node, now) : [];
+    const records = node?.validator ? validationsOf(node) : [];
     const pageSize = Math.min(this.maxPageSize, Math.max(1, Number(url.searchParams.get('pageSize') ?? 10)));
     const offset = Number(Buffer.from(url.searchParams.get('pageToken') ?? '', 'base64url').toString() || 0);
     const page = records.slice(offset, offset + pageSize);
@@ -179,7 +180,7 @@ export class SimDataApi extends SimService {
   }
 }
 
-function validationsOf(node: SimNode, now: number) {
+function validationsOf(node: SimNode) {
   const end = Math.floor(node.validationEndsAt);
   const base = { nodeId: node.nodeId, subnetId: '11111111111111111111111111111111LpoYY', amountStaked: '2000000000000', delegationFee: '2.0' };
   const tx = (i: number) => createHash('sha256').update(`${node.nodeId}:${i}`).digest('hex').slice(0, 48);
@@ -193,24 +194,27 @@ function validationsOf(node: SimNode, now: number) {
     rewards: { validationRewardAmount: '38000000000', delegationRewardAmount: '1000000000' },
     validationStatus: 'completed',
   });
-  const nowS = Math.floor(now / 1000);
+  const start = node.economics.validationStartsAt;
+  const history = [completed(2, start - 800 * 86400, start - 400 * 86400), completed(1, start - 400 * 86400, start)];
+  if (!node.economics.isPrimaryValidator) return history;
+  // The provider's own node sees what the node's peers see (the scenario's uptime).
+  const { rewarding, weighted } = node.economics.uptimePercents();
   return [
-    completed(2, nowS - 800 * 86400, nowS - 400 * 86400),
-    completed(1, nowS - 400 * 86400, nowS - 60 * 86400),
+    ...history,
     {
       ...base,
       txHash: tx(0),
-      startTimestamp: nowS - 60 * 86400,
+      startTimestamp: start,
       endTimestamp: end,
       stakePercentage: 0.0009,
       delegatorCount: 4,
       amountDelegated: '120000000000',
-      uptimePerformance: 99.8,
-      avalancheGoVersion: 'avalanchego/1.14.2',
+      uptimePerformance: weighted,
+      avalancheGoVersion: node.economics.version,
       delegationCapacity: '8000000000000',
       potentialRewards: { validationRewardAmount: '41000000000', delegationRewardAmount: '2000000000' },
       validationStatus: 'active',
-      validatorHealth: { reachabilityPercent: 100, benchedPChainRequestsPercent: 0, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: 0 },
+      validatorHealth: { reachabilityPercent: rewarding, benchedPChainRequestsPercent: 0, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: rewarding < 100 ? 12.5 : 0 },
       geolocation: null,
     },
   ];

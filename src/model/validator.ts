@@ -1,0 +1,187 @@
+/**
+ * Validator economics: what a node's info.* and platform.* answers mean for its money. The types
+ * the validator probe records, and the pure arithmetic every reader (metrics, alerts, status)
+ * shares. Facts and sources: docs/validators.md.
+ */
+import type { FailureReason } from './observation.js';
+
+/** The requirement before the Helicon upgrade (genesis UptimeRequirement). */
+export const UPTIME_REQUIREMENT = 0.8;
+/** ACP-267: periods starting at or after Helicon activation need 90 %. */
+export const HELICON_UPTIME_REQUIREMENT = 0.9;
+export const NAVAX_PER_AVAX = 1e9;
+/** Stake on newer versions above this share of the network means the node is behind. */
+export const VERSION_BEHIND_STAKE_RATIO = 0.5;
+
+/** `info.uptime`, percent ÷ 100. */
+export interface ValidatorUptime {
+  rewardingStakeRatio: number;
+  weightedAverageRatio: number;
+}
+
+/** The node's own Primary Network validation (platform.getCurrentValidators). */
+export interface PrimaryValidation {
+  txId?: string;
+  /** Epoch seconds. */
+  startTime: number;
+  endTime: number;
+  weightNAvax?: number;
+  potentialRewardNAvax?: number;
+  /** Percent, as sent. */
+  delegationFee?: number;
+  delegatorCount?: number;
+  /** The answering node's view of itself: says little (ask another node). */
+  connected?: boolean;
+  uptimeRatio?: number;
+}
+
+/** One ACP-77 L1 validation of the node (getCurrentValidators with subnetID, or getL1Validator). */
+export interface L1Validation {
+  subnetId: string;
+  validationId: string;
+  nodeId?: string;
+  weight?: number;
+  startTime?: number;
+  balanceNAvax: number;
+}
+
+/** platform.getValidatorFeeState: price in nAVAX per second per active L1 validator. */
+export interface FeeState {
+  priceNAvaxPerSecond: number;
+  excess?: number;
+  timestamp?: number;
+}
+
+/** A call that did not give an answer; `disabled` (404, method not found) never fails the node. */
+export interface ValidatorProblem {
+  /** The call (`info.uptime`, `platform.getCurrentValidators`, `platform.getCurrentValidators <subnet>`…). */
+  call: string;
+  reason: FailureReason | 'disabled';
+  error: string;
+}
+
+/** Everything one validator poll learnt; a field is absent when its call failed or was not made. */
+export interface ValidatorReport {
+  nodeId?: string;
+  /** `avalanche/1.14.2`, as the node sent it (checked to be label-safe). */
+  version?: string;
+  /**
+   * Helicon activation from info.upgrades: epoch seconds; `null` when the node's schedule has no
+   * heliconTime (a node older than v1.15: the 0.8 rule); absent when unknown.
+   */
+  heliconTime?: number | null;
+  uptime?: ValidatorUptime;
+  /** The node said "node is not a validator" (no Primary Network stake): an answer, not a failure. */
+  notValidator?: boolean;
+  primary?: PrimaryValidation;
+  l1: L1Validation[];
+  feeState?: FeeState;
+  problems: ValidatorProblem[];
+  /** Derived numbers, computed once at poll time with the target's configuration. */
+  economics?: ValidatorEconomics;
+}
+
+export interface ValidatorEconomics {
+  requirement?: number;
+  /** Allowed downtime over the whole period, seconds. */
+  downtimeAllowanceSeconds?: number;
+  downtimeBudgetRemainingSeconds?: number;
+  /** Per L1 validation (same order as `l1`): seconds of fee left at today's price. */
+  l1RunwaySeconds: Array<number | undefined>;
+}
+
+/** 0.9 when the period started at or after Helicon, else 0.8; a configured requirement wins. */
+export function uptimeRequirement(periodStart: number, heliconTime: number | null | undefined, override?: number): number {
+  if (override !== undefined) return override;
+  return typeof heliconTime === 'number' && periodStart >= heliconTime ? HELICON_UPTIME_REQUIREMENT : UPTIME_REQUIREMENT;
+}
+
+export function downtimeAllowanceSeconds(requirement: number, start: number, end: number): number {
+  return (1 - requirement) * Math.max(0, end - start);
+}
+
+/**
+ * (1 − requirement) × (end − start) − (1 − weighted average) × (now − start): the downtime still
+ * allowed before the node's peers stop voting to reward it. Elapsed time is clamped to the period.
+ */
+export function downtimeBudgetRemainingSeconds(requirement: number, start: number, end: number, weightedAverage: number, now: number): number {
+  const elapsed = Math.min(Math.max(0, now - start), Math.max(0, end - start));
+  return downtimeAllowanceSeconds(requirement, start, end) - (1 - weightedAverage) * elapsed;
+}
+
+/** Seconds until the balance runs out at today's price; undefined when nothing is charged. */
+export function runwaySeconds(balanceNAvax: number, priceNAvaxPerSecond: number): number | undefined {
+  return priceNAvaxPerSecond > 0 ? balanceNAvax / priceNAvaxPerSecond : undefined;
+}
+
+export function nAvaxToAvax(nAvax: number): number {
+  return nAvax / NAVAX_PER_AVAX;
+}
+
+export function economicsOf(report: Pick<ValidatorReport, 'primary' | 'uptime' | 'heliconTime' | 'l1' | 'feeState'>, now: number, override?: number): ValidatorEconomics {
+  const economics: ValidatorEconomics = { l1RunwaySeconds: report.l1.map((v) => (report.feeState ? runwaySeconds(v.balanceNAvax, report.feeState.priceNAvaxPerSecond) : undefined)) };
+  const primary = report.primary;
+  if (!primary) return economics;
+  const requirement = uptimeRequirement(primary.startTime, report.heliconTime, override);
+  economics.requirement = requirement;
+  economics.downtimeAllowanceSeconds = downtimeAllowanceSeconds(requirement, primary.startTime, primary.endTime);
+  if (report.uptime) {
+    economics.downtimeBudgetRemainingSeconds = downtimeBudgetRemainingSeconds(requirement, primary.startTime, primary.endTime, report.uptime.weightedAverageRatio, now);
+  }
+  return economics;
+}
+
+/** `avalanche/1.14.2`, `avalanchego/v1.15.0-fuji` → [1, 14, 2]; undefined without a x.y.z. */
+export function versionNumbers(version: string): [number, number, number] | undefined {
+  const m = /(\d{1,6})\.(\d{1,6})\.(\d{1,6})/.exec(version);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+}
+
+/** Negative when a is older than b, 0 when equal, positive when newer; undefined when either has no x.y.z. */
+export function compareVersions(a: string, b: string): number | undefined {
+  const x = versionNumbers(a);
+  const y = versionNumbers(b);
+  if (!x || !y) return undefined;
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return 0;
+}
+
+/** One row of the Data API's stakingDistributionByVersion. */
+export interface VersionStake {
+  version: string;
+  amountStakedNAvax: number;
+  validatorCount?: number;
+}
+
+/** Each version's share of the stake (0–1), by version. */
+export function versionStakeRatios(distribution: readonly VersionStake[]): Map<string, number> {
+  const total = distribution.reduce((sum, row) => sum + row.amountStakedNAvax, 0);
+  const ratios = new Map<string, number>();
+  if (total <= 0) return ratios;
+  for (const row of distribution) ratios.set(row.version, (ratios.get(row.version) ?? 0) + row.amountStakedNAvax / total);
+  return ratios;
+}
+
+/** The share of stake on versions newer than `version` (0–1); undefined when it cannot be compared. */
+export function newerStakeRatio(version: string, distribution: readonly VersionStake[]): number | undefined {
+  if (!versionNumbers(version)) return undefined;
+  const total = distribution.reduce((sum, row) => sum + row.amountStakedNAvax, 0);
+  if (total <= 0) return undefined;
+  const newer = distribution.filter((row) => (compareVersions(row.version, version) ?? 0) > 0).reduce((sum, row) => sum + row.amountStakedNAvax, 0);
+  return newer / total;
+}
+
+/** Versions newer than the node's hold more than half of its network's stake. */
+export function isVersionBehind(version: string, distribution: readonly VersionStake[]): boolean | undefined {
+  const ratio = newerStakeRatio(version, distribution);
+  return ratio === undefined ? undefined : ratio > VERSION_BEHIND_STAKE_RATIO;
+}
+
+/** The Data API validator record's health fields (live API's ActiveValidatorDetails), as ratios. */
+export interface ValidatorRecordHealth {
+  uptimePerformanceRatio?: number;
+  reachabilityRatio?: number;
+  /** Benched requests per chain (`P`, `X`, `C`), 0–1. */
+  benchedRequestsRatio: Partial<Record<'P' | 'X' | 'C', number>>;
+  avalancheGoVersion?: string;
+}

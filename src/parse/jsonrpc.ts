@@ -1,0 +1,50 @@
+/**
+ * One JSON-RPC 2.0 answer from an AvalancheGo API (gorilla/rpc json2): HTTP 200 for every outcome,
+ * errors included. Classified into a result, an error object, a disabled API (404, or a method
+ * the node does not have) or a failure with its probe reason.
+ */
+import type { FailureReason } from '../model/observation.js';
+import { snippet } from '../util/text.js';
+import { describe, isObject } from './avalanchego.js';
+
+export type RpcAnswer =
+  | { kind: 'result'; result: unknown }
+  /** A JSON-RPC error object; `message` is capped and cleaned (it is untrusted text). */
+  | { kind: 'error'; code?: number; message: string }
+  /** The API is switched off (404) or the node has no such method (older version, API disabled). */
+  | { kind: 'disabled'; detail: string }
+  | { kind: 'failure'; reason: FailureReason; error: string };
+
+/** gorilla/rpc: `rpc: can't find method "info.Upgrades"` / `can't find service`; -32601 from other servers. */
+const METHOD_NOT_FOUND = /can't find (method|service)|method not found/i;
+
+export function readRpcAnswer(status: number, body: string, expectedId: number): RpcAnswer {
+  if (status === 404) return { kind: 'disabled', detail: `HTTP 404: ${snippet(body)}` };
+  if (status === 429) return { kind: 'failure', reason: 'rate_limited', error: `HTTP 429: ${snippet(body)}` };
+  if (status !== 200) return { kind: 'failure', reason: 'http_status', error: `HTTP ${status}: ${snippet(body)}` };
+  if (body.trim() === '') return { kind: 'failure', reason: 'bad_json', error: 'empty JSON-RPC response body' };
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { kind: 'failure', reason: 'bad_json', error: `body is not JSON: ${snippet(body)}` };
+  }
+  if (!isObject(json)) return { kind: 'failure', reason: 'bad_shape', error: `JSON-RPC response must be an object, got ${describe(json)}` };
+  if (json.error !== undefined && json.error !== null) {
+    const err = json.error;
+    const code = isObject(err) && typeof err.code === 'number' && Number.isInteger(err.code) ? err.code : undefined;
+    const message = snippet(isObject(err) && typeof err.message === 'string' ? err.message : JSON.stringify(err));
+    if (code === -32601 || METHOD_NOT_FOUND.test(message)) return { kind: 'disabled', detail: `JSON-RPC error ${code ?? ''}: ${message}`.replace(' :', ':') };
+    return { kind: 'error', ...(code !== undefined ? { code } : {}), message };
+  }
+  if (json.id !== expectedId) {
+    return { kind: 'failure', reason: 'bad_shape', error: `JSON-RPC id mismatch: sent ${expectedId}, got ${snippet(JSON.stringify(json.id) ?? 'none')}` };
+  }
+  if (!('result' in json)) return { kind: 'failure', reason: 'bad_shape', error: 'JSON-RPC response has neither result nor error' };
+  return { kind: 'result', result: json.result };
+}
+
+/** The request body of one call. */
+export function rpcRequest(method: string, params: Record<string, unknown>, id: number): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method, params });
+}

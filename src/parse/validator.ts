@@ -1,0 +1,267 @@
+/**
+ * The JSON-RPC results of info.* and platform.* that validator economics reads, and the Data API's
+ * version distribution and validator health, parsed tolerantly: numbers arrive as strings
+ * (`"72.5000"`, `"117431493426"`) or plain numbers; anything else is a shape error, never a NaN.
+ * Every string that can become a label or reach a page is checked and capped here.
+ * Shapes: docs/validators.md (from AvalancheGo's source).
+ */
+import type { FeeState, L1Validation, PrimaryValidation, ValidatorRecordHealth, ValidatorUptime, VersionStake } from '../model/validator.js';
+import { describe, isObject, type ParseOutcome } from './avalanchego.js';
+import { parseGoTime } from './time.js';
+
+type JsonObject = Record<string, unknown>;
+
+const MAX_NUMBER_TEXT = 40;
+const DECIMAL = /^-?\d{1,30}(?:\.\d{1,18})?$/;
+const UNSIGNED = /^\d{1,20}$/;
+const CB58 = /^[1-9A-HJ-NP-Za-km-z]{1,64}$/;
+const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,60}$/;
+/** `avalanche/1.14.2`, `avalanchego/v1.15.0-fuji`: a name, a slash, a version; nothing a label cannot carry. */
+const VERSION = /^[A-Za-z][\w.-]{0,31}\/v?\d{1,6}\.\d{1,6}\.\d{1,6}[\w.+-]{0,32}$/;
+/** The most validator entries read from one answer (filtered by NodeID there are one or two). */
+const MAX_ENTRIES = 10_000;
+
+/** A float from a Go `json.Float64` string (`"99.0000"`) or a plain number. */
+export function decimal(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== 'string' || value.length > MAX_NUMBER_TEXT || !DECIMAL.test(value)) return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** A uint64 from a Go `json.Uint64` string (`"117431493426"`) or a plain non-negative integer. */
+export function unsigned(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  if (typeof value !== 'string' || !UNSIGNED.test(value)) return undefined;
+  return Number(value);
+}
+
+/** A percentage (0–100) as a 0–1 ratio. */
+export function percentRatio(value: unknown): number | undefined {
+  const n = decimal(value);
+  return n !== undefined && n >= 0 && n <= 100 ? n / 100 : undefined;
+}
+
+export function isNodeId(value: unknown): value is string {
+  return typeof value === 'string' && NODE_ID.test(value);
+}
+
+export function isCb58Id(value: unknown): value is string {
+  return typeof value === 'string' && CB58.test(value);
+}
+
+export function isVersionText(value: unknown): value is string {
+  return typeof value === 'string' && VERSION.test(value);
+}
+
+/** Quotes an untrusted value for an error message, capped. */
+function shown(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+const fail = <T>(error: string): ParseOutcome<T> => ({ ok: false, error });
+const okay = <T>(value: T): ParseOutcome<T> => ({ ok: true, value });
+
+function object(value: unknown, what: string): ParseOutcome<JsonObject> {
+  return isObject(value) ? okay(value) : fail(`${what} must be an object, got ${describe(value)}`);
+}
+
+/** AvalancheGo's "node is not a validator" error of info.uptime (also for an L1-only validator). */
+export function isNotValidatorError(message: string): boolean {
+  return /node is not a validator/i.test(message);
+}
+
+/** info.getNodeID → `{nodeID, nodePOP}`. */
+export function parseNodeIdResult(value: unknown): ParseOutcome<string> {
+  const result = object(value, 'info.getNodeID result');
+  if (!result.ok) return result;
+  return isNodeId(result.value.nodeID) ? okay(result.value.nodeID) : fail(`nodeID ${shown(result.value.nodeID)} is not a NodeID`);
+}
+
+/** info.uptime → percent strings, each 0–100. */
+export function parseUptime(value: unknown): ParseOutcome<ValidatorUptime> {
+  const result = object(value, 'info.uptime result');
+  if (!result.ok) return result;
+  const rewarding = percentRatio(result.value.rewardingStakePercentage);
+  const weighted = percentRatio(result.value.weightedAveragePercentage);
+  if (rewarding === undefined) return fail(`rewardingStakePercentage ${shown(result.value.rewardingStakePercentage)} is not a percentage`);
+  if (weighted === undefined) return fail(`weightedAveragePercentage ${shown(result.value.weightedAveragePercentage)} is not a percentage`);
+  return okay({ rewardingStakeRatio: rewarding, weightedAverageRatio: weighted });
+}
+
+/** info.getNodeVersion → the `version` (`avalanche/1.14.2`). */
+export function parseNodeVersion(value: unknown): ParseOutcome<string> {
+  const result = object(value, 'info.getNodeVersion result');
+  if (!result.ok) return result;
+  return isVersionText(result.value.version) ? okay(result.value.version) : fail(`version ${shown(result.value.version)} is not a node version`);
+}
+
+/**
+ * info.upgrades → heliconTime in epoch seconds, or null for a node whose schedule has no
+ * heliconTime (older than v1.15: the 0.8 rule applies).
+ */
+export function parseUpgrades(value: unknown): ParseOutcome<{ heliconTime: number | null }> {
+  const result = object(value, 'info.upgrades result');
+  if (!result.ok) return result;
+  const raw = result.value.heliconTime;
+  if (raw === undefined || raw === null) return okay({ heliconTime: null });
+  const time = parseGoTime(raw);
+  return time === undefined ? fail(`heliconTime ${shown(raw)} is not an RFC 3339 time`) : okay({ heliconTime: time });
+}
+
+function validatorList(value: unknown, call: string): ParseOutcome<JsonObject[]> {
+  const result = object(value, `${call} result`);
+  if (!result.ok) return result;
+  const list = result.value.validators;
+  if (!Array.isArray(list)) return fail(`"validators" must be an array, got ${describe(list)}`);
+  if (list.length > MAX_ENTRIES) return fail(`${list.length} validators in one answer (at most ${MAX_ENTRIES} are read)`);
+  const entries: JsonObject[] = [];
+  for (const [i, entry] of list.entries()) {
+    if (!isObject(entry)) return fail(`validators[${i}] must be an object, got ${describe(entry)}`);
+    entries.push(entry);
+  }
+  return okay(entries);
+}
+
+/** The entries of `nodeId`, or every entry when the NodeID is not known yet. */
+function own(entries: JsonObject[], nodeId: string | undefined): JsonObject[] {
+  return nodeId === undefined ? entries : entries.filter((e) => e.nodeID === nodeId);
+}
+
+/**
+ * platform.getCurrentValidators (Primary Network, filtered by NodeID) → the node's validation, or
+ * `null` when the node is not in the current set. Missing or unreadable startTime/endTime is a
+ * shape error: without them no budget can be computed.
+ */
+export function parsePrimaryValidators(value: unknown, nodeId: string | undefined): ParseOutcome<PrimaryValidation | null> {
+  const list = validatorList(value, 'platform.getCurrentValidators');
+  if (!list.ok) return list;
+  const entry = own(list.value, nodeId)[0];
+  if (!entry) return okay(null);
+  const startTime = unsigned(entry.startTime);
+  const endTime = unsigned(entry.endTime);
+  if (startTime === undefined) return fail(`startTime ${shown(entry.startTime)} is not a time`);
+  if (endTime === undefined) return fail(`endTime ${shown(entry.endTime)} is not a time`);
+  if (endTime < startTime) return fail(`endTime ${endTime} is before startTime ${startTime}`);
+  const validation: PrimaryValidation = { startTime, endTime };
+  if (isCb58Id(entry.txID)) validation.txId = entry.txID;
+  const optional: Array<[keyof PrimaryValidation, string, (v: unknown) => number | undefined]> = [
+    ['weightNAvax', 'weight', unsigned],
+    ['potentialRewardNAvax', 'potentialReward', unsigned],
+    ['delegationFee', 'delegationFee', decimal],
+    ['delegatorCount', 'delegatorCount', unsigned],
+    ['uptimeRatio', 'uptime', percentRatio],
+  ];
+  for (const [key, wire, read] of optional) {
+    const raw = entry[wire];
+    if (raw === undefined || raw === null) continue;
+    const n = read(raw);
+    if (n === undefined) return fail(`${wire} ${shown(raw)} is not a number`);
+    (validation as unknown as Record<string, number>)[key] = n;
+  }
+  if (typeof entry.connected === 'boolean') validation.connected = entry.connected;
+  return okay(validation);
+}
+
+function l1Validation(entry: JsonObject, subnetId: string): ParseOutcome<L1Validation> {
+  if (!isCb58Id(entry.validationID)) return fail(`validationID ${shown(entry.validationID)} is not an ID`);
+  const balance = unsigned(entry.balance);
+  if (balance === undefined) return fail(`balance ${shown(entry.balance)} of ${entry.validationID} is not an amount`);
+  const validation: L1Validation = { subnetId, validationId: entry.validationID, balanceNAvax: balance };
+  if (isNodeId(entry.nodeID)) validation.nodeId = entry.nodeID;
+  const weight = unsigned(entry.weight);
+  if (weight !== undefined) validation.weight = weight;
+  const startTime = unsigned(entry.startTime);
+  if (startTime !== undefined) validation.startTime = startTime;
+  return okay(validation);
+}
+
+/**
+ * platform.getCurrentValidators with the subnetID of an L1 → the node's L1 validations, inactive
+ * ones (balance "0") included. Entries without a validationID are a permissioned subnet's
+ * validators (no fee, no balance): counted in `legacy`, not read as L1 validations.
+ */
+export function parseL1Validators(value: unknown, subnetId: string, nodeId: string | undefined): ParseOutcome<{ validations: L1Validation[]; legacy: number }> {
+  const list = validatorList(value, 'platform.getCurrentValidators');
+  if (!list.ok) return list;
+  const validations: L1Validation[] = [];
+  let legacy = 0;
+  for (const entry of own(list.value, nodeId)) {
+    if (entry.validationID === undefined && entry.balance === undefined) {
+      legacy++;
+      continue;
+    }
+    const parsed = l1Validation(entry, subnetId);
+    if (!parsed.ok) return parsed;
+    validations.push(parsed.value);
+  }
+  return okay({ validations, legacy });
+}
+
+/** platform.getL1Validator (v1.11.13+): one validation, not an array. */
+export function parseL1Validator(value: unknown): ParseOutcome<L1Validation> {
+  const result = object(value, 'platform.getL1Validator result');
+  if (!result.ok) return result;
+  if (!isCb58Id(result.value.subnetID)) return fail(`subnetID ${shown(result.value.subnetID)} is not an ID`);
+  return l1Validation(result.value, result.value.subnetID);
+}
+
+/** platform.getValidatorFeeState → `{excess, price, timestamp}` (plain numbers; strings tolerated). */
+export function parseFeeState(value: unknown): ParseOutcome<FeeState> {
+  const result = object(value, 'platform.getValidatorFeeState result');
+  if (!result.ok) return result;
+  const price = decimal(result.value.price);
+  if (price === undefined || price < 0) return fail(`price ${shown(result.value.price)} is not a fee price`);
+  const state: FeeState = { priceNAvaxPerSecond: price };
+  const excess = decimal(result.value.excess);
+  if (excess !== undefined) state.excess = excess;
+  const timestamp = parseGoTime(result.value.timestamp);
+  if (timestamp !== undefined) state.timestamp = timestamp;
+  return okay(state);
+}
+
+/**
+ * Data API `GET /v1/networks/{network}` → validatorDetails.stakingDistributionByVersion. Rows with
+ * an unreadable version or amount are a shape error (a wrong row would move every share).
+ */
+export function parseStakingDistribution(value: unknown): ParseOutcome<VersionStake[]> {
+  const body = object(value, 'network details');
+  if (!body.ok) return body;
+  const details = body.value.validatorDetails;
+  if (!isObject(details)) return fail(`validatorDetails must be an object, got ${describe(details)}`);
+  const rows = details.stakingDistributionByVersion;
+  if (rows === undefined) return okay([]);
+  if (!Array.isArray(rows) || rows.length > 1000) return fail(`stakingDistributionByVersion must be an array (at most 1000 rows), got ${describe(rows)}`);
+  const distribution: VersionStake[] = [];
+  for (const row of rows) {
+    if (!isObject(row) || !isVersionText(row.version)) return fail(`version ${shown(isObject(row) ? row.version : row)} is not a node version`);
+    const amount = unsigned(row.amountStaked);
+    if (amount === undefined) return fail(`amountStaked ${shown(row.amountStaked)} of ${row.version} is not an amount`);
+    const stake: VersionStake = { version: row.version, amountStakedNAvax: amount };
+    const count = unsigned(row.validatorCount);
+    if (count !== undefined) stake.validatorCount = count;
+    distribution.push(stake);
+  }
+  return okay(distribution);
+}
+
+/** The live API's validator record fields (uptimePerformance, validatorHealth), when present and readable. */
+export function parseValidatorRecordHealth(record: unknown): ValidatorRecordHealth {
+  const health: ValidatorRecordHealth = { benchedRequestsRatio: {} };
+  if (!isObject(record)) return health;
+  const uptime = percentRatio(record.uptimePerformance);
+  if (uptime !== undefined) health.uptimePerformanceRatio = uptime;
+  if (isVersionText(record.avalancheGoVersion)) health.avalancheGoVersion = record.avalancheGoVersion;
+  const vh = record.validatorHealth;
+  if (isObject(vh)) {
+    const reachability = percentRatio(vh.reachabilityPercent);
+    if (reachability !== undefined) health.reachabilityRatio = reachability;
+    for (const chain of ['P', 'X', 'C'] as const) {
+      const benched = percentRatio(vh[`benched${chain}ChainRequestsPercent`]);
+      if (benched !== undefined) health.benchedRequestsRatio[chain] = benched;
+    }
+  }
+  return health;
+}

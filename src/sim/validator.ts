@@ -1,0 +1,230 @@
+/**
+ * What a simulated node says about its money: `info.*` on /ext/info and `platform.*` on /ext/bc/P,
+ * with AvalancheGo's real shapes (floats as "99.0000", uint64 as strings, RFC 3339 times, the
+ * "node is not a validator" error, gorilla/rpc's "can't find method"). The validator scenarios
+ * (reward-at-risk, l1-balance-low, l1-inactive, version-behind, not-validator, …) live here.
+ */
+import { blockchainIdFor, nodeIdFor } from './ids.js';
+import { formatGoTime } from './go-format.js';
+
+/** Helicon activation on mainnet (AvalancheGo v1.15.0, ACP-267). */
+export const SIM_HELICON_TIME = '2026-09-22T15:00:00Z';
+export const SIM_CURRENT_VERSION = 'avalanche/1.15.2';
+export const SIM_OLD_VERSION = 'avalanche/1.14.2';
+/** nAVAX per second per active L1 validator (mainnet M). */
+export const SIM_FEE_PRICE = 512;
+export const SIM_L1_BALANCE = 8_780_477_952;
+const DAY = 86_400;
+
+/** The network the simulated Data API reports: most stake on the current version. */
+export const SIM_STAKE_BY_VERSION = [
+  { version: SIM_CURRENT_VERSION, amountStaked: '135780000000000000', validatorCount: 930 },
+  { version: 'avalanche/1.15.1', amountStaked: '54750000000000000', validatorCount: 350 },
+  { version: SIM_OLD_VERSION, amountStaked: '28470000000000000', validatorCount: 120 },
+];
+
+const UPGRADES_BEFORE_HELICON = {
+  apricotPhase1Time: '2021-03-31T14:00:00Z',
+  apricotPhase2Time: '2021-05-10T11:00:00Z',
+  apricotPhase3Time: '2021-08-24T14:00:00Z',
+  apricotPhase4Time: '2021-09-22T21:00:00Z',
+  apricotPhase4MinPChainHeight: 793005,
+  apricotPhase5Time: '2021-12-02T18:00:00Z',
+  apricotPhasePre6Time: '2022-09-05T01:30:00Z',
+  apricotPhase6Time: '2022-09-06T20:00:00Z',
+  apricotPhasePost6Time: '2022-09-07T03:00:00Z',
+  banffTime: '2022-10-18T16:00:00Z',
+  cortinaTime: '2023-04-25T15:00:00Z',
+  cortinaXChainStopVertexID: 'jrGWDh5Po9FMj54depyunNixpia5PN4aAYxfmNzU8n752Rjga',
+  durangoTime: '2024-03-06T16:00:00Z',
+  etnaTime: '2024-12-16T17:00:00Z',
+  fortunaTime: '2025-04-08T15:00:00Z',
+  graniteTime: '2025-11-19T16:00:00Z',
+  graniteEpochDuration: 300_000_000_000,
+};
+
+export const VALIDATOR_SCENARIOS = {
+  'reward-at-risk': 'only 72.5 % of stake sees the validator up enough to reward it; its downtime budget is low',
+  'l1-balance-low': 'its L1 validation has 2.3 days of fee balance left (set l1BalanceNAvax)',
+  'l1-inactive': 'its L1 validation ran out of balance (balance "0", inactive)',
+  'version-behind': `runs ${SIM_OLD_VERSION} (no heliconTime) while most stake runs ${SIM_CURRENT_VERSION}`,
+  'not-validator': 'info.uptime answers "node is not a validator"; no current validation',
+  'info-api-disabled': '/ext/info answers 404 (the info API is switched off); health is fine',
+  'validator-bad-shape': 'info.uptime out of range, no endTime, a fee state without price',
+} as const;
+
+/** The node facts the validator APIs answer from (a SimNode provides them). */
+export interface SimValidatorNode {
+  readonly name: string;
+  readonly nodeId: string;
+  readonly scenario: string;
+  readonly validator: boolean;
+  validationEndsAt: number;
+  readonly l1SubnetId?: string;
+}
+
+interface L1Entry {
+  validationID: string;
+  nodeID: string;
+  publicKey: string;
+  startTime: string;
+  weight: string;
+  minNonce: string;
+  balance: string;
+}
+
+type RpcOutcome = { result: unknown } | { error: { code: number; message: string } };
+
+/** Per-node validator state that outlives a request: the period start and the L1 balance. */
+export class SimValidator {
+  /** Epoch seconds: ten days into the period when the simulator starts. */
+  validationStartsAt: number;
+  /** Percentages the operator can set through the control API (else the scenario's). */
+  rewardingStakePercent?: number;
+  weightedAveragePercent?: number;
+  private balance = SIM_L1_BALANCE;
+  private balanceAt = Date.now() / 1000;
+
+  constructor(private readonly node: SimValidatorNode, now = Date.now() / 1000) {
+    this.validationStartsAt = Math.floor(now - 10 * DAY);
+  }
+
+  /** A scenario switch sets the balance the scenario is about. */
+  onScenario(scenario: string, now = Date.now() / 1000): void {
+    if (scenario === 'l1-balance-low') this.setL1Balance(Math.round(2.3 * DAY * SIM_FEE_PRICE), now);
+    else if (scenario === 'l1-inactive') this.setL1Balance(0, now);
+    else if (this.l1BalanceNAvax(now) === 0 || this.balance < SIM_L1_BALANCE / 2) this.setL1Balance(SIM_L1_BALANCE, now);
+  }
+
+  setL1Balance(nAvax: number, now = Date.now() / 1000): void {
+    this.balance = Math.max(0, Math.floor(nAvax));
+    this.balanceAt = now;
+  }
+
+  /** The balance drains by the fee price every second while it is active. */
+  l1BalanceNAvax(now = Date.now() / 1000): number {
+    return Math.max(0, Math.floor(this.balance - SIM_FEE_PRICE * Math.max(0, now - this.balanceAt)));
+  }
+
+  get l1ValidationId(): string {
+    return blockchainIdFor(`${this.node.name}:l1-validation`);
+  }
+
+  get version(): string {
+    return this.node.scenario === 'version-behind' ? SIM_OLD_VERSION : SIM_CURRENT_VERSION;
+  }
+
+  get isPrimaryValidator(): boolean {
+    return this.node.validator && this.node.scenario !== 'not-validator';
+  }
+
+  /** The uptime percentages peers report (the Data API's uptimePerformance follows them). */
+  uptimePercents(): { rewarding: number; weighted: number } {
+    const atRisk = this.node.scenario === 'reward-at-risk';
+    return { rewarding: this.rewardingStakePercent ?? (atRisk ? 72.5 : 100), weighted: this.weightedAveragePercent ?? (atRisk ? 66 : 99.2) };
+  }
+
+  /** One JSON-RPC call on /ext/info or /ext/bc/P; `not-found` when that API is switched off (HTTP 404). */
+  answer(path: string, method: string, params: unknown, now = Date.now() / 1000): RpcOutcome | 'not-found' {
+    if (path === '/ext/info' && this.node.scenario === 'info-api-disabled') return 'not-found';
+    const [service, name = ''] = method.split('.');
+    const p = (typeof params === 'object' && params !== null && !Array.isArray(params) ? params : {}) as Record<string, unknown>;
+    const handler = path === '/ext/info' && service === 'info' ? this.info(name) : path === '/ext/bc/P' && service === 'platform' ? this.platform(name, p, now) : undefined;
+    if (handler === undefined) return rpcError(`rpc: can't find method "${service}.${name.charAt(0).toUpperCase()}${name.slice(1)}"`);
+    return handler;
+  }
+
+  private info(name: string): RpcOutcome | undefined {
+    const badShape = this.node.scenario === 'validator-bad-shape';
+    switch (name) {
+      case 'getNodeID':
+        return { result: { nodeID: this.node.nodeId, nodePOP: { publicKey: `0x${'8f'.repeat(48)}`, proofOfPossession: `0x${'86'.repeat(96)}` } } };
+      case 'uptime': {
+        if (!this.isPrimaryValidator) return rpcError('node is not a validator');
+        const { rewarding, weighted } = this.uptimePercents();
+        return { result: { rewardingStakePercentage: badShape ? '172.5000' : rewarding.toFixed(4), weightedAveragePercentage: weighted.toFixed(4) } };
+      }
+      case 'getNodeVersion': {
+        const v = this.version.split('/')[1]!;
+        return { result: { version: this.version, databaseVersion: 'v1.4.5', rpcProtocolVersion: this.version === SIM_OLD_VERSION ? '41' : '42', gitCommit: '6b2f3c1f4dfb5a9e1d0a1b6c5e3b8a7d9c0f1e2d', vmVersions: { avm: `v${v}`, evm: 'v0.15.2', platform: `v${v}` } } };
+      }
+      case 'upgrades':
+        return { result: this.version === SIM_OLD_VERSION ? UPGRADES_BEFORE_HELICON : { ...UPGRADES_BEFORE_HELICON, heliconTime: SIM_HELICON_TIME } };
+      default:
+        return undefined;
+    }
+  }
+
+  private platform(name: string, params: Record<string, unknown>, now: number): RpcOutcome | undefined {
+    switch (name) {
+      case 'getCurrentValidators': {
+        const nodeIds = Array.isArray(params.nodeIDs) ? params.nodeIDs : undefined;
+        const wanted = (nodeId: string) => !nodeIds || nodeIds.includes(nodeId);
+        const subnetId = typeof params.subnetID === 'string' ? params.subnetID : undefined;
+        if (subnetId !== undefined && subnetId !== '11111111111111111111111111111111LpoYY') {
+          if (subnetId !== this.node.l1SubnetId) return { result: { validators: [] } };
+          return { result: { validators: this.l1Entries(now).filter((e) => wanted(e.nodeID)) } };
+        }
+        return { result: { validators: this.isPrimaryValidator && wanted(this.node.nodeId) ? [this.primaryEntry()] : [] } };
+      }
+      case 'getL1Validator': {
+        const entry = this.l1Entries(now).find((e) => e.validationID === params.validationID);
+        if (!entry) return rpcError(`couldn't get L1 validator: not found`);
+        return { result: { subnetID: this.node.l1SubnetId, ...entry, height: '3' } };
+      }
+      case 'getValidatorFeeState': {
+        const state = { excess: 26956, price: SIM_FEE_PRICE, timestamp: formatGoTime(Math.floor(now) * 1000) };
+        if (this.node.scenario === 'validator-bad-shape') return { result: { excess: state.excess, timestamp: state.timestamp } };
+        return { result: state };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private primaryEntry(): Record<string, unknown> {
+    const owner = { locktime: '0', threshold: '1', addresses: ['P-avax1gfpj30csekhwmf4mqkncelus5zl2ztqzvv7aww'] };
+    const entry: Record<string, unknown> = {
+      txID: blockchainIdFor(`${this.node.name}:validation-tx`),
+      startTime: String(this.validationStartsAt),
+      endTime: String(Math.floor(this.node.validationEndsAt)),
+      weight: '2000000000000',
+      nodeID: this.node.nodeId,
+      potentialReward: '117431493426',
+      accruedDelegateeReward: '0',
+      delegationFee: '2.0000',
+      uptime: this.uptimePercents().weighted.toFixed(4),
+      connected: true,
+      signer: { publicKey: `0x${'8f'.repeat(48)}`, proofOfPossession: `0x${'86'.repeat(96)}` },
+      validationRewardOwner: owner,
+      delegationRewardOwner: owner,
+      delegatorCount: '4',
+      delegatorWeight: '120000000000',
+      delegators: null,
+    };
+    if (this.node.scenario === 'validator-bad-shape') delete entry.endTime;
+    return entry;
+  }
+
+  /** The L1's current validators: this node's validation and an inactive one of another node. */
+  private l1Entries(now: number): L1Entry[] {
+    if (!this.node.l1SubnetId) return [];
+    const entry = (nodeID: string, validationID: string, balance: number, start: number): L1Entry => ({
+      validationID,
+      nodeID,
+      publicKey: `0x${'8f'.repeat(48)}`,
+      startTime: String(start),
+      weight: '20',
+      minNonce: '0',
+      balance: String(balance),
+    });
+    return [
+      entry(this.node.nodeId, this.l1ValidationId, this.l1BalanceNAvax(now), this.validationStartsAt),
+      entry(nodeIdFor(`${this.node.name}:retired`), blockchainIdFor(`${this.node.name}:retired-validation`), 0, this.validationStartsAt - 90 * DAY),
+    ];
+  }
+}
+
+function rpcError(message: string): RpcOutcome {
+  return { error: { code: -32000, message } };
+}

@@ -17,6 +17,8 @@ import { alertStateFileSchema } from './persisted.js';
 import type { TargetState } from '../store.js';
 import { sanitizeLabelValue } from '../util/labels.js';
 import { ruleNamed, rulesOf, ruleSettings, UNKNOWN, type AnyRule, type RuleInputs, type RuleSettings, type RuleSource } from './rules/index.js';
+import { Flaps } from './flaps.js';
+import { NotificationGate } from './gate.js';
 import { Silences } from './silences.js';
 import { ZERO_TIME, type AlertNotice, type AlertState, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
 
@@ -30,10 +32,14 @@ export interface EngineOptions {
 
 export class AlertEngine {
   readonly silences: Silences;
+  /** Silences, maintenance windows and flap holds: every notification to every receiver passes it. */
+  readonly gate: NotificationGate;
   /** Alert states by target, then by key: an evaluation only ever touches its own target's. */
   private readonly states = new Map<string, Map<string, AlertState>>();
   /** Times of firing/resolved changes per alert key; outlives the states (a resolved alert is removed). */
-  private readonly flaps = new Map<string, number[]>();
+  private readonly flaps: Flaps;
+  /** Alert keys under a flap hold (for the log lines when a hold begins and ends). */
+  private readonly flapHeld = new Set<string>();
   /** What rules keep between evaluations, by rule and target. */
   private readonly ruleStates = new Map<string, unknown>();
   private readonly file: string;
@@ -46,10 +52,13 @@ export class AlertEngine {
     this.file = join(config.stateDir, 'alerts.json');
     this.silences = new Silences(config.alerts, config.stateDir, options.log);
     const read = readJsonFile(this.file, alertStateFileSchema);
-    if (read.status === 'ok') {
-      for (const state of read.value.alerts) this.statesOf(state.target).set(state.key, state);
-      for (const [key, times] of Object.entries(read.value.flaps ?? {})) this.flaps.set(key, times);
+    const restored = read.status === 'ok' ? read.value : { alerts: [], flaps: {} };
+    for (const state of restored.alerts) {
+      this.statesOf(state.target).set(state.key, state);
+      if (state.state === 'flapping') this.flapHeld.add(state.key);
     }
+    this.flaps = new Flaps(config.alerts.flapThreshold, config.alerts.flapWindowMs, new Map(Object.entries(restored.flaps ?? {})));
+    this.gate = new NotificationGate(this.silences, this.flaps);
     if (read.status === 'corrupt') options.log.error({ file: this.file, movedTo: read.movedTo, error: read.error }, 'alert state file unreadable; set aside, starting empty');
     if (this.states.size > 0) options.log.info({ alerts: this.list().length }, 'alert states restored');
   }
@@ -62,6 +71,7 @@ export class AlertEngine {
     this.config = config;
     this.rules.clear();
     this.silences.setConfig(config.alerts);
+    this.flaps.setLimits(config.alerts.flapThreshold, config.alerts.flapWindowMs);
   }
 
   /** Merged rule settings, computed once per rule and target until the config changes. */
@@ -82,10 +92,13 @@ export class AlertEngine {
     return [...this.states.values()].flatMap((byKey) => [...byKey.values()]);
   }
 
-  /** Every firing alert as receivers see it (Alertmanager re-sends these). */
+  /**
+   * What Alertmanager receivers are re-sent while it lasts: the firing alerts receivers were told
+   * of, and only those the gate lets through now (a silenced or flapping alert is not re-sent).
+   */
   firing(now = Date.now()): AlertNotice[] {
     return this.list()
-      .filter((s) => s.phase === 'firing')
+      .filter((s) => s.phase === 'firing' && s.notified?.phase === 'firing' && !this.gate.hold(this.gateView(s), now))
       .map((s) => this.notice(s, 'firing', now));
   }
 
@@ -158,6 +171,7 @@ export class AlertEngine {
           labels,
           annotations: { summary: condition.summary, description: condition.description },
           phase: 'pending',
+          state: 'pending',
           severity: rule.severity,
           consecutive: 0,
           okPolls: 0,
@@ -175,7 +189,7 @@ export class AlertEngine {
       if (state.phase === 'pending' && held && now - state.activeSince >= rule.forMs) {
         state.phase = 'firing';
         state.firingSince = now;
-        this.recordTransition(key, now);
+        this.flaps.record(key, now);
         changed = true;
       }
       if (state.phase === 'firing') {
@@ -198,12 +212,13 @@ export class AlertEngine {
       if (options.resolveAtOnce || state.okPolls >= this.alerts.resolvePolls) {
         state.phase = 'resolved';
         state.endedAt = now;
-        this.recordTransition(state.key, now);
+        this.flaps.record(state.key, now);
         changed = true;
       }
     }
 
     const notices = this.decideNotifications(states, now);
+    this.endFlapHolds(target, now);
     if (states.size === 0) this.states.delete(target);
     if (notices.length > 0) {
       this.options.onBatch({ id: randomUUID(), target, createdAt: now, alerts: notices });
@@ -230,22 +245,26 @@ export class AlertEngine {
     this.persist();
   }
 
-  /** Compares each alert of the target with what receivers were last told. */
+  /** Compares each alert of the target with what receivers were last told, through the gate. */
   private decideNotifications(states: Map<string, AlertState>, now: number): AlertNotice[] {
     const notices: AlertNotice[] = [];
     for (const state of [...states.values()]) {
-      if (state.phase === 'pending') continue;
-      const holdReason = this.silences.holds({ ...state.labels, severity: state.severity }, now) ?? (this.isFlapping(state.key, now) ? 'flapping' : undefined);
+      if (state.phase === 'pending') {
+        state.state = 'pending';
+        continue;
+      }
+      const hold = this.gate.hold(this.gateView(state), now);
+      this.showFlapping(state, hold?.kind === 'flapping');
       if (state.phase === 'resolved') {
         if (!state.notified || state.notified.phase === 'resolved') {
           states.delete(state.key); // never announced: nothing to take back
-        } else if (!holdReason) {
+        } else if (!hold) {
           notices.push(this.notice(state, 'resolved', now));
           states.delete(state.key);
         }
         continue;
       }
-      if (holdReason) continue;
+      if (hold) continue;
       const told = state.notified;
       let kind: NoticeKind | undefined;
       if (!told || told.phase !== 'firing') kind = 'firing';
@@ -256,6 +275,30 @@ export class AlertEngine {
       state.notified = { phase: 'firing', severity: state.severity, at: now };
     }
     return notices;
+  }
+
+  /** A flap hold is visible: state `flapping` (metrics, API, status page) and a log line when it begins. */
+  private showFlapping(state: AlertState, flapping: boolean): void {
+    state.state = flapping ? 'flapping' : state.phase;
+    if (!flapping || this.flapHeld.has(state.key)) return;
+    this.flapHeld.add(state.key);
+    const window = `${this.alerts.flapWindowMs / 1000}s`;
+    this.options.log.info({ alertname: state.alertname, target: state.target, labels: state.labels, flapThreshold: this.alerts.flapThreshold, flapWindow: window }, 'alert is flapping: its notifications are held until it is stable for the flap window');
+  }
+
+  /** The hold of an alert of this target ends once it has been stable for the window (even if it resolved meanwhile). */
+  private endFlapHolds(target: string, now: number): void {
+    for (const key of this.flapHeld) {
+      if (key.split('|')[1] !== target || this.flaps.isFlapping(key, now)) continue;
+      this.flapHeld.delete(key);
+      const [alertname] = key.split('|');
+      const state = this.states.get(target)?.get(key);
+      this.options.log.info({ alertname, target, ...(state ? { labels: state.labels } : {}), state: state?.phase ?? 'inactive' }, 'alert stopped flapping: its current state is told once');
+    }
+  }
+
+  private gateView(state: AlertState): { key: string; labels: Record<string, string> } {
+    return { key: state.key, labels: { ...state.labels, severity: state.severity } };
   }
 
   private notice(state: AlertState, kind: NoticeKind, now: number): AlertNotice {
@@ -279,18 +322,6 @@ export class AlertEngine {
     return byKey;
   }
 
-  private recordTransition(key: string, now: number): void {
-    this.flaps.set(key, [...(this.flaps.get(key) ?? []), now].slice(-(this.alerts.flapThreshold + 1)));
-  }
-
-  /** More changes than flap_threshold within flap_window: notifications wait until it settles. */
-  private isFlapping(key: string, now: number): boolean {
-    const recent = (this.flaps.get(key) ?? []).filter((t) => now - t < this.alerts.flapWindowMs);
-    if (recent.length === 0) this.flaps.delete(key);
-    else this.flaps.set(key, recent);
-    return recent.length > this.alerts.flapThreshold;
-  }
-
   private targetLabels(name: string): Record<string, string> {
     const target = this.config.nodes.find((n) => n.name === name) ?? this.config.services.find((s) => s.name === name);
     return { ...target?.labels };
@@ -298,7 +329,7 @@ export class AlertEngine {
 
   private persist(): void {
     try {
-      writeJsonAtomic(this.file, { version: 1, alerts: this.list(), flaps: Object.fromEntries(this.flaps) });
+      writeJsonAtomic(this.file, { version: 1, alerts: this.list(), flaps: this.flaps.toJSON() });
     } catch (err) {
       this.options.log.error({ err, file: this.file }, 'cannot save alert states');
     }

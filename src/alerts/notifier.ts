@@ -1,6 +1,7 @@
 /**
  * Routes notification batches to receivers (by label matchers and minimum severity) through their
- * persisted outboxes, and re-sends firing alerts to Alertmanager receivers while they fire.
+ * persisted outboxes, and re-sends firing alerts to Alertmanager receivers while they fire. What
+ * reaches it has passed the engine's gate (gate.ts): silences, maintenance windows, flap holds.
  */
 import { randomUUID } from 'node:crypto';
 import type { Config, ReceiverConfig } from '../config/load.js';
@@ -84,7 +85,8 @@ export class Notifier {
         receiver.name,
         setInterval(() => {
           const outbox = this.outboxes.get(receiver.name);
-          // Re-send only when nothing is queued: a backlog already carries the alerts.
+          // Re-send only when nothing is queued: a backlog already carries the alerts. `firing` has
+          // passed the gate (silences, maintenance, flap holds), like every other notification.
           if (!outbox || outbox.length > 0) return;
           const alerts = routeTo(receiver, this.firing());
           if (alerts.length > 0) outbox.enqueue({ id: randomUUID(), target: '*', createdAt: Date.now(), alerts });

@@ -9,7 +9,8 @@ const severity = z.enum(['warning', 'critical']);
 const labels = z.record(z.string(), z.string());
 const annotations = z.object({ summary: z.string(), description: z.string() });
 
-export const alertStateSchema: z.ZodType<AlertState> = z.object({
+export const alertStateSchema: z.ZodType<AlertState> = z
+  .object({
   key: z.string(),
   fingerprint: z.string(),
   alertname: z.custom<AlertName>((v) => typeof v === 'string'),
@@ -17,6 +18,8 @@ export const alertStateSchema: z.ZodType<AlertState> = z.object({
   labels,
   annotations,
   phase: z.enum(['pending', 'firing', 'resolved']),
+  /** Absent in files written before flap holds were visible: the phase then. */
+  state: z.enum(['pending', 'firing', 'flapping', 'resolved']).optional(),
   severity,
   consecutive: z.number(),
   okPolls: z.number(),
@@ -24,7 +27,8 @@ export const alertStateSchema: z.ZodType<AlertState> = z.object({
   firingSince: z.number().optional(),
   endedAt: z.number().optional(),
   notified: z.object({ phase: z.enum(['firing', 'resolved']), severity, at: z.number() }).optional(),
-});
+  })
+  .transform((state) => ({ ...state, state: state.state ?? state.phase }));
 
 export const alertStateFileSchema = z.object({
   alerts: z.array(alertStateSchema),

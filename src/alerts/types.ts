@@ -19,6 +19,8 @@ export interface Evaluation {
 }
 
 export type AlertPhase = 'pending' | 'firing' | 'resolved';
+/** What views show (metrics `state` label, /api/v1/alerts, status page): the phase, or `flapping` while a flap hold lasts. */
+export type AlertStateName = AlertPhase | 'flapping';
 
 export interface AlertState {
   key: string;
@@ -29,6 +31,7 @@ export interface AlertState {
   labels: Record<string, string>;
   annotations: { summary: string; description: string };
   phase: AlertPhase;
+  state: AlertStateName;
   severity: Severity;
   /** Consecutive evaluations the condition held (pending/firing) or did not (okPolls). */
   consecutive: number;

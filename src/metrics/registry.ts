@@ -88,7 +88,7 @@ export async function renderRegistry(registry: Registry, format: Format): Promis
 
 function alertFamily(gauge: GaugeFactory, counter: CounterFactory) {
   return {
-    active: gauge('alerts', 'Alerts by state (pending, firing).', ['alertname', 'severity', 'state']),
+    active: gauge('alerts', 'Alerts by state (pending, firing, flapping: held by a flap hold).', ['alertname', 'severity', 'state']),
     delivered: counter('notifications_total', 'Notifications delivered to a receiver.', ['receiver']),
     failed: counter('notifications_failed_total', 'Failed delivery attempts (retried unless the reason is http_4xx or queue_full).', ['receiver', 'reason']),
     queue: gauge('notification_queue_length', 'Notifications waiting in the receiver outbox.', ['receiver']),

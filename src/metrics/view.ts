@@ -210,10 +210,10 @@ export class MetricsView {
   }
 
   /** The `avahealth_alerts` gauge: counts by alertname, severity and state. */
-  setAlertCounts(alerts: Array<{ alertname: string; severity: string; phase: string }>): void {
+  setAlertCounts(alerts: Array<{ alertname: string; severity: string; state: string }>): void {
     const gauge = this.families.alerts.active;
     gauge.reset();
-    for (const a of alerts) if (a.phase !== 'resolved') gauge.inc({ alertname: a.alertname, severity: a.severity, state: a.phase });
+    for (const a of alerts) if (a.state !== 'resolved') gauge.inc({ alertname: a.alertname, severity: a.severity, state: a.state });
   }
 
   /** Brings derived series (height lag) up to date when something changed since the last scrape. */

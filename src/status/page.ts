@@ -111,11 +111,17 @@ ${serviceRows}
 ${renderAlerts(model)}`;
 }
 
+function alertBadge(a: PageModel['alerts'][number]): string {
+  if (a.state === 'flapping') return `<span class="badge flapping" title="changing state too often: notifications are held until it is stable">↯ flapping (${e(a.severity)})</span>`;
+  return a.state === 'firing' ? `<span class="badge ${e(a.severity)}">● ${e(a.severity)}</span>` : `<span class="badge pending">○ ${e(a.state)}</span>`;
+}
+
 function renderAlerts(model: PageModel): string {
-  const active = model.alerts.filter((a) => a.phase !== 'resolved');
+  // A flap-held alert stays listed (state flapping), even when its last change was a resolve.
+  const active = model.alerts.filter((a) => a.state !== 'resolved');
   const rows = active
     .map(
-      (a) => `<tr><td data-label="Alert">${e(a.alertname)}</td><td data-label="Target"><a href="/targets/${encodeURIComponent(a.target)}">${e(a.target)}</a>${a.labels.check || a.labels.component || a.labels.chain ? ` <code>${e(a.labels.check ?? a.labels.component ?? a.labels.chain)}</code>` : ''}</td><td data-label="State"><span class="badge ${a.phase === 'firing' ? a.severity : 'pending'}">${a.phase === 'firing' ? `● ${e(a.severity)}` : '○ pending'}</span></td><td data-label="Since">${timeTag((a.firingSince ?? a.activeSince) / 1000, model.now)}</td><td data-label="Summary">${e(a.annotations.summary)}</td></tr>`,
+      (a) => `<tr><td data-label="Alert">${e(a.alertname)}</td><td data-label="Target"><a href="/targets/${encodeURIComponent(a.target)}">${e(a.target)}</a>${a.labels.check || a.labels.component || a.labels.chain ? ` <code>${e(a.labels.check ?? a.labels.component ?? a.labels.chain)}</code>` : ''}</td><td data-label="State">${alertBadge(a)}</td><td data-label="Since">${timeTag((a.firingSince ?? a.activeSince) / 1000, model.now)}</td><td data-label="Summary">${e(a.annotations.summary)}</td></tr>`,
     )
     .join('\n');
   const silences = model.silences
@@ -160,7 +166,7 @@ export function renderTargetMain(target: TargetStatus, raw: string | undefined, 
 <p class="muted">${e(target.url)}${target.nodeId ? ` · <code>${e(target.nodeId)}</code>` : ''}${labels ? ` · ${labels}` : ''}${target.ready !== undefined ? ` · ${target.ready ? 'ready' : 'not ready'}` : ''}</p>
 ${target.state !== 'healthy' ? `<p class="error">${e(target.summary)}</p>` : ''}
 <section aria-labelledby="changes"><h2 id="changes">Recent changes</h2>${history}</section>
-${alerts.length ? `<section><h2>Alerts</h2><ul>${alerts.map((a) => `<li><strong>${e(a.alertname)}</strong> ${e(a.phase)} (${e(a.severity)}): ${e(a.annotations.summary)}</li>`).join('')}</ul></section>` : ''}
+${alerts.length ? `<section><h2>Alerts</h2><ul>${alerts.map((a) => `<li><strong>${e(a.alertname)}</strong> ${alertBadge(a)}: ${e(a.annotations.summary)}</li>`).join('')}</ul></section>` : ''}
 <section aria-labelledby="endpoints"><h2 id="endpoints">Endpoints and checks</h2>${target.endpoints.map((x) => endpointSection(x, model.now)).join('\n')}</section>
 <section aria-labelledby="raw"><h2 id="raw">Last response</h2>${raw !== undefined ? `<details><summary>raw body (secrets redacted)</summary><pre>${e(raw)}</pre></details>` : '<p class="empty">None yet.</p>'}</section>`;
 }

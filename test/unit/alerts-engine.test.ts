@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { AlertEngine } from '../../src/alerts/engine.js';
 import type { NotificationBatch } from '../../src/alerts/types.js';
@@ -11,12 +12,14 @@ import { BOOTSTRAPPING, failing, fixtureReport, HEALTHY, nodeState, serviceState
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 
-function setup(alerts = '', extra = '') {
+function setup(alerts = '', extra = '', logs?: string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
   const yaml = `state_dir: ${dir}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1", labels: {network: mainnet}}\nservices:\n  - {name: data-api, kind: data-api, url: "http://127.0.0.1:2"}\n${alerts ? `alerts:\n${alerts}` : ''}${extra}`;
   const config = parseConfig(yaml, join(dir, 'config.yaml'), {});
   const batches: NotificationBatch[] = [];
-  const log = createLogger({ level: 'silent', format: 'json' });
+  const stream = new PassThrough();
+  stream.on('data', (chunk: Buffer) => logs?.push(...chunk.toString().split('\n').filter(Boolean)));
+  const log = createLogger({ level: logs ? 'info' : 'silent', format: 'json', destination: stream });
   const make = () => new AlertEngine(config, { log, onBatch: (b) => batches.push(b) });
   const engine = make();
   const node = config.nodes[0]!;
@@ -118,6 +121,45 @@ describe('alert state machine', () => {
     engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0 + 10 * 30_000);
     engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0 + 10 * 30_000 + 11 * MIN);
     expect(notices().slice(4)).toEqual(['firing AvalancheCheckFailing/C warning']);
+  });
+
+  it('a flap hold is visible: state flapping while held, a log line when it begins and when it ends', () => {
+    const logs: string[] = [];
+    const { engine, node, notices } = setup('  for_polls: 1\n  flap_threshold: 2\n  flap_window: 10m\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n', '', logs);
+    const held = () => engine.list().map((a) => `${a.labels.check} ${a.phase} ${a.state}`);
+    const said = () => logs.map((l) => JSON.parse(l) as { msg: string; alertname?: string }).filter((l) => l.alertname).map((l) => l.msg.split(':')[0]);
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0);
+    expect(held()).toEqual(['C firing firing']);
+    engine.nodeUpdated(node, nodeState('v1', HEALTHY()), T0 + 30_000);
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0 + 60_000); // third change: held
+    expect(held()).toEqual(['C firing flapping']);
+    expect(engine.firing(T0 + 60_000)).toEqual([]); // not re-sent to Alertmanager either
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0 + 90_000);
+    expect(said()).toEqual(['alert is flapping']); // once per hold, not per poll
+    // failing and stable for the window: told once, the hold ends
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0 + 60_000 + 11 * MIN);
+    expect(held()).toEqual(['C firing firing']);
+    expect(said()).toEqual(['alert is flapping', 'alert stopped flapping']);
+    // resolved, fired, resolved again: the third change is held, and a held resolve stays listed as flapping
+    for (const [i, report] of [HEALTHY(), failing({ C: 1 }), HEALTHY()].entries()) engine.nodeUpdated(node, nodeState('v1', report), T0 + 20 * MIN + i * 30_000);
+    expect(said()).toEqual(['alert is flapping', 'alert stopped flapping', 'alert is flapping']);
+    expect(held()).toEqual(['C resolved flapping']);
+    const told = notices().length;
+    engine.nodeUpdated(node, nodeState('v1', HEALTHY()), T0 + 32 * MIN);
+    expect(notices().slice(told)).toEqual(['resolved AvalancheCheckFailing/C warning']); // told once, when the hold ends
+    expect(held()).toEqual([]);
+    expect(said()).toEqual(['alert is flapping', 'alert stopped flapping', 'alert is flapping', 'alert stopped flapping']);
+  });
+
+  it('Alertmanager re-sends only what receivers were told and the gate lets through', () => {
+    const { engine, node } = setup(`  silences:\n    - {matchers: {check: X}, ends_at: "${new Date(T0 + 10 * MIN).toISOString()}"}\n`);
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 3, X: 3 })), T0);
+    // C told; X silenced; Unhealthy still pending (it needs our second poll)
+    expect(engine.firing(T0).map((a) => `${a.labels.alertname}/${a.labels.check ?? ''}`)).toEqual(['AvalancheCheckFailing/C']);
+    // the silence is over, but X has not been told yet: it is told (and then re-sent) from the next evaluation
+    expect(engine.firing(T0 + 11 * MIN).map((a) => a.labels.check)).toEqual(['C']);
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 4, X: 4 })), T0 + 11 * MIN);
+    expect(engine.firing(T0 + 11 * MIN).map((a) => `${a.labels.alertname}/${a.labels.check ?? ''}`)).toEqual(['AvalancheNodeUnhealthy/', 'AvalancheCheckFailing/C', 'AvalancheCheckFailing/X']);
   });
 
   it('a silence holds notifications; when it ends, a still-firing alert is announced', () => {

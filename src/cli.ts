@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EXIT, runCheck, type CheckFormat } from './check.js';
 import { ConfigError, formatProblem } from './config/errors.js';
+import { StateDirError } from './state/lock.js';
 import { loadConfigFile, parseConfig, type Config } from './config/load.js';
 import { jsonSchema } from './config/schema.js';
 import { Daemon } from './daemon.js';
@@ -177,7 +178,7 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
     ...(listenOverride ? { listen: listenOverride } : {}),
     });
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof StateDirError) {
       process.stderr.write(`${err.message}\n`);
       return 1;
     }

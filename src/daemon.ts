@@ -22,9 +22,12 @@ import { fingerprintFiles, Gatekeeper, loadWebConfig } from './http/webconfig.js
 import type { Logger } from './log.js';
 import { RateLimitGate } from './http/rate-limit.js';
 import { MetricsView } from './metrics/view.js';
+import { registerStateWriteMetrics } from './metrics/collectors/state.js';
 import { targetsOf } from './model/targets.js';
 import { Poller } from './poller.js';
 import { Scheduler } from './scheduler/scheduler.js';
+import { lockStateDir, type StateDirLock } from './state/lock.js';
+import { watchStateWrites } from './state/write-health.js';
 import type { PageModel } from './status/page.js';
 import { statusPageRoutes } from './status/routes.js';
 import { chainDataStatus, targetStatus } from './status/status.js';
@@ -73,15 +76,23 @@ export class Daemon {
 
   private config: Config;
 
+  /** Held from before anything in state_dir is read until stop(): one daemon per state_dir. */
+  private readonly stateLock: StateDirLock;
+  private readonly stopWriteWatch: () => void;
+
   constructor(
     config: Config,
     private readonly options: DaemonOptions,
   ) {
     const log = options.logger;
+    this.stateLock = lockStateDir(config.stateDir);
+    if (this.stateLock.tookOverFrom) log.warn({ stateDir: config.stateDir, pid: this.stateLock.tookOverFrom }, 'state_dir lock of a process that is gone taken over');
+    this.stopWriteWatch = watchStateWrites(config.stateDir, log);
     this.baseConfig = config;
     this.config = this.effective();
     config = this.config;
     this.metrics = new MetricsView(config);
+    registerStateWriteMetrics(this.metrics.families.registry);
     this.metrics.attach(this.store);
     this.metrics.setReloadResult(true);
     this.poller = new Poller(config, this.store, log, this.gates);
@@ -343,6 +354,8 @@ export class Daemon {
     await closeServer(this.server);
     await this.poller.close();
     await this.deliveryHttp.close();
+    this.stateLock.release();
+    this.stopWriteWatch();
     log.info('stopped');
   }
 }

@@ -331,7 +331,7 @@ export class AlertEngine {
     try {
       writeJsonAtomic(this.file, { version: 1, alerts: this.list(), flaps: this.flaps.toJSON() });
     } catch (err) {
-      this.options.log.error({ err, file: this.file }, 'cannot save alert states');
+      this.options.log.debug({ err, file: this.file }, 'cannot save alert states');
     }
   }
 }

@@ -162,7 +162,7 @@ export class Outbox {
       this.journal.append(ops);
       this.journal.compact(this.items.map((add) => ({ add })));
     } catch (err) {
-      this.log.error({ err, file: this.journal.path }, 'cannot save the outbox');
+      this.log.debug({ err, file: this.journal.path }, 'cannot save the outbox');
     }
     this.events.queueLength(this.config.name, this.items.length);
   }

@@ -7,12 +7,23 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
+import { noteWriteFailed, noteWriteSucceeded } from './write-health.js';
 
 export function writeJsonAtomic(path: string, value: unknown): void {
   writeFileAtomic(path, JSON.stringify(value));
 }
 
 export function writeFileAtomic(path: string, text: string): void {
+  try {
+    writeAndRename(path, text);
+  } catch (err) {
+    noteWriteFailed(path, err);
+    throw err;
+  }
+  noteWriteSucceeded(path);
+}
+
+function writeAndRename(path: string, text: string): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);

@@ -10,6 +10,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, truncateSync, 
 import { dirname } from 'node:path';
 import type { z } from 'zod';
 import { describeIssues, writeFileAtomic } from './atomic.js';
+import { noteWriteFailed, noteWriteSucceeded } from './write-health.js';
 
 export interface JournalRead<Op> {
   ops: Op[];
@@ -73,12 +74,18 @@ export class Journal<Op> {
 
   append(ops: Op[]): void {
     if (ops.length === 0) return;
-    if (this.fd === undefined) {
-      mkdirSync(dirname(this.path), { recursive: true });
-      this.fd = openSync(this.path, 'a', 0o600);
+    try {
+      if (this.fd === undefined) {
+        mkdirSync(dirname(this.path), { recursive: true });
+        this.fd = openSync(this.path, 'a', 0o600);
+      }
+      writeSync(this.fd, `${ops.map((op) => JSON.stringify(op)).join('\n')}\n`);
+      fsyncSync(this.fd);
+    } catch (err) {
+      noteWriteFailed(this.path, err);
+      throw err;
     }
-    writeSync(this.fd, `${ops.map((op) => JSON.stringify(op)).join('\n')}\n`);
-    fsyncSync(this.fd);
+    noteWriteSucceeded(this.path);
     this.lines += ops.length;
   }
 

@@ -7,6 +7,7 @@
  */
 import { RULES } from '../../src/alerts/rules/index.js';
 import { HEALTH } from '../../src/alerts/rules/promql.js';
+import { selfMonitoringGroup } from './self-monitoring.js';
 
 export interface Rule {
   record?: string;
@@ -56,4 +57,5 @@ export const ruleGroups: RuleGroup[] = [
       alert('AvahealthPollsSkipped', 'increase(avahealth_scheduler_skipped_polls_total[10m]) > 2', '0s', 'warning', 'avahealth skips polls of {{ $labels.target }}', 'Polls of {{ $labels.target }} overrun their interval; raise the interval or lower the timeout.'),
     ],
   },
+  selfMonitoringGroup(),
 ];

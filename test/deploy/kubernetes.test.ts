@@ -9,6 +9,7 @@ import { PodMonitor, PrometheusRule, ServiceMonitor } from '@kubernetes-models/p
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { ruleGroups } from '../../deploy/prometheus/rules.js';
+import { AVAHEALTH_JOB } from '../../deploy/prometheus/self-monitoring.js';
 import { parseConfig } from '../../src/config/load.js';
 import { ROOT } from '../helpers/cli.js';
 import { requireTool } from '../helpers/tools.js';
@@ -92,7 +93,7 @@ describe.skipIf(!kubectl).each(['sidecar', 'central'])('kustomize overlay %s', (
     const monitor = objects.find((o) => o.kind === (name === 'sidecar' ? 'PodMonitor' : 'ServiceMonitor'))!;
     const endpoint = (monitor.spec!.podMetricsEndpoints ?? monitor.spec!.endpoints)[0];
     expect(endpoint).toMatchObject({ port: 'avahealth', path: '/metrics' });
-    expect(endpoint.relabelings).toContainEqual({ targetLabel: 'job', replacement: 'avahealth', action: 'replace' });
+    expect(endpoint.relabelings).toContainEqual({ targetLabel: 'job', replacement: AVAHEALTH_JOB, action: 'replace' });
     const selected = name === 'sidecar' ? workload.spec!.template.metadata.labels : objects.find((o) => o.kind === 'Service')!.metadata.labels;
     expect(selected).toMatchObject(monitor.spec!.selector.matchLabels);
     expect(objects.find((o) => o.kind === 'PrometheusRule')!.spec!.groups).toEqual(JSON.parse(JSON.stringify(ruleGroups)));

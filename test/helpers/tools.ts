@@ -5,6 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 
+/** The Debian package of a tool whose name differs from it. */
+const PACKAGES: Record<string, string> = { promtool: 'prometheus', amtool: 'prometheus-alertmanager' };
+
 export function findTool(name: string, candidates: string[] = [name]): string | undefined {
   for (const candidate of candidates) {
     try {
@@ -20,7 +23,7 @@ export function findTool(name: string, candidates: string[] = [name]): string | 
 export function requireTool(name: string, why: string, candidates?: string[]): string | undefined {
   const path = findTool(name, candidates);
   if (path) return path;
-  const reason = `${name} is not installed: skipping ${why} (apt-get install ${name === 'promtool' ? 'prometheus' : name})`;
+  const reason = `${name} is not installed: skipping ${why} (apt-get install ${PACKAGES[name] ?? name})`;
   if (process.env.CI === 'true') throw new Error(`CI=true but ${reason.replace('skipping', 'cannot run')}`);
   process.stderr.write(`[skip] ${reason}\n`);
   return undefined;

@@ -26,11 +26,7 @@ export async function runCheck(config: Config, options: { format: CheckFormat; t
   metrics?.attach(store);
   const poller = new Poller(scoped, store, options.logger);
   try {
-    await poller.pollAll();
-    if (poller.chainData) {
-      const snapshot = await poller.chainData.refresh();
-      metrics?.setChainData(snapshot);
-    }
+    await poller.round();
   } finally {
     await poller.close();
   }

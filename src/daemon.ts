@@ -5,7 +5,6 @@
 import type { AddressInfo } from 'node:net';
 import { AlertEngine } from './alerts/engine.js';
 import { Notifier } from './alerts/notifier.js';
-import { chainLags } from './chaindata/lag.js';
 import { loadConfigFile, type Config, type NodeTarget } from './config/load.js';
 import { DiscoveryManager } from './discovery/index.js';
 import { inShard, type Shard } from './shard.js';
@@ -23,8 +22,10 @@ import type { Logger } from './log.js';
 import { RateLimitGate } from './http/rate-limit.js';
 import { MetricsView } from './metrics/view.js';
 import { registerStateWriteMetrics } from './metrics/collectors/state.js';
+import { emptySnapshot } from './model/chaindata.js';
 import { targetsOf } from './model/targets.js';
 import { Poller } from './poller.js';
+import { CHAIN_DATA_JOB } from './probes/chaindata.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { lockStateDir, type StateDirLock } from './state/lock.js';
 import { watchStateWrites } from './state/write-health.js';
@@ -59,8 +60,6 @@ export class Daemon {
   private readonly server;
   private readonly pending = new Set<string>();
   private readonly gates = new Map<string, RateLimitGate>();
-  private chainDataRun: Promise<void> | undefined;
-  private chainDataAgain = false;
   private readonly gate?: Gatekeeper;
   /** The config as the file says; `config` adds discovered nodes and keeps this replica's shard. */
   private baseConfig: Config;
@@ -98,19 +97,21 @@ export class Daemon {
     this.poller = new Poller(config, this.store, log, this.gates);
     this.alerts = new AlertEngine(config, { log, onBatch: (batch) => this.notifier.dispatch(batch) });
     this.notifier = this.createNotifier(config);
-    this.store.onUpdate((name, state) => {
+    this.store.onUpdate((name, state, source) => {
       const target = targetsOf(this.config).find((t) => t.name === name);
-      if (target?.kind === 'node') this.alerts.nodeUpdated(target, state);
-      else if (target?.kind === 'service') this.alerts.serviceUpdated(target, state);
+      if (target?.kind === 'node' && source === 'node') this.alerts.nodeUpdated(target, state);
+      else if (target?.kind === 'service' && source === 'service') this.alerts.serviceUpdated(target, state);
     });
+    this.store.onChainData((snapshot) => this.alerts.chainDataUpdated(snapshot, [...this.store.lags().values()].flat(), (name) => this.store.get(name)));
     this.scheduler = new Scheduler({
-      poll: (name) => (name === CHAIN_DATA_JOB ? this.refreshChainData() : this.pollTarget(name)),
-      onSkip: (name) => {
-        this.metrics.countSkippedPoll(name);
-        log.debug({ target: name }, 'poll skipped: previous poll still running');
+      poll: (key) => this.runJob(key),
+      onSkip: (key) => {
+        const target = this.poller.targetOf(key);
+        if (target === key) this.metrics.countSkippedPoll(key);
+        log.debug({ job: key, ...(target ? { target } : {}) }, 'poll skipped: previous poll still running');
       },
     });
-    this.scheduler.setSchedules(schedulesOf(config));
+    this.scheduler.setSchedules(this.poller.schedules());
     if (options.webConfigFile) this.gate = new Gatekeeper(loadWebConfig(options.webConfigFile));
     const view: StateView = {
       ready: () => this.firstRoundDone,
@@ -123,7 +124,7 @@ export class Daemon {
         version: VERSION,
         ready: this.firstRoundDone,
         targets: this.statuses(),
-        ...(this.poller.chainData ? { chainData: chainDataStatus(this.poller.chainData.snapshot) } : {}),
+        ...(this.config.chainData ? { chainData: chainDataStatus(this.store.chainData ?? emptySnapshot()) } : {}),
       }),
       target: (name) => {
         const target = this.statuses().find((t) => t.name === name);
@@ -276,53 +277,29 @@ export class Daemon {
       this.notifier = this.createNotifier(next);
       this.notifier.start();
     }
-    this.scheduler.setSchedules(schedulesOf(next));
+    this.scheduler.setSchedules(this.poller.schedules());
   }
 
-  private async pollTarget(name: string): Promise<void> {
+  private async runJob(key: string): Promise<void> {
     try {
-      await this.poller.poll(name);
+      await this.poller.run(key);
     } catch (err) {
-      this.options.logger.error({ err, target: name }, 'poll failed unexpectedly');
+      this.options.logger.error({ err, job: key }, 'poll failed unexpectedly');
     } finally {
-      if (this.pending.delete(name) && this.pending.size === 0 && !this.firstRoundDone) {
+      if (this.pending.delete(key) && this.pending.size === 0 && !this.firstRoundDone) {
         this.firstRoundDone = true;
         this.options.logger.info('first poll round complete; ready');
         // NodeIDs are known now: read validator records without waiting a whole chain data interval.
-        void this.refreshChainData();
+        void this.poller.run(CHAIN_DATA_JOB, { fold: true }).catch((err: unknown) => this.options.logger.error({ err }, 'chain data refresh failed unexpectedly'));
       }
     }
   }
 
-  /** Refreshes chain data; a request while one runs is folded into one more run after it. */
-  private refreshChainData(): Promise<void> {
-    if (this.chainDataRun) {
-      this.chainDataAgain = true;
-      return this.chainDataRun;
-    }
-    const run = async () => {
-      do {
-        this.chainDataAgain = false;
-        const chainData = this.poller.chainData;
-        if (!chainData) return;
-        try {
-          const snapshot = await chainData.refresh();
-          this.metrics.setChainData(snapshot);
-          this.alerts.chainDataUpdated(snapshot, chainLags(this.config.nodes, this.store, snapshot), (name) => this.store.get(name));
-        } catch (err) {
-          this.options.logger.error({ err }, 'chain data refresh failed unexpectedly');
-        }
-      } while (this.chainDataAgain);
-    };
-    this.chainDataRun = run().finally(() => (this.chainDataRun = undefined));
-    return this.chainDataRun;
-  }
-
   private statuses() {
-    const lags = this.config.chainData ? chainLags(this.config.nodes, this.store, this.poller.chainData?.snapshot) : [];
+    const lags = this.config.chainData ? this.store.lags() : new Map<string, never[]>();
     return targetsOf(this.config).map((t) => {
       const status = targetStatus(t, this.store);
-      for (const lag of lags) if (lag.target === t.name) status.lag[lag.chain] = lag.lagBlocks;
+      for (const lag of lags.get(t.name) ?? []) status.lag[lag.chain] = lag.lagBlocks;
       return status;
     });
   }
@@ -362,12 +339,3 @@ export class Daemon {
 
 /** How often watched files (web config, certificates, config) are checked for changes. */
 const WATCH_INTERVAL_MS = 2000;
-
-/** Scheduler job of the chain data refresh (not a target name: target names cannot contain `@`). */
-const CHAIN_DATA_JOB = '@chain-data';
-
-function schedulesOf(config: Config) {
-  const jobs = targetsOf(config).map((t) => ({ name: t.name, intervalMs: t.intervalMs, ...(t.kind === 'node' && t.schedule ? { cron: t.schedule } : {}) }));
-  if (config.chainData) jobs.push({ name: CHAIN_DATA_JOB, intervalMs: config.chainData.intervalMs });
-  return jobs;
-}

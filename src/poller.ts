@@ -1,27 +1,26 @@
 /**
- * Polls targets and records what it saw: probe → store. Shared by the daemon (on its schedule)
- * and by `avahealth check` (one round). Logs transitions, not every poll.
+ * Runs probe jobs and records what they saw: registry → probe → store. Shared by the daemon (each
+ * job on its schedule) and by `avahealth check` (one round). Every job comes from the probe
+ * registry (src/probes/registry.ts); the poller knows no probe kind. Logs transitions at info/warn
+ * and every poll at debug.
  */
 import pLimit from 'p-limit';
-import { ChainData } from './chaindata/chaindata.js';
-import type { Config, Target } from './config/load.js';
+import type { Config } from './config/load.js';
 import { HttpClient } from './http/client.js';
 import { RateLimitGate } from './http/rate-limit.js';
 import type { Logger } from './log.js';
-import { targetsOf } from './model/targets.js';
 import type { EndpointObservation, TargetObservation } from './model/observation.js';
 import { ParseCache } from './probes/exchange.js';
-import { probeNode } from './probes/node.js';
-import { probeService, type ServiceContext } from './probes/service.js';
-import { endpointKey, type Store } from './store.js';
+import { jobsOf, runProbe, type ProbeContext, type ProbeJob } from './probes/registry.js';
+import { endpointKey, sourceOf, type Store } from './store.js';
 import { VERSION } from './version.js';
 
 export class Poller {
   readonly http: HttpClient;
-  readonly context: ServiceContext;
-  readonly chainData?: ChainData;
-  private targets = new Map<string, Target>();
-  private config: Config;
+  readonly context: ProbeContext;
+  private jobs = new Map<string, ProbeJob>();
+  /** Jobs running now, and whether one more run was asked for meanwhile (see run()). */
+  private readonly running = new Map<string, { done: Promise<void>; again: boolean }>();
 
   constructor(
     config: Config,
@@ -30,54 +29,129 @@ export class Poller {
     /** Rate-limit state per service; kept by the caller so it survives a new Poller after a reload. */
     gates = new Map<string, RateLimitGate>(),
   ) {
-    this.config = config;
-    this.http = new HttpClient({ maxResponseBytes: config.limits.maxResponseBytes, userAgent: `avahealth/${VERSION}` });
+    this.http = new HttpClient({ maxResponseBytes: config.limits.maxResponseBytes, userAgent: `avahealth/${VERSION}`, log });
     const gate = (service: string) => {
       let found = gates.get(service);
       if (!found) gates.set(service, (found = new RateLimitGate()));
       return found;
     };
-    this.context = { http: this.http, limit: pLimit(config.limits.maxConcurrentRequests), gate, parsed: new ParseCache() };
+    this.context = {
+      http: this.http,
+      limit: pLimit(config.limits.maxConcurrentRequests),
+      gate,
+      parsed: new ParseCache(),
+      log,
+      secrets: [],
+      now: () => Date.now(),
+      store,
+    };
     this.setConfig(config);
-    if (config.chainData) {
-      this.chainData = new ChainData(config.chainData, this.serviceMap(), () => this.config.nodes, store, this.context, log);
-    }
   }
 
   setConfig(config: Config): void {
-    this.config = config;
-    const previous = this.targets;
-    this.targets = new Map(targetsOf(config).map((t) => [t.name, t]));
-    for (const name of previous.keys()) if (!this.targets.has(name)) this.context.parsed?.forget(`${name}\u0000`);
-    if (config.chainData) this.chainData?.reconfigure(config.chainData, this.serviceMap(), () => this.config.nodes);
+    const previous = this.jobs;
+    this.jobs = new Map(jobsOf(config).map((job) => [job.key, job]));
+    const targets = new Set([...this.jobs.values()].map((j) => j.target));
+    for (const job of previous.values()) if (job.target && !targets.has(job.target)) this.context.parsed.forget(`${job.target}\u0000`);
+    this.context.secrets = [...new Set([...config.nodes, ...config.services].flatMap((t) => t.secrets))];
   }
 
-  private serviceMap() {
-    return new Map(this.config.services.map((s) => [s.name, s]));
+  /** Every job, for the scheduler: key, interval, cron. */
+  schedules(): Array<{ name: string; intervalMs: number; cron?: string }> {
+    return [...this.jobs.values()].map((j) => ({ name: j.key, intervalMs: j.intervalMs, ...(j.cron ? { cron: j.cron } : {}) }));
   }
 
+  /** The target a job records into (a job's key is not always a target's name). */
+  targetOf(key: string): string | undefined {
+    return this.jobs.get(key)?.target;
+  }
+
+  /** The job that is the target's own poll (its key is the target's name). */
+  isTargetPoll(key: string): boolean {
+    const job = this.jobs.get(key);
+    return job !== undefined && job.target === key;
+  }
+
+  /**
+   * Runs one job and records its result. A run asked for while the same job runs is folded into
+   * one more run after it (`fold`), or shares the running one.
+   */
+  run(key: string, options: { fold?: boolean } = {}): Promise<void> {
+    const current = this.running.get(key);
+    if (current) {
+      if (options.fold) current.again = true;
+      return current.done;
+    }
+    const entry = { done: Promise.resolve(), again: false };
+    entry.done = (async () => {
+      try {
+        do {
+          entry.again = false;
+          await this.runOnce(key);
+        } while (entry.again);
+      } finally {
+        this.running.delete(key);
+      }
+    })();
+    this.running.set(key, entry);
+    return entry.done;
+  }
+
+  private async runOnce(key: string): Promise<void> {
+    const job = this.jobs.get(key);
+    if (!job) return;
+    const result = await runProbe(job, this.context);
+    // A target removed or replaced by a reload while it ran must not record (it would come back).
+    const now = this.jobs.get(key);
+    if (!now || (job.target && now.subject !== job.subject)) return;
+    if ('observation' in result) {
+      this.logPoll(result.observation);
+      this.logTransitions(result.observation);
+      this.store.record(result.observation);
+    } else {
+      this.store.recordChainData(result.chainData);
+    }
+  }
+
+  /** Polls one target's own job; the observation it recorded. */
   async poll(name: string): Promise<TargetObservation | undefined> {
-    const target = this.targets.get(name);
-    if (!target) return undefined;
-    const observation = target.kind === 'node' ? await probeNode(target, this.context) : await probeService(target, this.context);
-    // A target removed by a reload while this poll ran must not come back.
-    if (this.targets.get(name) !== target) return undefined;
-    this.logTransitions(observation);
-    this.store.record(observation);
-    return observation;
+    if (!this.isTargetPoll(name)) return undefined;
+    await this.run(name);
+    return this.store.get(name)?.jobs.get(this.store.get(name)!.observation.kind);
   }
 
-  async pollAll(): Promise<TargetObservation[]> {
-    const results = await Promise.all([...this.targets.keys()].map((name) => this.poll(name)));
-    return results.filter((o): o is TargetObservation => o !== undefined);
+  /** One round: every per-target job, then every whole-config source (chain data needs the NodeIDs). */
+  async round(): Promise<void> {
+    const jobs = [...this.jobs.values()];
+    await Promise.all(jobs.filter((j) => j.target).map((j) => this.run(j.key)));
+    await Promise.all(jobs.filter((j) => !j.target).map((j) => this.run(j.key)));
   }
 
   async close(): Promise<void> {
     await this.http.close();
   }
 
+  private logPoll(observation: TargetObservation): void {
+    if (!this.log.isLevelEnabled('debug')) return;
+    for (const e of observation.endpoints) {
+      this.log.debug(
+        {
+          target: observation.target,
+          source: sourceOf(observation),
+          endpoint: e.endpoint,
+          view: e.view,
+          ok: e.ok,
+          status: e.httpStatus,
+          durationSeconds: Number(e.durationSeconds.toFixed(4)),
+          ...(e.ok ? {} : { reason: e.reason }),
+        },
+        'poll',
+      );
+    }
+  }
+
   private logTransitions(observation: TargetObservation): void {
-    const previous = this.store.get(observation.target)?.observation;
+    const previous = this.store.get(observation.target)?.jobs.get(sourceOf(observation));
     const before = new Map(previous?.endpoints.map((e) => [endpointKey(e), e]));
     for (const e of observation.endpoints) {
       const was = before.get(endpointKey(e));

@@ -1,7 +1,11 @@
 /**
- * The latest observation of every target: the one source of truth that metrics, the status page
- * and alerts read. It also remembers what an observation alone cannot say (last success times).
+ * The latest observation of every target, and the latest chain data: the one source of truth that
+ * metrics, the status page, alerts and `check` read. Every probe job records here (a target's own
+ * poll, a per-target job such as `validator`, the chain-data source); consumers subscribe with
+ * onUpdate / onChainData and never call probes. It also remembers what an observation alone cannot
+ * say (last success times), and derives the height lag once for everyone (lags()).
  */
+import { heightLags, type ChainDataSnapshot, type ChainLag, type NodeHeights } from './model/chaindata.js';
 import type { EndpointObservation, TargetObservation } from './model/observation.js';
 
 /** One change worth showing on the status page: "C failing: …", "network recovered", "unreachable: …". */
@@ -21,10 +25,20 @@ export interface TargetState {
   lastSuccessAt: Map<string, number>;
   /** Last NodeID seen in a `node-id` header (kept across failed polls). */
   nodeId?: string;
+  /** Completed polls of the target's own job (other jobs, like `validator`, do not count). */
   rounds: number;
+  /** The latest observation of each job that recorded into this target, by source. */
+  jobs: Map<string, TargetObservation>;
 }
 
-export type StoreListener = (target: string, state: TargetState) => void;
+/** `source`: the probe kind whose result this update carries (`node`, `service`, `validator`, …). */
+export type StoreListener = (target: string, state: TargetState, source: string) => void;
+export type ChainDataListener = (snapshot: ChainDataSnapshot) => void;
+
+/** The probe kind that produced an observation. */
+export function sourceOf(observation: TargetObservation): string {
+  return observation.source ?? observation.kind;
+}
 
 function mainEndpoint(o: TargetObservation): EndpointObservation | undefined {
   return o.endpoints.find((e) => (e.endpoint === 'health' || e.endpoint === 'health-check') && e.view === 'all') ?? o.endpoints[0];
@@ -59,30 +73,103 @@ export function endpointKey(e: Pick<EndpointObservation, 'endpoint' | 'view'>): 
   return `${e.endpoint}/${e.view}`;
 }
 
+/** Every job's endpoints in one observation: the target's own job first, its fields win. */
+function merge(jobs: Map<string, TargetObservation>, kind: string): TargetObservation {
+  const own = jobs.get(kind);
+  if (jobs.size === 1) return jobs.values().next().value!;
+  const first = own ?? jobs.values().next().value!;
+  const endpoints = [...(own?.endpoints ?? [])];
+  for (const [source, o] of jobs) if (source !== kind) endpoints.push(...o.endpoints);
+  return { ...first, endpoints };
+}
+
+function nodeHeights(o: TargetObservation): NodeHeights {
+  const heights: NodeHeights['heights'] = [];
+  const seen = new Set<string>();
+  for (const e of o.endpoints) {
+    if (e.endpoint !== 'health' || !e.report) continue;
+    for (const check of e.report.checks) {
+      const height = check.chain?.lastAcceptedHeight;
+      if (height === undefined || seen.has(check.name)) continue;
+      seen.add(check.name);
+      heights.push({ chain: check.name, height });
+    }
+  }
+  return { target: o.target, network: o.network ?? '', heights };
+}
+
 export class Store {
   private readonly targets = new Map<string, TargetState>();
   private readonly listeners: StoreListener[] = [];
   private readonly removeListeners: Array<(target: string) => void> = [];
+  private readonly chainDataListeners: ChainDataListener[] = [];
+  private chain?: ChainDataSnapshot;
+  /** Height lags by target, derived from the nodes' heights and chain data; dropped when either changes. */
+  private lagCache?: Map<string, ChainLag[]>;
 
   onUpdate(listener: StoreListener): void {
     this.listeners.push(listener);
+  }
+
+  onChainData(listener: ChainDataListener): void {
+    this.chainDataListeners.push(listener);
+  }
+
+  /** The chain-data source's latest snapshot, once it has run. */
+  get chainData(): ChainDataSnapshot | undefined {
+    return this.chain;
+  }
+
+  recordChainData(snapshot: ChainDataSnapshot): void {
+    this.chain = snapshot;
+    this.lagCache = undefined;
+    for (const listener of this.chainDataListeners) listener(snapshot);
+  }
+
+  /** Height lag of every node chain, computed at most once per change of heights or chain data. */
+  lags(): Map<string, ChainLag[]> {
+    if (!this.lagCache) {
+      const nodes: NodeHeights[] = [];
+      for (const state of this.targets.values()) {
+        const own = state.jobs.get('node');
+        if (own) nodes.push(nodeHeights(own));
+      }
+      this.lagCache = new Map();
+      for (const lag of heightLags(nodes, this.chain)) {
+        const list = this.lagCache.get(lag.target);
+        if (list) list.push(lag);
+        else this.lagCache.set(lag.target, [lag]);
+      }
+    }
+    return this.lagCache;
+  }
+
+  lagsOf(target: string): ChainLag[] {
+    return this.lags().get(target) ?? [];
   }
 
   onRemove(listener: (target: string) => void): void {
     this.removeListeners.push(listener);
   }
 
+  /** Records one job's observation of a target; other jobs' endpoints of the target are kept. */
   record(observation: TargetObservation): TargetState {
+    const source = sourceOf(observation);
+    const own = source === observation.kind;
     const previous = this.targets.get(observation.target);
     const lastSuccessAt = previous?.lastSuccessAt ?? new Map<string, number>();
     for (const e of observation.endpoints) if (e.ok) lastSuccessAt.set(endpointKey(e), e.at + e.durationSeconds);
-    const changes = previous ? describeChanges(previous.observation, observation) : [];
+    const jobs = new Map(previous?.jobs);
+    jobs.set(source, observation);
+    const merged = merge(jobs, observation.kind);
+    const changes = previous ? describeChanges(previous.observation, merged) : [];
     const history = [...changes, ...(previous?.history ?? [])].slice(0, HISTORY);
-    const state: TargetState = { observation, lastSuccessAt, history, rounds: (previous?.rounds ?? 0) + 1 };
+    const state: TargetState = { observation: merged, lastSuccessAt, history, rounds: (previous?.rounds ?? 0) + (own ? 1 : 0), jobs };
     const nodeId = observation.nodeId ?? previous?.nodeId;
     if (nodeId) state.nodeId = nodeId;
     this.targets.set(observation.target, state);
-    for (const listener of this.listeners) listener(observation.target, state);
+    if (source === 'node') this.lagCache = undefined;
+    for (const listener of this.listeners) listener(observation.target, state, source);
     return state;
   }
 
@@ -96,6 +183,7 @@ export class Store {
 
   remove(target: string): void {
     if (!this.targets.delete(target)) return;
+    this.lagCache = undefined;
     for (const listener of this.removeListeners) listener(target);
   }
 }

@@ -8,8 +8,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { ChainDataSnapshot } from '../chaindata/chaindata.js';
-import type { ChainLag } from '../chaindata/lag.js';
+import type { ChainDataSnapshot, ChainLag } from '../model/chaindata.js';
 import type { AlertsConfig, Config, NodeTarget, ServiceTarget } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { readJsonFile, writeJsonAtomic } from '../state/atomic.js';

@@ -6,7 +6,9 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import type { TlsSettings } from '../config/load.js';
+import type { Logger } from '../log.js';
 import type { FailureReason } from '../model/observation.js';
+import { displayUrl, redact } from '../util/text.js';
 
 export class ProbeError extends Error {
   constructor(
@@ -31,12 +33,16 @@ export interface HttpRequest {
   body?: string;
   timeoutMs: number;
   tls?: TlsSettings;
+  /** Values never to be logged (API keys, passwords, tokens in URLs). */
+  secrets?: readonly string[];
 }
 
 export interface HttpClientOptions {
   maxResponseBytes: number;
   connectTimeoutMs?: number;
   userAgent?: string;
+  /** Request details at trace level: method, URL without credentials or query, header names, status, size. */
+  log?: Logger;
 }
 
 export class HttpClient {
@@ -72,8 +78,15 @@ export class HttpClient {
     // fire later for nothing, for every request).
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new DOMException(`no response within ${req.timeoutMs} ms`, 'TimeoutError')), req.timeoutMs);
+    const log = this.options.log?.isLevelEnabled('trace') ? this.options.log : undefined;
+    const started = log ? performance.now() : 0;
     try {
-      return await this.exchange(req, deadline.signal);
+      const response = await this.exchange(req, deadline.signal);
+      log?.trace({ ...requestFields(req), status: response.status, bytes: response.body.length, durationSeconds: (performance.now() - started) / 1000 }, 'http request');
+      return response;
+    } catch (err) {
+      log?.trace({ ...requestFields(req), error: err instanceof ProbeError ? redact(err.message, req.secrets ?? []) : 'unexpected error' }, 'http request failed');
+      throw err;
     } finally {
       clearTimeout(timer);
     }
@@ -113,6 +126,16 @@ export class HttpClient {
     await Promise.all([...this.agents.values()].map((agent) => agent.close()));
     this.agents.clear();
   }
+}
+
+/** What a trace line may say about a request: never header values, credentials or the query string. */
+function requestFields(req: HttpRequest) {
+  return {
+    method: req.method ?? 'GET',
+    url: redact(displayUrl(req.url), req.secrets ?? []),
+    headers: Object.keys(req.headers ?? {}),
+    ...(req.body !== undefined ? { requestBytes: req.body.length } : {}),
+  };
 }
 
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA']);

@@ -4,8 +4,7 @@
  * simply has no series any more); a scrape joins the cached fragments. Every series about a target
  * carries `target` and the target's static labels.
  */
-import { chainLags } from '../chaindata/lag.js';
-import { VALIDATOR_STATUSES, type ChainDataSnapshot } from '../chaindata/chaindata.js';
+import { VALIDATOR_STATUSES, type ChainDataSnapshot } from '../model/chaindata.js';
 import type { Config, Target } from '../config/load.js';
 import type { CheckResult, EndpointObservation, HealthReport, ServiceReport } from '../model/observation.js';
 import { endpointKey, type Store, type TargetState } from '../store.js';
@@ -40,7 +39,6 @@ export class MetricsView {
   private readonly endpoint: MetricsEndpoint;
   private readonly targets = new Map<string, TargetMetrics>();
   private store?: Store;
-  private chainData?: ChainDataSnapshot;
   /** Lag depends on every node's height: it is recomputed at most once per scrape, and only after a change. */
   private lagDirty = false;
 
@@ -81,7 +79,9 @@ export class MetricsView {
     this.store = store;
     store.onUpdate((name, state) => this.update(name, state));
     store.onRemove((name) => this.removeTarget(name));
+    store.onChainData((snapshot) => this.setChainData(snapshot));
     for (const [name, state] of store.entries()) this.update(name, state);
+    if (store.chainData) this.setChainData(store.chainData);
   }
 
   removeTarget(name: string): void {
@@ -178,7 +178,6 @@ export class MetricsView {
   /** Chain data: network-wide series through prom-client, validator series pre-rendered. */
   setChainData(snapshot: ChainDataSnapshot): void {
     const { chain } = this.families;
-    this.chainData = snapshot;
     for (const gauge of [chain.latestHeight, chain.latestTimestamp, chain.statusOk, chain.avgTps, chain.networkValidators, chain.networkDelegators]) gauge.reset();
     const put = (gauge: (typeof chain)['latestHeight'], labels: Record<string, string>, value: number | undefined) => {
       if (value !== undefined) gauge.set(labels, value);
@@ -222,9 +221,10 @@ export class MetricsView {
     this.lagDirty = false;
     const w = this.exposition.writer();
     const maxLength = this.config.limits.maxLabelLength;
-    for (const lag of chainLags(this.config.nodes, this.store, this.chainData)) {
-      const entry = this.targets.get(lag.target);
-      if (entry) w.add(I.chainHeightLag, `${entry.base},chain="${escapeLabel(sanitizeLabelValue(lag.chain, maxLength))}"`, lag.lagBlocks);
+    for (const [target, lags] of this.store.lags()) {
+      const entry = this.targets.get(target);
+      if (!entry) continue;
+      for (const lag of lags) w.add(I.chainHeightLag, `${entry.base},chain="${escapeLabel(sanitizeLabelValue(lag.chain, maxLength))}"`, lag.lagBlocks);
     }
     this.exposition.set(LAG_OWNER, w.take());
   }

@@ -129,6 +129,13 @@ export interface EndpointObservation {
 export interface TargetObservation {
   target: string;
   kind: 'node' | 'service';
+  /**
+   * The probe kind that produced it when not the target's own (e.g. `validator` on a node): the
+   * store merges its endpoints into the target's state next to those of the other jobs.
+   */
+  source?: string;
+  /** A node's network (mainnet, fuji): height lag compares nodes of the same network only. */
+  network?: string;
   at: number;
   nodeId?: string;
   endpoints: EndpointObservation[];

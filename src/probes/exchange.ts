@@ -1,17 +1,9 @@
 /** What every probe shares: timing an exchange and turning its outcome into an EndpointObservation. */
 import { createHash } from 'node:crypto';
-import { ProbeError, type HttpClient, type HttpResponse } from '../http/client.js';
+import { ProbeError, type HttpResponse } from '../http/client.js';
 import type { EndpointObservation } from '../model/observation.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
 import { redact, snippet } from '../util/text.js';
-
-export interface ProbeContext {
-  http: HttpClient;
-  /** Runs a request under the global concurrency cap. */
-  limit: <T>(fn: () => Promise<T>) => Promise<T>;
-  /** The last body (by hash) and what it parsed to, per target endpoint (see ParseCache). */
-  parsed?: ParseCache;
-}
 
 /**
  * A node caches its health results for a whole health-check period (30 s), so consecutive polls

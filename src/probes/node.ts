@@ -6,9 +6,14 @@ import type { NodeTarget, NodeView } from '../config/load.js';
 import { ProbeError, type HttpResponse } from '../http/client.js';
 import { type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../model/observation.js';
 import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
-import { keepRaw, observe, parseJson, readHealthBody, statusError, type ProbeContext } from './exchange.js';
+import { keepRaw, observe, parseJson, readHealthBody, statusError } from './exchange.js';
+import { perTarget, type ProbeContext, type Prober } from './types.js';
 
-export type { ProbeContext };
+/** One job per node: its health endpoints and views, on the node's interval or cron schedule. */
+export const nodeProber: Prober<NodeTarget> = {
+  jobs: (config) => perTarget(config.nodes, 'node', { cron: (n) => n.schedule }),
+  probe: async (target, ctx) => ({ observation: await probeNode(target, ctx) }),
+};
 
 const GET_PATHS: Record<NodeEndpoint, string> = {
   health: '/ext/health',
@@ -19,7 +24,7 @@ const GET_PATHS: Record<NodeEndpoint, string> = {
 let nextRpcId = 1;
 
 export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<TargetObservation> {
-  const at = Date.now() / 1000;
+  const at = ctx.now() / 1000;
   const exchanges: Array<[NodeEndpoint, NodeView]> = [];
   for (const endpoint of target.endpoints) {
     // Tag views filter /ext/health; readiness and liveness are polled unfiltered.
@@ -27,7 +32,7 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
   }
   const endpoints = await Promise.all(exchanges.map(([endpoint, view]) => ctx.limit(() => probeEndpoint(target, endpoint, view, ctx))));
   const nodeId = endpoints.find((e) => e.nodeId)?.nodeId;
-  return { target: target.name, kind: 'node', at, endpoints, ...(nodeId ? { nodeId } : {}) };
+  return { target: target.name, kind: 'node', network: target.network, at, endpoints, ...(nodeId ? { nodeId } : {}) };
 }
 
 function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: NodeView, ctx: ProbeContext): Promise<EndpointObservation> {
@@ -43,6 +48,7 @@ function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: NodeVie
         body,
         timeoutMs: target.timeoutMs,
         tls: target.tls,
+        secrets: target.secrets,
       });
       observation.httpStatus = response.status;
       if (endpoint === 'health' && view.tags.length === 0) keepRaw(observation, response);
@@ -54,11 +60,12 @@ function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: NodeVie
         headers: target.headers,
         timeoutMs: target.timeoutMs,
         tls: target.tls,
+        secrets: target.secrets,
       });
       observation.httpStatus = response.status;
       if (endpoint === 'health' && view.tags.length === 0) keepRaw(observation, response);
       const parse = () => readHealthBody(response, parseHealthReport);
-      observation.report = ctx.parsed ? ctx.parsed.parse(`${target.name}\u0000${endpoint}\u0000${view.name}`, response, parse) : parse();
+      observation.report = ctx.parsed.parse(`${target.name}\u0000${endpoint}\u0000${view.name}`, response, parse);
     }
     const nodeId = headerNodeId(response.headers['node-id']);
     if (nodeId) observation.nodeId = nodeId;

@@ -6,16 +6,18 @@
  */
 import { serviceEndpointPath, type ApiProbe, type ServiceTarget } from '../config/load.js';
 import { ProbeError, type HttpResponse } from '../http/client.js';
-import type { RateLimitGate } from '../http/rate-limit.js';
 import type { EndpointObservation, TargetObservation } from '../model/observation.js';
 import { ApiSpec } from '../openapi/spec.js';
 import { parseErrorBody, parseServiceHealth } from '../parse/terminus.js';
 import { snippet } from '../util/text.js';
-import { keepRaw, observe, parseJson, readHealthBody, statusError, type ProbeContext } from './exchange.js';
+import { keepRaw, observe, parseJson, readHealthBody, statusError } from './exchange.js';
+import { perTarget, type ProbeContext, type Prober } from './types.js';
 
-export interface ServiceContext extends ProbeContext {
-  gate: (service: string) => RateLimitGate;
-}
+/** One job per hosted service: its health endpoints, then its API probes, one after another. */
+export const serviceProber: Prober<ServiceTarget> = {
+  jobs: (config) => perTarget(config.services, 'service'),
+  probe: async (target, ctx) => ({ observation: await probeService(target, ctx) }),
+};
 
 export interface ServiceRequest {
   method?: 'GET' | 'POST';
@@ -25,7 +27,7 @@ export interface ServiceRequest {
 }
 
 /** One request to a service, through its rate-limit gate, with its API key. */
-export async function callService(target: ServiceTarget, req: ServiceRequest, ctx: ServiceContext): Promise<HttpResponse> {
+export async function callService(target: ServiceTarget, req: ServiceRequest, ctx: ProbeContext): Promise<HttpResponse> {
   const gate = ctx.gate(target.name);
   const until = gate.blockedUntil();
   if (until !== undefined) throw new ProbeError('rate_limited', `rate limited: no requests until ${new Date(until).toISOString()}`);
@@ -37,6 +39,7 @@ export async function callService(target: ServiceTarget, req: ServiceRequest, ct
       ...(req.body !== undefined ? { body: req.body } : {}),
       timeoutMs: target.timeoutMs,
       tls: target.tls,
+      secrets: target.secrets,
     }),
   );
   gate.observe(response.status, response.headers);
@@ -54,8 +57,8 @@ export function serviceError(response: HttpResponse): ProbeError {
   return statusError(response, detail ?? snippet(response.body));
 }
 
-export async function probeService(target: ServiceTarget, ctx: ServiceContext): Promise<TargetObservation> {
-  const at = Date.now() / 1000;
+export async function probeService(target: ServiceTarget, ctx: ProbeContext): Promise<TargetObservation> {
+  const at = ctx.now() / 1000;
   const endpoints: EndpointObservation[] = [];
   // Sequential: a 429 on one request must stop the next from being sent.
   for (const endpoint of target.endpoints) endpoints.push(await probeHealth(target, endpoint, ctx));
@@ -65,7 +68,7 @@ export async function probeService(target: ServiceTarget, ctx: ServiceContext): 
   return { target: target.name, kind: 'service', at, endpoints };
 }
 
-function probeHealth(target: ServiceTarget, endpoint: ServiceTarget['endpoints'][number], ctx: ServiceContext): Promise<EndpointObservation> {
+function probeHealth(target: ServiceTarget, endpoint: ServiceTarget['endpoints'][number], ctx: ProbeContext): Promise<EndpointObservation> {
   return observe(endpoint, 'all', target.secrets, async (observation) => {
     const response = await callService(target, { path: serviceEndpointPath(target, endpoint) }, ctx);
     observation.httpStatus = response.status;
@@ -75,7 +78,7 @@ function probeHealth(target: ServiceTarget, endpoint: ServiceTarget['endpoints']
   });
 }
 
-function probeApi(target: ServiceTarget, probe: ApiProbe, ctx: ServiceContext): Promise<EndpointObservation> {
+function probeApi(target: ServiceTarget, probe: ApiProbe, ctx: ProbeContext): Promise<EndpointObservation> {
   return observe(probe.name, 'all', target.secrets, async (observation) => {
     const response = await callService(target, { method: probe.method, path: probe.path, ...(probe.body !== undefined ? { body: probe.body } : {}) }, ctx);
     observation.httpStatus = response.status;

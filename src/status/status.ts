@@ -2,7 +2,7 @@
  * The status model shared by `/api/v1/status`, the status page and `avahealth check`: the store's
  * latest observations summarised per target, with error text (never shown as a label) included.
  */
-import type { ChainDataSnapshot } from '../chaindata/chaindata.js';
+import type { ChainDataSnapshot } from '../model/chaindata.js';
 import type { Target } from '../config/load.js';
 import type { CheckResult, EndpointObservation } from '../model/observation.js';
 import { displayUrl } from '../util/text.js';

@@ -23,7 +23,8 @@ export function nodeState(target: string, health: HealthReport | { reason: 'conn
   if (readiness !== undefined) {
     endpoints.push({ endpoint: 'readiness', view: 'all', ok: true, durationSeconds: 0.01, at: 0, report: { healthy: readiness, checks: [] } });
   }
-  return { observation: { target, kind: 'node', at: 0, endpoints }, lastSuccessAt: new Map(), history: [], rounds: 1 };
+  const observation = { target, kind: 'node' as const, at: 0, endpoints };
+  return { observation, lastSuccessAt: new Map(), history: [], rounds: 1, jobs: new Map([['node', observation]]) };
 }
 
 export function serviceState(target: string, reports: ServiceReport | { reason: 'rate_limited' | 'connect'; error: string }): TargetState {
@@ -32,5 +33,6 @@ export function serviceState(target: string, reports: ServiceReport | { reason: 
       ? { endpoint, view: 'all', ok: false, reason: reports.reason, error: reports.error, durationSeconds: 0.01, at: 0 }
       : { endpoint, view: 'all', ok: true, httpStatus: reports.healthy ? 200 : 503, durationSeconds: 0.01, at: 0, service: reports },
   );
-  return { observation: { target, kind: 'service', at: 0, endpoints }, lastSuccessAt: new Map(), history: [], rounds: 1 };
+  const observation = { target, kind: 'service' as const, at: 0, endpoints };
+  return { observation, lastSuccessAt: new Map(), history: [], rounds: 1, jobs: new Map([['service', observation]]) };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currentValidation } from '../../src/chaindata/chaindata.js';
+import { currentValidation } from '../../src/probes/chaindata.js';
 import { backoffSeconds, RateLimitGate, readRateLimit } from '../../src/http/rate-limit.js';
 
 describe('rate-limit headers', () => {

@@ -1,69 +1,66 @@
 /**
- * What only the network can tell about a node, from the Data API and the Metrics API: the latest
- * block of each followed EVM chain (one request per chain, shared by every node), chain status,
- * network totals, average TPS, and each known NodeID's validator record (cached, paginated).
+ * The chain-data source: what only the network can tell about a node, from the Data API and the
+ * Metrics API: the latest block of each followed EVM chain (one request per chain, shared by every
+ * node), chain status, network totals, average TPS, and each known NodeID's validator record
+ * (cached for validator_interval, paginated). One job for the whole config; each refresh builds a
+ * new snapshot from the last one in the store and records it there.
  */
-import { C_CHAIN, type ChainDataConfig, type Network, type NodeTarget, type ServiceTarget } from '../config/load.js';
+import { C_CHAIN, type ChainDataConfig, type Config, type NodeTarget, type ServiceTarget } from '../config/load.js';
 import { ProbeError } from '../http/client.js';
-import type { Logger } from '../log.js';
+import { emptySnapshot, VALIDATOR_STATUSES, type ChainDataSnapshot, type ChainInfo, type ValidatorInfo, type ValidatorStatus } from '../model/chaindata.js';
 import { isObject } from '../parse/avalanchego.js';
-import { parseJson } from '../probes/exchange.js';
 import { redact } from '../util/text.js';
-import { callService, serviceError, type ServiceContext } from '../probes/service.js';
-import type { Store } from '../store.js';
+import { parseJson } from './exchange.js';
+import { callService, serviceError } from './service.js';
+import type { ProbeContext, Prober } from './types.js';
 
-export const VALIDATOR_STATUSES = ['active', 'pending', 'completed', 'removed', 'none'] as const;
-export type ValidatorStatus = (typeof VALIDATOR_STATUSES)[number];
-
-export interface ChainInfo {
-  evmChainId: string;
-  network: Network;
-  name?: string;
-  /** The chain's blockchain ID on the P-Chain: how an L1 node names its chain check. */
-  platformChainId?: string;
-  statusOk?: boolean;
-  height?: number;
-  blockTimestamp?: number;
-  avgTps?: number;
+export interface ChainDataSubject {
+  config: ChainDataConfig;
+  services: ReadonlyMap<string, ServiceTarget>;
+  nodes: readonly NodeTarget[];
 }
 
-export interface ValidatorInfo {
-  nodeId: string;
-  target: string;
-  status: ValidatorStatus;
-  endTimestamp?: number;
-  delegators?: number;
-  checkedAt: number;
-}
+/** Scheduler key of the chain-data job (target names cannot contain `@`). */
+export const CHAIN_DATA_JOB = '@chaindata';
 
-export interface ChainDataSnapshot {
-  refreshedAt?: number;
-  chains: Map<string, ChainInfo>;
-  validators: Map<string, ValidatorInfo>;
-  networks: Map<Network, { validators?: number; delegators?: number }>;
-  /** Problems of the last refresh (redacted), for the status view. */
-  errors: string[];
-}
+export const chainDataProber: Prober<ChainDataSubject> = {
+  jobs: (config: Config) =>
+    config.chainData
+      ? [
+          {
+            key: CHAIN_DATA_JOB,
+            kind: 'chaindata',
+            intervalMs: config.chainData.intervalMs,
+            subject: { config: config.chainData, services: new Map(config.services.map((s) => [s.name, s])), nodes: config.nodes },
+          },
+        ]
+      : [],
+  probe: async (subject, ctx) => ({ chainData: await new Refresh(subject, ctx).run() }),
+};
 
 const MAX_VALIDATOR_PAGES = 10;
 
-export class ChainData {
-  readonly snapshot: ChainDataSnapshot = { chains: new Map(), validators: new Map(), networks: new Map(), errors: [] };
+/** One refresh: reads into a copy of the last snapshot (validator records are reused while fresh). */
+class Refresh {
+  private readonly snapshot: ChainDataSnapshot;
+  private readonly config: ChainDataConfig;
 
   constructor(
-    private config: ChainDataConfig,
-    private services: Map<string, ServiceTarget>,
-    private nodes: () => NodeTarget[],
-    private readonly store: Store,
-    private readonly ctx: ServiceContext,
-    private readonly log: Logger,
-  ) {}
-
-  reconfigure(config: ChainDataConfig, services: Map<string, ServiceTarget>, nodes: () => NodeTarget[]): void {
-    Object.assign(this, { config, services, nodes });
+    private readonly subject: ChainDataSubject,
+    private readonly ctx: ProbeContext,
+  ) {
+    this.config = subject.config;
+    const last = ctx.store.chainData ?? emptySnapshot();
+    this.snapshot = {
+      chains: new Map([...last.chains].filter(([id]) => this.config.evmChains.includes(id)).map(([id, c]) => [id, { ...c }])),
+      validators: new Map(last.validators),
+      networks: new Map(last.networks),
+      errors: last.errors,
+    };
   }
 
-  async refresh(): Promise<ChainDataSnapshot> {
+  async run(): Promise<ChainDataSnapshot> {
+    const started = this.ctx.now();
     const errors: string[] = [];
     const attempt = async (what: string, service: ServiceTarget, fn: () => Promise<void>) => {
       try {
@@ -73,11 +70,11 @@ export class ChainData {
         errors.push(`${what}: ${text}`);
       }
     };
-    const dataApi = this.config.dataApi ? this.services.get(this.config.dataApi) : undefined;
-    const metricsApi = this.config.metricsApi && this.config.tps ? this.services.get(this.config.metricsApi) : undefined;
+    const dataApi = this.config.dataApi ? this.subject.services.get(this.config.dataApi) : undefined;
+    const metricsApi = this.config.metricsApi && this.config.tps ? this.subject.services.get(this.config.metricsApi) : undefined;
     const network = this.config.network;
     for (const id of this.config.evmChains) {
-      if (!this.snapshot.chains.has(id)) this.snapshot.chains.set(id, { evmChainId: id, network });
+      if (!this.snapshot.chains.has(id)) this.snapshot.chains.set(id, { evmChainId: id, network, ...(id === C_CHAIN[network] ? { check: 'C' } : {}) });
     }
 
     if (dataApi) {
@@ -94,17 +91,20 @@ export class ChainData {
     if (metricsApi) {
       for (const chain of this.snapshot.chains.values()) await attempt(`avgTps of ${chain.evmChainId}`, metricsApi, () => this.readTps(metricsApi, chain));
     }
+    const log = this.ctx.log;
     if (errors.join('\n') !== this.snapshot.errors.join('\n')) {
-      if (errors.length > 0) this.log.warn({ errors }, 'chain data refresh incomplete');
-      else this.log.info('chain data refresh complete');
+      if (errors.length > 0) log.warn({ errors }, 'chain data refresh incomplete');
+      else log.info('chain data refresh complete');
     }
+    const durationSeconds = (this.ctx.now() - started) / 1000;
+    log.debug({ source: 'chaindata', chains: this.snapshot.chains.size, validators: this.snapshot.validators.size, errors: errors.length, durationSeconds }, 'chain data refreshed');
     this.snapshot.errors = errors;
-    this.snapshot.refreshedAt = Date.now() / 1000;
+    this.snapshot.refreshedAt = this.ctx.now() / 1000;
     return this.snapshot;
   }
 
-  private networks(): Network[] {
-    return [...new Set([this.config.network, ...this.nodes().map((n) => n.network)])];
+  private networks(): string[] {
+    return [...new Set<string>([this.config.network, ...this.subject.nodes.map((n) => n.network)])];
   }
 
   private async getJson(service: ServiceTarget, path: string): Promise<Record<string, unknown>> {
@@ -139,7 +139,7 @@ export class ChainData {
     if (typeof block.blockTimestamp === 'number') chain.blockTimestamp = block.blockTimestamp;
   }
 
-  private async readNetwork(service: ServiceTarget, network: Network): Promise<void> {
+  private async readNetwork(service: ServiceTarget, network: string): Promise<void> {
     const json = await this.getJson(service, `/v1/networks/${network}`);
     const validators = isObject(json.validatorDetails) ? json.validatorDetails.validatorCount : undefined;
     const delegators = isObject(json.delegatorDetails) ? json.delegatorDetails.delegatorCount : undefined;
@@ -151,10 +151,10 @@ export class ChainData {
 
   /** One record per known NodeID, re-read at most every validator_interval. */
   private async readValidators(service: ServiceTarget, attempt: (what: string, s: ServiceTarget, fn: () => Promise<void>) => Promise<void>): Promise<void> {
-    const now = Date.now() / 1000;
+    const now = this.ctx.now() / 1000;
     const known = new Set<string>();
-    for (const node of this.nodes()) {
-      const nodeId = node.nodeId ?? this.store.get(node.name)?.nodeId;
+    for (const node of this.subject.nodes) {
+      const nodeId = node.nodeId ?? this.ctx.store.get(node.name)?.nodeId;
       if (!nodeId) continue;
       known.add(nodeId);
       const cached = this.snapshot.validators.get(nodeId);
@@ -194,7 +194,10 @@ export class ChainData {
 
 function applyChainInfo(chain: ChainInfo, item: Record<string, unknown>): void {
   if (typeof item.chainName === 'string') chain.name = item.chainName;
-  if (typeof item.platformChainId === 'string') chain.platformChainId = item.platformChainId;
+  if (typeof item.platformChainId === 'string') {
+    chain.platformChainId = item.platformChainId;
+    chain.check ??= item.platformChainId;
+  }
   if (typeof item.status === 'string') chain.statusOk = item.status === 'OK';
 }
 

@@ -1,0 +1,68 @@
+/** The one signature every probe has, and what it is given (see registry.ts for how to add a probe). */
+import type { Config } from '../config/load.js';
+import type { HttpClient } from '../http/client.js';
+import type { RateLimitGate } from '../http/rate-limit.js';
+import type { Logger } from '../log.js';
+import type { ChainDataSnapshot } from '../model/chaindata.js';
+import type { TargetObservation } from '../model/observation.js';
+import type { TargetState } from '../store.js';
+import type { ParseCache } from './exchange.js';
+
+/** What every probe may use; the same object for every kind. */
+export interface ProbeContext {
+  /** The one shared client (undici Agent, timeouts, size cap). */
+  http: HttpClient;
+  /** Runs a request under the global concurrency cap. */
+  limit: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** The last body (by hash) and what it parsed to, per target endpoint. */
+  parsed: ParseCache;
+  /** The rate-limit gate of a hosted service, shared by every request sent to it. */
+  gate: (service: string) => RateLimitGate;
+  log: Logger;
+  /** Every secret of the config, for redacting anything a probe logs or keeps. */
+  secrets: readonly string[];
+  /** Epoch milliseconds. */
+  now: () => number;
+  /** Read-only view of what earlier jobs recorded (a source may build on its last result). */
+  store: { get(target: string): TargetState | undefined; readonly chainData: ChainDataSnapshot | undefined };
+}
+
+/** What a probe hands to the store: a target's observation (its own job or an extra one), or chain data. */
+export type ProbeResult = { observation: TargetObservation } | { chainData: ChainDataSnapshot };
+
+export type ProbeFn<S> = (subject: S, ctx: ProbeContext) => Promise<ProbeResult>;
+
+export interface ProbeJob<S = unknown> {
+  /** Unique scheduler key: a target's name for its own poll, `<target>@<kind>`, or `@<kind>` for a whole-config source. */
+  key: string;
+  /** The prober that runs it (a key of PROBERS in registry.ts). */
+  kind: string;
+  /** The target the job records into; absent for a whole-config source. */
+  target?: string;
+  intervalMs: number;
+  /** A cron pattern used instead of the interval. */
+  cron?: string;
+  /** What the probe function is called with (a target's config, or the source's settings). */
+  subject: S;
+}
+
+export interface Prober<S> {
+  /** This kind's jobs for a config (none when it does not apply). */
+  jobs(config: Config): Array<ProbeJob<S>>;
+  probe: ProbeFn<S>;
+}
+
+/** One job per matching target: its own poll (key = its name) or, with `kind`, an extra job `<target>@<kind>`. */
+export function perTarget<T extends { name: string; intervalMs: number }>(targets: readonly T[], kind: string, options: { extra?: boolean; intervalMs?: (t: T) => number; cron?: (t: T) => string | undefined } = {}): Array<ProbeJob<T>> {
+  return targets.map((t) => {
+    const cron = options.cron?.(t);
+    return {
+      key: options.extra ? `${t.name}@${kind}` : t.name,
+      kind,
+      target: t.name,
+      intervalMs: options.intervalMs?.(t) ?? t.intervalMs,
+      ...(cron ? { cron } : {}),
+      subject: t,
+    };
+  });
+}

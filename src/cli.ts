@@ -8,6 +8,7 @@ import { EXIT, runCheck, type CheckFormat } from './check.js';
 import { ConfigError, formatProblem } from './config/errors.js';
 import { StateDirError } from './state/lock.js';
 import { loadConfigFile, parseConfig, type Config } from './config/load.js';
+import { LISTEN_PATTERN, parseListen, type ListenAddress } from './config/primitives.js';
 import { jsonSchema } from './config/schema.js';
 import { Daemon } from './daemon.js';
 import { parseShard, type Shard } from './shard.js';
@@ -15,7 +16,7 @@ import { createLogger, type Logger } from './log.js';
 import { DEMO_SIM_PORT, demoFleet, fleetConfigYaml, uniformFleet, type FleetNode } from './sim/fleet.js';
 import { isScenario, SCENARIOS } from './sim/scenarios.js';
 import { SimServer } from './sim/server.js';
-import { parseGoDuration } from './parse/go-duration.js';
+import { parseGoDuration } from './util/go-duration.js';
 import { Notifier } from './alerts/notifier.js';
 import { HttpClient } from './http/client.js';
 import { redact } from './util/text.js';
@@ -146,11 +147,10 @@ function shardOption(text: string): Shard {
   }
 }
 
-function parseListen(text: string | undefined): { host: string; port: number } | undefined {
+function listenOption(text: string | undefined): ListenAddress | undefined {
   if (text === undefined) return undefined;
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(text);
-  if (!m) throw new UsageError('--listen must be HOST:PORT');
-  return { host: m[1] ?? (m[2] || '0.0.0.0'), port: Number(m[3]) };
+  if (!LISTEN_PATTERN.test(text)) throw new UsageError('--listen must be HOST:PORT');
+  return parseListen(text);
 }
 
 async function run(values: Values, preloaded?: Config): Promise<number> {
@@ -165,7 +165,7 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
     throw err;
   }
   const logger = loggerFor(values, config);
-  const listenOverride = parseListen(values.listen);
+  const listenOverride = listenOption(values.listen);
   let daemon: Daemon;
   try {
     daemon = new Daemon(config, {

@@ -2,29 +2,12 @@
  * The published OpenAPI specs of the Data API and the Metrics API (shipped in `specs/`): find the
  * operation a request path belongs to, and check a response body against its documented schema.
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
+import { findOperation, specOperations, type JsonObject, type Operation, type ServiceKind } from '../model/api-operations.js';
 
-export type ServiceKind = 'data-api' | 'metrics-api';
+export type { Operation, ServiceKind } from '../model/api-operations.js';
 
-const SPEC_FILES: Record<ServiceKind, string> = {
-  'data-api': 'data-api.openapi.json',
-  'metrics-api': 'metrics-api.openapi.json',
-};
-
-export interface Operation {
-  operationId: string;
-  method: string;
-  path: string;
-  /** Response schemas by status code (`200`, `503`, …, `default`). */
-  responses: Record<string, unknown>;
-  pattern: RegExp;
-  params: number;
-}
-
-type JsonObject = Record<string, unknown>;
 /** ajv (CommonJS) is loaded on first use: most deployments have no API probes. */
 const loadAjv = () => (createRequire(import.meta.url)('ajv/dist/2020') as { default: new (opts: object) => AjvInstance }).default;
 interface AjvInstance {
@@ -39,24 +22,9 @@ export class ApiSpec {
   private readonly ajv: AjvInstance;
   private readonly validators = new Map<string, ValidateFunction | null>();
 
-  private constructor(
-    readonly kind: ServiceKind,
-    spec: JsonObject,
-  ) {
-    for (const [path, methods] of Object.entries(spec.paths as Record<string, JsonObject>)) {
-      for (const [method, op] of Object.entries(methods)) {
-        const operation = op as JsonObject;
-        const responses: Record<string, unknown> = {};
-        for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, JsonObject>)) {
-          responses[status] = ((response.content as JsonObject | undefined)?.['application/json'] as JsonObject | undefined)?.schema;
-        }
-        const params = (path.match(/\{[^}]+\}/g) ?? []).length;
-        const source = path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+');
-        this.operations.push({ operationId: String(operation.operationId), method: method.toUpperCase(), path, responses, pattern: new RegExp(`^${source}$`), params });
-      }
-    }
-    // Literal paths win over templated ones (`/v2/chains/43114/btcb/…` before `/v2/chains/{chainId}/…`).
-    this.operations.sort((a, b) => a.params - b.params);
+  private constructor(readonly kind: ServiceKind) {
+    const { spec, operations } = specOperations(kind);
+    this.operations.push(...operations);
     const Ajv2020 = loadAjv();
     this.ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, discriminator: true });
     this.ajv.addSchema({ $id: 'spec', components: normalize((spec as { components: unknown }).components) });
@@ -65,16 +33,14 @@ export class ApiSpec {
   static load(kind: ServiceKind): ApiSpec {
     let spec = cache.get(kind);
     if (!spec) {
-      const file = fileURLToPath(new URL(`../../specs/${SPEC_FILES[kind]}`, import.meta.url));
-      spec = new ApiSpec(kind, JSON.parse(readFileSync(file, 'utf8')) as JsonObject);
+      spec = new ApiSpec(kind);
       cache.set(kind, spec);
     }
     return spec;
   }
 
   findOperation(method: string, path: string): Operation | undefined {
-    const bare = path.split('?')[0]!;
-    return this.operations.find((op) => op.method === method.toUpperCase() && op.pattern.test(bare));
+    return findOperation(this.kind, method, path);
   }
 
   /** The first way `body` departs from the documented schema of `status`, or undefined when it conforms. */

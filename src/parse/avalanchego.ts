@@ -12,7 +12,7 @@ import type {
   RouterDetails,
   UpgradeDetails,
 } from '../model/observation.js';
-import { durationField } from './go-duration.js';
+import { durationField } from '../util/go-duration.js';
 import { parseGoTime } from './time.js';
 
 export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; error: string };

@@ -1,10 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfigFile, parseConfig } from '../../src/config/load.js';
 import { jsonSchema } from '../../src/config/schema.js';
+import { ROOT } from '../helpers/cli.js';
 import { OWN_FIXTURES } from '../helpers/fixtures.js';
 
 const fixture = (name: string) => join(OWN_FIXTURES, 'config', name);
@@ -139,5 +140,61 @@ describe('JSON Schema', () => {
     expect(schema.additionalProperties).toBe(false);
     expect(Object.keys(schema.properties.nodes.items.properties)).toEqual(expect.arrayContaining(['name', 'url', 'protocol', 'interval', 'timeout', 'views', 'labels', 'endpoints', 'headers', 'ca_file', 'insecure_skip_verify']));
     expect(schema.properties.nodes.items.required).toEqual(['name', 'url']);
+  });
+});
+
+describe('docs/configuration.md', () => {
+  type SchemaNode = { properties?: Record<string, SchemaNode>; items?: SchemaNode; default?: unknown };
+  const schema = jsonSchema() as SchemaNode;
+  const SECTIONS: Record<string, string> = { 'Top level': '', Nodes: 'nodes[]', Services: 'services[]', 'API probes': 'services[].probes[]', 'Chain data': 'chain_data', Discovery: 'discovery' };
+  const nodeAt = (path: string): SchemaNode | undefined =>
+    path
+      .split('.')
+      .filter(Boolean)
+      .reduce<SchemaNode | undefined>((node, part) => {
+        const child = node?.properties?.[part.replace(/\[\]$/, '')];
+        return part.endsWith('[]') ? child?.items : child;
+      }, schema);
+  const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
+  /** Each documented `key` → its backticked default (the Nodes table's ✓ rows document `defaults:`). */
+  function documented(): Map<string, string | undefined> {
+    const rows = new Map<string, string | undefined>();
+    let base: string | undefined;
+    for (const line of readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8').split('\n')) {
+      const heading = /^#{2,3} ([^(]+?)(?: \(|$)/.exec(line);
+      if (heading) base = SECTIONS[heading[1]!.trim()];
+      if (base === undefined || !line.startsWith('| `')) continue;
+      const cells = line.split(' | ').map((c) => c.replace(/^\| |\|$/g, '').trim());
+      const keys = [...cells[0]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+      const defaults = cells[1]!.split(', ');
+      const inherited = base === 'nodes[]' && cells[2] === '✓';
+      keys.forEach((key, i) => {
+        const value = /^`([^`]*)`$/.exec(defaults.length === keys.length ? defaults[i]! : cells[1]!)?.[1];
+        rows.set(`${inherited ? 'defaults' : base}.${key}`.replace(/^\./, ''), value);
+      });
+    }
+    return rows;
+  }
+
+  it('documents every default the schema has, with the schema\'s value', () => {
+    const rows = documented();
+    expect(rows.size).toBeGreaterThan(40);
+    for (const [path, value] of rows) {
+      const node = nodeAt(path);
+      expect(node, `${path} is documented but not in the schema`).toBeDefined();
+      if (value !== undefined) expect(shown(node!.default), path).toBe(value);
+    }
+    const walk = (node: SchemaNode, path: string): void => {
+      const value = node.default;
+      // Scalar defaults must be in the tables; lists and mappings are described in words.
+      if (value !== undefined && (value === null || typeof value !== 'object')) expect(rows.get(path), `the default of ${path} is not in docs/configuration.md`).toBe(shown(value));
+      for (const [key, child] of Object.entries(node.properties ?? {})) walk(child, `${path ? `${path}.` : ''}${key}`);
+      if (node.items) walk(node.items, `${path}[]`);
+    };
+    for (const section of ['', 'defaults', 'services[]', 'chain_data', 'discovery']) {
+      const node = nodeAt(section)!;
+      for (const [key, child] of Object.entries(node.properties ?? {})) if (section !== '' || ['listen', 'log', 'limits', 'nodes', 'services', 'state_dir'].includes(key)) walk(child, `${section ? `${section}.` : ''}${key}`);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseGoDuration } from '../../src/parse/go-duration.js';
+import { parseGoDuration } from '../../src/util/go-duration.js';
 import { parseGoTime } from '../../src/parse/time.js';
 import { formatGoDuration, formatGoTime, goJson } from '../../src/sim/go-format.js';
 

@@ -18,7 +18,6 @@ export function alertmanagerPayload(batch: NotificationBatch, now: number, resen
 }
 
 export const alertmanager: ReceiverKind = {
-  validate: (config) => (config.url ? undefined : 'alertmanager needs a url'),
   async send(batch, config, ctx) {
     const body = JSON.stringify(alertmanagerPayload(batch, ctx.now, config.resendIntervalMs));
     await ctx.post({ url: `${config.url}/api/v2/alerts`, headers: { 'content-type': 'application/json' }, body });

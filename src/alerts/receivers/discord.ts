@@ -23,7 +23,6 @@ export function discordPayload(batch: NotificationBatch, externalUrl: string) {
 }
 
 export const discord: ReceiverKind = {
-  validate: (config) => (config.url ? undefined : 'discord needs a url'),
   async send(batch, config, ctx) {
     await ctx.post({ url: config.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(discordPayload(batch, ctx.externalUrl)) });
   },

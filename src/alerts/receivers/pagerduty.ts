@@ -24,7 +24,6 @@ export function pagerdutyEvent(alert: AlertNotice, routingKey: string) {
 }
 
 export const pagerduty: ReceiverKind = {
-  validate: (config) => (config.routingKey ? undefined : 'pagerduty needs a routing_key'),
   async send(batch, config, ctx) {
     for (const alert of batch.alerts) {
       await ctx.post({ url: config.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(pagerdutyEvent(alert, config.routingKey!)) });

@@ -17,8 +17,6 @@ export interface SendContext {
 }
 
 export interface ReceiverKind {
-  /** Problems with a receiver's settings that the schema cannot see, or undefined. */
-  validate(config: ReceiverConfig): string | undefined;
   /** Delivers one batch (one or more requests). */
   send(batch: NotificationBatch, config: ReceiverConfig, ctx: SendContext): Promise<void>;
 }

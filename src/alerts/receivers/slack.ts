@@ -22,7 +22,6 @@ export function slackPayload(batch: NotificationBatch, externalUrl: string) {
 }
 
 export const slack: ReceiverKind = {
-  validate: (config) => (config.url ? undefined : 'slack needs a url'),
   async send(batch, config, ctx) {
     await ctx.post({ url: config.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(batch, ctx.externalUrl)) });
   },

@@ -4,7 +4,6 @@
  * of "id.timestamp.body">`, with a `whsec_`-prefixed secret base64-decoded as the standard says.
  */
 import { createHmac } from 'node:crypto';
-import type { ReceiverConfig } from '../../config/load.js';
 import type { NotificationBatch } from '../types.js';
 import type { ReceiverKind } from './receiver.js';
 
@@ -44,7 +43,6 @@ export function sign(secret: string, id: string, timestamp: number, body: string
 }
 
 export const webhook: ReceiverKind = {
-  validate: (config: ReceiverConfig) => (config.url ? undefined : 'webhook needs a url'),
   async send(batch, config, ctx) {
     const body = JSON.stringify(webhookPayload(batch, config.name, ctx.externalUrl));
     const headers: Record<string, string> = { ...config.headers, 'content-type': 'application/json' };

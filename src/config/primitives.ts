@@ -1,0 +1,137 @@
+/**
+ * The value types of the config file, each a zod schema with its transform: durations, byte sizes,
+ * listen addresses, label sets, matchers, `*_file` contents. Receiver config slices build on these.
+ */
+import { readFileSync } from 'node:fs';
+import { Cron } from 'croner';
+import { z } from 'zod';
+import { parseGoDuration } from '../util/go-duration.js';
+
+/**
+ * An issue whose message is complete as written (it names its own subject), shown without the
+ * `path: ` prefix the loader puts before zod's own messages.
+ */
+export const WHOLE_MESSAGE = { wholeMessage: true } as const;
+
+type IssueSink = { addIssue: (issue: { code: 'custom'; message: string; path?: PropertyKey[]; params?: Record<string, unknown> }) => void };
+export function report(ctx: IssueSink, path: PropertyKey[], message: string): void {
+  ctx.addIssue({ code: 'custom', message, path, params: WHOLE_MESSAGE });
+}
+
+const DURATION_PATTERN = /^(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+)$/;
+
+/** A Go-style duration such as `15s`, `2m`, `1m30s` or `500ms`, resolved to milliseconds. */
+export const duration = (min?: { ms: number; text: string }) =>
+  z
+    .string()
+    .regex(DURATION_PATTERN, 'must be a duration such as 500ms, 15s, 2m or 1h30m')
+    .transform((text) => Math.round(parseGoDuration(text)! * 1000))
+    .refine((ms) => min === undefined || ms >= min.ms, { message: `must be at least ${min?.text}` });
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1e3, mb: 1e6, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+/** A byte size: a number, or text like `4MiB`, `512KiB`, `100kB`. */
+export const byteSize = z.union([
+  z.number().int().positive(),
+  z
+    .string()
+    .regex(/^\d+(?:\.\d+)?\s*(?:[kKmMgG]i?[bB]|[bB])?$/, 'must be a size such as 4MiB, 512KiB or 1048576')
+    .transform((text) => {
+      const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(text)!;
+      return Math.round(Number(m[1]) * SIZE_UNITS[m[2]!.toLowerCase()]!);
+    }),
+]);
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (all interfaces) → host and port. */
+export function parseListen(listen: string): ListenAddress {
+  const i = listen.lastIndexOf(':');
+  const host = listen.slice(0, i).replace(/^\[(.*)\]$/, '$1');
+  return { host: host === '' ? '0.0.0.0' : host, port: Number(listen.slice(i + 1)) };
+}
+
+export const LISTEN_PATTERN = /^(?:\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/;
+export const listen = z.string().regex(LISTEN_PATTERN, 'must be HOST:PORT, [IPv6]:PORT or :PORT').transform(parseListen);
+
+export function isCronPattern(pattern: string): boolean {
+  try {
+    new Cron(pattern, { paused: true }).stop();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Label names follow Prometheus rules; the ones avahealth sets itself are reserved. */
+export const RESERVED_LABELS = ['target', 'endpoint', 'view', 'check', 'chain', 'reason', 'node_id', 'component', 'job', 'instance'];
+const labelName = z
+  .string()
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'label names must match [a-zA-Z_][a-zA-Z0-9_]*')
+  .refine((name) => !name.startsWith('__'), 'label names starting with __ are reserved')
+  .refine((name) => !RESERVED_LABELS.includes(name), `is set by avahealth itself; reserved: ${RESERVED_LABELS.join(', ')}`);
+export const labels = z.record(labelName, z.string().max(256));
+
+export const targetName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$/, 'target names are 1–63 characters of letters, digits, _ . : - (starting with a letter or digit)');
+
+export const isHttpUrl = (u: string) => /^https?:\/\//i.test(u) && URL.canParse(u);
+export const httpUrl = z.string().refine(isHttpUrl, 'must be an http:// or https:// URL');
+
+export const headers = z.record(z.string(), z.string());
+
+export interface Matcher {
+  name: string;
+  value: string | RegExp;
+}
+
+/** `~regex` values are anchored regular expressions; others match exactly. */
+export function parseMatchers(record: Record<string, string> | undefined): Matcher[] {
+  return Object.entries(record ?? {}).map(([name, value]) => ({ name, value: value.startsWith('~') ? new RegExp(`^(?:${value.slice(1)})$`) : value }));
+}
+
+export const matchers = z
+  .record(z.string(), z.string())
+  .describe('Label matchers: exact values, or a regular expression written as ~regex (e.g. target: "~validator-.*").')
+  .superRefine((record, ctx) => {
+    for (const [name, value] of Object.entries(record)) {
+      if (!value.startsWith('~')) continue;
+      try {
+        new RegExp(value.slice(1));
+      } catch (err) {
+        report(ctx, [name], `invalid regular expression: ${(err as Error).message}`);
+      }
+    }
+  })
+  .transform(parseMatchers);
+
+/**
+ * The content of a `*_file` setting (one trailing newline trimmed). The YAML module has made the
+ * path absolute (relative paths are relative to the config file); an unreadable file is located.
+ */
+export const fileContent = (key: string) =>
+  z.string().transform((path, ctx) => {
+    try {
+      return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      report(ctx, [], `cannot read ${key}: ${(err as Error).message}`);
+      return z.NEVER;
+    }
+  });
+
+/** `field` and `field_file`: a secret given inline or read from a file. */
+export const secretField = <K extends string>(field: K) =>
+  ({ [field]: z.string().optional(), [`${field}_file`]: fileContent(`${field}_file`).optional() }) as {
+    [P in K | `${K}_file`]: z.ZodOptional<P extends K ? z.ZodString : ReturnType<typeof fileContent>>;
+  };
+
+/** The inline value when it is not empty, else the file's content. */
+export function secretValue(settings: Record<string, unknown>, field: string): string | undefined {
+  const inline = settings[field];
+  if (typeof inline === 'string' && inline !== '') return inline;
+  const fromFile = settings[`${field}_file`];
+  return typeof fromFile === 'string' ? fromFile : undefined;
+}

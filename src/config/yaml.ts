@@ -1,0 +1,163 @@
+/**
+ * YAML text → a value checked by a zod schema, with `${ENV}` substitution, relative `*_file` paths
+ * and every problem located as FILE:LINE:COL. Shared by the config and the web config.
+ */
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node as YamlNode } from 'yaml';
+import type { z } from 'zod';
+import { closest, ConfigError, type ConfigProblem } from './errors.js';
+import { WHOLE_MESSAGE } from './primitives.js';
+
+export type Locate = (offset: number | undefined, message: string) => ConfigProblem;
+
+export interface ParsedYaml<T> {
+  data: T;
+  doc: Document;
+  /** A problem at a YAML offset (or at the node of a path, through `nodeAt`). */
+  at: Locate;
+  warnings: ConfigProblem[];
+}
+
+export interface YamlOptions {
+  /** Keys whose values are paths relative to the config file (made absolute before validation). */
+  relativePaths?: { baseDir: string; isPathKey: (key: string) => boolean };
+  /** Every key the schema knows, for "did you mean" hints on unknown keys. */
+  knownKeys?: () => string[];
+}
+
+/** More alias expansions than this is an alias bomb ("billion laughs"), refused rather than built. */
+const MAX_ALIAS_COUNT = 100;
+
+export function parseYaml<S extends z.ZodType>(text: string, file: string, schema: S, env: NodeJS.ProcessEnv = process.env, options: YamlOptions = {}): ParsedYaml<z.output<S>> {
+  const { relativePaths, knownKeys } = options;
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(shieldEnvRefs(text), { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const at: Locate = (offset, message) => {
+    const pos = lineCounter.linePos(offset ?? 0);
+    return { file, line: pos.line, col: pos.col, message };
+  };
+  if (doc.errors.length > 0) {
+    throw new ConfigError(doc.errors.map((e) => at(e.pos[0], `YAML syntax error: ${e.message.split('\n')[0]!.trim()}`)));
+  }
+  // An unset variable becomes an empty value (an optional api_key: ${KEY} simply stays off); if that
+  // empty value is not allowed where it stands, the error says which variable was missing.
+  const unset = substituteEnv(doc, env);
+  const warnings = [...unset].map(([node, names]) => at(node.range?.[0], `environment variable ${names.join(', ')} is not set; using an empty value`));
+  if (relativePaths) resolvePaths(doc, relativePaths.baseDir, relativePaths.isPathKey);
+  const result = schema.safeParse(toPlainData(doc, at) ?? {});
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.flatMap((issue) => {
+        const names = unset.get(nodeAt(doc, issue.path) as YamlNode);
+        return locateIssue(doc, issue, at, knownKeys).map((p) => (names ? { ...p, message: `${p.message} (environment variable ${names.join(', ')} is not set)` } : p));
+      }),
+    );
+  }
+  return { data: result.data, doc, at, warnings };
+}
+
+function toPlainData(doc: Document, at: Locate): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    let firstAlias: YamlNode | undefined;
+    visit(doc, { Alias: (_key, node) => ((firstAlias = node), visit.BREAK) });
+    throw new ConfigError([at(firstAlias?.range?.[0], `YAML aliases expand too much (limit ${MAX_ALIAS_COUNT}; an alias bomb?)`)]);
+  }
+}
+
+/** `${VAR}`, `${VAR:-default}`; `$$` is a literal `$`. Substituted inside string scalars only. */
+const ENV_REF = /\$\$|\$[{\uE000]([A-Za-z_][A-Za-z0-9_]*)(?::-([^}\uE001\n]*))?[}\uE001]/g;
+const OPEN = '\uE000';
+const CLOSE = '\uE001';
+
+/**
+ * `{` and `}` may not stand in a plain scalar inside a flow mapping, so `{secret: ${SECRET}}` is not
+ * YAML. Before parsing, the braces of each `${…}` become private-use characters of the same length
+ * (every line:column stays exact); substituteEnv reads both forms.
+ */
+function shieldEnvRefs(text: string): string {
+  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*(?::-[^}\n]*)?)\}/g, (match, inner: string | undefined) => (inner === undefined ? match : `$${OPEN}${inner}${CLOSE}`));
+}
+
+/** Substitutes in place; returns the scalars that referenced unset variables (and which). */
+function substituteEnv(doc: Document, env: NodeJS.ProcessEnv): Map<YamlNode, string[]> {
+  const unset = new Map<YamlNode, string[]>();
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value !== 'string' || !node.value.includes('$')) return;
+      node.value = node.value.replace(ENV_REF, (match, name: string | undefined, fallback: string | undefined) => {
+        if (match === '$$') return '$';
+        const value = env[name!];
+        if (value !== undefined && value !== '') return value;
+        if (fallback !== undefined) return fallback;
+        unset.set(node, [...(unset.get(node) ?? []), name!]);
+        return '';
+      });
+    },
+  });
+  return unset;
+}
+
+/** Path values (a string, or a list of strings) under the keys `isPathKey` names become absolute. */
+function resolvePaths(doc: Document, baseDir: string, isPathKey: (key: string) => boolean): void {
+  const absolute = (node: unknown) => {
+    if (isScalar(node) && typeof node.value === 'string' && node.value !== '' && !isAbsolute(node.value)) node.value = resolvePath(baseDir, node.value);
+  };
+  visit(doc, {
+    Pair(_key, pair) {
+      if (!isScalar(pair.key) || !isPathKey(String(pair.key.value))) return;
+      if (isSeq(pair.value)) pair.value.items.forEach(absolute);
+      else absolute(pair.value);
+    },
+  });
+}
+
+/** The node at a zod issue path (keys and list indexes). */
+export function nodeAt(doc: Document, path: readonly PropertyKey[]): YamlNode | undefined {
+  return (doc.getIn(path as unknown[], true) ?? undefined) as YamlNode | undefined;
+}
+
+function locateIssue(doc: Document, issue: z.core.$ZodIssue, at: Locate, knownKeys?: () => string[]): ConfigProblem[] {
+  const where = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
+  if (issue.code === 'unrecognized_keys') {
+    const parent = nodeAt(doc, issue.path);
+    return issue.keys.map((key) => {
+      const hint = knownKeys && closest(key, knownKeys());
+      const location = issue.path.length > 0 ? ` in ${where}` : '';
+      // An unknown key is reported at the key itself.
+      const keyNode = isMap(parent) ? parent.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === key)?.key : undefined;
+      return at(((keyNode ?? parent) as YamlNode | undefined)?.range?.[0], `unknown key "${key}"${location}${hint ? ` (did you mean "${hint}"?)` : ''}`);
+    });
+  }
+  // A missing key has no node of its own: point at the nearest parent that exists.
+  let path = issue.path;
+  let node = nodeAt(doc, path);
+  while (!node && path.length > 0) {
+    path = path.slice(0, -1);
+    node = nodeAt(doc, path);
+  }
+  let message = `${where}: ${issue.message}`;
+  if (issue.code === 'custom' && issue.params?.wholeMessage === WHOLE_MESSAGE.wholeMessage) {
+    message = issue.message;
+  } else if (issue.code === 'invalid_type') {
+    // The value itself is not repeated where it may be a secret (a numeric api_key, say).
+    const secretish = /key|secret|token|password|url|auth/i.test(String(issue.path.at(-1) ?? ''));
+    const got = describeYaml(nodeAt(doc, issue.path), !secretish);
+    message = got === 'nothing' ? `${where}: required (${issue.expected})` : `${where}: expected ${issue.expected}, got ${got}`;
+  } else if (issue.code === 'invalid_key') {
+    message = `${where}: invalid key: ${issue.issues.map((i) => i.message).join('; ')}`;
+  } else if (issue.code === 'invalid_value' && 'values' in issue) {
+    message = `${where}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return [at(node?.range?.[0], message)];
+}
+
+function describeYaml(node: YamlNode | undefined, showValue = true): string {
+  if (node === undefined) return 'nothing';
+  if (isMap(node)) return 'a mapping';
+  if (isSeq(node)) return 'a list';
+  if (isScalar(node)) return node.value === null ? 'null' : showValue ? `${typeof node.value} ${JSON.stringify(node.value)}` : typeof node.value;
+  return 'something else';
+}

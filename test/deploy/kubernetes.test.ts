@@ -11,6 +11,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { ruleGroups } from '../../deploy/prometheus/rules.js';
 import { AVAHEALTH_JOB } from '../../deploy/prometheus/self-monitoring.js';
 import { parseConfig } from '../../src/config/load.js';
+import { parseShard } from '../../src/shard.js';
 import { ROOT } from '../helpers/cli.js';
 import { requireTool } from '../helpers/tools.js';
 
@@ -45,7 +46,7 @@ function urlsIn(value: unknown): string[] {
   return [];
 }
 
-describe.skipIf(!kubectl).each(['sidecar', 'central'])('kustomize overlay %s', (name) => {
+describe.skipIf(!kubectl).each(['sidecar', 'central', 'sharded'])('kustomize overlay %s', (name) => {
   const objects = kubectl ? build(overlay(name)) : [];
   const workload = objects.find((o) => o.kind === 'StatefulSet' || o.kind === 'Deployment')!;
   const pod = workload?.spec?.template.spec;
@@ -70,7 +71,7 @@ describe.skipIf(!kubectl).each(['sidecar', 'central'])('kustomize overlay %s', (
       capabilities: { drop: ['ALL'] },
       seccompProfile: { type: 'RuntimeDefault' },
     });
-    expect(container.resources.limits.memory).toBe('256Mi');
+    expect(container.resources.limits.memory).toBe(name === 'sharded' ? '512Mi' : '256Mi');
     expect(container.livenessProbe.httpGet.path).toBe('/-/healthy');
     expect(pod.securityContext.fsGroup).toBe(1000);
   });
@@ -80,7 +81,11 @@ describe.skipIf(!kubectl).each(['sidecar', 'central'])('kustomize overlay %s', (
     expect(stateMount.mountPath).toBe('/var/lib/avahealth');
     const stateVolume = pod.volumes.find((v: { name: string }) => v.name === 'avahealth-state');
     if (name === 'sidecar') expect(stateVolume.emptyDir).toBeDefined();
-    else expect(stateVolume.persistentVolumeClaim.claimName).toBe(objects.find((o) => o.kind === 'PersistentVolumeClaim')!.metadata.name);
+    else if (name === 'sharded') {
+      // our own StatefulSet: a volume per shard from a claim template
+      expect(stateVolume).toBeUndefined();
+      expect(workload.spec!.volumeClaimTemplates.map((t: K8sObject) => t.metadata.name)).toEqual(['avahealth-state']);
+    } else expect(stateVolume.persistentVolumeClaim.claimName).toBe(objects.find((o) => o.kind === 'PersistentVolumeClaim')!.metadata.name);
     const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
     expect(pod.volumes.find((v: { name: string }) => v.name === 'avahealth-config').configMap.name).toBe(configMap.metadata.name);
     const config = parseConfig(configMap.data!['avahealth.yaml']!, 'avahealth.yaml', { DATA_API_KEY: 'k' });
@@ -90,11 +95,11 @@ describe.skipIf(!kubectl).each(['sidecar', 'central'])('kustomize overlay %s', (
   });
 
   it('is scraped by the Prometheus Operator as job "avahealth" and carries the same rules as deploy/prometheus', () => {
-    const monitor = objects.find((o) => o.kind === (name === 'sidecar' ? 'PodMonitor' : 'ServiceMonitor'))!;
+    const monitor = objects.find((o) => o.kind === (name === 'central' ? 'ServiceMonitor' : 'PodMonitor'))!;
     const endpoint = (monitor.spec!.podMetricsEndpoints ?? monitor.spec!.endpoints)[0];
     expect(endpoint).toMatchObject({ port: 'avahealth', path: '/metrics' });
     expect(endpoint.relabelings).toContainEqual({ targetLabel: 'job', replacement: AVAHEALTH_JOB, action: 'replace' });
-    const selected = name === 'sidecar' ? workload.spec!.template.metadata.labels : objects.find((o) => o.kind === 'Service')!.metadata.labels;
+    const selected = name === 'central' ? objects.find((o) => o.kind === 'Service')!.metadata.labels : workload.spec!.template.metadata.labels;
     expect(selected).toMatchObject(monitor.spec!.selector.matchLabels);
     expect(objects.find((o) => o.kind === 'PrometheusRule')!.spec!.groups).toEqual(JSON.parse(JSON.stringify(ruleGroups)));
   });
@@ -104,6 +109,8 @@ describe.skipIf(!kubectl)('the sidecar never gates the node', () => {
   it('the avahealth sidecar has no readinessProbe (only the central Deployment waits for its first round)', () => {
     const sidecar = build(overlay('sidecar')).find((o) => o.kind === 'StatefulSet')!;
     expect(avahealthOf(sidecar).readinessProbe).toBeUndefined();
+    const sharded = build(overlay('sharded')).find((o) => o.kind === 'StatefulSet')!;
+    expect(avahealthOf(sharded).readinessProbe).toBeUndefined();
     const central = build(overlay('central')).find((o) => o.kind === 'Deployment')!;
     expect(avahealthOf(central).readinessProbe.httpGet.path).toBe('/-/ready');
   });
@@ -170,8 +177,8 @@ describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user
   });
 });
 
-describe.skipIf(!kubectl)('the central NetworkPolicy', () => {
-  const objects = kubectl ? build(overlay('central')) : [];
+describe.skipIf(!kubectl).each(['central', 'sharded'])('the %s NetworkPolicy', (name) => {
+  const objects = kubectl ? build(overlay(name)) : [];
   const policy = objects.find((o) => o.kind === 'NetworkPolicy')!;
   const allows = (port: number, protocol = 'TCP') =>
     (policy.spec!.egress as Array<{ to?: unknown; ports: Array<{ port: number; protocol: string }> }>).some((rule) => !rule.to && rule.ports.some((p) => p.port === port && p.protocol === protocol));
@@ -180,7 +187,7 @@ describe.skipIf(!kubectl)('the central NetworkPolicy', () => {
     expect(allows(53, 'UDP') && allows(53, 'TCP')).toBe(true);
     expect(allows(9093)).toBe(true);
     expect(allows(443)).toBe(true);
-    expect(policy.spec!.podSelector.matchLabels).toEqual(objects.find((o) => o.kind === 'Deployment')!.spec!.template.metadata.labels);
+    expect(policy.spec!.podSelector.matchLabels).toEqual(objects.find((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet')!.spec!.template.metadata.labels);
   });
 
   it('allows every node, service and receiver URL of the shipped config, Alertmanager among them', () => {
@@ -188,5 +195,49 @@ describe.skipIf(!kubectl)('the central NetworkPolicy', () => {
     const urls = urlsIn(parse(configMap.data!['avahealth.yaml']!)).map((u) => new URL(u));
     expect(urls.some((u) => u.port === '9093')).toBe(true);
     for (const url of urls) expect(allows(Number(url.port || (url.protocol === 'https:' ? 443 : 80))), url.href).toBe(true);
+  });
+});
+
+describe.skipIf(!kubectl)('the sharded overlay', () => {
+  const objects = kubectl ? build(overlay('sharded')) : [];
+  const statefulSet = objects.find((o) => o.kind === 'StatefulSet')!;
+
+  /** The N of `--shard auto/N` in the built StatefulSet. */
+  const shardCount = (set: K8sObject): number => {
+    const args = (avahealthOf(set) as unknown as { args: string[] }).args;
+    const value = args[args.indexOf('--shard') + 1]!;
+    expect(value).toMatch(/^auto\/\d+$/);
+    return Number(value.split('/')[1]);
+  };
+
+  it('runs --shard auto/N with N = replicas, and every pod name yields its own shard index', () => {
+    const replicas = statefulSet.spec!.replicas as number;
+    expect(replicas).toBeGreaterThan(1);
+    expect(shardCount(statefulSet)).toBe(replicas);
+    const env = (avahealthOf(statefulSet) as unknown as { env: Array<{ name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }> }).env;
+    expect(env.find((e) => e.name === 'HOSTNAME')!.valueFrom!.fieldRef!.fieldPath).toBe('metadata.name');
+    // pods of a StatefulSet are named <name>-<ordinal>
+    const indexes = Array.from({ length: replicas }, (_, i) => parseShard(`auto/${replicas}`, `${statefulSet.metadata.name}-${i}`).index);
+    expect(indexes).toEqual(Array.from({ length: replicas }, (_, i) => i));
+  });
+
+  it('changing replicas in the overlay changes N with it', () => {
+    // In the overlay itself (a parent's replicas: would run after the overlay's replacement; docs/scaling.md says so).
+    const inOverlay = readFileSync(join(overlay('sharded'), 'kustomization.yaml'), 'utf8');
+    const copy = mkdtempSync(join(tmpdir(), 'avahealth-sharded-copy-'));
+    for (const file of ['statefulset.yaml', 'service.yaml', 'podmonitor.yaml', 'networkpolicy.yaml', 'avahealth.yaml', 'shard.yaml'])
+      writeFileSync(join(copy, file), readFileSync(join(overlay('sharded'), file)));
+    const rebased = inOverlay.replaceAll('../../', `${relative(copy, join(ROOT, 'deploy/kubernetes'))}/`);
+    writeFileSync(join(copy, 'kustomization.yaml'), `${rebased}replicas:\n  - {name: avahealth-shard, count: 5}\n`);
+    const rebuilt = build(copy).find((o) => o.kind === 'StatefulSet')!;
+    expect(rebuilt.spec!.replicas).toBe(5);
+    expect(shardCount(rebuilt)).toBe(5);
+  });
+
+  it('sends its alerts to Alertmanager and only there (HA pairs deduplicate in it)', () => {
+    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    const config = parseConfig(configMap.data!['avahealth.yaml']!, 'avahealth.yaml', {});
+    expect(config.alerts.receivers.map((r) => r.kind)).toEqual(['alertmanager']);
+    expect(config.nodes.length).toBeGreaterThan(statefulSet.spec!.replicas as number);
   });
 });

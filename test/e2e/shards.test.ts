@@ -1,0 +1,73 @@
+/**
+ * Three real daemon processes on one config split a simulated fleet of 30 nodes the way the
+ * sharded Kubernetes overlay runs them: shards 0/3 and 2/3 by number, shard 1 as `auto/3` taking its
+ * index from HOSTNAME (a StatefulSet pod's name). Every node is polled by exactly one shard, and the
+ * shards are balanced within 30 %.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fleetConfigYaml, uniformFleet } from '../../src/sim/fleet.js';
+import { SimServer } from '../../src/sim/server.js';
+import { startCli, type LongRunning } from '../helpers/cli.js';
+import { closedPort, get, scrape, series, waitFor, writeConfig } from '../helpers/harness.js';
+
+const FLEET = uniformFleet(30);
+const SHARDS = [
+  { shard: '0/3', env: {} },
+  { shard: 'auto/3', env: { HOSTNAME: 'avahealth-shard-1' } },
+  { shard: '2/3', env: {} },
+];
+
+describe('three shards on one config', () => {
+  let sim: SimServer;
+  const daemons: Array<{ process: LongRunning; url: string }> = [];
+
+  beforeAll(async () => {
+    sim = new SimServer(FLEET.map((n) => ({ ...n, periodMs: 3_600_000 })));
+    await sim.listen(0);
+    // One config for all three; each process keeps its state in its own directory, as each pod of
+    // the StatefulSet has its own volume.
+    const config = writeConfig(`${fleetConfigYaml(FLEET, { baseUrl: sim.baseUrl, interval: '1s', services: false })}state_dir: \${AVAHEALTH_STATE_DIR}\n`);
+    for (const { shard, env } of SHARDS) {
+      const port = await closedPort();
+      const stateDir = mkdtempSync(join(tmpdir(), 'avahealth-shard-'));
+      const child = startCli(['run', '--config', config, '--listen', `127.0.0.1:${port}`, '--shard', shard], { AVAHEALTH_STATE_DIR: stateDir, ...env });
+      daemons.push({ process: child, url: `http://127.0.0.1:${port}` });
+    }
+    for (const { process, url } of daemons)
+      await waitFor(`the shard at ${url} to finish its first round`, async () => (await get(`${url}/-/ready`).catch(() => ({ status: 0 }))).status === 200, 60_000).catch((err: Error) => {
+        throw new Error(`${err.message}\n${process.output()}`);
+      });
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const { process } of daemons) process.child.kill('SIGTERM');
+    await Promise.all(daemons.map((d) => d.process.exit));
+    await sim?.close();
+  });
+
+  it('poll every node exactly once between them, balanced within 30 %', async () => {
+    const polled: string[][] = [];
+    for (const { url } of daemons) {
+      const status = JSON.parse((await get(`${url}/api/v1/status`)).body) as { targets: Array<{ name: string }> };
+      const samples = await scrape(url);
+      // What this shard actually polled: a successful health probe of the node, by this process.
+      const succeeded = series(samples, 'avahealth_probe_success', { endpoint: 'health', view: 'all' })
+        .filter((s) => s.value === 1)
+        .map((s) => s.labels.target!)
+        .sort();
+      expect(status.targets.map((t) => t.name).sort(), url).toEqual(succeeded);
+      polled.push(succeeded);
+    }
+    const all = polled.flat();
+    expect(all.sort()).toEqual(FLEET.map((n) => n.name).sort());
+    expect(new Set(all).size).toBe(FLEET.length);
+    const fair = FLEET.length / SHARDS.length;
+    for (const [i, names] of polled.entries()) {
+      expect(names.length, `shard ${i}: ${names.join(' ')}`).toBeGreaterThanOrEqual(Math.ceil(fair * 0.7));
+      expect(names.length, `shard ${i}: ${names.join(' ')}`).toBeLessThanOrEqual(Math.floor(fair * 1.3));
+    }
+  });
+});

@@ -5,8 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Cron } from 'croner';
+import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { parseMatchers, type AlertsConfig, type Matcher } from '../config/load.js';
+import type { AlertsConfig, Matcher } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { readJsonFile, writeJsonAtomic } from '../state/atomic.js';
 
@@ -21,6 +22,35 @@ export interface Silence {
 }
 
 const MATCHERS_MESSAGE = 'matchers must be a non-empty object of label: value (or label: "~regex")';
+const MAX_MATCHERS = 32;
+const MAX_LABEL_NAME = 128;
+const MAX_MATCHER_VALUE = 1024;
+
+/** A compiled label matcher: `~regex` is a full match in RE2 syntax (linear time, as Alertmanager's Go regexp), anything else equality. */
+export type LabelTest = (value: string) => boolean;
+
+/** Compiles `value`; throws with RE2's message when the regex is invalid. */
+export function compileLabelMatcher(value: string): LabelTest {
+  if (!value.startsWith('~')) return (label) => label === value;
+  const pattern = RE2JS.compile(value.slice(1));
+  return (label) => pattern.matches(label);
+}
+
+/** Why this matcher set cannot be used, or undefined when it can. */
+export function matcherProblem(matchers: Record<string, string>): string | undefined {
+  const entries = Object.entries(matchers);
+  if (entries.length > MAX_MATCHERS) return `at most ${MAX_MATCHERS} matchers`;
+  for (const [name, value] of entries) {
+    if (name.length > MAX_LABEL_NAME) return `matcher label names are at most ${MAX_LABEL_NAME} characters`;
+    if (value.length > MAX_MATCHER_VALUE) return `matchers.${name}: at most ${MAX_MATCHER_VALUE} characters`;
+    try {
+      compileLabelMatcher(value);
+    } catch (err) {
+      return `matchers.${name}: invalid regular expression: ${(err as Error).message}`;
+    }
+  }
+  return undefined;
+}
 
 function dateTime(field: string, future: boolean) {
   const message = `${field} must be a ${future ? 'future ' : ''}date-time such as 2026-12-01T00:00:00Z`;
@@ -36,11 +66,17 @@ function dateTime(field: string, future: boolean) {
 
 /** The body of POST /api/v1/silences: the one place it is checked (the route answers 400 with its messages). */
 export const silenceBodySchema = z.object({
-  matchers: z.record(z.string(), z.string(), { error: MATCHERS_MESSAGE }).refine((m) => Object.keys(m).length > 0, { message: MATCHERS_MESSAGE }),
+  matchers: z
+    .record(z.string(), z.string(), { error: MATCHERS_MESSAGE })
+    .refine((m) => Object.keys(m).length > 0, { message: MATCHERS_MESSAGE })
+    .superRefine((m, ctx) => {
+      const problem = matcherProblem(m);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
   endsAt: dateTime('endsAt', true),
   startsAt: dateTime('startsAt', false).optional(),
-  comment: z.string().optional(),
-  createdBy: z.string().optional(),
+  comment: z.string().max(4096, { error: 'comment must be at most 4096 characters' }).optional(),
+  createdBy: z.string().max(256, { error: 'createdBy must be at most 256 characters' }).optional(),
 });
 
 export type SilenceInput = z.output<typeof silenceBodySchema>;
@@ -72,12 +108,19 @@ export class Silences {
   private config: AlertsConfig;
   private readonly file: string;
   private readonly crons = new Map<string, Cron>();
+  private readonly compiled = new Map<string, Array<[string, LabelTest]>>();
 
   constructor(config: AlertsConfig, stateDir: string, private readonly log: Logger) {
     this.config = config;
     this.file = join(stateDir, 'silences.json');
     const read = readJsonFile(this.file, silencesFileSchema);
-    if (read.status === 'ok') this.api = read.value.silences;
+    if (read.status === 'ok') {
+      for (const silence of read.value.silences) {
+        const problem = matcherProblem(silence.matchers);
+        if (problem) log.error({ id: silence.id, matchers: silence.matchers, error: problem }, 'stored silence cannot be used; dropped');
+        else this.api.push(silence);
+      }
+    }
     if (read.status === 'corrupt') log.error({ file: this.file, movedTo: read.movedTo, error: read.error }, 'silences file unreadable; set aside');
   }
 
@@ -124,8 +167,11 @@ export class Silences {
 
   /** Why notifications for these labels are held now, or undefined when they are not. */
   holds(labels: Record<string, string>, now: number): string | undefined {
-    for (const s of this.list(now)) {
-      if (s.startsAt <= now && matches(parseMatchers(s.matchers), labels)) return `silenced (${s.id})`;
+    for (const [i, s] of this.config.silences.entries()) {
+      if (s.startsAt <= now && now < s.endsAt && matches(s.matchers, labels)) return `silenced (config-${i})`;
+    }
+    for (const s of this.api) {
+      if (s.startsAt <= now && now < s.endsAt && this.testsOf(s).every(([name, test]) => test(labels[name] ?? ''))) return `silenced (${s.id})`;
     }
     for (const window of this.config.maintenance) {
       if (!matches(window.matchers, labels)) continue;
@@ -135,6 +181,18 @@ export class Silences {
       if (start && now < start.getTime() + window.durationMs) return 'maintenance window';
     }
     return undefined;
+  }
+
+  /** Compiled once per distinct matcher set (silences are few; the cache is dropped if it ever grows past that). */
+  private testsOf(silence: Silence): Array<[string, LabelTest]> {
+    const key = JSON.stringify(silence.matchers);
+    let tests = this.compiled.get(key);
+    if (!tests) {
+      if (this.compiled.size >= 1000) this.compiled.clear();
+      tests = Object.entries(silence.matchers).map(([name, value]) => [name, compileLabelMatcher(value)]);
+      this.compiled.set(key, tests);
+    }
+    return tests;
   }
 
   private persist(): void {

@@ -95,7 +95,7 @@ alerts:
   });
 
   it('silences through the admin API', async () => {
-    const res = await fetch(`${d.url}/api/v1/silences`, { method: 'POST', body: JSON.stringify({ matchers: { target: 'validator-1' }, endsAt: new Date(Date.now() + 3600_000).toISOString(), comment: 'upgrade' }) });
+    const res = await fetch(`${d.url}/api/v1/silences`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ matchers: { target: 'validator-1' }, endsAt: new Date(Date.now() + 3600_000).toISOString(), comment: 'upgrade' }) });
     expect(res.status).toBe(200);
     const { id } = (await res.json()) as { id: string };
     const before = capture.on('/hook').length;
@@ -107,7 +107,7 @@ alerts:
     expect((await fetch(`${d.url}/api/v1/silences/${id}`, { method: 'DELETE' })).status).toBe(200);
     await waitFor('the disk alert announced once the silence is gone', () => capture.on('/hook').length > before, 10_000);
     expect((capture.on('/hook').at(-1)!.json as Webhook).alerts.map((a) => a.labels.alertname).sort()).toEqual(['AvalancheDiskLow', 'AvalancheNodeUnhealthy']);
-    const bad = await fetch(`${d.url}/api/v1/silences`, { method: 'POST', body: '{"matchers":{},"endsAt":"yesterday"}' });
+    const bad = await fetch(`${d.url}/api/v1/silences`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"matchers":{},"endsAt":"yesterday"}' });
     expect(bad.status).toBe(400);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { silenceBodySchema, type SilenceInput } from '../../alerts/silences.js';
 import { BadRequest, json, text, type Route } from '../route.js';
+import { refuseCrossSite, requireJson } from './write-guard.js';
 
 export interface ReloadResult {
   ok: boolean;
@@ -35,9 +36,11 @@ export function adminRoutes(actions: AdminActions): Route[] {
     {
       methods: ['*'],
       path: '/-/reload',
-      handle: async ({ method }) => {
+      handle: async ({ method, headers }) => {
         if (method !== 'POST' && method !== 'PUT') return text(405, 'use POST\n', { allow: 'POST, PUT' });
         if (!reload) return text(403, 'lifecycle API is not enabled (--web.enable-lifecycle)\n');
+        const crossSite = refuseCrossSite(headers);
+        if (crossSite) return crossSite;
         const result = await reload();
         return text(result.ok ? 200 : 500, reloadAnswer(result));
       },
@@ -48,6 +51,8 @@ export function adminRoutes(actions: AdminActions): Route[] {
       handle: async (request) => {
         if (!silences) return notAdmin();
         if (request.method !== 'POST') return json(405, { error: 'use GET or POST /api/v1/silences, DELETE /api/v1/silences/{id}' });
+        const refused = refuseCrossSite(request.headers) ?? requireJson(request.headers);
+        if (refused) return refused;
         let body: unknown;
         try {
           body = await request.json();
@@ -63,9 +68,11 @@ export function adminRoutes(actions: AdminActions): Route[] {
     {
       methods: ['*'],
       path: /^\/api\/v1\/silences\/([^/]+)$/,
-      handle: ({ method, params: [id] }) => {
+      handle: ({ method, headers, params: [id] }) => {
         if (!silences) return notAdmin();
         if (method !== 'DELETE') return json(405, { error: 'use GET or POST /api/v1/silences, DELETE /api/v1/silences/{id}' });
+        const crossSite = refuseCrossSite(headers);
+        if (crossSite) return crossSite;
         return silences.expire(id!) ? json(200, { expired: id }) : json(404, { error: 'no such silence' });
       },
     },

@@ -25,7 +25,6 @@ import { registerStateWriteMetrics } from './metrics/collectors/state.js';
 import { emptySnapshot } from './model/chaindata.js';
 import { targetsOf } from './model/targets.js';
 import { Poller } from './poller.js';
-import { CHAIN_DATA_JOB } from './probes/chaindata.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { lockStateDir, type StateDirLock } from './state/lock.js';
 import { watchStateWrites } from './state/write-health.js';
@@ -99,10 +98,12 @@ export class Daemon {
     this.notifier = this.createNotifier(config);
     this.store.onUpdate((name, state, source) => {
       const target = targetsOf(this.config).find((t) => t.name === name);
-      if (target?.kind === 'node' && source === 'node') this.alerts.nodeUpdated(target, state);
-      else if (target?.kind === 'service' && source === 'service') this.alerts.serviceUpdated(target, state);
+      if (target?.kind === 'node' && source === 'node') {
+        this.alerts.nodeUpdated(target, state);
+        if (this.config.chainData) this.alerts.heightLagUpdated(target, state, this.store.lagsOf(name));
+      } else if (target?.kind === 'service' && source === 'service') this.alerts.serviceUpdated(target, state);
     });
-    this.store.onChainData((snapshot) => this.alerts.chainDataUpdated(snapshot, [...this.store.lags().values()].flat(), (name) => this.store.get(name)));
+    this.store.onChainData((snapshot) => this.alerts.chainDataUpdated(snapshot, (name) => this.store.get(name)));
     this.scheduler = new Scheduler({
       poll: (key) => this.runJob(key),
       onSkip: (key) => {
@@ -225,8 +226,11 @@ export class Daemon {
     this.address = await listen(this.server, host, port);
     await this.startDiscovery();
     for (const target of targetsOf(this.config)) this.pending.add(target.name);
-    if (this.pending.size === 0) this.firstRoundDone = true;
     this.scheduler.start();
+    if (this.pending.size === 0) {
+      this.firstRoundDone = true;
+      this.runSources();
+    }
     this.notifier.start();
     if (this.gate) this.watch(() => this.gate!.current.files, () => this.reloadWebConfig());
     if (this.options.watchConfig) this.watch(() => [this.config.file], () => void this.reload());
@@ -289,10 +293,14 @@ export class Daemon {
       if (this.pending.delete(key) && this.pending.size === 0 && !this.firstRoundDone) {
         this.firstRoundDone = true;
         this.options.logger.info('first poll round complete; ready');
-        // NodeIDs are known now: read validator records without waiting a whole chain data interval.
-        void this.poller.run(CHAIN_DATA_JOB, { fold: true }).catch((err: unknown) => this.options.logger.error({ err }, 'chain data refresh failed unexpectedly'));
+        this.runSources();
       }
     }
+  }
+
+  /** The first run of chain data, once NodeIDs and heights are known (the scheduler runs the next ones). */
+  private runSources(): void {
+    for (const key of this.poller.sources()) void this.runJob(key);
   }
 
   private statuses() {

@@ -12,6 +12,7 @@ import type { Logger } from './log.js';
 import type { EndpointObservation, TargetObservation } from './model/observation.js';
 import { ParseCache } from './probes/exchange.js';
 import { jobsOf, runProbe, type ProbeContext, type ProbeJob } from './probes/registry.js';
+import type { Schedule } from './scheduler/scheduler.js';
 import { endpointKey, sourceOf, type Store } from './store.js';
 import { VERSION } from './version.js';
 
@@ -19,8 +20,8 @@ export class Poller {
   readonly http: HttpClient;
   readonly context: ProbeContext;
   private jobs = new Map<string, ProbeJob>();
-  /** Jobs running now, and whether one more run was asked for meanwhile (see run()). */
-  private readonly running = new Map<string, { done: Promise<void>; again: boolean }>();
+  /** Jobs running now: a run asked for meanwhile shares the running one. */
+  private readonly running = new Map<string, Promise<void>>();
 
   constructor(
     config: Config,
@@ -57,8 +58,14 @@ export class Poller {
   }
 
   /** Every job, for the scheduler: key, interval, cron. */
-  schedules(): Array<{ name: string; intervalMs: number; cron?: string }> {
-    return [...this.jobs.values()].map((j) => ({ name: j.key, intervalMs: j.intervalMs, ...(j.cron ? { cron: j.cron } : {}) }));
+  schedules(): Schedule[] {
+    // Whole-config sources (chain data) start after the first round of the targets' jobs.
+    return [...this.jobs.values()].map((j) => ({ name: j.key, intervalMs: j.intervalMs, ...(j.cron ? { cron: j.cron } : {}), ...(j.target ? {} : { afterFirstRound: true }) }));
+  }
+
+  /** The whole-config sources (chain data), run once after the first round. */
+  sources(): string[] {
+    return [...this.jobs.values()].filter((j) => !j.target).map((j) => j.key);
   }
 
   /** The target a job records into (a job's key is not always a target's name). */
@@ -72,29 +79,14 @@ export class Poller {
     return job !== undefined && job.target === key;
   }
 
-  /**
-   * Runs one job and records its result. A run asked for while the same job runs is folded into
-   * one more run after it (`fold`), or shares the running one.
-   */
-  run(key: string, options: { fold?: boolean } = {}): Promise<void> {
-    const current = this.running.get(key);
-    if (current) {
-      if (options.fold) current.again = true;
-      return current.done;
+  /** Runs one job and records its result; a run asked for while the same job runs shares it. */
+  run(key: string): Promise<void> {
+    let done = this.running.get(key);
+    if (!done) {
+      done = this.runOnce(key).finally(() => this.running.delete(key));
+      this.running.set(key, done);
     }
-    const entry = { done: Promise.resolve(), again: false };
-    entry.done = (async () => {
-      try {
-        do {
-          entry.again = false;
-          await this.runOnce(key);
-        } while (entry.again);
-      } finally {
-        this.running.delete(key);
-      }
-    })();
-    this.running.set(key, entry);
-    return entry.done;
+    return done;
   }
 
   private async runOnce(key: string): Promise<void> {

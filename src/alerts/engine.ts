@@ -109,12 +109,16 @@ export class AlertEngine {
     this.observe('service', target.name, state.observation, now);
   }
 
-  chainDataUpdated(snapshot: ChainDataSnapshot, lags: ChainLag[], stateOf: (target: string) => TargetState | undefined, now = Date.now()): void {
+  /** After each poll of a node, with chain data configured: its height lag (the store's). */
+  heightLagUpdated(target: NodeTarget, state: TargetState, lags: ChainLag[], now = Date.now()): void {
+    this.observe('lag', target.name, { lags, node: state.observation }, now);
+  }
+
+  chainDataUpdated(snapshot: ChainDataSnapshot, stateOf: (target: string) => TargetState | undefined, now = Date.now()): void {
     for (const node of this.config.nodes) {
       const validator = [...snapshot.validators.values()].find((v) => v.target === node.name);
       const observation = stateOf(node.name)?.observation;
-      const input = { lags: lags.filter((l) => l.target === node.name), ...(validator ? { validator } : {}), ...(observation ? { node: observation } : {}) };
-      this.observe('chain', node.name, input, now);
+      this.observe('chain', node.name, { ...(validator ? { validator } : {}), ...(observation ? { node: observation } : {}) }, now);
     }
   }
 

@@ -12,6 +12,11 @@ export interface Schedule {
   intervalMs: number;
   /** A cron pattern used instead of the interval. */
   cron?: string;
+  /**
+   * Not run when the scheduler starts: the caller runs it once the first round of the other jobs is
+   * done (chain data needs the NodeIDs, and one run there, not two, keeps for_polls honest).
+   */
+  afterFirstRound?: boolean;
 }
 
 interface Job {
@@ -61,7 +66,7 @@ export class Scheduler {
   start(): void {
     if (this.started) return;
     this.started = true;
-    for (const job of this.jobs.values()) this.begin(job, true);
+    for (const job of this.jobs.values()) this.begin(job, !job.schedule.afterFirstRound);
   }
 
   /** Stops scheduling; resolves when in-flight polls finish (the caller bounds the wait). */

@@ -248,9 +248,10 @@ describe('alert state machine', () => {
   });
 
   it('chain data rules: height lag by blocks, validation ending by time left', () => {
-    const { engine, notices } = setup('  for_polls: 1\n');
+    const { engine, node, notices } = setup('  for_polls: 1\n');
     const snapshot = { chains: new Map(), networks: new Map(), errors: [], validators: new Map([['NodeID-x', { nodeId: 'NodeID-x', target: 'v1', status: 'active' as const, endTimestamp: T0 / 1000 + 2 * 86400, checkedAt: 0 }]]) };
-    engine.chainDataUpdated(snapshot, [{ target: 'v1', chain: 'C', lagBlocks: 600 }, { target: 'v1', chain: 'P', lagBlocks: 10 }], () => undefined, T0);
+    engine.heightLagUpdated(node, nodeState('v1', HEALTHY()), [{ target: 'v1', chain: 'C', lagBlocks: 600 }, { target: 'v1', chain: 'P', lagBlocks: 10 }], T0);
+    engine.chainDataUpdated(snapshot, () => undefined, T0);
     expect(notices()).toEqual(['firing AvalancheNodeHeightLag critical', 'firing AvalancheValidatorEndingSoon warning']);
     expect(engine.list().find((a) => a.alertname === 'AvalancheNodeHeightLag')!.labels.chain).toBe('C');
   });

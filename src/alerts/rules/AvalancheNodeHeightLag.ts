@@ -9,7 +9,7 @@ const description = 'The last accepted height of {{ $labels.chain }} on {{ $labe
 
 export default defineRule({
   name: 'AvalancheNodeHeightLag',
-  source: 'chain',
+  source: 'lag',
   fires: 'with `chain_data`: a chain ≥ 50 blocks behind (`chain` label); critical at ≥ 500',
   defaults,
   tuning: thresholdTuning('lag in blocks', defaults),

@@ -20,14 +20,24 @@ export interface RuleInputs {
   node: TargetObservation;
   /** A hosted service's latest poll. */
   service: TargetObservation;
+  /**
+   * A node's height lag after each of its own polls (with chain data configured): counted per poll
+   * of the node, so a fresh start waits for_polls real polls, whatever chain data refreshes meanwhile.
+   */
+  lag: LagInput;
   /** What chain data says about one node (refreshed on its own schedule). */
   chain: ChainInput;
 }
 export type RuleSource = keyof RuleInputs;
 
-export interface ChainInput {
-  /** Blocks behind the best-known height, per chain the node reports. */
+export interface LagInput {
+  /** Blocks behind the best-known height, per chain the node reports (computed once, by the store). */
   lags: Array<{ chain: string; lagBlocks: number }>;
+  /** The node's latest poll (to know whether it is still bootstrapping). */
+  node: TargetObservation;
+}
+
+export interface ChainInput {
   /** The node's validator record, when it is known. */
   validator?: { nodeId: string; status: string; endTimestamp?: number };
   /** The node's own latest poll (to know whether it is still bootstrapping). */

@@ -1,14 +1,17 @@
 /**
  * `avahealth check`: one poll round of every target, printed as text (Nagios/Icinga plugin
  * convention on the first line), JSON or Prometheus exposition. Exit 0 OK, 1 WARNING, 2 CRITICAL.
+ * With chain data, a node's height lag counts too, at the AvalancheNodeHeightLag rule's thresholds.
  */
-import type { Config } from './config/load.js';
+import { ruleNamed, ruleSettings, UNKNOWN } from './alerts/rules/index.js';
+import type { Config, NodeTarget } from './config/load.js';
 import type { Logger } from './log.js';
 import { MetricsView } from './metrics/view.js';
 import { targetsOf } from './model/targets.js';
 import { Poller } from './poller.js';
 import { STATE_SEVERITY, targetStatus, type TargetStatus } from './status/status.js';
 import { Store } from './store.js';
+import { sanitizeLabelValue } from './util/labels.js';
 
 export type CheckFormat = 'text' | 'json' | 'prometheus';
 export const EXIT = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 } as const;
@@ -31,12 +34,33 @@ export async function runCheck(config: Config, options: { format: CheckFormat; t
     await poller.close();
   }
   const statuses = targets.map((t) => targetStatus(t, store));
+  if (scoped.chainData) for (const [i, node] of scoped.nodes.entries()) addHeightLag(statuses[i]!, node, store, scoped);
   const exitCode = statuses.reduce<number>((worst, s) => Math.max(worst, STATE_SEVERITY[s.state]), EXIT.OK);
   let output: string;
   if (options.format === 'json') output = `${JSON.stringify({ state: STATE_NAMES[exitCode], exitCode, targets: statuses }, null, 2)}\n`;
   else if (options.format === 'prometheus') output = await metrics!.render();
   else output = formatText(statuses, exitCode, options.color);
   return { exitCode, output };
+}
+
+/** The node's lag per chain, and WARNING/CRITICAL where the AvalancheNodeHeightLag rule would fire (from the fleet polled in this round and chain data). */
+function addHeightLag(status: TargetStatus, node: NodeTarget, store: Store, config: Config): void {
+  const state = store.get(node.name);
+  const lags = store.lagsOf(node.name);
+  for (const lag of lags) status.lag[lag.chain] = lag.lagBlocks;
+  const rule = ruleNamed('AvalancheNodeHeightLag');
+  if (!rule || !state || status.state === 'unreachable') return;
+  const settings = ruleSettings(rule, [config.alerts.rules[rule.name as keyof typeof config.alerts.rules], config.alerts.targetRules[node.name]?.[rule.name as keyof typeof config.alerts.rules]], config.alerts.bootstrapGraceMs);
+  if (settings.disabled) return;
+  const context = { target: node.name, settings, enabled: () => true, now: Date.now(), label: (v: string) => sanitizeLabelValue(v, config.limits.maxLabelLength) };
+  const findings = rule.evaluate({ lags, node: state.observation }, context, undefined);
+  if (findings === UNKNOWN || findings.length === 0) return;
+  const critical = findings.some((f) => f.severity === 'critical');
+  const worse = critical ? 'unhealthy' : 'warning';
+  if (STATE_SEVERITY[worse] > STATE_SEVERITY[status.state]) status.state = worse;
+  const behind = findings.map((f) => `${f.identity.chain} ${lags.find((l) => context.label(l.chain) === f.identity.chain)?.lagBlocks ?? '?'} blocks behind`);
+  status.summary = status.summary === 'healthy' ? behind.join(', ') : `${status.summary}; ${behind.join(', ')}`;
+  status.failingChecks.push(...behind);
 }
 
 const COLORS: Record<TargetStatus['state'], string> = { healthy: '32', pending: '90', warning: '33', unhealthy: '31', unreachable: '31' };

@@ -22,7 +22,7 @@ const layers = [
 // The definition modules that config/ may import although they live in alerts/: one module per alert
 // rule and the receivers' zod slices. They in turn may import only what config may import.
 const ruleDefinitions = '^src/alerts/rules/';
-const receiverSchemas = '^src/alerts/receivers/([^/]+/schema|schemas)[.]ts$';
+const receiverSchemas = '^src/alerts/receivers/([^/]+/schema|schemas|primitives)[.]ts$';
 const sim = '^src/sim/';
 
 const anyLayer = layers.map(([, path]) => `(${path})`).join('|');

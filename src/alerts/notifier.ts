@@ -10,7 +10,7 @@ import { backoffSeconds } from '../http/rate-limit.js';
 import type { Logger } from '../log.js';
 import { snippet } from '../util/text.js';
 import { Outbox, type OutboxEvents } from './outbox.js';
-import { RECEIVERS } from './receivers/index.js';
+import { send } from './receivers/index.js';
 import { DeliveryError, type OutgoingRequest } from './receivers/receiver.js';
 import { matches } from './silences.js';
 import type { AlertNotice, NotificationBatch } from './types.js';
@@ -90,7 +90,7 @@ export class Notifier {
           if (!outbox || outbox.length > 0) return;
           const alerts = routeTo(receiver, this.firing());
           if (alerts.length > 0) outbox.enqueue({ id: randomUUID(), target: '*', createdAt: Date.now(), alerts });
-        }, receiver.resendIntervalMs),
+        }, receiver.settings.resendIntervalMs),
       );
     }
   }
@@ -114,6 +114,6 @@ export class Notifier {
       fingerprint: 'avahealth-test',
       generatorURL: config.externalUrl,
     };
-    await RECEIVERS[receiver.kind].send({ id: randomUUID(), target: 'avahealth', createdAt: now, alerts: [alert] }, receiver, { externalUrl: config.externalUrl, now, post: poster(http) });
+    await send({ id: randomUUID(), target: 'avahealth', createdAt: now, alerts: [alert] }, receiver, { externalUrl: config.externalUrl, now, post: poster(http) });
   }
 }

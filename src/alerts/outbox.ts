@@ -13,7 +13,7 @@ import { setAsideFile } from '../state/atomic.js';
 import { Journal } from '../state/journal.js';
 import { outboxOpSchema, type OutboxItem, type OutboxOp } from './persisted.js';
 import { DeliveryError, type SendContext } from './receivers/receiver.js';
-import { RECEIVERS } from './receivers/index.js';
+import { send } from './receivers/index.js';
 import type { NotificationBatch } from './types.js';
 
 export type { OutboxItem };
@@ -134,7 +134,7 @@ export class Outbox {
     if (!item || this.stopped) return;
     const name = this.config.name;
     try {
-      await RECEIVERS[this.config.kind].send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: this.post });
+      await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: this.post });
       this.items.shift();
       this.record([{ done: item.batch.id }]);
       this.events.delivered(name);

@@ -15,7 +15,7 @@ export { parseMatchers, type Matcher } from './primitives.js';
 export { urlBasicAuth, type Network, type NodeTarget, type NodeView, type TlsSettings } from './schema/nodes.js';
 export { serviceEndpointPath, type ApiProbe, type ServiceEndpoint, type ServiceTarget } from './schema/services.js';
 export { C_CHAIN, type ChainDataConfig } from './schema/sources.js';
-export { RECEIVER_KINDS, type ReceiverConfig, type ReceiverKind } from './schema/receivers.js';
+export { RECEIVER_KINDS, type ReceiverConfig, type ReceiverKind } from '../alerts/receivers/schemas.js';
 export type { AlertsConfig, RuleTuning } from './schema/alerts.js';
 
 type Resolved = z.output<typeof configSchema>;

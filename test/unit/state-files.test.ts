@@ -91,7 +91,7 @@ describe('receiver configuration', () => {
 
   it('the three-line webhook receiver from the docs works as written', () => {
     const config = parseConfig('state_dir: ./data\nalerts:\n  receivers:\n    - name: oncall\n      webhook: {url: http://127.0.0.1:9999/hook, secret: ${WEBHOOK_SECRET}}\n', '/tmp/c.yaml', { WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
-    expect(config.alerts.receivers[0]).toMatchObject({ name: 'oncall', kind: 'webhook', url: 'http://127.0.0.1:9999/hook', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
+    expect(config.alerts.receivers[0]).toMatchObject({ name: 'oncall', kind: 'webhook', settings: { url: 'http://127.0.0.1:9999/hook', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } });
     expect(config.stateDir).toBe('/tmp/data');
   });
 });

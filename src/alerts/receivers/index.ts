@@ -1,9 +1,20 @@
-import type { ReceiverKind as Kind } from '../../config/load.js';
-import { alertmanager } from './alertmanager.js';
-import { discord } from './discord.js';
-import { pagerduty } from './pagerduty.js';
-import type { ReceiverKind } from './receiver.js';
-import { slack } from './slack.js';
-import { webhook } from './webhook.js';
+/**
+ * The receiver registry: one folder per kind (`<kind>/schema.ts` config slice and secrets,
+ * `<kind>/send.ts`, `<kind>/<kind>.test.ts`). A new receiver kind is one folder, one line here and
+ * one line in ./schemas.ts.
+ */
+import alertmanager from './alertmanager/send.js';
+import discord from './discord/send.js';
+import pagerduty from './pagerduty/send.js';
+import type { ReceiverConfig, ReceiverKind } from './schemas.js';
+import type { SendContext, Sender } from './receiver.js';
+import slack from './slack/send.js';
+import type { NotificationBatch } from '../types.js';
+import webhook from './webhook/send.js';
 
-export const RECEIVERS: Record<Kind, ReceiverKind> = { webhook, slack, discord, pagerduty, alertmanager };
+const SENDERS: { [K in ReceiverKind]: Sender<K> } = { webhook, slack, discord, pagerduty, alertmanager };
+
+/** Delivers one batch with the receiver's own kind. */
+export function send(batch: NotificationBatch, receiver: ReceiverConfig, ctx: SendContext): Promise<void> {
+  return (SENDERS[receiver.kind] as Sender).send(batch, receiver as never, ctx);
+}

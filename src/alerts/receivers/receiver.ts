@@ -1,6 +1,6 @@
-/** The one interface every receiver implements, and the error a delivery attempt can end with. */
-import type { ReceiverConfig } from '../../config/load.js';
+/** What every receiver's `send.ts` implements, and the error a delivery attempt can end with. */
 import type { NotificationBatch } from '../types.js';
+import type { ReceiverConfig, ReceiverKind, ReceiverOf } from './schemas.js';
 
 export interface OutgoingRequest {
   url: string;
@@ -16,9 +16,16 @@ export interface SendContext {
   post: (request: OutgoingRequest) => Promise<void>;
 }
 
-export interface ReceiverKind {
-  /** Delivers one batch (one or more requests). */
-  send(batch: NotificationBatch, config: ReceiverConfig, ctx: SendContext): Promise<void>;
+/** Delivers one batch (one or more requests) with a receiver of its kind. */
+export type Send<K extends ReceiverKind> = (batch: NotificationBatch, receiver: ReceiverOf<K>, ctx: SendContext) => Promise<void>;
+
+export interface Sender<K extends ReceiverKind = ReceiverKind> {
+  kind: K;
+  send: Send<K>;
+}
+
+export function defineSender<K extends ReceiverKind>(kind: K, send: Send<K>): Sender<K> {
+  return { kind, send };
 }
 
 export class DeliveryError extends Error {
@@ -34,3 +41,5 @@ export class DeliveryError extends Error {
     this.name = 'DeliveryError';
   }
 }
+
+export type { ReceiverConfig };

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { duration, isCronPattern, matchers, report } from '../primitives.js';
 import { ruleTuningSchema } from '../../alerts/rules/index.js';
-import { receiverSchema, severity } from './receivers.js';
+import { receiverSchema, severity } from '../../alerts/receivers/schemas.js';
 
 export { ALERT_NAMES, type AlertName, type RuleTunings as RuleTuning } from '../../alerts/rules/index.js';
 

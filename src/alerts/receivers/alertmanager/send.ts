@@ -4,8 +4,8 @@
  * them active; resolved ones carry their real endsAt. Several avahealth replicas can all send:
  * Alertmanager deduplicates by labels.
  */
-import type { NotificationBatch } from '../types.js';
-import type { ReceiverKind } from './receiver.js';
+import type { NotificationBatch } from '../../types.js';
+import { defineSender } from '../receiver.js';
 
 export function alertmanagerPayload(batch: NotificationBatch, now: number, resendIntervalMs: number) {
   return batch.alerts.map((a) => ({
@@ -17,9 +17,7 @@ export function alertmanagerPayload(batch: NotificationBatch, now: number, resen
   }));
 }
 
-export const alertmanager: ReceiverKind = {
-  async send(batch, config, ctx) {
-    const body = JSON.stringify(alertmanagerPayload(batch, ctx.now, config.resendIntervalMs));
-    await ctx.post({ url: `${config.url}/api/v2/alerts`, headers: { 'content-type': 'application/json' }, body });
-  },
-};
+export default defineSender('alertmanager', async (batch, receiver, ctx) => {
+  const body = JSON.stringify(alertmanagerPayload(batch, ctx.now, receiver.settings.resendIntervalMs));
+  await ctx.post({ url: `${receiver.settings.url}/api/v2/alerts`, headers: { 'content-type': 'application/json' }, body });
+});

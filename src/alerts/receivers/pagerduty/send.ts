@@ -1,7 +1,7 @@
 /** PagerDuty Events API v2: one trigger or resolve event per alert, deduplicated by its fingerprint. */
-import type { AlertNotice } from '../types.js';
-import type { ReceiverKind } from './receiver.js';
-import { truncate } from './text.js';
+import type { AlertNotice } from '../../types.js';
+import { defineSender } from '../receiver.js';
+import { truncate } from '../text.js';
 
 export function pagerdutyEvent(alert: AlertNotice, routingKey: string) {
   if (alert.status === 'resolved') return { routing_key: routingKey, event_action: 'resolve', dedup_key: alert.fingerprint };
@@ -23,10 +23,8 @@ export function pagerdutyEvent(alert: AlertNotice, routingKey: string) {
   };
 }
 
-export const pagerduty: ReceiverKind = {
-  async send(batch, config, ctx) {
-    for (const alert of batch.alerts) {
-      await ctx.post({ url: config.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(pagerdutyEvent(alert, config.routingKey!)) });
-    }
-  },
-};
+export default defineSender('pagerduty', async (batch, receiver, ctx) => {
+  for (const alert of batch.alerts) {
+    await ctx.post({ url: receiver.settings.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(pagerdutyEvent(alert, receiver.settings.routingKey)) });
+  }
+});

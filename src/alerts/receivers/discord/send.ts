@@ -1,7 +1,7 @@
 /** Discord webhook: one embed per batch; `allowed_mentions` empty so untrusted text can ping no one. */
-import type { NotificationBatch } from '../types.js';
-import type { ReceiverKind } from './receiver.js';
-import { detailLines, headline, isAllResolved, truncate, worstSeverity } from './text.js';
+import type { NotificationBatch } from '../../types.js';
+import { defineSender } from '../receiver.js';
+import { detailLines, headline, isAllResolved, truncate, worstSeverity } from '../text.js';
 
 const COLORS = { resolved: 0x2da44e, warning: 0xd29922, critical: 0xcf222e };
 
@@ -22,8 +22,6 @@ export function discordPayload(batch: NotificationBatch, externalUrl: string) {
   };
 }
 
-export const discord: ReceiverKind = {
-  async send(batch, config, ctx) {
-    await ctx.post({ url: config.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(discordPayload(batch, ctx.externalUrl)) });
-  },
-};
+export default defineSender('discord', async (batch, receiver, ctx) => {
+  await ctx.post({ url: receiver.settings.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(discordPayload(batch, ctx.externalUrl)) });
+});

@@ -1,7 +1,7 @@
 /** Slack incoming webhook: Block Kit blocks plus a text fallback; `& < >` escaped as Slack requires. */
-import type { NotificationBatch } from '../types.js';
-import type { ReceiverKind } from './receiver.js';
-import { detailLines, headline, isAllResolved, truncate, worstSeverity } from './text.js';
+import type { NotificationBatch } from '../../types.js';
+import { defineSender } from '../receiver.js';
+import { detailLines, headline, isAllResolved, truncate, worstSeverity } from '../text.js';
 
 export function escapeSlack(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -21,8 +21,6 @@ export function slackPayload(batch: NotificationBatch, externalUrl: string) {
   };
 }
 
-export const slack: ReceiverKind = {
-  async send(batch, config, ctx) {
-    await ctx.post({ url: config.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(batch, ctx.externalUrl)) });
-  },
-};
+export default defineSender('slack', async (batch, receiver, ctx) => {
+  await ctx.post({ url: receiver.settings.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(batch, ctx.externalUrl)) });
+});

@@ -4,8 +4,8 @@
  * of "id.timestamp.body">`, with a `whsec_`-prefixed secret base64-decoded as the standard says.
  */
 import { createHmac } from 'node:crypto';
-import type { NotificationBatch } from '../types.js';
-import type { ReceiverKind } from './receiver.js';
+import type { NotificationBatch } from '../../types.js';
+import { defineSender } from '../receiver.js';
 
 export function webhookPayload(batch: NotificationBatch, receiver: string, externalUrl: string) {
   const common = <T extends Record<string, string>>(pick: (a: NotificationBatch['alerts'][number]) => T): Record<string, string> => {
@@ -42,17 +42,16 @@ export function sign(secret: string, id: string, timestamp: number, body: string
   return `v1,${createHmac('sha256', signingKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-export const webhook: ReceiverKind = {
-  async send(batch, config, ctx) {
-    const body = JSON.stringify(webhookPayload(batch, config.name, ctx.externalUrl));
-    const headers: Record<string, string> = { ...config.headers, 'content-type': 'application/json' };
-    if (config.secret) {
-      // The id is the batch's, the same on every retry; the timestamp is the attempt's.
-      const timestamp = Math.floor(ctx.now / 1000);
-      headers['webhook-id'] = batch.id;
-      headers['webhook-timestamp'] = String(timestamp);
-      headers['webhook-signature'] = sign(config.secret, batch.id, timestamp, body);
-    }
-    await ctx.post({ url: config.url, headers, body });
-  },
-};
+export default defineSender('webhook', async (batch, receiver, ctx) => {
+  const { settings } = receiver;
+  const body = JSON.stringify(webhookPayload(batch, receiver.name, ctx.externalUrl));
+  const headers: Record<string, string> = { ...settings.headers, 'content-type': 'application/json' };
+  if (settings.secret) {
+    // The id is the batch's, the same on every retry; the timestamp is the attempt's.
+    const timestamp = Math.floor(ctx.now / 1000);
+    headers['webhook-id'] = batch.id;
+    headers['webhook-timestamp'] = String(timestamp);
+    headers['webhook-signature'] = sign(settings.secret, batch.id, timestamp, body);
+  }
+  await ctx.post({ url: settings.url, headers, body });
+});

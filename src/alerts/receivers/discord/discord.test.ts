@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { batch, notice, START } from '../../../../test/helpers/notices.js';
+import { deliverTo } from '../../../../test/helpers/receivers.js';
+import { receiverSchema } from '../schemas.js';
+import { discordPayload } from './send.js';
+
+describe('discord', () => {
+  it('config: the webhook URL is a secret', () => {
+    expect(receiverSchema.parse({ name: 'd', discord: { url: 'https://discord.com/api/webhooks/1/T0K3N' } })).toMatchObject({
+      kind: 'discord',
+      settings: { url: 'https://discord.com/api/webhooks/1/T0K3N' },
+      secrets: ['https://discord.com/api/webhooks/1/T0K3N', '/api/webhooks/1/T0K3N'],
+    });
+  });
+
+  it('one embed, no mentions allowed', () => {
+    expect(discordPayload(batch([notice('C', 'firing', 'critical')]), 'http://avahealth:9660')).toEqual({
+      embeds: [
+        {
+          title: 'validator-1: C failing',
+          description: '• AvalancheCheckFailing C (critical): C <broken> & "odd"',
+          url: 'http://avahealth:9660/targets/validator-1',
+          color: 0xcf222e,
+          timestamp: START,
+          footer: { text: 'avahealth' },
+        },
+      ],
+      allowed_mentions: { parse: [] },
+    });
+  });
+
+  it('delivers one POST to a real server', async () => {
+    const requests = await deliverTo((url) => ({ name: 'd', discord: { url: `${url}/api/webhooks/1/T0K3N` } }), batch([notice('C', 'resolved')]));
+    expect(requests.map((r) => [r.path, (r.json as { embeds: Array<{ title: string }> }).embeds[0]!.title])).toEqual([['/api/webhooks/1/T0K3N', 'validator-1: C recovered']]);
+  });
+});

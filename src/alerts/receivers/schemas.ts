@@ -1,0 +1,60 @@
+/**
+ * The `alerts.receivers[]` config schema, built from the receiver kinds: common routing keys plus
+ * exactly one kind, whose slice, checks and secret resolution live in `<kind>/schema.ts`. A new
+ * receiver kind is one line here (and its sender in ./index.ts).
+ */
+import { z } from 'zod';
+import { matchers, report, targetName, type Matcher } from '../../config/primitives.js';
+import alertmanager from './alertmanager/schema.js';
+import discord from './discord/schema.js';
+import pagerduty from './pagerduty/schema.js';
+import slack from './slack/schema.js';
+import webhook from './webhook/schema.js';
+
+const KINDS = { webhook, slack, discord, pagerduty, alertmanager };
+
+export type ReceiverKind = keyof typeof KINDS;
+export const RECEIVER_KINDS = Object.keys(KINDS) as ReceiverKind[];
+
+export const severity = z.enum(['warning', 'critical']);
+
+/** The settings a kind's `send.ts` receives (after secret resolution). */
+export type SettingsOf<K extends ReceiverKind> = ReturnType<(typeof KINDS)[K]['resolve']>['settings'];
+
+interface ReceiverCommon {
+  name: string;
+  matchers: Matcher[];
+  minSeverity: 'warning' | 'critical';
+  /** URLs, keys and secrets: never logged or shown. */
+  secrets: string[];
+}
+export type ReceiverOf<K extends ReceiverKind> = ReceiverCommon & { kind: K; settings: SettingsOf<K> };
+export type ReceiverConfig = { [K in ReceiverKind]: ReceiverOf<K> }[ReceiverKind];
+
+const slices = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, KINDS[kind].slice.optional()])) as { [K in ReceiverKind]: z.ZodOptional<(typeof KINDS)[K]['slice']> };
+
+export const receiverSchema = z
+  .strictObject({
+    name: targetName.describe('Receiver name (routing, metrics, notify-test).'),
+    matchers: matchers.optional().describe('Only alerts whose labels match.'),
+    min_severity: severity.prefault('warning').describe('Only alerts at least this severe.'),
+    ...slices,
+  })
+  .superRefine((r, ctx) => {
+    const present = RECEIVER_KINDS.filter((k) => r[k] !== undefined);
+    if (present.length !== 1) {
+      report(ctx, [], `receiver "${r.name}" needs exactly one of ${RECEIVER_KINDS.join(', ')}${present.length > 1 ? ` (has ${present.join(', ')})` : ''}`);
+      return;
+    }
+    const kind = present[0]!;
+    const settings = r[kind] as Record<string, unknown>;
+    for (const problem of (KINDS[kind].check as (s: unknown) => Array<{ field: string; message: string }>)(settings)) {
+      // A missing or emptied field is reported at the field when it is written (naming an unset variable).
+      report(ctx, settings[problem.field] !== undefined ? [kind, problem.field] : [kind], `receiver "${r.name}": ${problem.message}`);
+    }
+  })
+  .transform((r): ReceiverConfig => {
+    const kind = RECEIVER_KINDS.find((k) => r[k] !== undefined)!;
+    const { settings, secrets } = (KINDS[kind].resolve as (s: unknown) => { settings: never; secrets: string[] })(r[kind]);
+    return { name: r.name, kind, matchers: r.matchers ?? [], minSeverity: r.min_severity, settings, secrets };
+  });

@@ -1,0 +1,14 @@
+/** `slack:` settings: the incoming-webhook URL (a secret: the token is in its path), inline or from a file. */
+import { z } from 'zod';
+import { secretField, secretValue } from '../../../config/primitives.js';
+import { defineReceiverSchema, urlProblem, urlSecrets } from '../primitives.js';
+
+export default defineReceiverSchema({
+  kind: 'slack',
+  slice: z.strictObject({ ...secretField('url') }).describe('Slack incoming webhook (it posts to the channel it was created for).'),
+  check: (s) => urlProblem('slack', secretValue(s, 'url'), true),
+  resolve(s) {
+    const url = secretValue(s, 'url')!;
+    return { settings: { url }, secrets: urlSecrets(url) };
+  },
+});

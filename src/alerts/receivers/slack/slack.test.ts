@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { batch, notice, START } from '../../../../test/helpers/notices.js';
+import { deliverTo } from '../../../../test/helpers/receivers.js';
+import { receiverSchema } from '../schemas.js';
+import { headline } from '../text.js';
+import { slackPayload } from './send.js';
+
+describe('slack', () => {
+  it('config: the incoming-webhook URL is a secret, its token path too', () => {
+    expect(receiverSchema.parse({ name: 'chat', slack: { url: 'https://hooks.slack.com/services/T00/B00/XXXX' } })).toMatchObject({
+      kind: 'slack',
+      settings: { url: 'https://hooks.slack.com/services/T00/B00/XXXX' },
+      secrets: ['https://hooks.slack.com/services/T00/B00/XXXX', '/services/T00/B00/XXXX'],
+    });
+    expect(receiverSchema.safeParse({ name: 'chat', slack: {} }).error?.issues[0]?.message).toBe('receiver "chat": slack needs an http(s) url (url or url_file)');
+  });
+
+  it('groups one round of one target into one line', () => {
+    expect(headline(batch(['C', 'P', 'X', 'network'].map((c) => notice(c))))).toBe('validator-1: C, P, X and network failing');
+    expect(headline(batch([notice('network', 'resolved')]))).toBe('validator-1: network recovered');
+  });
+
+  it('blocks plus a text fallback, with & < > escaped', () => {
+    expect(slackPayload(batch([notice('C'), notice('network')]), 'http://avahealth:9660')).toEqual({
+      text: ':large_orange_circle: validator-1: C and network failing',
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: ':large_orange_circle: *validator-1: C and network failing*' } },
+        {
+          type: 'section',
+          text: {
+            type: 'mrkdwn',
+            text: '• AvalancheCheckFailing C (warning): C &lt;broken&gt; &amp; "odd"\n• AvalancheCheckFailing network (warning): network &lt;broken&gt; &amp; "odd"',
+          },
+        },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: `<http://avahealth:9660/targets/validator-1|avahealth> · ${START}` }] },
+      ],
+    });
+  });
+
+  it('delivers one POST to a real server', async () => {
+    const requests = await deliverTo((url) => ({ name: 'chat', slack: { url: `${url}/services/T00/B00/XXXX` } }), batch([notice('C')]));
+    expect(requests.map((r) => [r.path, (r.json as { text: string }).text])).toEqual([['/services/T00/B00/XXXX', ':large_orange_circle: validator-1: C failing']]);
+  });
+});

@@ -1,0 +1,24 @@
+/** `webhook:` settings: a URL and an optional Standard Webhooks signing secret, each inline or from a file. */
+import { z } from 'zod';
+import { headers, secretField, secretValue } from '../../../config/primitives.js';
+import { defineReceiverSchema, urlProblem, urlSecrets } from '../primitives.js';
+
+export interface WebhookSettings {
+  url: string;
+  secret?: string;
+  headers: Record<string, string>;
+}
+
+export default defineReceiverSchema({
+  kind: 'webhook',
+  slice: z
+    .strictObject({ ...secretField('url'), ...secretField('secret'), headers: headers.optional().describe('Extra request headers.') })
+    .describe('Alertmanager-format JSON (version 4), signed per Standard Webhooks when secret is set.'),
+  check: (s) => urlProblem('webhook', secretValue(s, 'url'), true),
+  resolve(s) {
+    const url = secretValue(s, 'url')!;
+    const secret = secretValue(s, 'secret');
+    const settings: WebhookSettings = { url, headers: s.headers ?? {}, ...(secret ? { secret } : {}) };
+    return { settings, secrets: [...urlSecrets(url), ...(secret ? [secret] : [])] };
+  },
+});

@@ -1,0 +1,18 @@
+/** Delivers one batch with a receiver built from its config, through the real POST path, to a real local server. */
+import { poster } from '../../src/alerts/notifier.js';
+import { send } from '../../src/alerts/receivers/index.js';
+import { receiverSchema } from '../../src/alerts/receivers/schemas.js';
+import type { NotificationBatch } from '../../src/alerts/types.js';
+import { HttpClient } from '../../src/http/client.js';
+import { startCapture, type Captured } from './capture.js';
+
+export async function deliverTo(config: (url: string) => unknown, batch: NotificationBatch): Promise<Captured[]> {
+  const capture = await startCapture(() => ({ status: 200 }));
+  try {
+    const receiver = receiverSchema.parse(config(capture.url));
+    await send(batch, receiver, { externalUrl: 'http://avahealth:9660', now: Date.parse('2026-11-22T12:00:00.000Z'), post: poster(new HttpClient({ maxResponseBytes: 65_536, userAgent: 'avahealth-test' })) });
+    return capture.requests;
+  } finally {
+    await capture.close();
+  }
+}

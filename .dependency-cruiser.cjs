@@ -6,7 +6,7 @@
 /** Top to bottom. Each entry: a name and the path regex of the files in that layer. */
 const layers = [
   ['cli', '^src/cli[.]ts$'],
-  ['app', '^src/app/|^src/(daemon|check)[.]ts$'],
+  ['app', '^src/app/'],
   ['http-server', '^src/http/(server|webconfig)[.]ts$|^src/http/routes/'],
   ['status', '^src/status/'],
   ['alerts', '^src/alerts/'],

@@ -15,6 +15,7 @@ import { jobsOf, runProbe, type ProbeContext, type ProbeJob } from './probes/reg
 import type { Schedule } from './scheduler/scheduler.js';
 import { endpointKey, sourceOf, type Store } from './store.js';
 import { VERSION } from './version.js';
+import type { ConfigDiff } from './config/diff.js';
 
 export class Poller {
   readonly http: HttpClient;
@@ -47,6 +48,11 @@ export class Poller {
       store,
     };
     this.setConfig(config);
+  }
+
+  /** A reload that keeps this Poller (same limits, chain data on or off as before). */
+  reconfigure(diff: ConfigDiff): void {
+    this.setConfig(diff.next);
   }
 
   setConfig(config: Config): void {

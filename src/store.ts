@@ -7,6 +7,7 @@
  */
 import { heightLags, type ChainDataSnapshot, type ChainLag, type NodeHeights } from './model/chaindata.js';
 import type { EndpointObservation, TargetObservation } from './model/observation.js';
+import type { ConfigDiff } from './config/diff.js';
 
 /** One change worth showing on the status page: "C failing: …", "network recovered", "unreachable: …". */
 export interface Change {
@@ -179,6 +180,11 @@ export class Store {
 
   entries(): IterableIterator<[string, TargetState]> {
     return this.targets.entries();
+  }
+
+  /** A reload: observations of targets that left the config are dropped (subscribers are told). */
+  reconfigure(diff: ConfigDiff): void {
+    for (const name of diff.targets.removed) this.remove(name);
   }
 
   remove(target: string): void {

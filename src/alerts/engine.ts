@@ -20,6 +20,7 @@ import { Flaps } from './flaps.js';
 import { NotificationGate } from './gate.js';
 import { Silences } from './silences.js';
 import { ZERO_TIME, type AlertNotice, type AlertState, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
+import type { ConfigDiff } from '../config/diff.js';
 
 const PERSIST_DELAY_MS = 1000;
 
@@ -64,6 +65,12 @@ export class AlertEngine {
 
   private get alerts(): AlertsConfig {
     return this.config.alerts;
+  }
+
+  /** A reload: new rules, routes and silences; alerts of targets that left the config resolve. */
+  reconfigure(diff: ConfigDiff): void {
+    this.setConfig(diff.next);
+    for (const name of diff.targets.removed) this.removeTarget(name);
   }
 
   setConfig(config: Config): void {

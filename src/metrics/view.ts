@@ -14,6 +14,7 @@ import { FAMILIES, I } from './families.js';
 import { sanitizeLabelValue } from '../util/labels.js';
 import { createMetricFamilies, initReceiverSeries, type MetricFamilies } from './registry.js';
 import { MetricsEndpoint, type ScrapeRequest, type ScrapeResponse } from './endpoint.js';
+import type { ConfigDiff } from '../config/diff.js';
 
 interface TargetMetrics {
   target: Target;
@@ -68,6 +69,12 @@ export class MetricsView {
         this.exposition.set(target.name, w.take());
       }
     }
+  }
+
+  /** A reload: the new config and its targets (a target whose labels changed starts over). */
+  reconfigure(diff: ConfigDiff): void {
+    this.setConfig(diff.next);
+    this.setTargets(targetsOf(diff.next));
   }
 
   setConfig(config: Config): void {

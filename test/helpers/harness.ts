@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { request } from 'undici';
 import { loadConfigFile } from '../../src/config/load.js';
-import { Daemon } from '../../src/daemon.js';
+import { Daemon } from '../../src/app/daemon.js';
 import { createLogger } from '../../src/log.js';
 import type { SimNodeOptions } from '../../src/sim/node.js';
 import type { ScenarioName } from '../../src/sim/scenarios.js';

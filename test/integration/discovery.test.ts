@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { Daemon } from '../../src/daemon.js';
+import { Daemon } from '../../src/app/daemon.js';
 import { createLogger } from '../../src/log.js';
 import { inShard, parseShard } from '../../src/shard.js';
 import { SimServer } from '../../src/sim/server.js';

@@ -3,15 +3,15 @@
  * convention on the first line), JSON or Prometheus exposition. Exit 0 OK, 1 WARNING, 2 CRITICAL.
  * With chain data, a node's height lag counts too, at the AvalancheNodeHeightLag rule's thresholds.
  */
-import { ruleNamed, ruleSettings, UNKNOWN } from './alerts/rules/index.js';
-import type { Config, NodeTarget } from './config/load.js';
-import type { Logger } from './log.js';
-import { MetricsView } from './metrics/view.js';
-import { targetsOf } from './model/targets.js';
-import { Poller } from './poller.js';
-import { STATE_SEVERITY, targetStatus, type TargetStatus } from './status/status.js';
-import { Store } from './store.js';
-import { sanitizeLabelValue } from './util/labels.js';
+import { ruleNamed, ruleSettings, UNKNOWN } from '../alerts/rules/index.js';
+import type { Config, NodeTarget } from '../config/load.js';
+import type { Logger } from '../log.js';
+import { MetricsView } from '../metrics/view.js';
+import { targetsOf } from '../model/targets.js';
+import { Poller } from '../poller.js';
+import { STATE_SEVERITY, targetStatus, type TargetStatus } from '../status/status.js';
+import { Store } from '../store.js';
+import { sanitizeLabelValue } from '../util/labels.js';
 
 export type CheckFormat = 'text' | 'json' | 'prometheus';
 export const EXIT = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 } as const;

@@ -1,0 +1,71 @@
+/**
+ * Builds the daemon's parts from a config: the store (the one source of truth), the metrics view,
+ * the poller (every probe job, chain data included), the alert engine and its notifier. Nothing
+ * here starts anything: app/daemon.ts orders start and stop.
+ */
+import { AlertEngine } from '../alerts/engine.js';
+import { Notifier } from '../alerts/notifier.js';
+import type { Config } from '../config/load.js';
+import { HttpClient } from '../http/client.js';
+import { RateLimitGate } from '../http/rate-limit.js';
+import type { Logger } from '../log.js';
+import { registerStateWriteMetrics } from '../metrics/collectors/state.js';
+import { MetricsView } from '../metrics/view.js';
+import { targetsOf } from '../model/targets.js';
+import { Poller } from '../poller.js';
+import { Store } from '../store.js';
+import { VERSION } from '../version.js';
+
+export interface Components {
+  store: Store;
+  metrics: MetricsView;
+  /** Replaced on a reload that changes limits or turns chain data on or off (see app/reload.ts). */
+  poller: Poller;
+  alerts: AlertEngine;
+  /** Replaced on a reload that changes the receivers. */
+  notifier: Notifier;
+  /** Rate-limit state per service: survives a new Poller. */
+  gates: Map<string, RateLimitGate>;
+  /** Notifications have their own client: a reload may replace the probes' one. */
+  deliveryHttp: HttpClient;
+  /** The config the components run with now (discovered nodes and this replica's shard included). */
+  config: Config;
+}
+
+export function buildComponents(config: Config, log: Logger): Components {
+  const store = new Store();
+  const metrics = new MetricsView(config);
+  registerStateWriteMetrics(metrics.families.registry);
+  metrics.attach(store);
+  metrics.setReloadResult(true);
+  const gates = new Map<string, RateLimitGate>();
+  const deliveryHttp = new HttpClient({ maxResponseBytes: 1024 * 1024, userAgent: `avahealth/${VERSION}` });
+  const parts = { store, metrics, gates, deliveryHttp, config } as Components;
+  parts.poller = new Poller(config, store, log, gates);
+  parts.alerts = new AlertEngine(config, { log, onBatch: (batch) => parts.notifier.dispatch(batch) });
+  parts.notifier = buildNotifier(parts, log);
+  store.onUpdate((name, state, source) => {
+    const target = targetsOf(parts.config).find((t) => t.name === name);
+    if (target?.kind === 'node' && source === 'node') {
+      parts.alerts.nodeUpdated(target, state);
+      if (parts.config.chainData) parts.alerts.heightLagUpdated(target, state, store.lagsOf(name));
+    } else if (target?.kind === 'service' && source === 'service') parts.alerts.serviceUpdated(target, state);
+  });
+  store.onChainData((snapshot) => parts.alerts.chainDataUpdated(snapshot, (name) => store.get(name)));
+  return parts;
+}
+
+export function buildNotifier(parts: Pick<Components, 'metrics' | 'alerts' | 'deliveryHttp' | 'config'>, log: Logger): Notifier {
+  const families = () => parts.metrics.families.alerts;
+  return new Notifier(
+    parts.config,
+    parts.deliveryHttp,
+    {
+      delivered: (receiver) => families().delivered.inc({ receiver }),
+      failed: (receiver, reason) => families().failed.inc({ receiver, reason }),
+      queueLength: (receiver, length) => families().queue.set({ receiver }, length),
+    },
+    () => parts.alerts.firing(),
+    log,
+  );
+}

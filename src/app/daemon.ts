@@ -1,0 +1,219 @@
+/**
+ * The daemon: builds the components from a config (app/components.ts), serves the routes over a
+ * read-only view (app/view.ts), and orders start, reload (SIGHUP, POST /-/reload, --config.watch)
+ * and graceful stop (SIGTERM/SIGINT).
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AlertEngine } from '../alerts/engine.js';
+import { diffConfigs, keepRestartOnly, restartRequired } from '../config/diff.js';
+import { ConfigError } from '../config/errors.js';
+import { loadConfigFile, type Config, type NodeTarget } from '../config/load.js';
+import { DiscoveryManager } from '../discovery/index.js';
+import type { ReloadResult } from '../http/routes/admin.js';
+import { closeServer, createHttpServer, listen } from '../http/server.js';
+import { Gatekeeper, loadWebConfig } from '../http/webconfig.js';
+import type { Logger } from '../log.js';
+import { targetsOf } from '../model/targets.js';
+import { Scheduler } from '../scheduler/scheduler.js';
+import { inShard, type Shard } from '../shard.js';
+import { lockStateDir, type StateDirLock } from '../state/lock.js';
+import { watchStateWrites } from '../state/write-health.js';
+import type { Store } from '../store.js';
+import { VERSION } from '../version.js';
+import { buildComponents, type Components } from './components.js';
+import { applyDiff } from './reload.js';
+import { daemonRoutes } from './view.js';
+import { FileWatchers, reloadWebConfig } from './watch.js';
+
+export interface DaemonOptions {
+  logger: Logger;
+  /** Enables POST /-/reload. */
+  enableLifecycle?: boolean;
+  /** Enables POST/DELETE /api/v1/silences. */
+  enableAdminApi?: boolean;
+  /** Overrides `listen:` (tests use port 0). */
+  listen?: { host: string; port: number };
+  /** `--web.config.file`: TLS, basic auth and headers for every route. */
+  webConfigFile?: string;
+  /** `--shard I/N`: poll only the targets whose name hashes to shard I of N. */
+  shard?: Shard;
+  /** Re-read the config file when it changes (opt-in; SIGHUP and POST /-/reload always work). */
+  watchConfig?: boolean;
+  watchIntervalMs?: number;
+}
+
+export class Daemon {
+  private readonly parts: Components;
+  private readonly scheduler: Scheduler;
+  private readonly server: Server;
+  private readonly gate?: Gatekeeper;
+  /** Held from before anything in state_dir is read until stop(): one daemon per state_dir. */
+  private readonly stateLock: StateDirLock;
+  private readonly stopWriteWatch: () => void;
+  private readonly watchers: FileWatchers;
+  private readonly pending = new Set<string>();
+  private firstRoundDone = false;
+  /** The config as the file says; the components' config adds discovered nodes and keeps this replica's shard. */
+  private baseConfig: Config;
+  private discovered: NodeTarget[] = [];
+  private discovery?: DiscoveryManager;
+  address?: AddressInfo;
+
+  constructor(
+    config: Config,
+    private readonly options: DaemonOptions,
+  ) {
+    const log = options.logger;
+    this.stateLock = lockStateDir(config.stateDir);
+    if (this.stateLock.tookOverFrom) log.warn({ stateDir: config.stateDir, pid: this.stateLock.tookOverFrom }, 'state_dir lock of a process that is gone taken over');
+    this.stopWriteWatch = watchStateWrites(config.stateDir, log);
+    this.baseConfig = config;
+    this.parts = buildComponents(this.effective(), log);
+    this.watchers = new FileWatchers(options.watchIntervalMs);
+    this.scheduler = new Scheduler({
+      poll: (key) => this.runJob(key),
+      onSkip: (key) => {
+        const target = this.parts.poller.targetOf(key);
+        if (target === key) this.parts.metrics.countSkippedPoll(key);
+        log.debug({ job: key, ...(target ? { target } : {}) }, 'poll skipped: previous poll still running');
+      },
+    });
+    this.scheduler.setSchedules(this.parts.poller.schedules());
+    if (options.webConfigFile) this.gate = new Gatekeeper(loadWebConfig(options.webConfigFile));
+    const routes = daemonRoutes(this.parts, () => this.firstRoundDone, {
+      ...(options.enableLifecycle ? { reload: () => this.reload() } : {}),
+      ...(options.enableAdminApi ? { silences: { add: (silence) => this.parts.alerts.silences.add(silence), expire: (id) => this.parts.alerts.silences.expire(id) } } : {}),
+    });
+    this.server = createHttpServer(routes, (err) => log.error({ err }, 'HTTP handler failed'), this.gate);
+  }
+
+  get store(): Store {
+    return this.parts.store;
+  }
+
+  get alerts(): AlertEngine {
+    return this.parts.alerts;
+  }
+
+  /** `https` when the web config turns TLS on. */
+  get scheme(): 'http' | 'https' {
+    return this.gate?.current.tls ? 'https' : 'http';
+  }
+
+  get ready(): boolean {
+    return this.firstRoundDone;
+  }
+
+  /** Static and discovered nodes (static ones win a name clash), then only this replica's shard. */
+  private effective(): Config {
+    const base = this.baseConfig;
+    const names = new Set(base.nodes.map((n) => n.name));
+    const nodes = [...base.nodes, ...this.discovered.filter((n) => !names.has(n.name))].filter((n) => inShard(n.name, this.options.shard));
+    return { ...base, nodes, services: base.services.filter((s) => inShard(s.name, this.options.shard)) };
+  }
+
+  private async startDiscovery(): Promise<void> {
+    this.discovery?.stop();
+    this.discovery = undefined;
+    this.discovered = [];
+    if (!this.baseConfig.discovery) return;
+    this.discovery = new DiscoveryManager(this.baseConfig.discovery, this.options.logger, (nodes) => {
+      this.discovered = nodes;
+      void this.apply();
+    });
+    await this.discovery.start();
+  }
+
+  async start(): Promise<void> {
+    const log = this.options.logger;
+    const config = this.parts.config;
+    const { host, port } = this.options.listen ?? config.listen;
+    this.address = await listen(this.server, host, port);
+    await this.startDiscovery();
+    for (const target of targetsOf(this.parts.config)) this.pending.add(target.name);
+    this.scheduler.start();
+    if (this.pending.size === 0) {
+      this.firstRoundDone = true;
+      this.runSources();
+    }
+    this.parts.notifier.start();
+    if (this.gate) this.watchers.watch(() => this.gate!.current.files, () => reloadWebConfig(this.options.webConfigFile!, this.gate!, this.server, log));
+    if (this.options.watchConfig) this.watchers.watch(() => [this.baseConfig.file], () => void this.reload());
+    for (const warning of config.warnings) log.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
+    log.info({ address: `${this.address.address}:${this.address.port}`, targets: this.pending.size, version: VERSION }, 'avahealth started');
+  }
+
+  /** Re-reads the config file; a config that does not load leaves the running one in place. */
+  async reload(): Promise<ReloadResult> {
+    const log = this.options.logger;
+    let loaded: Config;
+    try {
+      loaded = loadConfigFile(this.baseConfig.file);
+    } catch (err) {
+      this.parts.metrics.setReloadResult(false);
+      const error = err instanceof ConfigError ? err.message : String(err);
+      log.error({ error }, 'config reload failed; keeping the running config');
+      return { ok: false, error };
+    }
+    const fileDiff = diffConfigs(this.baseConfig, loaded);
+    const restart = restartRequired(fileDiff);
+    this.baseConfig = keepRestartOnly(this.baseConfig, loaded);
+    if (fileDiff.discovery !== 'unchanged') await this.startDiscovery();
+    await this.apply();
+    this.parts.metrics.setReloadResult(true);
+    if (restart.length > 0) log.warn({ settings: restart }, `config reloaded, but ${restart.join(', ')} changed: restart avahealth to apply (the running value stays until then)`);
+    log.info({ targets: targetsOf(this.parts.config).length }, 'config reloaded');
+    return { ok: true, ...(restart.length > 0 ? { restartRequired: restart } : {}) };
+  }
+
+  /** Brings the components to the effective config (after a reload or a discovery change). */
+  private async apply(): Promise<void> {
+    await applyDiff(this.parts, this.scheduler, diffConfigs(this.parts.config, this.effective()), this.options.logger);
+  }
+
+  private async runJob(key: string): Promise<void> {
+    const log = this.options.logger;
+    try {
+      await this.parts.poller.run(key);
+    } catch (err) {
+      log.error({ err, job: key }, 'poll failed unexpectedly');
+    } finally {
+      if (this.pending.delete(key) && this.pending.size === 0 && !this.firstRoundDone) {
+        this.firstRoundDone = true;
+        log.info('first poll round complete; ready');
+        this.runSources();
+      }
+    }
+  }
+
+  /** The first run of chain data, once NodeIDs and heights are known (the scheduler runs the next ones). */
+  private runSources(): void {
+    for (const key of this.parts.poller.sources()) void this.runJob(key);
+  }
+
+  async stop(): Promise<void> {
+    const log = this.options.logger;
+    const { parts } = this;
+    log.info('stopping: no new polls; waiting for in-flight polls');
+    const timeout = parts.config.limits.shutdownTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      this.scheduler.stop().then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeout))),
+    ]);
+    clearTimeout(timer);
+    if (!drained) log.warn({ timeoutMs: timeout }, 'in-flight polls did not finish in time; abandoning them');
+    this.watchers.stop();
+    this.discovery?.stop();
+    parts.metrics.exposition.stop();
+    await parts.notifier.stop();
+    parts.alerts.flush();
+    await closeServer(this.server);
+    await parts.poller.close();
+    await parts.deliveryHttp.close();
+    this.stateLock.release();
+    this.stopWriteWatch();
+    log.info('stopped');
+  }
+}

@@ -12,7 +12,9 @@ import { loadConfigFile, type Config, type NodeTarget } from '../config/load.js'
 import { DiscoveryManager } from '../discovery/index.js';
 import type { ReloadResult } from '../http/routes/admin.js';
 import { closeServer, createHttpServer, listen } from '../http/server.js';
+import type { Gauge } from 'prom-client';
 import { Gatekeeper, loadWebConfig } from '../http/webconfig.js';
+import { webConfigReloadGauge } from '../metrics/collectors/webconfig.js';
 import type { Logger } from '../log.js';
 import { targetsOf } from '../model/targets.js';
 import { Scheduler } from '../scheduler/scheduler.js';
@@ -48,6 +50,7 @@ export class Daemon {
   private readonly scheduler: Scheduler;
   private readonly server: Server;
   private readonly gate?: Gatekeeper;
+  private readonly webConfigApplied?: Gauge;
   /** Held from before anything in state_dir is read until stop(): one daemon per state_dir. */
   private readonly stateLock: StateDirLock;
   private readonly stopWriteWatch: () => void;
@@ -80,7 +83,10 @@ export class Daemon {
       },
     });
     this.scheduler.setSchedules(this.parts.poller.schedules());
-    if (options.webConfigFile) this.gate = new Gatekeeper(loadWebConfig(options.webConfigFile));
+    if (options.webConfigFile) {
+      this.gate = new Gatekeeper(loadWebConfig(options.webConfigFile));
+      this.webConfigApplied = webConfigReloadGauge(this.parts.metrics.families.registry);
+    }
     const routes = daemonRoutes(this.parts, () => this.firstRoundDone, {
       ...(options.enableLifecycle ? { reload: () => this.reload() } : {}),
       ...(options.enableAdminApi ? { silences: { add: (silence) => this.parts.alerts.silences.add(silence), expire: (id) => this.parts.alerts.silences.expire(id) } } : {}),
@@ -138,7 +144,7 @@ export class Daemon {
       this.runSources();
     }
     this.parts.notifier.start();
-    if (this.gate) this.watchers.watch(() => this.gate!.current.files, () => reloadWebConfig(this.options.webConfigFile!, this.gate!, this.server, log));
+    if (this.gate) this.watchers.watch(() => this.gate!.current.files, () => reloadWebConfig(this.options.webConfigFile!, this.gate!, this.server, log, this.webConfigApplied));
     if (this.options.watchConfig) this.watchers.watch(() => [this.baseConfig.file], () => void this.reload());
     for (const warning of config.warnings) log.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
     log.info({ address: `${this.address.address}:${this.address.port}`, targets: this.pending.size, version: VERSION }, 'avahealth started');

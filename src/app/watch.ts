@@ -1,7 +1,8 @@
 /** Watched files (the config, the web config and its certificates) and the web config's reload. */
 import type { Server } from 'node:http';
 import { ConfigError } from '../config/errors.js';
-import { fingerprintFiles, loadWebConfig, type Gatekeeper } from '../http/webconfig.js';
+import type { Gauge } from 'prom-client';
+import { fingerprintFiles, loadWebConfig, reloadProblem, type Gatekeeper } from '../http/webconfig.js';
 import type { Logger } from '../log.js';
 
 /** How often watched files are checked for changes. */
@@ -30,18 +31,26 @@ export class FileWatchers {
   }
 }
 
-/** Re-reads the web config; one that does not load, or switches between HTTP and HTTPS, is refused. */
-export function reloadWebConfig(file: string, gate: Gatekeeper, server: Server, log: Logger): void {
+/**
+ * Re-reads the web config; one that does not load, is empty, or would weaken protection (drop
+ * basic auth or client certificates, switch HTTP/HTTPS) is refused and the current one kept.
+ * `applied` reports the outcome (avahealth_web_config_last_reload_successful).
+ */
+export function reloadWebConfig(file: string, gate: Gatekeeper, server: Server, log: Logger, applied?: Gauge): void {
   try {
     const next = loadWebConfig(file);
-    if (Boolean(next.tls) !== Boolean(gate.current.tls)) {
-      log.error('web config switches between HTTP and HTTPS: restart avahealth to apply it; keeping the current one');
+    const problem = reloadProblem(gate.current, next);
+    if (problem) {
+      applied?.set(0);
+      log.error({ error: problem }, 'web config refused; keeping the current one');
       return;
     }
     if (next.tls) (server as unknown as { setSecureContext(o: object): void }).setSecureContext(next.tls);
     gate.update(next);
+    applied?.set(1);
     log.info({ tls: Boolean(next.tls), users: next.users.size }, 'web config reloaded');
   } catch (err) {
+    applied?.set(0);
     log.error({ error: err instanceof ConfigError ? err.message : String(err) }, 'web config reload failed; keeping the current one');
   }
 }

@@ -7,9 +7,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { BadRequest, text, type Reply, type Route } from './route.js';
-import type { Gatekeeper } from './webconfig.js';
+import type { Denial, Gatekeeper } from './webconfig.js';
 
 const MAX_REQUEST_BODY = 64 * 1024;
+export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
+export const MAX_CONNECTIONS = 512;
 
 async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -36,25 +38,42 @@ export function createHttpServer(routes: readonly Route[], onError: (err: unknow
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(gate?.current.headers ?? {})) res.setHeader(name, value);
     const denied = gate?.deny(req);
-    if (denied) {
-      req.resume();
-      return send(res, text(denied.status, `${denied.message}\n`, denied.status === 401 ? { 'www-authenticate': 'Basic realm="avahealth", charset="UTF-8"' } : undefined));
-    }
-    dispatch(routes, req)
-      .then((reply) => {
-        req.resume();
-        send(res, reply);
-      })
-      .catch((err: unknown) => {
-        req.resume();
-        if (err instanceof BadRequest) return send(res, text(err.status, `${err.message}\n`));
+    if (denied instanceof Promise) {
+      // a bcrypt check is running (asynchronously: other requests are served meanwhile)
+      denied.then((answer) => (answer ? refuse(answer) : serve()), (err: unknown) => {
         onError(err);
-        if (!res.headersSent) send(res, text(500, 'internal error\n'));
-        else res.destroy();
+        send(res, text(500, 'internal error\n'));
       });
+      return;
+    }
+    if (denied) return refuse(denied);
+    serve();
+    function refuse(denial: Denial): void {
+      req.resume();
+      send(res, text(denial.status, `${denial.message}\n`, denial.headers));
+    }
+    function serve(): void {
+      dispatch(routes, req)
+        .then((reply) => {
+          req.resume();
+          send(res, reply);
+        })
+        .catch((err: unknown) => {
+          req.resume();
+          if (err instanceof BadRequest) return send(res, text(err.status, `${err.message}\n`));
+          onError(err);
+          if (!res.headersSent) send(res, text(500, 'internal error\n'));
+          else res.destroy();
+        });
+    }
   };
   const tls = gate?.current.tls;
-  const server: Server = tls ? (createTlsServer(tls, handler) as unknown as Server) : createServer(handler);
+  // headersTimeout is enforced only as often as connections are checked (30 s by default).
+  const checks = { connectionsCheckingInterval: 1_000 };
+  const server: Server = tls ? (createTlsServer({ ...tls, ...checks, handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS }, handler) as unknown as Server) : createServer(checks, handler);
+  // Sockets that connect and never finish a TLS handshake or send a request are not held for long,
+  // and never more than a cap of them (Prometheus, a browser and probes need a handful).
+  server.maxConnections = MAX_CONNECTIONS;
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;

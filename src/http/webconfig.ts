@@ -9,9 +9,9 @@ import { readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import type { SecureContextOptions, TLSSocket } from 'node:tls';
-import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { ConfigError } from '../config/errors.js';
+import { BcryptWorker } from './bcrypt-worker.js';
 import { nodeAt, parseYaml } from '../config/load.js';
 
 const CLIENT_AUTH = ['NoClientCert', 'RequestClientCert', 'RequireAnyClientCert', 'VerifyClientCertIfGiven', 'RequireAndVerifyClientCert'] as const;
@@ -40,6 +40,22 @@ export interface WebSecurity {
   headers: Record<string, string>;
   /** Files whose change means the web config must be read again. */
   files: string[];
+  /** The file sets nothing at all (empty, or only comments). */
+  empty: boolean;
+}
+
+/**
+ * Why `next` must not replace `current` when the file changed under a running daemon, or
+ * undefined. A file caught empty (mid-write, or truncated by mistake) or one that drops basic auth
+ * would silently open every route: turning protection off takes a restart, as does switching
+ * between HTTP and HTTPS.
+ */
+export function reloadProblem(current: WebSecurity, next: WebSecurity): string | undefined {
+  if (next.empty) return 'the web config file is empty';
+  if (Boolean(next.tls) !== Boolean(current.tls)) return 'the web config switches between HTTP and HTTPS: restart avahealth to apply it';
+  if (current.users.size > 0 && next.users.size === 0) return 'the web config no longer has basic_auth_users: restart avahealth to turn basic auth off';
+  if (current.clientAuth !== 'NoClientCert' && next.clientAuth === 'NoClientCert') return 'the web config no longer asks for client certificates: restart avahealth to turn that off';
+  return undefined;
 }
 
 export function loadWebConfig(file: string): WebSecurity {
@@ -78,7 +94,8 @@ export function loadWebConfig(file: string): WebSecurity {
       ...(t.max_version ? { maxVersion: TLS_VERSIONS[t.max_version] } : {}),
     };
   }
-  return { ...(tls ? { tls } : {}), clientAuth, users: new Map(Object.entries(data.basic_auth_users ?? {})), headers: data.http_server_config?.headers ?? {}, files };
+  const empty = data === null || data === undefined || Object.keys(data).length === 0;
+  return { ...(tls ? { tls } : {}), clientAuth, users: new Map(Object.entries(data?.basic_auth_users ?? {})), headers: data?.http_server_config?.headers ?? {}, files, empty };
 }
 
 /** Modification times of the files, to notice a rotated certificate or an edited web config. */
@@ -95,23 +112,45 @@ export function fingerprintFiles(files: string[]): string {
     .join('|');
 }
 
-/** Checks a request against the client-certificate and basic-auth rules; returns why not, or undefined. */
+export interface Denial {
+  status: 401 | 403 | 429;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/** Failed logins one client may have (running or done) within the window before it is refused without a bcrypt check. */
+const MAX_FAILURES_PER_CLIENT = 10;
+const FAILURE_WINDOW_MS = 60_000;
+/** bcrypt checks waiting for the worker beyond which a login is refused at once. */
+const MAX_QUEUED_COMPARES = 64;
+const MAX_CACHED_RESULTS = 1024;
+
+/**
+ * Checks a request against the client-certificate and basic-auth rules; answers why not, or
+ * undefined. bcrypt runs in a worker thread (bcrypt-worker.ts), never on the event loop, and only
+ * for credentials not seen before: results are cached as exporter-toolkit does, keyed by a
+ * hash of user, password and stored hash. An unknown user costs a bcrypt check against a dummy hash
+ * of the same cost, so timing does not tell which users exist. A client with repeated failures is
+ * answered 429 without a check until its window passes.
+ */
 export class Gatekeeper {
-  /** Verified credentials (hashed), so bcrypt's deliberate slowness is paid once per password, not per scrape. */
-  private readonly verified = new Set<string>();
+  private readonly results = new Map<string, boolean>();
+  private readonly failures = new Map<string, { count: number; since: number }>();
+  private readonly dummyHashes = new Map<number, Promise<string>>();
 
   constructor(private security: WebSecurity) {}
 
   update(security: WebSecurity): void {
     this.security = security;
-    this.verified.clear();
+    this.results.clear();
   }
 
   get current(): WebSecurity {
     return this.security;
   }
 
-  deny(req: IncomingMessage): { status: 401 | 403; message: string } | undefined {
+  /** Synchronous when the answer is known without bcrypt (no auth, cached credentials, throttled client). */
+  deny(req: IncomingMessage): Denial | undefined | Promise<Denial | undefined> {
     const { clientAuth, users } = this.security;
     const socket = req.socket as TLSSocket;
     if (this.security.tls && clientAuth !== 'NoClientCert' && clientAuth !== 'RequestClientCert') {
@@ -122,20 +161,78 @@ export class Gatekeeper {
     }
     if (users.size === 0) return undefined;
     const header = req.headers.authorization ?? '';
-    const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header);
-    if (!match) return { status: 401, message: 'authentication required' };
+    const match = /^Basic\s+([A-Za-z0-9+/=]{1,1024})$/i.exec(header);
+    if (!match) return UNAUTHORIZED;
     const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
+    if (colon < 0) return UNAUTHORIZED;
     const user = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
     const hash = users.get(user);
-    if (colon < 0 || hash === undefined) return { status: 401, message: 'authentication required' };
-    const key = createHash('sha256').update(`${user}\u0000${password}\u0000${hash}`).digest('hex');
-    if (this.verified.has(key)) return undefined;
-    // bcryptjs is loaded on first use: only deployments with basic auth need it.
-    const bcrypt = createRequire(import.meta.url)('bcryptjs') as typeof import('bcryptjs');
-    if (!bcrypt.compareSync(password, hash)) return { status: 401, message: 'authentication required' };
-    this.verified.add(key);
-    return undefined;
+    const key = createHash('sha256').update(`${user}\u0000${password}\u0000${hash ?? ''}`).digest('hex');
+    const known = this.results.get(key);
+    if (known === true) return undefined;
+    const client = req.socket.remoteAddress ?? '';
+    const throttled = this.throttled(client);
+    if (throttled) return throttled;
+    if (known === false) return this.failed(client);
+    if (BCRYPT.queued >= MAX_QUEUED_COMPARES) return { status: 429, message: 'too many authentication attempts; try again later', headers: { 'retry-after': '1' } };
+    const attempt = this.failures.get(client) ?? { count: 0, since: Date.now() };
+    attempt.count++; // counted while it runs, so a burst cannot start more checks than the limit
+    this.failures.set(client, attempt);
+    return this.compare(password, hash).then((ok) => {
+      this.remember(key, ok && hash !== undefined);
+      if (!ok || hash === undefined) return UNAUTHORIZED;
+      attempt.count--;
+      return undefined;
+    });
+  }
+
+  private throttled(client: string): Denial | undefined {
+    const entry = this.failures.get(client);
+    if (!entry) return undefined;
+    const now = Date.now();
+    if (now - entry.since > FAILURE_WINDOW_MS) {
+      this.failures.delete(client);
+      return undefined;
+    }
+    if (entry.count < MAX_FAILURES_PER_CLIENT) return undefined;
+    const retryAfter = Math.ceil((entry.since + FAILURE_WINDOW_MS - now) / 1000);
+    return { status: 429, message: 'too many failed authentication attempts; try again later', headers: { 'retry-after': String(Math.max(1, retryAfter)) } };
+  }
+
+  private failed(client: string): Denial {
+    const entry = this.failures.get(client) ?? { count: 0, since: Date.now() };
+    entry.count++;
+    this.failures.set(client, entry);
+    if (this.failures.size > 10_000) this.failures.clear(); // bounded whatever the number of clients
+    return UNAUTHORIZED;
+  }
+
+  private remember(key: string, ok: boolean): void {
+    if (this.results.size >= MAX_CACHED_RESULTS) this.results.delete(this.results.keys().next().value!);
+    this.results.set(key, ok);
+  }
+
+  /** bcrypt against the stored hash, or against a dummy hash of the same cost for an unknown user. */
+  private async compare(password: string, hash: string | undefined): Promise<boolean> {
+    const against = hash ?? (await this.dummyHash(this.costOfUsers()));
+    return BCRYPT.compare(password, against);
+  }
+
+  private costOfUsers(): number {
+    const first = this.security.users.values().next().value;
+    return first ? Number(first.slice(4, 6)) : 10;
+  }
+
+  private dummyHash(cost: number): Promise<string> {
+    let hash = this.dummyHashes.get(cost);
+    if (!hash) this.dummyHashes.set(cost, (hash = BCRYPT.hash('avahealth: no such user', cost)));
+    return hash;
   }
 }
+
+const UNAUTHORIZED: Denial = { status: 401, message: 'authentication required', headers: { 'www-authenticate': 'Basic realm="avahealth", charset="UTF-8"' } };
+
+/** One worker for the process; it starts (and bcryptjs loads) on first use: only deployments with basic auth need it. */
+const BCRYPT = new BcryptWorker();

@@ -1,0 +1,128 @@
+/**
+ * The web config under attack, against the built daemon: a flood of bad passwords (real bcrypt
+ * hash, cost 10), a web config emptied or broken while it runs, and sockets that connect and never
+ * start TLS. Authorised users keep being served; nothing is opened by accident.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect as connectTcp, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
+import { Agent, request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { MAX_CONNECTIONS } from '../../src/http/server.js';
+import { startCli } from '../helpers/cli.js';
+import { parseExposition, sample, waitFor, writeConfig } from '../helpers/harness.js';
+
+const PASSWORD = 'correct horse battery staple';
+const HASH = bcrypt.hashSync(PASSWORD, 10).replace(/^\$2b\$/, '$2y$');
+const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+
+async function startWithWebConfig(web: string, dir = mkdtempSync(join(tmpdir(), 'avahealth-auth-'))) {
+  writeFileSync(join(dir, 'web.yml'), web);
+  const file = writeConfig('listen: 127.0.0.1:0\nstate_dir: ./state\nnodes: []\n');
+  const daemon = startCli(['run', '--config', file, '--web.config.file', join(dir, 'web.yml')]);
+  const [, address] = await daemon.waitForOutput(/"address":"([^"]+)".*avahealth started/);
+  return { daemon, dir, address: address! };
+}
+
+describe('authentication under attack', () => {
+  it('120 bad passwords in parallel: an authorised scrape is served meanwhile, bcrypt runs for at most 10 of them, the rest are throttled', { timeout: 60_000 }, async () => {
+    const { daemon, address } = await startWithWebConfig(`basic_auth_users:\n  prometheus: ${HASH}\n`);
+    const url = `http://${address}`;
+    const agent = new Agent({ connections: 200 });
+    const own = new Agent(); // the authorised client's own connection, as Prometheus has
+    const get = async (path: string, headers: Record<string, string>, dispatcher = agent) => {
+      const res = await request(`${url}${path}`, { headers, dispatcher });
+      await res.body.dump();
+      return { status: res.statusCode, retryAfter: res.headers['retry-after'] };
+    };
+    try {
+      expect((await get('/metrics', basic('prometheus', PASSWORD))).status).toBe(200); // verified once, then cached
+      expect((await get('/metrics', basic('nobody', PASSWORD))).status).toBe(401); // an unknown user: a failure like any other
+
+      let settled = 0;
+      const flood = Array.from({ length: 120 }, (_, i) => get('/metrics', basic('prometheus', `guess-${i}`)).finally(() => settled++));
+      await waitFor('the flood being answered', () => settled > 0, 20_000);
+      const healthy = await get('/-/healthy', basic('prometheus', PASSWORD), own);
+      const settledWhenServed = settled;
+      const answers = await Promise.all(flood);
+
+      expect(healthy.status).toBe(200);
+      // The event loop served the authorised request while bcrypt checks of the flood were still running.
+      expect(settledWhenServed).toBeLessThan(120);
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(9); // 10 failures per client and minute, the unknown user included
+      expect(answers.filter((a) => a.status === 429).every((a) => Number(a.retryAfter) >= 1)).toBe(true);
+      // Throttled as it is, the client with the right password is still let in.
+      expect((await get('/metrics', basic('prometheus', PASSWORD))).status).toBe(200);
+    } finally {
+      daemon.child.kill('SIGKILL');
+      await agent.close();
+      await own.close();
+    }
+  });
+
+  it('a web config emptied or broken while running is refused: auth stays on, the error is logged and the metric says 0', { timeout: 60_000 }, async () => {
+    const { daemon, dir, address } = await startWithWebConfig(`basic_auth_users:\n  prometheus: ${HASH}\n`);
+    const url = `http://${address}`;
+    const status = async (headers: Record<string, string> = {}) => {
+      const res = await request(`${url}/metrics`, { headers });
+      const body = await res.body.text();
+      return { status: res.statusCode, body };
+    };
+    const reloadOk = async () => sample(parseExposition((await status(basic('prometheus', PASSWORD))).body), 'avahealth_web_config_last_reload_successful');
+    try {
+      expect(await reloadOk()).toBe(1);
+      writeFileSync(join(dir, 'web.yml'), '');
+      await daemon.waitForOutput(/the web config file is empty.*web config refused; keeping the current one/);
+      expect((await status()).status).toBe(401);
+      expect(await reloadOk()).toBe(0);
+
+      writeFileSync(join(dir, 'web.yml'), 'basic_auth_users: [\n');
+      await daemon.waitForOutput(/web config reload failed; keeping the current one/);
+      expect((await status()).status).toBe(401);
+
+      writeFileSync(join(dir, 'web.yml'), 'http_server_config:\n  headers: {X-Frame-Options: DENY}\n'); // valid, but drops basic auth
+      await daemon.waitForOutput(/restart avahealth to turn basic auth off/);
+      expect((await status()).status).toBe(401);
+
+      writeFileSync(join(dir, 'web.yml'), `basic_auth_users:\n  prometheus: ${HASH}\n  grafana: ${HASH}\n`);
+      await daemon.waitForOutput(/"users":2.*web config reloaded/);
+      expect(await reloadOk()).toBe(1);
+    } finally {
+      daemon.child.kill('SIGKILL');
+    }
+  });
+
+  it('TLS: sockets that never start a handshake are closed, and those over the connection cap at once', { timeout: 90_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'tls.key'), '-out', join(dir, 'tls.crt')], { stdio: 'ignore' });
+    const { daemon, address } = await startWithWebConfig('tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n', dir);
+    const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
+    const sockets: Socket[] = [];
+    let closed = 0;
+    try {
+      const extra = 8;
+      for (let i = 0; i < MAX_CONNECTIONS + extra; i++) {
+        const socket = connectTcp({ host, port });
+        socket.on('error', () => undefined);
+        socket.on('close', () => closed++);
+        sockets.push(socket); // connected, and silent: no ClientHello ever
+      }
+      await waitFor('the sockets over the cap closed', () => closed >= extra, 30_000);
+      const closedFirst = closed;
+      expect(closedFirst).toBeLessThan(MAX_CONNECTIONS + extra); // the cap acted before any handshake timeout
+      await waitFor('every silent socket closed by the handshake timeout', () => closed === MAX_CONNECTIONS + extra, 60_000);
+      // and the daemon still serves TLS
+      const res = await request(`https://${address}/-/healthy`, { dispatcher: new Agent({ connect: { ca: readFileSync(join(dir, 'tls.crt')) } }) });
+      expect(res.statusCode).toBe(200);
+      await res.body.dump();
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      daemon.child.kill('SIGKILL');
+    }
+  });
+});

@@ -47,3 +47,14 @@ describe('deploy/compose', () => {
     expect(dirname(provisioning.host)).toBe(join(ROOT, 'dashboards'));
   });
 });
+
+describe('deploy/compose Alertmanager', () => {
+  it('Prometheus sends to the Alertmanager service, which runs the example config from deploy/alertmanager', () => {
+    const prometheus = parse(readFileSync(join(COMPOSE_DIR, 'prometheus.yml'), 'utf8')) as { alerting: { alertmanagers: Array<{ static_configs: Array<{ targets: string[] }> }> } };
+    const alertmanager = compose.services.alertmanager!;
+    const port = alertmanager.ports![0]!.split(':')[1];
+    expect(prometheus.alerting.alertmanagers[0]!.static_configs[0]!.targets).toEqual([`alertmanager:${port}`]);
+    const configFlag = alertmanager.command!.find((c) => c.startsWith('--config.file='))!.split('=')[1]!;
+    expect(mounts(alertmanager).find((m) => m.container === configFlag)!.host).toBe(join(ROOT, 'deploy/alertmanager/alertmanager.yml'));
+  });
+});

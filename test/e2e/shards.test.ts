@@ -57,13 +57,13 @@ describe('three shards on one config', () => {
     for (const { url } of daemons) {
       const status = JSON.parse((await get(`${url}/api/v1/status`)).body) as { targets: Array<{ name: string }> };
       const samples = await scrape(url);
-      // What this shard actually polled: a successful health probe of the node, by this process.
-      const succeeded = series(samples, 'avahealth_probe_success', { endpoint: 'health', view: 'all' })
-        .filter((s) => s.value === 1)
+      // What this shard actually polled: a recorded health probe of the node (the series exists once
+      // a poll finished; on a loaded machine a poll may time out, which still counts as polled).
+      const probed = series(samples, 'avahealth_probe_success', { endpoint: 'health', view: 'all' })
         .map((s) => s.labels.target!)
         .sort();
-      expect(status.targets.map((t) => t.name).sort(), url).toEqual(succeeded);
-      polled.push(succeeded);
+      expect(status.targets.map((t) => t.name).sort(), url).toEqual(probed);
+      polled.push(probed);
     }
     const all = polled.flat();
     expect(all.sort()).toEqual(FLEET.map((n) => n.name).sort());

@@ -10,24 +10,26 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { SimServer } from '../src/sim/server.js';
+import { fleet1000, fleet5000 } from './fleet.js';
 import { cpuSeconds, freePort, median, percentile, rssMiB, sleep, spawnDaemon, stop, waitReady } from './lib.js';
 
 const { values: args } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, check: { type: 'boolean', default: false }, only: { type: 'string' } },
 });
-/** `--only scrape,alerts`: run just those (poll, scrape, alerts, startup, sidecar). */
+/** `--only fleet1000,alerts`: run just those (fleet1000, fleet5000, poll, scrape, alerts, startup, sidecar; poll and scrape only when named). */
 const ONLY = args.only ? new Set(args.only.split(',')) : undefined;
-const wanted = (name: string) => !ONLY || ONLY.has(name);
+const wanted = (name: string) => (ONLY ? ONLY.has(name) : !['poll', 'scrape'].includes(name));
 const QUICK = args.quick!;
 const DIR = mkdtempSync(join(tmpdir(), 'avahealth-bench-'));
 const ROOT = new URL('../', import.meta.url).pathname;
-const log = (text: string) => process.stderr.write(`${text}\n`);
+const log = (text: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${text} (load ${loadavg()[0]!.toFixed(1)})\n`);
+const LOAD_AT_START = loadavg().map((l) => Math.round(l * 10) / 10);
 
 // ---------- bodies served by a plain HTTP server (its CPU is in none of the measured processes)
 const SMALL = readFileSync(join(ROOT, 'test/fixtures/shared/avalanchego/health-unhealthy-bootstrapping.json'), 'utf8');
@@ -266,6 +268,10 @@ async function main() {
     log(`scrape cost and memory: ${nodes} nodes`);
     scrape.push(await scrapeAndMemory(nodes));
   }
+  const fleet = {
+    nodes1000: wanted('fleet1000') ? (log('fleet: 1,000 nodes x 3 endpoints every second'), await fleet1000(ROOT, DIR, { nodes: 1000, reps: QUICK ? 1 : 3, seconds: QUICK ? 5 : 10, scrapes: 20 })) : undefined,
+    nodes5000: wanted('fleet5000') ? (log('fleet: 5,000 nodes at 15 s, gzip scrapes every 5 s'), await fleet5000(ROOT, DIR, { nodes: 5000, scrapes: QUICK ? 6 : 12 })) : undefined,
+  };
   const alerts = wanted('alerts') ? (log('alert latency'), await alertLatency(QUICK ? 6 : 20)) : undefined;
   const start = wanted('startup') ? (log('start-up'), await startup(100)) : undefined;
   const sidecar = wanted('sidecar') ? (log('sidecar memory'), await sidecarRss(QUICK ? 3 : 15)) : undefined;
@@ -274,6 +280,10 @@ async function main() {
     machine: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
     node: process.version,
     quick: QUICK,
+    cpus: cpus().length,
+    memory: `${Math.round(totalmem() / 1073741824)} GiB`,
+    loadAverageAtStart: LOAD_AT_START,
+    fleet,
     pollEfficiency: poll,
     scrape,
     alertLatency: alerts,

@@ -19,6 +19,7 @@ import { SimServer } from './sim/server.js';
 import { parseGoDuration } from './util/go-duration.js';
 import { Notifier } from './alerts/notifier.js';
 import { HttpClient } from './http/client.js';
+import { tuneHeapForDaemon } from './util/heap.js';
 import { redact } from './util/text.js';
 import { VERSION } from './version.js';
 
@@ -154,6 +155,7 @@ function listenOption(text: string | undefined): ListenAddress | undefined {
 }
 
 async function run(values: Values, preloaded?: Config): Promise<number> {
+  tuneHeapForDaemon();
   let config: Config;
   try {
     config = preloaded ?? loadConfigFile(configPath(values));

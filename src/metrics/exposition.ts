@@ -1,12 +1,13 @@
 /**
  * Pre-rendered exposition of the per-target families, kept off the request path. Each owner (a
  * target, or a global part like height lag) hands in the rendered sample lines of its series,
- * family by family, when its data changes; they are encoded to bytes once, there. A snapshot joins
- * the owners' bytes family by family (a copy, no re-encoding); large fleets build it in the
- * background at most once a second, yielding to the event loop every few milliseconds. Each
- * snapshot renders a format (Prometheus text or OpenMetrics: they differ only in the family
- * headers) on first demand and deflates it once (in zlib's thread pool); every scraper of that
- * snapshot shares the same buffers. So a scrape of unchanged data costs a buffer write.
+ * family by family, when its data changes; they are encoded to bytes once, there, and the strings
+ * are let go. A scrape takes a snapshot (the owners' current byte buffers: no copy) and renders the
+ * format it wants (Prometheus text or OpenMetrics: they differ only in the family headers) once
+ * per snapshot: deflated in zlib's thread pool for gzip scrapers (the main thread only hands over
+ * slices of at most 1 MiB and yields between them), joined for the others. Every scraper of a
+ * snapshot shares the same buffers, so a scrape of unchanged data costs a buffer write. A large
+ * fleet's gzip scrape gets the newest finished compression instead of waiting for a newer one.
  * (prom-client serves the small families: self, alerts, network-wide, process; see endpoint.ts.)
  */
 import { once } from 'node:events';
@@ -51,27 +52,27 @@ export function familyHeader(family: { name: string; type: string; help: string 
   return `# HELP ${name} ${escapeLabel(family.help)}\n# TYPE ${name} ${family.type}\n`;
 }
 
-/** Collects one owner's samples family by family. */
+/** Collects one owner's samples family by family (lines kept in arrays: take() returns flat strings, not ropes). */
 export class SampleWriter {
-  private readonly parts: string[];
+  private readonly parts: string[][];
 
   constructor(private readonly families: Family[]) {
-    this.parts = families.map(() => '');
+    this.parts = families.map(() => []);
   }
 
   /** `labels` is already label text (see labelText); `family` an index into the families. */
   add(family: number, labels: string, value: number | undefined): void {
     if (value === undefined) return;
-    this.parts[family] += `${this.families[family]!.name}{${labels}} ${formatValue(value)}\n`;
+    this.parts[family]!.push(`${this.families[family]!.name}{${labels}} ${formatValue(value)}\n`);
   }
 
   /** Adds samples rendered earlier (by another writer), family by family. */
   append(parts: string[]): void {
-    for (let i = 0; i < parts.length; i++) if (parts[i]) this.parts[i] += parts[i]!;
+    for (let i = 0; i < parts.length; i++) if (parts[i]) this.parts[i]!.push(parts[i]!);
   }
 
   take(): string[] {
-    return this.parts;
+    return this.parts.map((lines) => lines.join(''));
   }
 }
 
@@ -83,13 +84,10 @@ export interface Deflated {
 }
 
 export const GZIP_LEVEL = 6;
-/** Fleets whose samples add up to less than this are joined on the spot, so a scrape always sees the last poll. */
-const SYNC_BYTES = 1 << 20;
-/** Larger fleets: rebuilt in the background at most this often; scrapes see data at most about this old. */
-const REBUILD_GAP_MS = 1000;
-/** Background work yields to the event loop after this much. */
-const SLICE_MS = 4;
-const CRC_SLICE = 1 << 20;
+/** Snapshots larger than this are joined and compressed in slices, yielding to the event loop in between. */
+const LARGE_BYTES = 1 << 20;
+/** Work handed over (or copied) in one go. */
+const SLICE_BYTES = 1 << 20;
 
 /** One owner's samples as bytes; family i is `bytes[ends[i-1] .. ends[i])`. */
 interface Encoded {
@@ -97,38 +95,75 @@ interface Encoded {
   ends: Uint32Array;
 }
 
+/** The owners' bytes at one moment (Encoded values are never changed, only replaced). */
 class Snapshot {
-  private readonly bodies = new Map<Format, Buffer[]>();
+  private joined?: Promise<Buffer[]>;
   readonly deflated = new Map<Format, Promise<Deflated>>();
+  readonly bytes: number;
 
-  /** `samples[i]`: all samples of family i (a view into one buffer). */
   constructor(
     readonly version: number,
-    readonly samples: Buffer[],
-    readonly bytes: number,
-  ) {}
+    private readonly owners: Encoded[],
+    private readonly families: number,
+  ) {
+    let bytes = 0;
+    for (const owner of owners) bytes += owner.bytes.length;
+    this.bytes = bytes;
+  }
 
-  body(format: Format, headers: Buffer[]): Buffer[] {
-    let body = this.bodies.get(format);
-    if (!body) {
-      body = [];
-      for (let i = 0; i < this.samples.length; i++) if (this.samples[i]!.length > 0) body.push(headers[i]!, this.samples[i]!);
-      this.bodies.set(format, body);
+  get large(): boolean {
+    return this.bytes > LARGE_BYTES;
+  }
+
+  /** The samples of every family, family after family: slices of at most about SLICE_BYTES, copied from the owners. */
+  *slices(headers: Buffer[], withHeaders: boolean): Generator<{ header?: Buffer; samples: Buffer[]; length: number }> {
+    for (let f = 0; f < this.families; f++) {
+      let batch: Buffer[] = [];
+      let length = 0;
+      let header = withHeaders ? headers[f] : undefined;
+      for (const { bytes, ends } of this.owners) {
+        const start = f === 0 ? 0 : ends[f - 1]!;
+        if (ends[f]! <= start) continue;
+        batch.push(bytes.subarray(start, ends[f]));
+        length += ends[f]! - start;
+        if (length >= SLICE_BYTES) {
+          yield { header, samples: batch, length };
+          header = undefined;
+          batch = [];
+          length = 0;
+        }
+      }
+      if (length > 0) yield { header, samples: batch, length };
     }
-    return body;
+  }
+
+  /** Prometheus text or OpenMetrics, uncompressed: the headers of non-empty families and their samples. */
+  join(headers: Buffer[]): Promise<Buffer[]> {
+    this.joined ??= (async () => {
+      const parts: Buffer[] = [];
+      for (const slice of this.slices(headers, true)) {
+        if (slice.header) parts.push(slice.header);
+        parts.push(Buffer.concat(slice.samples, slice.length));
+        if (this.large) await new Promise((resolve) => setImmediate(resolve));
+      }
+      return parts;
+    })();
+    return this.joined;
+  }
+
+  joinNow(headers: Buffer[]): Buffer {
+    const parts: Buffer[] = [];
+    for (const slice of this.slices(headers, true)) parts.push(...(slice.header ? [slice.header] : []), ...slice.samples);
+    return Buffer.concat(parts);
   }
 }
 
 export class Exposition {
   private readonly owners = new Map<string, Encoded>();
   private readonly headers: Record<Format, Buffer[]>;
-  private ownerBytes = 0;
   private version = 0;
   private snapshot?: Snapshot;
-  private building?: Promise<Snapshot>;
-  private timer?: NodeJS.Timeout;
-  private lastBuildAt = 0;
-  /** The newest finished deflate per format, served while a newer snapshot is still being compressed. */
+  /** The newest finished deflate per format, served to a large fleet's scrapes while a newer snapshot is being compressed. */
   private readonly latestDeflated = new Map<Format, { version: number; value: Deflated }>();
   /** At most one compression per format at a time. */
   private readonly compressing = new Map<Format, Promise<Deflated>>();
@@ -145,29 +180,29 @@ export class Exposition {
   }
 
   set(owner: string, fragments: string[]): void {
-    const encoded = encode(fragments, this.families.length);
-    this.ownerBytes += encoded.bytes.length - (this.owners.get(owner)?.bytes.length ?? 0);
-    this.owners.set(owner, encoded);
-    this.invalidate();
+    this.owners.set(owner, encode(fragments, this.families.length));
+    this.changed();
+  }
+
+  /** Replaces one family of an owner's samples, keeping the others (e.g. a counter that moved between polls). */
+  setFamily(owner: string, family: number, samples: string): void {
+    const existing = this.owners.get(owner);
+    const fragments = this.families.map((_, i) => (i === family ? samples : existing ? existing.bytes.toString('utf8', i === 0 ? 0 : existing.ends[i - 1], existing.ends[i]) : ''));
+    this.set(owner, fragments);
   }
 
   delete(owner: string): void {
-    const existing = this.owners.get(owner);
-    if (!existing) return;
-    this.owners.delete(owner);
-    this.ownerBytes -= existing.bytes.length;
-    this.invalidate();
+    if (this.owners.delete(owner)) this.changed();
   }
 
   /** The Prometheus text of the per-target families, joined now (for one-shot use such as `check`). */
   render(): Buffer {
-    const snapshot = this.snapshot?.version === this.version ? this.snapshot : this.install(drain(this.build()));
-    return Buffer.concat(snapshot.body('text', this.headers.text));
+    return this.current().joinNow(this.headers.text);
   }
 
   /** The per-target part of a scrape, uncompressed. */
-  async chunks(format: Format): Promise<Buffer[]> {
-    return (await this.current()).body(format, this.headers[format]);
+  chunks(format: Format): Promise<Buffer[]> {
+    return this.current().join(this.headers[format]);
   }
 
   /**
@@ -175,14 +210,14 @@ export class Exposition {
    * does not wait for a newer snapshot's compression when an older one is ready.
    */
   async deflated(format: Format): Promise<Deflated> {
-    const snapshot = await this.current();
+    const snapshot = this.current();
     const latest = this.latestDeflated.get(format);
     if (latest?.version === snapshot.version) return latest.value;
     let pending = snapshot.deflated.get(format);
     if (!pending) {
       const inFlight = this.compressing.get(format);
-      if (inFlight && snapshot.bytes > SYNC_BYTES) return latest?.value ?? inFlight;
-      pending = deflateChunks(snapshot.body(format, this.headers[format])).then((value) => {
+      if (inFlight && snapshot.large) return latest?.value ?? inFlight;
+      pending = deflateSlices(snapshot, this.headers[format]).then((value) => {
         const newest = this.latestDeflated.get(format);
         if (!newest || newest.version < snapshot.version) this.latestDeflated.set(format, { version: snapshot.version, value });
         return value;
@@ -194,98 +229,22 @@ export class Exposition {
         () => (this.compressing.delete(format), snapshot.deflated.delete(format)),
       );
     }
-    if (latest && snapshot.bytes > SYNC_BYTES) return latest.value;
+    if (latest && snapshot.large) return latest.value;
     return pending;
   }
 
-  stop(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
+  /** Nothing runs on a timer any more; kept for callers that stop the cache on shutdown. */
+  stop(): void {}
 
-  private get large(): boolean {
-    return this.ownerBytes > SYNC_BYTES;
-  }
-
-  /** The snapshot a scrape gets: the data as of now for small fleets, the latest build for large ones. */
-  private async current(): Promise<Snapshot> {
-    if (this.snapshot?.version === this.version) return this.snapshot;
-    if (!this.large) return this.install(drain(this.build()));
-    if (this.snapshot) {
-      this.schedule();
-      return this.snapshot;
-    }
-    return this.buildInBackground();
-  }
-
-  private invalidate(): void {
-    this.version++;
-    if (this.large) this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.timer || this.building) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.buildInBackground();
-    }, Math.max(0, this.lastBuildAt + REBUILD_GAP_MS - Date.now()));
-    this.timer.unref();
-  }
-
-  private buildInBackground(): Promise<Snapshot> {
-    this.stop();
-    this.building ??= (async () => {
-      try {
-        const steps = this.build();
-        for (let step = steps.next(); ; step = steps.next()) {
-          if (step.done) return this.install(step.value);
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      } finally {
-        this.building = undefined;
-        if (this.snapshot?.version !== this.version && this.large) this.schedule();
-      }
-    })();
-    return this.building;
-  }
-
-  private install(snapshot: Snapshot): Snapshot {
-    if (!this.snapshot || snapshot.version >= this.snapshot.version) this.snapshot = snapshot;
-    this.lastBuildAt = Date.now();
+  /** Kept only while nothing changes: a stale snapshot would keep replaced owners' buffers alive (work in flight holds its own). */
+  private current(): Snapshot {
+    this.snapshot ??= new Snapshot(this.version, [...this.owners.values()], this.families.length);
     return this.snapshot;
   }
 
-  /** Joins the owners' bytes family by family into one buffer; yields whenever a slice of work took SLICE_MS. */
-  private *build(): Generator<void, Snapshot> {
-    const version = this.version;
-    const owners = [...this.owners.values()];
-    let total = 0;
-    for (const owner of owners) total += owner.bytes.length;
-    const out = Buffer.allocUnsafeSlow(total);
-    const samples: Buffer[] = [];
-    let pos = 0;
-    let sliceStart = performance.now();
-    for (let f = 0; f < this.families.length; f++) {
-      const familyStart = pos;
-      for (let k = 0; k < owners.length; k++) {
-        const { bytes, ends } = owners[k]!;
-        const start = f === 0 ? 0 : ends[f - 1]!;
-        if (ends[f]! > start) pos += bytes.copy(out, pos, start, ends[f]);
-        if ((k & 255) === 255 && performance.now() - sliceStart > SLICE_MS) {
-          yield;
-          sliceStart = performance.now();
-        }
-      }
-      samples.push(out.subarray(familyStart, pos));
-    }
-    return new Snapshot(version, samples, total);
-  }
-}
-
-function drain<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
+  private changed(): void {
+    this.version++;
+    this.snapshot = undefined;
   }
 }
 
@@ -306,7 +265,7 @@ function encode(fragments: string[], count: number): Encoded {
 }
 
 /** Deflates in zlib's thread pool, a slice at a time, keeping the running CRC-32 the gzip trailer needs. */
-export async function deflateChunks(chunks: Buffer[]): Promise<Deflated> {
+async function deflateSlices(snapshot: Snapshot, headers: Buffer[]): Promise<Deflated> {
   const deflate = createDeflateRaw({ level: GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: 64 * 1024 });
   const out: Buffer[] = [];
   deflate.on('data', (chunk: Buffer) => out.push(chunk));
@@ -314,13 +273,11 @@ export async function deflateChunks(chunks: Buffer[]): Promise<Deflated> {
   ended.catch(() => undefined); // awaited below; an error while writing rejects the write loop first
   let crc = 0;
   let length = 0;
-  for (const chunk of chunks) {
-    for (let offset = 0; offset < chunk.length; offset += CRC_SLICE) {
-      const slice = chunk.subarray(offset, offset + CRC_SLICE);
-      crc = crc32(slice, crc);
-      length += slice.length;
-      if (!deflate.write(slice)) await once(deflate, 'drain');
-    }
+  for (const slice of snapshot.slices(headers, true)) {
+    const bytes = Buffer.concat(slice.header ? [slice.header, ...slice.samples] : slice.samples);
+    crc = crc32(bytes, crc);
+    length += bytes.length;
+    if (!deflate.write(bytes)) await once(deflate, 'drain');
   }
   deflate.end();
   await ended;

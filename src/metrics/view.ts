@@ -24,8 +24,6 @@ interface TargetMetrics {
   failures: Map<string, number>;
   dropped: number;
   skipped: number;
-  /** The last rendered fragments (kept to re-render only the skipped-polls counter). */
-  fragments?: string[];
   /** Rendered check series per endpoint/view, reused while the report object is the same (an unchanged body). */
   checks: Map<string, { report: HealthReport; parts: string[] }>;
   details?: { reports: HealthReport[]; parts: string[] };
@@ -101,9 +99,7 @@ export class MetricsView {
     const entry = this.targets.get(name);
     if (!entry) return;
     entry.skipped++;
-    const fragments = entry.fragments ?? this.exposition.writer().take();
-    fragments[I.skippedPolls] = `${FAMILIES[I.skippedPolls]!.name}{${entry.base}} ${entry.skipped}\n`;
-    this.exposition.set(name, fragments);
+    this.exposition.setFamily(name, I.skippedPolls, `${FAMILIES[I.skippedPolls]!.name}{${entry.base}} ${entry.skipped}\n`);
   }
 
   setReloadResult(success: boolean): void {
@@ -170,8 +166,7 @@ export class MetricsView {
       entry.details = { reports, parts: dw.take() };
     }
     w.append(entry.details.parts);
-    entry.fragments = w.take();
-    this.exposition.set(name, entry.fragments);
+    this.exposition.set(name, w.take());
     if (state.observation.kind === 'node') this.lagDirty = true;
   }
 

@@ -1,12 +1,13 @@
 /**
- * The Exposition cache on its own: joined family by family in owner order, built in the background
- * for large fleets (yielding), compressed once per snapshot and shared, and the format headers.
+ * The Exposition cache on its own: joined family by family in owner order, large fleets in slices,
+ * compressed once per snapshot and shared, and the format headers.
  */
 import { gunzipSync, inflateRawSync } from 'node:zlib';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { acceptsGzip, MetricsEndpoint, negotiateFormat } from '../../src/metrics/endpoint.js';
 import { Exposition, familyHeader, type Family } from '../../src/metrics/exposition.js';
+import { HEAP_GROWING_FLAG, tuneHeapForDaemon } from '../../src/util/heap.js';
 
 const FAMILIES: Family[] = [
   { name: 'x_up', type: 'gauge', help: 'Up.' },
@@ -44,22 +45,30 @@ describe('Exposition', () => {
     e.set('t9', w.take());
     expect(Buffer.concat(await e.chunks('text')).toString()).toContain('x_failures_total{target="t1"} 1\nx_failures_total{target="t9"} 7\n');
     expect(Buffer.concat(await e.chunks('text')).toString()).not.toContain('x_up{target="t9"');
+    // one family replaced, the others kept (a counter that moved between polls)
+    e.setFamily('t1', 1, 'x_failures_total{target="t1"} 5\n');
+    expect(e.render().toString()).toBe(expected(2).replace('x_failures_total{target="t1"} 1', 'x_failures_total{target="t1"} 5') + 'x_failures_total{target="t9"} 7\n');
+    e.setFamily('new', 0, 'x_up{target="new"} 0\n');
+    expect(e.render().toString()).toContain('x_up{target="t1",pad=""} 1\nx_up{target="new"} 0\n# HELP x_failures_total');
   });
 
-  it('builds a large fleet in the background with the same result, serving the last build meanwhile', async () => {
+  it('joins a large fleet in slices with the same result; its gzip scrapes get the last finished compression meanwhile', async () => {
     const e = new Exposition(FAMILIES);
     fill(e, 4000, 400); // ≈ 1.7 MB: above the on-the-spot limit
     expect(Buffer.concat(await e.chunks('text')).toString()).toBe(expected(4000, 400));
+    const inflate = (d: { chunks: Buffer[] }) => inflateRawSync(Buffer.concat(d.chunks), { finishFlush: 2 }).toString();
+    const first = await e.deflated('text');
+    expect(inflate(first)).toBe(expected(4000, 400));
     fill(e, 4001, 400);
-    // the change is rebuilt in the background (at most once a second): until then scrapes get the last build
-    expect(Buffer.concat(await e.chunks('text')).toString()).toBe(expected(4000, 400));
-    let body = '';
-    for (let tries = 0; tries < 200 && !body.includes('t4000'); tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      body = Buffer.concat(await e.chunks('text')).toString();
+    expect(Buffer.concat(await e.chunks('text')).toString()).toBe(expected(4001, 400));
+    // the newer snapshot is being compressed: this scrape does not wait for it
+    expect(await e.deflated('text')).toBe(first);
+    let latest = first;
+    for (let tries = 0; tries < 200 && latest === first; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      latest = await e.deflated('text');
     }
-    expect(body).toBe(expected(4001, 400));
-    e.stop();
+    expect(inflate(latest)).toBe(expected(4001, 400));
   });
 
   it('compresses a snapshot once per format and shares it between scrapers', async () => {
@@ -106,5 +115,13 @@ describe('MetricsEndpoint', () => {
     expect(acceptsGzip('gzip;q=0')).toBe(false);
     expect(acceptsGzip('identity')).toBe(false);
     expect(acceptsGzip(undefined)).toBe(false);
+  });
+});
+
+describe('tuneHeapForDaemon', () => {
+  it('caps the heap growth unless the operator gave node their own setting', () => {
+    expect(HEAP_GROWING_FLAG).toBe('--heap-growing-percent=50');
+    expect(tuneHeapForDaemon(['--heap-growing-percent=100'])).toBe(false);
+    expect(tuneHeapForDaemon([])).toBe(true);
   });
 });

@@ -5,7 +5,7 @@
 
 /** Top to bottom. Each entry: a name and the path regex of the files in that layer. */
 const layers = [
-  ['cli', '^src/cli[.]ts$'],
+  ['cli', '^src/cli([.]ts$|/)'],
   ['app', '^src/app/'],
   ['http-server', '^src/http/(server|webconfig|bcrypt-worker)[.]ts$|^src/http/routes/'],
   ['status', '^src/status/'],

@@ -22,40 +22,14 @@ import { HttpClient } from './http/client.js';
 import { tuneHeapForDaemon } from './util/heap.js';
 import { redact } from './util/text.js';
 import { VERSION } from './version.js';
+import { COMMAND_HELP, HELP } from './cli/help.js';
+import { StartError } from './app/daemon.js';
 
-const HELP = `avahealth ${VERSION}: health monitoring for Avalanche nodes
-
-Usage:
-  avahealth [run] --config FILE        run the daemon (metrics on /metrics, status on /)
-  avahealth check --config FILE [--format text|json|prometheus] [--target NAME]
-                                       one poll round; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN
-  avahealth validate --config FILE     check a config; errors as FILE:LINE:COL: message
-  avahealth schema                     print the config's JSON Schema
-  avahealth simulate [--nodes N] [--port P] [--scenario NAME] [--fleet demo] [--config-out FILE]
-                                       serve simulated AvalancheGo nodes on loopback
-  avahealth demo [--port P] [--listen ADDR]
-                                       simulated fleet + daemon together; prints the URLs to open
-  avahealth notify-test --config FILE --receiver NAME
-                                       send a test notification to one receiver
-
-Options:
-  --config FILE            config file (or set AVAHEALTH_CONFIG)
-  --listen HOST:PORT       override listen: from the config
-  --log.level LEVEL        trace|debug|info|warn|error (default info; check: error)
-  --log.format FORMAT      json|pretty (default json)
-  --web.enable-lifecycle   allow POST /-/reload
-  --web.enable-admin-api   allow POST /api/v1/silences and DELETE /api/v1/silences/{id}
-  --web.config.file FILE   TLS, basic auth and headers (Prometheus exporter-toolkit format)
-  --config.watch           reload the config when the file changes (SIGHUP and /-/reload always work)
-  --shard I/N              poll only shard I (0-based) of N, by a stable hash of the target name;
-                           auto/N takes I from the hostname's -<ordinal> (a StatefulSet pod)
-  --period DURATION        simulate: the nodes' health-check period (default 3s)
-  --version, --help
-`;
 
 const OPTIONS = {
   config: { type: 'string' },
   listen: { type: 'string' },
+  'web.listen-address': { type: 'string' },
   'log.level': { type: 'string' },
   'log.format': { type: 'string' },
   'web.enable-lifecycle': { type: 'boolean' },
@@ -80,6 +54,11 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositi
 
 class UsageError extends Error {}
 
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/** Set once the options are read: an unexpected error shows its stack only at debug or trace. */
+let showStacks = false;
+
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
@@ -89,10 +68,13 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
+  const level = values['log.level'];
+  showStacks = level === 'debug' || level === 'trace';
   if (values.version) return out(`avahealth ${VERSION}\n`);
-  if (values.help) return out(HELP);
   const command = positionals[0] ?? 'run';
+  if (values.help) return out(positionals[0] === undefined ? HELP : (COMMAND_HELP[command] ?? HELP));
   if (positionals.length > 1) return usage(`unexpected argument "${positionals[1]}"`);
+  if (level !== undefined && !LOG_LEVELS.includes(level)) return usage(`--log.level must be one of ${LOG_LEVELS.join(', ')} (got "${level}")`);
   try {
     switch (command) {
       case 'run':
@@ -148,9 +130,18 @@ function shardOption(text: string): Shard {
   }
 }
 
-function listenOption(text: string | undefined): ListenAddress | undefined {
+/** `--listen`, or `--web.listen-address` (the Prometheus exporters' name for it). */
+function listenText(values: Values): string | undefined {
+  const listen = values.listen;
+  const alias = values['web.listen-address'];
+  if (listen !== undefined && alias !== undefined && listen !== alias) throw new UsageError('--listen and --web.listen-address name the same setting: give one of them');
+  return listen ?? alias;
+}
+
+function listenOption(values: Values): ListenAddress | undefined {
+  const text = listenText(values);
   if (text === undefined) return undefined;
-  if (!LISTEN_PATTERN.test(text)) throw new UsageError('--listen must be HOST:PORT');
+  if (!LISTEN_PATTERN.test(text)) throw new UsageError(`${values.listen !== undefined ? '--listen' : '--web.listen-address'} must be HOST:PORT`);
   return parseListen(text);
 }
 
@@ -167,7 +158,7 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
     throw err;
   }
   const logger = loggerFor(values, config);
-  const listenOverride = listenOption(values.listen);
+  const listenOverride = listenOption(values);
   let daemon: Daemon;
   try {
     daemon = new Daemon(config, {
@@ -207,7 +198,12 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGHUP', () => void started.then(() => daemon.reload(), () => undefined));
-    started.catch(reject);
+    started.catch((err: unknown) => {
+      if (!(err instanceof StartError)) return reject(err);
+      logger.flush?.();
+      process.stderr.write(`avahealth: ${err.message}\n`);
+      resolve(1);
+    });
   });
 }
 
@@ -321,7 +317,7 @@ async function simulate(values: Values): Promise<number> {
 async function demo(values: Values): Promise<number> {
   const fleet = fleetFrom({ ...values, fleet: 'demo' });
   const sim = await startSimulator(fleet, Number(values.port ?? DEMO_SIM_PORT));
-  const listen = values.listen ?? '127.0.0.1:9660';
+  const listen = listenText(values) ?? '127.0.0.1:9660';
   const file = join(mkdtempSync(join(tmpdir(), 'avahealth-demo-')), 'demo.yaml');
   writeFileSync(file, fleetConfigYaml(fleet, { baseUrl: sim.baseUrl, listen }));
   const config = parseConfig(fleetConfigYaml(fleet, { baseUrl: sim.baseUrl, listen }), file);
@@ -348,7 +344,8 @@ main(process.argv.slice(2)).then(
     setTimeout(() => process.exit(code), 50).unref();
   },
   (err: unknown) => {
-    process.stderr.write(`avahealth: unexpected error: ${err instanceof Error ? err.stack : String(err)}\n`);
+    const text = err instanceof Error ? (showStacks ? err.stack : err.message) : String(err);
+    process.stderr.write(`avahealth: unexpected error: ${text}${showStacks ? '' : ' (--log.level debug shows where)'}\n`);
     process.exit(3);
   },
 );

@@ -45,6 +45,16 @@ export interface DaemonOptions {
   watchIntervalMs?: number;
 }
 
+/** The daemon could not start (its address is taken, …): one line for the operator, exit 1. */
+export class StartError extends Error {}
+
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'address already in use (another avahealth, or another program, listens there)',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'address not available on this machine',
+  ENOTFOUND: 'no such host',
+};
+
 export class Daemon {
   private readonly parts: Components;
   private readonly scheduler: Scheduler;
@@ -135,7 +145,14 @@ export class Daemon {
     const log = this.options.logger;
     const config = this.parts.config;
     const { host, port } = this.options.listen ?? config.listen;
-    this.address = await listen(this.server, host, port);
+    try {
+      this.address = await listen(this.server, host, port);
+    } catch (err) {
+      this.stateLock.release();
+      this.stopWriteWatch();
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      throw new StartError(`cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${LISTEN_ERRORS[code] ?? (err as Error).message}`);
+    }
     await this.startDiscovery();
     for (const target of targetsOf(this.parts.config)) this.pending.add(target.name);
     this.scheduler.start();

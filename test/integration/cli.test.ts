@@ -277,3 +277,93 @@ describe('avahealth notify-test', () => {
     }
   });
 });
+
+describe('start-up errors, help per command, restart-only settings', () => {
+  let busy: import('node:http').Server;
+  let busyPort: number;
+
+  beforeAll(async () => {
+    busy = createServer((_req, res) => res.end());
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    busyPort = (busy.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => busy.close(resolve));
+  });
+
+  const noStack = (text: string) => expect(text).not.toMatch(/^\s+at /m);
+
+  it('a port in use is one line naming the address, exit 1', async () => {
+    const file = writeConfig(`listen: 127.0.0.1:${busyPort}\nstate_dir: ${join(tmpdir(), `avahealth-busy-${process.pid}`)}\nnodes:\n  - {name: n, url: "http://127.0.0.1:${await closedPort()}"}\n`);
+    const result = await runCli(['run', '--config', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`avahealth: cannot listen on 127.0.0.1:${busyPort}: address already in use (another avahealth, or another program, listens there)\n`);
+    noStack(result.stderr + result.stdout);
+  });
+
+  it('a bad --log.level is a usage error, exit 2', async () => {
+    const result = await runCli(['run', '--config', 'config/demo.yaml', '--log.level', 'loud']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--log.level must be one of trace, debug, info, warn, error, fatal, silent (got "loud")');
+    noStack(result.stderr);
+  });
+
+  it('an unexpected error is one line; --log.level debug adds the stack', async () => {
+    const plain = await runCli(['simulate', '--port', String(busyPort)]);
+    expect(plain.code).toBe(3);
+    expect(plain.stderr.trim().split('\n')).toHaveLength(1);
+    expect(plain.stderr).toContain('EADDRINUSE');
+    noStack(plain.stderr);
+    const debug = await runCli(['simulate', '--port', String(busyPort), '--log.level', 'debug']);
+    expect(debug.code).toBe(3);
+    expect(debug.stderr).toMatch(/^\s+at /m);
+  });
+
+  it('each subcommand has its own --help', async () => {
+    for (const command of ['run', 'check', 'validate', 'schema', 'simulate', 'demo', 'notify-test']) {
+      const result = await runCli([command, '--help']);
+      expect(result.code, command).toBe(0);
+      expect(result.stdout, command).toMatch(new RegExp(`^Usage: avahealth ${command === 'run' ? '\\[run\\]' : command}`));
+    }
+    expect((await runCli(['check', '--help'])).stdout).toContain('--format FORMAT');
+    expect((await runCli(['check', '--help'])).stdout).not.toContain('--scenario');
+    expect((await runCli(['run', '--help'])).stdout).toContain('--web.listen-address');
+  });
+
+  it('--web.listen-address stands for --listen; giving both with different values is a usage error', async () => {
+    const sim = await startSim([{ name: 'n', scenario: 'healthy' }]);
+    const file = writeConfig(`listen: 127.0.0.1:${busyPort}\nstate_dir: ${join(tmpdir(), `avahealth-alias-${process.pid}`)}\nnodes:\n  - {name: n, url: "${sim.nodeUrl('n')}"}\n`);
+    const daemon = startCli(['run', '--config', file, '--web.listen-address', '127.0.0.1:0']);
+    try {
+      const [, port] = await daemon.waitForOutput(/"address":"127\.0\.0\.1:(\d+)"/);
+      expect(Number(port)).not.toBe(busyPort);
+      expect((await get(`http://127.0.0.1:${port}/-/healthy`)).status).toBe(200);
+    } finally {
+      daemon.child.kill('SIGTERM');
+      await daemon.exit;
+      await sim.close();
+    }
+    const both = await runCli(['run', '--config', file, '--listen', '127.0.0.1:0', '--web.listen-address', '127.0.0.1:1']);
+    expect(both).toMatchObject({ code: 2, stderr: expect.stringContaining('--listen and --web.listen-address name the same setting') });
+  });
+
+  it('a reload that changes listen: says a restart is needed, in the log and in the answer, and keeps serving', async () => {
+    const sim = await startSim([{ name: 'n', scenario: 'healthy' }]);
+    const yaml = (listen: string) => `listen: ${listen}\nstate_dir: ${join(tmpdir(), `avahealth-restart-${process.pid}`)}\nnodes:\n  - {name: n, url: "${sim.nodeUrl('n')}"}\n`;
+    const file = writeConfig(yaml('127.0.0.1:0'));
+    const daemon = startCli(['run', '--config', file, '--web.enable-lifecycle']);
+    try {
+      const [, port] = await daemon.waitForOutput(/"address":"127\.0\.0\.1:(\d+)"/);
+      writeFileSync(file, yaml(`127.0.0.1:${busyPort}`));
+      const res = await fetch(`http://127.0.0.1:${port}/-/reload`, { method: 'POST' });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('config reloaded\nrestart avahealth to apply: listen (the running value stays until then)\n');
+      await daemon.waitForOutput(/listen changed: restart avahealth to apply/);
+      expect((await get(`http://127.0.0.1:${port}/-/healthy`)).status).toBe(200);
+    } finally {
+      daemon.child.kill('SIGTERM');
+      await daemon.exit;
+      await sim.close();
+    }
+  });
+});

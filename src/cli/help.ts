@@ -1,0 +1,110 @@
+/** The command line's help: one overview, and one text per subcommand (`avahealth CMD --help`). */
+import { VERSION } from '../version.js';
+
+const LOG_OPTIONS = `  --log.level LEVEL        trace|debug|info|warn|error (default info); debug also prints the stack
+                           of an unexpected error
+  --log.format FORMAT      json|pretty (default json)`;
+
+export const COMMAND_HELP: Record<string, string> = {
+  run: `Usage: avahealth [run] --config FILE [options]
+
+Runs the daemon: polls every target, serves /metrics, /-/healthy, /-/ready, the status page on /
+and the JSON API under /api/v1/. Stops cleanly on SIGTERM/SIGINT, reloads the config on SIGHUP.
+
+Options:
+  --config FILE                   config file (or set AVAHEALTH_CONFIG)
+  --listen HOST:PORT              override listen: from the config
+  --web.listen-address HOST:PORT  the same, under the Prometheus exporters' name
+${LOG_OPTIONS}
+  --web.enable-lifecycle          allow POST /-/reload
+  --web.enable-admin-api          allow POST /api/v1/silences and DELETE /api/v1/silences/{id}
+  --web.config.file FILE          TLS, basic auth and headers (Prometheus exporter-toolkit format)
+  --config.watch                  reload the config when the file changes (SIGHUP and /-/reload always work)
+  --shard I/N                     poll only shard I (0-based) of N, by a stable hash of the target name;
+                                  auto/N takes I from the hostname's -<ordinal> (a StatefulSet pod)
+
+Exit: 0 on a clean stop, 1 when it cannot start (config error, address in use, state_dir in use), 2 usage.
+`,
+  check: `Usage: avahealth check --config FILE [--format text|json|prometheus] [--target NAME]
+
+One poll round of every target (or only --target), printed as a Nagios/Icinga plugin line (text),
+JSON or the Prometheus exposition.
+
+Options:
+  --config FILE            config file (or set AVAHEALTH_CONFIG)
+  --format FORMAT          text (default), json or prometheus
+  --target NAME            poll only this target
+  --log.level LEVEL        log to stderr at this level (default error)
+
+Exit: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+`,
+  validate: `Usage: avahealth validate --config FILE
+
+Checks a config without running anything; errors as FILE:LINE:COL: message.
+
+Exit: 0 valid, 1 invalid, 2 usage.
+`,
+  schema: `Usage: avahealth schema
+
+Prints the JSON Schema of the config (for editor completion and validation).
+`,
+  simulate: `Usage: avahealth simulate [--nodes N] [--port P] [--scenario NAME] [--fleet demo] [--config-out FILE] [--period DURATION]
+
+Serves simulated AvalancheGo nodes and hosted APIs on loopback, with a control API under /sim/.
+
+Options:
+  --nodes N                how many nodes (default 3)
+  --port P                 port (default 9650; 0 picks a free one)
+  --scenario NAME          the nodes' scenario (default healthy)
+  --fleet demo             the demo fleet instead of --nodes/--scenario
+  --config-out FILE        write an avahealth config that polls the simulated fleet
+  --period DURATION        the nodes' health-check period (default 3s)
+`,
+  demo: `Usage: avahealth demo [--port P] [--listen HOST:PORT] [--period DURATION]
+
+Starts a simulated fleet and the daemon together, and prints the URLs to open.
+
+Options:
+  --port P                        the simulator's port
+  --listen, --web.listen-address  the daemon's address (default 127.0.0.1:9660)
+  --period DURATION               the nodes' health-check period (default 3s)
+${LOG_OPTIONS}
+`,
+  'notify-test': `Usage: avahealth notify-test --config FILE --receiver NAME
+
+Sends one test notification to the named receiver of the config.
+
+Exit: 0 delivered, 1 failed, 2 usage.
+`,
+};
+
+export const HELP = `avahealth ${VERSION}: health monitoring for Avalanche nodes
+
+Usage:
+  avahealth [run] --config FILE        run the daemon (metrics on /metrics, status on /)
+  avahealth check --config FILE [--format text|json|prometheus] [--target NAME]
+                                       one poll round; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN
+  avahealth validate --config FILE     check a config; errors as FILE:LINE:COL: message
+  avahealth schema                     print the config's JSON Schema
+  avahealth simulate [--nodes N] [--port P] [--scenario NAME] [--fleet demo] [--config-out FILE]
+                                       serve simulated AvalancheGo nodes on loopback
+  avahealth demo [--port P] [--listen ADDR]
+                                       simulated fleet + daemon together; prints the URLs to open
+  avahealth notify-test --config FILE --receiver NAME
+                                       send a test notification to one receiver
+
+Run avahealth COMMAND --help for the options of one command.
+
+Options:
+  --config FILE            config file (or set AVAHEALTH_CONFIG)
+  --listen HOST:PORT       override listen: from the config (alias: --web.listen-address)
+${LOG_OPTIONS}
+  --web.enable-lifecycle   allow POST /-/reload
+  --web.enable-admin-api   allow POST /api/v1/silences and DELETE /api/v1/silences/{id}
+  --web.config.file FILE   TLS, basic auth and headers (Prometheus exporter-toolkit format)
+  --config.watch           reload the config when the file changes (SIGHUP and /-/reload always work)
+  --shard I/N              poll only shard I (0-based) of N, by a stable hash of the target name;
+                           auto/N takes I from the hostname's -<ordinal> (a StatefulSet pod)
+  --period DURATION        simulate: the nodes' health-check period (default 3s)
+  --version, --help
+`;

@@ -30,6 +30,8 @@ export interface TargetState {
   rounds: number;
   /** The latest observation of each job that recorded into this target, by source. */
   jobs: Map<string, TargetObservation>;
+  /** The observation whose recording produced this state (one job's; `observation` merges them all). */
+  latest: TargetObservation;
 }
 
 /** `source`: the probe kind whose result this update carries (`node`, `service`, `validator`, …). */
@@ -165,7 +167,7 @@ export class Store {
     const merged = merge(jobs, observation.kind);
     const changes = previous ? describeChanges(previous.observation, merged) : [];
     const history = [...changes, ...(previous?.history ?? [])].slice(0, HISTORY);
-    const state: TargetState = { observation: merged, lastSuccessAt, history, rounds: (previous?.rounds ?? 0) + (own ? 1 : 0), jobs };
+    const state: TargetState = { observation: merged, lastSuccessAt, history, rounds: (previous?.rounds ?? 0) + (own ? 1 : 0), jobs, latest: observation };
     const nodeId = observation.nodeId ?? previous?.nodeId;
     if (nodeId) state.nodeId = nodeId;
     this.targets.set(observation.target, state);

@@ -24,7 +24,7 @@ export function nodeState(target: string, health: HealthReport | { reason: 'conn
     endpoints.push({ endpoint: 'readiness', view: 'all', ok: true, durationSeconds: 0.01, at: 0, report: { healthy: readiness, checks: [] } });
   }
   const observation = { target, kind: 'node' as const, at: 0, endpoints };
-  return { observation, lastSuccessAt: new Map(), history: [], rounds: 1, jobs: new Map([['node', observation]]) };
+  return { observation, lastSuccessAt: new Map(), history: [], rounds: 1, jobs: new Map([['node', observation]]), latest: observation };
 }
 
 export function serviceState(target: string, reports: ServiceReport | { reason: 'rate_limited' | 'connect'; error: string }): TargetState {
@@ -34,5 +34,5 @@ export function serviceState(target: string, reports: ServiceReport | { reason: 
       : { endpoint, view: 'all', ok: true, httpStatus: reports.healthy ? 200 : 503, durationSeconds: 0.01, at: 0, service: reports },
   );
   const observation = { target, kind: 'service' as const, at: 0, endpoints };
-  return { observation, lastSuccessAt: new Map(), history: [], rounds: 1, jobs: new Map([['service', observation]]) };
+  return { observation, lastSuccessAt: new Map(), history: [], rounds: 1, jobs: new Map([['service', observation]]), latest: observation };
 }

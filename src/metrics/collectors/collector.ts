@@ -1,0 +1,84 @@
+/**
+ * What a metric collector is: one module per source under src/metrics/collectors/, owning its
+ * metric families (name, help, type) and rendering its series from what the store holds. The
+ * metrics view (../view.ts) loops over the registry (./index.ts) and knows no family by name.
+ *
+ * A collector renders either per target (`target`: after each store update of the target, and once
+ * when the target appears, so counters start at 0) or from the whole store (`store`: chain data,
+ * height lag; re-rendered before a scrape after anything changed). Family indices are the
+ * collector's own (its `families` object's order); the writer maps them into the exposition.
+ */
+import type { Config, Target } from '../../config/load.js';
+import type { Store, TargetState } from '../../store.js';
+import type { Family, SampleWriter } from '../exposition.js';
+import { PREFIX, type MetricFamilies } from '../registry.js';
+
+/** Builds a collector's families; `index` gives each one's position for Writer.add. */
+export function defineFamilies<K extends string>(defs: Record<K, Family>): { list: Family[]; index: Record<K, number> } {
+  const keys = Object.keys(defs) as K[];
+  return { list: keys.map((k) => defs[k]), index: Object.fromEntries(keys.map((k, i) => [k, i])) as Record<K, number> };
+}
+
+export const gauge = (name: string, help: string): Family => ({ name: PREFIX + name, type: 'gauge', help });
+export const counter = (name: string, help: string): Family => ({ name: PREFIX + name, type: 'counter', help });
+
+/** A collector's view of a SampleWriter: its own family indices, shifted to the exposition's. */
+export class Writer {
+  constructor(
+    private readonly inner: SampleWriter,
+    private readonly offset: number,
+    private readonly forkInner: () => SampleWriter,
+  ) {}
+
+  /** `labels` is label text (labelText/escapeLabel); nothing is written for an undefined value. */
+  add(family: number, labels: string, value: number | undefined): void {
+    this.inner.add(this.offset + family, labels, value);
+  }
+
+  /** A writer for samples to keep and append later (render caches), see `parts`. */
+  fork(): Writer {
+    return new Writer(this.forkInner(), this.offset, this.forkInner);
+  }
+
+  /** What a forked writer collected, for `append`. */
+  parts(): string[] {
+    return this.inner.take();
+  }
+
+  append(parts: string[]): void {
+    this.inner.append(parts);
+  }
+}
+
+export interface TargetInput {
+  target: Target;
+  /** Label text of `target` and its static labels, escaped once. */
+  base: string;
+  /** Undefined until the target's first poll. */
+  state: TargetState | undefined;
+  config: Config;
+  /** Polls skipped by the scheduler so far (the poll was still running). */
+  skipped: number;
+}
+
+export interface StoreInput {
+  store: Store;
+  config: Config;
+  /** `base` label text of each known target. */
+  bases: ReadonlyMap<string, string>;
+  /** The prom-client families (network-wide series that have no target). */
+  registry: MetricFamilies;
+}
+
+export interface Collector<Memo = undefined> {
+  name: string;
+  families: Family[];
+  /** Memory kept per target as long as it exists (counters, render caches). */
+  newMemo?(): Memo;
+  target?(w: Writer, input: TargetInput, memo: Memo): void;
+  store?(w: Writer, input: StoreInput): void;
+}
+
+export function defineCollector<Memo = undefined>(collector: Collector<Memo>): Collector<unknown> {
+  return collector as Collector<unknown>;
+}

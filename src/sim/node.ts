@@ -79,7 +79,7 @@ export class SimNode {
   private readinessPassed = false;
   /** Heights as of the last health run, by check name (frozen while the node cannot follow the network). */
   private heights = new Map<string, number>();
-  private hugeBody?: string;
+  private hugeBody?: Buffer;
 
   constructor(options: SimNodeOptions) {
     this.name = options.name;
@@ -97,6 +97,7 @@ export class SimNode {
     this.economics = new SimValidator(this);
     this.economics.onScenario(this.scenario);
     this.restart(Date.now(), this.scenario === 'restarted');
+    if (this.scenario === 'huge') this.hugeReply();
   }
 
   /** An operator restart, optionally adding or dropping the tracked L1 (its check appears or vanishes). */
@@ -121,6 +122,7 @@ export class SimNode {
     const restart = scenario === 'bootstrapping' || scenario === 'restarted';
     this.scenario = scenario;
     this.economics.onScenario(scenario);
+    if (scenario === 'huge') this.hugeReply();
     if (restart) this.restart(now, true);
     else {
       this.advance(now);
@@ -308,11 +310,15 @@ export class SimNode {
     return { checks: {}, healthy: true };
   }
 
-  /** A multi-MiB reply for the `huge` scenario (built once). */
-  hugeReply(): string {
+  /**
+   * A multi-MiB reply for the `huge` scenario, built once as bytes when the scenario is set: building
+   * it takes the event loop for a while (long on a loaded machine), which must not happen while the
+   * monitor's probes are waiting on this process for their answers.
+   */
+  hugeReply(): Buffer {
     if (this.hugeBody) return this.hugeBody;
     const ids = Array.from({ length: 512 }, (_, i) => nodeIdFor(`v${i}`));
-    this.hugeBody = JSON.stringify({
+    this.hugeBody = Buffer.from(JSON.stringify({
       checks: {
         C: {
           message: {
@@ -324,7 +330,7 @@ export class SimNode {
         },
       },
       healthy: false,
-    });
+    }));
     return this.hugeBody;
   }
 

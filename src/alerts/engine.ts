@@ -154,8 +154,8 @@ export class AlertEngine {
   removeTarget(name: string, now = Date.now()): void {
     for (const key of this.ruleStates.keys()) if (key.endsWith(`\u0000${name}`)) this.ruleStates.delete(key);
     const covers = [...new Set(this.list().filter((s) => s.target === name).map((s) => s.alertname))];
-    if (covers.length === 0) return;
-    this.evaluate({ target: name, covers, unknown: [], conditions: [] }, now, { resolveAtOnce: true });
+    if (covers.length > 0) this.evaluate({ target: name, covers, unknown: [], conditions: [] }, now, { resolveAtOnce: true });
+    for (const key of this.flapHeld) if (key.split('|')[1] === name) this.flapHeld.delete(key);
   }
 
   evaluate(evaluation: Evaluation, now = Date.now(), options: { resolveAtOnce?: boolean } = {}): void {
@@ -227,7 +227,8 @@ export class AlertEngine {
       }
     }
 
-    const notices = this.decideNotifications(states, now);
+    // A target that left cannot flap any more: its resolves are told now (silences still hold them).
+    const notices = this.decideNotifications(states, now, { flaps: !options.resolveAtOnce });
     this.endFlapHolds(target, now);
     if (states.size === 0) this.states.delete(target);
     if (notices.length > 0) {
@@ -256,14 +257,14 @@ export class AlertEngine {
   }
 
   /** Compares each alert of the target with what receivers were last told, through the gate. */
-  private decideNotifications(states: Map<string, AlertState>, now: number): AlertNotice[] {
+  private decideNotifications(states: Map<string, AlertState>, now: number, gate: { flaps: boolean }): AlertNotice[] {
     const notices: AlertNotice[] = [];
     for (const state of [...states.values()]) {
       if (state.phase === 'pending') {
         state.state = 'pending';
         continue;
       }
-      const hold = this.gate.hold(this.gateView(state), now);
+      const hold = this.gate.hold(this.gateView(state), now, gate);
       this.showFlapping(state, hold?.kind === 'flapping');
       if (state.phase === 'resolved') {
         if (!state.notified || state.notified.phase === 'resolved') {

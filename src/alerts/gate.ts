@@ -21,11 +21,14 @@ export class NotificationGate {
     private readonly flaps: Flaps,
   ) {}
 
-  /** Why notifications about this alert are held now (labels include `severity`), or undefined. */
-  hold(alert: { key: string; labels: Record<string, string> }, now: number): Hold | undefined {
+  /**
+   * Why notifications about this alert are held now (labels include `severity`), or undefined.
+   * `flaps: false` for an alert that can no longer change (its target left the config).
+   */
+  hold(alert: { key: string; labels: Record<string, string> }, now: number, options: { flaps?: boolean } = {}): Hold | undefined {
     const silenced = this.silences.holds(alert.labels, now);
     if (silenced) return { kind: silenced.startsWith('maintenance') ? 'maintenance' : 'silenced', reason: silenced };
-    if (this.flaps.isFlapping(alert.key, now)) return { kind: 'flapping', reason: 'flapping' };
+    if (options.flaps !== false && this.flaps.isFlapping(alert.key, now)) return { kind: 'flapping', reason: 'flapping' };
     return undefined;
   }
 }

@@ -215,6 +215,18 @@ describe('alert state machine', () => {
     expect(notices().slice(2)).toEqual(['resolved AvalancheNodeUnhealthy warning', 'resolved AvalancheCheckFailing/network warning']);
   });
 
+  it('a held resolve of a target removed from the config is told at once (it can no longer flap)', () => {
+    const { engine, node, notices } = setup('  for_polls: 1\n  flap_threshold: 2\n  flap_window: 10m\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n');
+    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0);
+    // resolved, fired and resolved again within the window: the last resolve is held
+    for (const [i, report] of [HEALTHY(), failing({ C: 1 }), HEALTHY()].entries()) engine.nodeUpdated(node, nodeState('v1', report), T0 + 11 * MIN + i * 30_000);
+    expect(engine.list().map((a) => `${a.phase} ${a.state}`)).toEqual(['resolved flapping']);
+    expect(notices()).toHaveLength(3);
+    engine.removeTarget('v1', T0 + 13 * MIN);
+    expect(notices().slice(3)).toEqual(['resolved AvalancheCheckFailing/C warning']);
+    expect(engine.list()).toEqual([]);
+  });
+
   it('a target removed from the config has its alerts resolved', () => {
     const { engine, node, notices } = setup();
     engine.nodeUpdated(node, nodeState('v1', failing({ C: 5 })), T0);

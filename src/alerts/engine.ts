@@ -19,10 +19,12 @@ import { ruleNamed, rulesOf, ruleSettings, UNKNOWN, type AnyRule, type RuleInput
 import { Flaps } from './flaps.js';
 import { NotificationGate } from './gate.js';
 import { Silences } from './silences.js';
-import { ZERO_TIME, type AlertNotice, type AlertState, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
+import { ZERO_TIME, type AlertNotice, type AlertState, type Condition, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
 import type { ConfigDiff } from '../config/diff.js';
 
 const PERSIST_DELAY_MS = 1000;
+/** Alerts tracked per target: enough for every real check of a node, few enough to keep state and notifications small. */
+export const MAX_ALERTS_PER_TARGET = 100;
 
 export interface EngineOptions {
   log: Logger;
@@ -42,6 +44,8 @@ export class AlertEngine {
   private readonly flapHeld = new Set<string>();
   /** What rules keep between evaluations, by rule and target. */
   private readonly ruleStates = new Map<string, unknown>();
+  /** Targets whose last evaluation was over MAX_ALERTS_PER_TARGET (warned once until it is not). */
+  private readonly overLimit = new Set<string>();
   private readonly file: string;
   private config: Config;
   private persistTimer?: NodeJS.Timeout;
@@ -158,13 +162,25 @@ export class AlertEngine {
     for (const key of this.flapHeld) if (key.split('|')[1] === name) this.flapHeld.delete(key);
   }
 
+  /** At most MAX_ALERTS_PER_TARGET conditions of one evaluation: a target reporting thousands of failures is not thousands of alerts. */
+  private capped(evaluation: Evaluation): Condition[] {
+    const { conditions, target } = evaluation;
+    if (conditions.length <= MAX_ALERTS_PER_TARGET) {
+      this.overLimit.delete(target);
+      return conditions;
+    }
+    if (!this.overLimit.has(target)) this.options.log.warn({ target, conditions: conditions.length, kept: MAX_ALERTS_PER_TARGET }, 'too many alert conditions for one target; only the first are tracked');
+    this.overLimit.add(target);
+    return conditions.slice(0, MAX_ALERTS_PER_TARGET);
+  }
+
   evaluate(evaluation: Evaluation, now = Date.now(), options: { resolveAtOnce?: boolean } = {}): void {
     const { target } = evaluation;
     const states = this.statesOf(target);
     const active = new Set<string>();
     let changed = false;
 
-    for (const condition of evaluation.conditions) {
+    for (const condition of this.capped(evaluation)) {
       const rule = this.rule(condition.alertname, target);
       if (rule.disabled) continue;
       const labels = { alertname: condition.alertname, target, ...condition.identity, ...this.targetLabels(target) };

@@ -29,6 +29,25 @@ function num(value: unknown): number | undefined {
 
 const NOT_YET_RUN = 'not yet run';
 
+/**
+ * Caps on what one reply may make us keep, whatever a node sends under the body cap: a real node
+ * has a few dozen checks and short messages; a hostile or broken one must not turn into hundreds of
+ * megabytes of state, alerts and notifications.
+ */
+export const LIMITS = {
+  checks: 500,
+  checkName: 256,
+  text: 2048,
+} as const;
+
+/** The name of the one entry that stands for the checks beyond LIMITS.checks. */
+export const MORE_CHECKS = '(more checks)';
+
+/** `text` cut to `max` characters, saying how much was cut. */
+export function capText(text: string, max: number = LIMITS.text): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
 /** Parses an APIReply `{checks: {...}, healthy: bool}`. */
 export function parseHealthReport(value: unknown): ParseOutcome<HealthReport> {
   if (!isObject(value)) return { ok: false, error: `expected a JSON object, got ${describe(value)}` };
@@ -39,11 +58,29 @@ export function parseHealthReport(value: unknown): ParseOutcome<HealthReport> {
   const rawChecks = value.checks ?? {};
   if (!isObject(rawChecks)) return { ok: false, error: `"checks" must be an object, got ${describe(rawChecks)}` };
   const checks: CheckResult[] = [];
-  for (const [name, entry] of Object.entries(rawChecks)) checks.push(parseCheck(name, entry));
+  let more = 0;
+  let moreFailing = 0;
+  for (const name in rawChecks) {
+    if (checks.length < LIMITS.checks) {
+      checks.push(parseCheck(name, rawChecks[name]));
+      continue;
+    }
+    more++;
+    const entry = rawChecks[name];
+    if (!isObject(entry) || (entry.error !== undefined && entry.error !== null)) moreFailing++;
+  }
+  if (more > 0) checks.push(moreChecks(more, moreFailing));
   return { ok: true, value: { healthy: value.healthy, checks } };
 }
 
-export function parseCheck(name: string, entry: unknown): CheckResult {
+/** One fact for the checks beyond the cap: failing when any of them fails. */
+function moreChecks(count: number, failing: number): CheckResult {
+  const text = `${count} more checks not shown (${failing} of them failing)`;
+  return { name: MORE_CHECKS, passing: failing === 0, notYetRun: false, durationSeconds: 0, contiguousFailures: 0, ...(failing > 0 ? { error: text } : { message: text }) };
+}
+
+export function parseCheck(rawName: string, entry: unknown): CheckResult {
+  const name = capText(rawName, LIMITS.checkName);
   if (!isObject(entry)) {
     return { name, passing: false, notYetRun: false, error: `malformed check entry (${describe(entry)})`, durationSeconds: 0, contiguousFailures: 0 };
   }
@@ -57,7 +94,7 @@ export function parseCheck(name: string, entry: unknown): CheckResult {
     contiguousFailures: num(entry.contiguousFailures) ?? 0,
   };
   if (error !== undefined) check.error = error;
-  if ('message' in entry) check.message = entry.message;
+  if ('message' in entry) check.message = capMessage(entry.message);
   if (lastRun !== undefined) check.lastRun = lastRun;
   const failingSince = parseGoTime(entry.timeOfFirstFailure);
   if (failingSince !== undefined) check.failingSince = failingSince;
@@ -65,12 +102,20 @@ export function parseCheck(name: string, entry: unknown): CheckResult {
   return check;
 }
 
-/** `error` is a plain string today; `{message}` before v1.5.2; anything else is shown as JSON. */
+/** `error` is a plain string today; `{message}` before v1.5.2; anything else is shown as JSON. Capped. */
 function errorText(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value;
-  if (isObject(value) && typeof value.message === 'string') return value.message;
-  return JSON.stringify(value);
+  if (typeof value === 'string') return capText(value);
+  if (isObject(value) && typeof value.message === 'string') return capText(value.message);
+  return capText(JSON.stringify(value));
+}
+
+/** A check's `message` as sent when it is small (details are read from it), else its JSON cut to the cap. */
+function capMessage(message: unknown): unknown {
+  if (typeof message === 'string') return capText(message);
+  if (message === null || typeof message !== 'object') return message;
+  const json = JSON.stringify(message);
+  return json.length <= LIMITS.text ? message : capText(json);
 }
 
 /** The top-level `duration` is integer nanoseconds; tolerate a Go string from odd forks. */
@@ -180,8 +225,8 @@ export function unwrapJsonRpc(value: unknown, expectedId: number): { ok: true; r
   if (!isObject(value)) return { ok: false, reason: 'bad_shape', error: `JSON-RPC response must be an object, got ${describe(value)}` };
   if (value.error !== undefined && value.error !== null) {
     const err = value.error;
-    const text = isObject(err) ? `JSON-RPC error ${String(err.code)}: ${String(err.message)}` : `JSON-RPC error: ${JSON.stringify(err)}`;
-    return { ok: false, reason: 'rpc_error', error: text };
+    const text = isObject(err) ? `JSON-RPC error ${capText(String(err.code), 64)}: ${String(err.message)}` : `JSON-RPC error: ${JSON.stringify(err)}`;
+    return { ok: false, reason: 'rpc_error', error: capText(text) };
   }
   if (value.id !== expectedId) {
     return { ok: false, reason: 'bad_shape', error: `JSON-RPC id mismatch: sent ${expectedId}, got ${JSON.stringify(value.id) ?? 'none'}` };

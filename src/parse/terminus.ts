@@ -4,7 +4,7 @@
  * `{message: string | string[], statusCode, error}` that a 503 may carry instead.
  */
 import type { ServiceReport } from '../model/observation.js';
-import { describe, isObject, type ParseOutcome } from './avalanchego.js';
+import { capText, describe, isObject, LIMITS, type ParseOutcome } from './avalanchego.js';
 
 export function parseServiceHealth(value: unknown): ParseOutcome<ServiceReport> {
   if (!isObject(value)) return { ok: false, error: `expected a JSON object, got ${describe(value)}` };
@@ -17,22 +17,29 @@ export function parseServiceHealth(value: unknown): ParseOutcome<ServiceReport> 
   // `details` holds every indicator; older or trimmed reports only have info (up) and error (down).
   const merged: Record<string, unknown> = { ...(value.info as object | null), ...(value.error as object | null), ...(value.details as object | null) };
   const components: ServiceReport['components'] = [];
-  for (const [name, indicator] of Object.entries(merged)) {
-    const status = isObject(indicator) && typeof indicator.status === 'string' ? indicator.status : 'unknown';
+  let more = 0;
+  for (const [rawName, indicator] of Object.entries(merged)) {
+    if (components.length >= LIMITS.checks) {
+      more++;
+      continue;
+    }
+    const name = capText(rawName, LIMITS.checkName);
+    const status = isObject(indicator) && typeof indicator.status === 'string' ? capText(indicator.status, 64) : 'unknown';
     const component: ServiceReport['components'][number] = { name, up: status === 'up', status };
     const message = isObject(indicator) ? (indicator.message ?? indicator.error) : undefined;
-    if (message !== undefined) component.message = typeof message === 'string' ? message : JSON.stringify(message);
+    if (message !== undefined) component.message = capText(typeof message === 'string' ? message : JSON.stringify(message));
     components.push(component);
   }
-  const report: ServiceReport = { status: value.status, healthy: value.status === 'ok', components };
+  if (more > 0) components.push({ name: '(more components)', up: true, status: 'up', message: `${more} more components not shown` });
+  const report: ServiceReport = { status: capText(value.status, 64), healthy: value.status === 'ok', components };
   const down = components.filter((c) => !c.up).map((c) => (c.message ? `${c.name}: ${c.message}` : c.name));
-  if (down.length > 0) report.message = `down: ${down.join('; ')}`;
+  if (down.length > 0) report.message = capText(`down: ${down.join('; ')}`);
   return { ok: true, value: report };
 }
 
 /** The message of an error body `{message, statusCode, error}`, or undefined when it is not one. */
 export function parseErrorBody(value: unknown): string | undefined {
   if (!isObject(value) || typeof value.statusCode !== 'number' || !('message' in value)) return undefined;
-  const message = Array.isArray(value.message) ? value.message.map(String).join('; ') : String(value.message);
-  return typeof value.error === 'string' && value.error !== message ? `${value.error}: ${message}` : message;
+  const message = Array.isArray(value.message) ? value.message.slice(0, 50).map(String).join('; ') : String(value.message);
+  return capText(typeof value.error === 'string' && value.error !== message ? `${value.error}: ${message}` : message);
 }

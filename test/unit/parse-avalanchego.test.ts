@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseHealthReport, unwrapJsonRpc } from '../../src/parse/avalanchego.js';
+import { LIMITS, MORE_CHECKS, parseHealthReport, unwrapJsonRpc } from '../../src/parse/avalanchego.js';
 import { check, OWN_FIXTURES, readJson, report, SHARED_FIXTURES, utc } from '../helpers/fixtures.js';
 
 const shared = (name: string) => join(SHARED_FIXTURES, 'avalanchego', name);
@@ -225,10 +225,25 @@ describe('own fixtures: the reference edge cases', () => {
     expect(check(report(own('v1.14.2-avg-acceptance-time.json')), 'C').chain).toEqual({ bootstrapping: false, lastAcceptedHeight: 71842600, processingBlocks: 1, longestProcessingBlockSeconds: 0.02, connectedStakeRatio: 0.99, disconnectedValidators: 0 });
   });
 
-  it('hostile check names are kept verbatim by the parser (labels sanitize later)', () => {
+  it('hostile check names are kept verbatim by the parser up to a length cap (labels sanitize later)', () => {
     const r = report(own('hostile-check-names.json'));
-    expect(r.checks.map((c) => c.name)).toEqual(['a"b', 'line\nbreak', '{brace}', '<script>alert(1)</script>', 'x'.repeat(300)]);
+    expect(r.checks.map((c) => c.name)).toEqual(['a"b', 'line\nbreak', '{brace}', '<script>alert(1)</script>', `${'x'.repeat(256)}… (44 more characters)`]);
     expect(check(r, '<script>alert(1)</script>').error).toBe('<script>alert(2)</script>');
+  });
+
+  it('caps what one reply can make us keep: checks beyond the cap become one fact, untrusted text is cut', () => {
+    const checks: Record<string, unknown> = {};
+    for (let i = 0; i < 100_000; i++) checks[`c${i}`] = i % 2 ? { error: 'e'.repeat(10_000), message: { blob: 'm'.repeat(10_000) } } : { message: 'ok' };
+    const parsed = parseHealthReport({ healthy: false, checks });
+    if (!parsed.ok) throw new Error(parsed.error);
+    expect(parsed.value.checks).toHaveLength(LIMITS.checks + 1);
+    const more = parsed.value.checks.at(-1)!;
+    expect(more).toMatchObject({ name: MORE_CHECKS, passing: false, error: `${100_000 - LIMITS.checks} more checks not shown (${(100_000 - LIMITS.checks) / 2} of them failing)` });
+    const failing = parsed.value.checks[1]!;
+    expect(failing.error).toBe(`${'e'.repeat(LIMITS.text)}… (${10_000 - LIMITS.text} more characters)`);
+    expect(typeof failing.message === 'string' && failing.message.length < LIMITS.text + 40).toBe(true);
+    const rpc = unwrapJsonRpc({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'x'.repeat(1_000_000) } }, 1);
+    expect(rpc.ok === false && rpc.error.length < LIMITS.text + 40).toBe(true);
   });
 
   it('odd values are tolerated: null error, numeric error, bad timestamp, string duration, non-object entry', () => {

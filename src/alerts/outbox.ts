@@ -133,6 +133,7 @@ export class Outbox {
     const item = this.items[0];
     if (!item || this.stopped) return;
     const name = this.config.name;
+    this.log.debug({ receiver: name, target: item.batch.target, alerts: item.batch.alerts.length, attempt: item.attempts + 1 }, 'notification delivery attempt');
     try {
       await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: this.post });
       this.items.shift();

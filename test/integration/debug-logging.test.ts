@@ -1,33 +1,42 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimServer } from '../../src/sim/server.js';
+import { startCapture } from '../helpers/capture.js';
 import { startCli } from '../helpers/cli.js';
 import { startSim, writeConfig } from '../helpers/harness.js';
 
-const SECRETS = { NODE_TOKEN: 'bt-DEBUG-SECRET-1234', DATA_API_KEY: 'dk-DEBUG-SECRET-5678' };
+const SECRETS = { NODE_TOKEN: 'bt-DEBUG-SECRET-1234', DATA_API_KEY: 'dk-DEBUG-SECRET-5678', HOOK_TOKEN: 'hk-DEBUG-SECRET-9012' };
 
 type Line = Record<string, unknown> & { level: number; msg: string };
 
 describe('debug logging says something', () => {
   let sim: SimServer;
   let file: string;
+  let hook: Awaited<ReturnType<typeof startCapture>>;
 
   beforeAll(async () => {
     sim = await startSim([
       { name: 'n', scenario: 'healthy' },
       { name: 'down', scenario: 'network-down' },
     ]);
+    hook = await startCapture();
     file = writeConfig(`
 listen: 127.0.0.1:0
+state_dir: ./state
 nodes:
   - {name: n, url: "${sim.nodeUrl('n')}", interval: 1s, bearer_token: \${NODE_TOKEN}}
   - {name: down, url: "${sim.nodeUrl('down')}", interval: 1s, endpoints: [health]}
 services:
   - {name: data-api, kind: data-api, url: "${sim.serviceUrl('data-api')}", api_key: \${DATA_API_KEY}, interval: 1s}
 chain_data: {}
+alerts:
+  for_polls: 1
+  receivers:
+    - {name: oncall, webhook: {url: "${hook.url}/hook/\${HOOK_TOKEN}"}}
 `);
   });
   afterAll(async () => {
     await sim?.close();
+    await hook?.close();
   });
 
   async function run(level: string, until: (lines: Line[]) => boolean): Promise<{ lines: Line[]; text: string }> {
@@ -50,7 +59,7 @@ chain_data: {}
   const polls = (lines: Line[]) => lines.filter((l) => l.msg === 'poll');
 
   it('debug: one line per polled endpoint (target, endpoint, status, duration) and per chain-data refresh; no secret', async () => {
-    const { lines, text } = await run('debug', (ls) => polls(ls).filter((l) => l.target === 'n').length >= 6 && ls.some((l) => l.msg === 'chain data refreshed'));
+    const { lines, text } = await run('debug', (ls) => polls(ls).filter((l) => l.target === 'n').length >= 6 && ls.some((l) => l.msg === 'chain data refreshed') && ls.some((l) => l.msg === 'notification delivery attempt'));
     const n = polls(lines).filter((l) => l.target === 'n');
     expect(new Set(n.map((l) => l.endpoint))).toEqual(new Set(['health', 'readiness', 'liveness']));
     for (const line of polls(lines)) {
@@ -60,6 +69,7 @@ chain_data: {}
     expect(polls(lines).find((l) => l.target === 'down')).toMatchObject({ endpoint: 'health', status: 503, ok: true });
     expect(polls(lines).find((l) => l.target === 'data-api')).toMatchObject({ endpoint: 'health-check', status: 200, ok: true });
     expect(lines.find((l) => l.msg === 'chain data refreshed')).toMatchObject({ level: 20, source: 'chaindata', chains: 1, errors: 0 });
+    expect(lines.find((l) => l.msg === 'notification delivery attempt')).toMatchObject({ level: 20, receiver: 'oncall', target: 'down', attempt: 1, alerts: expect.any(Number) });
     expect(lines.some((l) => l.msg === 'http request')).toBe(false);
     for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
   });

@@ -146,6 +146,32 @@ function alerts(): dash.DashboardBuilder {
     .withPanel(ts('Memory', 'bytes', 'Resident memory of each avahealth process.', 'process_resident_memory_bytes and on (instance) avahealth_build_info', 'resident', 8));
 }
 
+/** Validator economics (docs/validators.md): reward, downtime budget, L1 runway, versions against the network. */
+function validators(): dash.DashboardBuilder {
+  const d = variables(base('avahealth-validators', 'Avalanche validators', 'What a validator\'s money rides on: stake that would reward it now, the downtime budget left, L1 fee runway, and its version against the network.'), [
+    { name: 'target', label: 'Node', metric: 'avahealth_node_version_info', multi: true },
+  ]);
+  return d
+    .withRow(new dash.RowBuilder('Primary Network rewards'))
+    .withPanel(ts('Rewarding stake', 'percentunit', 'Share of stake that sees the validator up at least the requirement: the share that would vote to reward it now. Below a majority the reward (all or nothing) is lost; avahealth warns below 80%.', `avahealth_validator_uptime_rewarding_stake_ratio{${T}}`, '{{target}}', 8))
+    .withPanel(ts('Weighted uptime', 'percentunit', 'Stake-weighted average of the validator\'s uptime as its peers observe it, against the requirement (90% for periods starting after Helicon, else 80%).', `avahealth_validator_uptime_weighted_average_ratio{${T}}`, '{{target}}', 8))
+    .withPanel(ts('Downtime budget left', 's', 'Downtime still allowed this period before peers stop voting to reward it: (1 − requirement) × period − (1 − weighted uptime) × elapsed.', `avahealth_validator_downtime_budget_remaining_seconds{${T}}`, '{{target}}', 8))
+    .withPanel(grid('Period ends in', 's', 'Time left in each validator\'s current staking period; the reward is decided at its end.', `avahealth_validator_period_end_timestamp_seconds{${T}} - time()`, 12))
+    .withPanel(grid('Potential reward', 'suffix: AVAX', 'Reward of the current validation if it meets the uptime requirement.', `avahealth_validator_potential_reward_avax{${T}}`, 12))
+    .withRow(new dash.RowBuilder('L1 validators (ACP-77)'))
+    .withPanel(ts('L1 runway', 's', 'Time until each L1 validation\'s balance runs out at today\'s fee price; at zero it becomes inactive. Top up with IncreaseL1ValidatorBalanceTx.', `avahealth_l1_validator_runway_seconds{${T}}`, '{{target}} {{validation_id}}', 8))
+    .withPanel(ts('L1 balance', 'suffix: AVAX', 'Balance each L1 validation pays its continuous fee from.', `avahealth_l1_validator_balance_avax{${T}}`, '{{target}} {{validation_id}}', 8))
+    .withPanel(ts('L1 fee price', 'suffix: nAVAX/s', 'Current fee per active L1 validator (platform.getValidatorFeeState).', `avahealth_l1_fee_price_avax_per_second{${T}} * 1e9`, '{{target}}', 8))
+    .withPanel(grid('L1 validations active', 'bool_yes_no', 'Whether each L1 validation is active (balance > 0); an inactive one is not sampled and its signatures are invalid.', `avahealth_l1_validator_active{${T}}`, 24))
+    .withRow(new dash.RowBuilder('Versions'))
+    .withPanel(ts('Stake by version', 'percentunit', 'Share of the network\'s stake running each AvalancheGo version (Data API).', 'avahealth_network_version_stake_ratio', '{{network}} {{version}}', 12))
+    .withPanel(grid('Node versions', 'short', 'AvalancheGo version of each node, and whether newer versions hold most of the network\'s stake (1 = behind: upgrade before the next network upgrade).', `avahealth_node_version_behind{${T}} * on (target) group_left (version) avahealth_node_version_info{${T}}`, 12))
+    .withRow(new dash.RowBuilder('As the Data API sees it'))
+    .withPanel(ts('Uptime (Data API)', 'percentunit', 'The validator\'s uptime as the Data API provider\'s own node measures it.', `avahealth_validator_uptime_performance_ratio{${T}}`, '{{target}}', 8))
+    .withPanel(ts('Reachability (Data API)', 'percentunit', 'Share of the provider\'s requests the validator answered in its last polling.', `avahealth_validator_reachability_ratio{${T}}`, '{{target}}', 8))
+    .withPanel(ts('Benched requests (Data API)', 'percentunit', 'Share of the provider\'s requests to the validator benched, per chain.', `avahealth_validator_benched_requests_ratio{${T}}`, '{{target}} {{chain}}', 8));
+}
+
 export function dashboards(): Array<{ uid: string } & Record<string, unknown>> {
-  return [fleet(), node(), services(), alerts()].map((d) => d.build() as unknown as { uid: string } & Record<string, unknown>);
+  return [fleet(), node(), services(), alerts(), validators()].map((d) => d.build() as unknown as { uid: string } & Record<string, unknown>);
 }

@@ -116,6 +116,14 @@ export class AlertEngine {
     this.observe('node', target.name, state.observation, now);
   }
 
+  /** A node's validator poll arrived: its rules, with the stake per version of its network when chain data has it. */
+  validatorUpdated(target: NodeTarget, state: TargetState, chainData: ChainDataSnapshot | undefined, now = Date.now()): void {
+    const observation = state.jobs.get('validator')?.endpoints.find((e) => e.endpoint === 'validator');
+    if (!observation) return;
+    const versionStake = chainData?.networks.get(target.network)?.versionStake;
+    this.observe('validator', target.name, { observation, ...(versionStake ? { versionStake } : {}) }, now);
+  }
+
   serviceUpdated(target: ServiceTarget, state: TargetState, now = Date.now()): void {
     this.observe('service', target.name, state.observation, now);
   }

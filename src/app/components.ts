@@ -49,7 +49,8 @@ export function buildComponents(config: Config, log: Logger): Components {
     if (target?.kind === 'node' && source === 'node') {
       parts.alerts.nodeUpdated(target, state);
       if (parts.config.chainData) parts.alerts.heightLagUpdated(target, state, store.lagsOf(name));
-    } else if (target?.kind === 'service' && source === 'service') parts.alerts.serviceUpdated(target, state);
+    } else if (target?.kind === 'node' && source === 'validator') parts.alerts.validatorUpdated(target, state, store.chainData);
+    else if (target?.kind === 'service' && source === 'service') parts.alerts.serviceUpdated(target, state);
   });
   store.onChainData((snapshot) => parts.alerts.chainDataUpdated(snapshot, (name) => store.get(name)));
   return parts;

@@ -12,7 +12,7 @@ import { parseYaml } from './yaml.js';
 
 export { nodeAt, parseYaml, type ParsedYaml } from './yaml.js';
 export { parseMatchers, type Matcher } from './primitives.js';
-export { urlBasicAuth, type Network, type NodeTarget, type NodeView, type TlsSettings } from './schema/nodes.js';
+export { urlBasicAuth, type Network, type NodeTarget, type NodeView, type TlsSettings, type ValidatorPoll } from './schema/nodes.js';
 export { serviceEndpointPath, type ApiProbe, type ServiceEndpoint, type ServiceTarget } from './schema/services.js';
 export { C_CHAIN, type ChainDataConfig } from './schema/sources.js';
 export { RECEIVER_KINDS, type ReceiverConfig, type ReceiverKind } from '../alerts/receivers/schemas.js';

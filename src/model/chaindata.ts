@@ -5,6 +5,8 @@
  * computed once, by the store (see heightLags).
  */
 
+import type { ValidatorRecordHealth, VersionStake } from './validator.js';
+
 export const VALIDATOR_STATUSES = ['active', 'pending', 'completed', 'removed', 'none'] as const;
 export type ValidatorStatus = (typeof VALIDATOR_STATUSES)[number];
 
@@ -28,6 +30,8 @@ export interface ValidatorInfo {
   status: ValidatorStatus;
   endTimestamp?: number;
   delegators?: number;
+  /** The live record's uptimePerformance and validatorHealth, when it carries them. */
+  health?: ValidatorRecordHealth;
   checkedAt: number;
 }
 
@@ -35,7 +39,7 @@ export interface ChainDataSnapshot {
   refreshedAt?: number;
   chains: Map<string, ChainInfo>;
   validators: Map<string, ValidatorInfo>;
-  networks: Map<string, { validators?: number; delegators?: number }>;
+  networks: Map<string, { validators?: number; delegators?: number; versionStake?: VersionStake[] }>;
   /** Problems of the last refresh (redacted), for the status view. */
   errors: string[];
 }

@@ -3,19 +3,10 @@
  * alerts. Probes produce them; nothing downstream ever sees raw HTTP.
  */
 
-export const FAILURE_REASONS = [
-  'timeout',
-  'connect',
-  'dns',
-  'tls',
-  'http_status',
-  'too_large',
-  'bad_json',
-  'bad_shape',
-  'rpc_error',
-  'rate_limited',
-] as const;
-export type FailureReason = (typeof FAILURE_REASONS)[number];
+import type { FailureReason } from './failure.js';
+import type { ValidatorReport } from './validator.js';
+
+export { FAILURE_REASONS, type FailureReason } from './failure.js';
 
 export const NODE_ENDPOINTS = ['health', 'readiness', 'liveness'] as const;
 export type NodeEndpoint = (typeof NODE_ENDPOINTS)[number];
@@ -122,6 +113,8 @@ export interface EndpointObservation {
   /** A hosted service's health report. */
   service?: ServiceReport;
   rateLimit?: RateLimitInfo;
+  /** A node's validator poll (`endpoint="validator"`): what info.* and platform.* said. */
+  validator?: ValidatorReport;
   /** The response body as received (redacted, at most 32 KB), kept for the main health endpoint only. */
   raw?: string;
 }

@@ -3,7 +3,7 @@
  * the validator probe records, and the pure arithmetic every reader (metrics, alerts, status)
  * shares. Facts and sources: docs/validators.md.
  */
-import type { FailureReason } from './observation.js';
+import type { FailureReason } from './failure.js';
 
 /** The requirement before the Helicon upgrade (genesis UptimeRequirement). */
 export const UPTIME_REQUIREMENT = 0.8;

@@ -9,6 +9,7 @@ import { C_CHAIN, type ChainDataConfig, type Config, type NodeTarget, type Servi
 import { ProbeError } from '../http/client.js';
 import { emptySnapshot, VALIDATOR_STATUSES, type ChainDataSnapshot, type ChainInfo, type ValidatorInfo, type ValidatorStatus } from '../model/chaindata.js';
 import { isObject } from '../parse/avalanchego.js';
+import { parseStakingDistribution, parseValidatorRecordHealth } from '../parse/validator.js';
 import { redact } from '../util/text.js';
 import { parseJson } from './exchange.js';
 import { callService, serviceError } from './service.js';
@@ -143,10 +144,14 @@ class Refresh {
     const json = await this.getJson(service, `/v1/networks/${network}`);
     const validators = isObject(json.validatorDetails) ? json.validatorDetails.validatorCount : undefined;
     const delegators = isObject(json.delegatorDetails) ? json.delegatorDetails.delegatorCount : undefined;
+    // The stake per version is read on its own: a bad row costs the version series, not the totals.
+    const versionStake = parseStakingDistribution(json);
     this.snapshot.networks.set(network, {
       ...(typeof validators === 'number' ? { validators } : {}),
       ...(typeof delegators === 'number' ? { delegators } : {}),
+      ...(versionStake.ok && versionStake.value.length > 0 ? { versionStake: versionStake.value } : {}),
     });
+    if (!versionStake.ok) throw new ProbeError('bad_shape', `stakingDistributionByVersion: ${versionStake.error}`);
   }
 
   /** One record per known NodeID, re-read at most every validator_interval. */
@@ -181,6 +186,10 @@ class Refresh {
     const info: ValidatorInfo = { nodeId, target: node.name, status: current ? (String(current.validationStatus) as ValidatorStatus) : 'none', checkedAt: now };
     if (current && typeof current.endTimestamp === 'number') info.endTimestamp = current.endTimestamp;
     if (current && typeof current.delegatorCount === 'number') info.delegators = current.delegatorCount;
+    if (current?.validationStatus === 'active') {
+      const health = parseValidatorRecordHealth(current);
+      if (health.uptimePerformanceRatio !== undefined || health.reachabilityRatio !== undefined || Object.keys(health.benchedRequestsRatio).length > 0) info.health = health;
+    }
     return info;
   }
 

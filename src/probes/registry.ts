@@ -23,6 +23,7 @@ import type { Config } from '../config/load.js';
 import { chainDataProber } from './chaindata.js';
 import { nodeProber } from './node.js';
 import { serviceProber } from './service.js';
+import { validatorProber } from './validator.js';
 import type { ProbeContext, ProbeJob, ProbeResult, Prober } from './types.js';
 
 export type { ProbeContext, ProbeFn, ProbeJob, ProbeResult, Prober } from './types.js';
@@ -37,6 +38,7 @@ function register<S>(prober: Prober<S>): Prober<unknown> {
 export const PROBERS = {
   node: register(nodeProber),
   service: register(serviceProber),
+  validator: register(validatorProber),
   chaindata: register(chainDataProber),
 } as const;
 

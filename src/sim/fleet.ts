@@ -56,13 +56,16 @@ export function fleetConfigYaml(fleet: FleetNode[], options: FleetConfigOptions)
   const urlOf = options.urlOf ?? ((name: string) => `${options.baseUrl}/nodes/${encodeURIComponent(name)}`);
   const config = {
     listen: options.listen ?? '127.0.0.1:9660',
-    defaults: { interval: options.interval ?? '5s', timeout: '3s' },
+    // The validator poll every 5s (not 60s): a scenario switch shows soon, without 1s test fleets tripling their load.
+    defaults: { interval: options.interval ?? '5s', timeout: '3s', validator: { interval: '5s' } },
     nodes: fleet.map((node) => ({
       name: node.name,
       url: urlOf(node.name),
       ...(node.protocol && node.protocol !== 'get' ? { protocol: node.protocol } : {}),
       ...(node.labels ? { labels: node.labels } : {}),
       ...(node.l1 && node.l1View ? { views: [{ name: node.l1View, tags: [l1SubnetIdOf(node.name)] }] } : {}),
+      // Its L1 validation's balance and runway (validator economics).
+      ...(node.l1 ? { validator: { subnets: [l1SubnetIdOf(node.name)] } } : {}),
     })),
     ...(options.services === false
       ? {}

@@ -82,6 +82,8 @@ export class SimValidator {
   /** Percentages the operator can set through the control API (else the scenario's). */
   rewardingStakePercent?: number;
   weightedAveragePercent?: number;
+  /** The methods called, oldest first (the last 1000): tests count the cost of a poll. */
+  readonly calls: string[] = [];
   private balance = SIM_L1_BALANCE;
   private balanceAt = Date.now() / 1000;
 
@@ -126,6 +128,8 @@ export class SimValidator {
 
   /** One JSON-RPC call on /ext/info or /ext/bc/P; `not-found` when that API is switched off (HTTP 404). */
   answer(path: string, method: string, params: unknown, now = Date.now() / 1000): RpcOutcome | 'not-found' {
+    this.calls.push(method);
+    if (this.calls.length > 1000) this.calls.splice(0, this.calls.length - 1000);
     if (path === '/ext/info' && this.node.scenario === 'info-api-disabled') return 'not-found';
     const [service, name = ''] = method.split('.');
     const p = (typeof params === 'object' && params !== null && !Array.isArray(params) ? params : {}) as Record<string, unknown>;

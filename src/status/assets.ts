@@ -35,6 +35,9 @@ pre { background: var(--card); border: 1px solid var(--line); border-radius: .4r
 ul.checks { margin: 0; padding-left: 1.1rem; }
 ul.history { list-style: none; padding: 0; margin: 0; }
 ul.history li { padding: .2rem 0; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0 0 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; }
 details summary { cursor: pointer; }
 .empty { color: var(--muted); font-style: italic; }
 @media (max-width: 46rem) {

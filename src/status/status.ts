@@ -7,6 +7,7 @@ import type { Target } from '../config/load.js';
 import type { CheckResult, EndpointObservation } from '../model/observation.js';
 import { displayUrl } from '../util/text.js';
 import { endpointKey, type Change, type Store } from '../store.js';
+import { validatorPanel, type ValidatorPanel } from './validator.js';
 
 export type TargetState = 'healthy' | 'warning' | 'unhealthy' | 'unreachable' | 'pending';
 
@@ -93,6 +94,8 @@ export interface TargetStatus {
   lag: Record<string, number>;
   history: Change[];
   endpoints: EndpointStatus[];
+  /** Validator economics, from the node's validator poll (see docs/validators.md). */
+  validator?: ValidatorPanel;
 }
 
 /** Failing checks that only warn: the node's own disk warning, and checks it has not run yet. */
@@ -103,9 +106,11 @@ function isWarningOnly(check: CheckResult): boolean {
 export function targetStatus(target: Target, store: Store): TargetStatus {
   const state = store.get(target.name);
   const base = { name: target.name, kind: target.kind, url: displayUrl(target.baseUrl), labels: target.labels };
-  if (!state) return { ...base, state: 'pending', summary: 'not polled yet', failingChecks: [], failing: [], heights: {}, lag: {}, history: [], endpoints: [] };
+  // Another job (the validator poll) may report before the target's own poll: still pending.
+  if (!state || state.rounds === 0) return { ...base, state: 'pending', summary: 'not polled yet', failingChecks: [], failing: [], heights: {}, lag: {}, history: [], endpoints: [] };
   const endpoints = state.observation.endpoints.map((e) => endpointStatus(e, state.lastSuccessAt.get(endpointKey(e))));
-  const unreachable = state.observation.endpoints.filter((e) => !e.ok);
+  // The validator poll has its own panel; a failing validator call never makes the node unreachable.
+  const unreachable = state.observation.endpoints.filter((e) => !e.ok && e.endpoint !== 'validator');
   const health = state.observation.endpoints.find((e) => e.endpoint === 'health' && e.view === 'all' && e.report) ??
     state.observation.endpoints.find((e) => e.report);
   const failing = health?.report?.checks.filter((c) => !c.passing) ?? [];
@@ -135,6 +140,7 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
   const main = state.observation.endpoints.find((e) => (e.endpoint === 'health' || e.endpoint === 'health-check') && e.view === 'all');
   const lastSuccessAt = main ? state.lastSuccessAt.get(endpointKey(main)) : undefined;
   const readiness = state.observation.endpoints.find((e) => e.endpoint === 'readiness' && e.report);
+  const validator = target.kind === 'node' ? validatorPanel(state.observation.endpoints, target.network, store.chainData) : undefined;
   return {
     ...base,
     state: status,
@@ -152,6 +158,7 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
     ],
     heights,
     endpoints,
+    ...(validator ? { validator } : {}),
   };
 }
 

@@ -51,11 +51,11 @@ nodes:
     try {
       await Promise.all(['with-ca', 'without-ca', 'skip-verify'].map((t) => waitForRounds(d, t, 1)));
       const m = await scrape(d.url);
-      expect(sample(m, 'avahealth_probe_success', { target: 'with-ca' })).toBe(1);
+      expect(sample(m, 'avahealth_probe_success', { target: 'with-ca', endpoint: 'health' })).toBe(1);
       expect(sample(m, 'avahealth_node_healthy', { target: 'with-ca' })).toBe(1);
-      expect(sample(m, 'avahealth_probe_success', { target: 'without-ca' })).toBe(0);
-      expect(sample(m, 'avahealth_probe_failures_total', { target: 'without-ca', reason: 'tls' })).toBeGreaterThanOrEqual(1);
-      expect(sample(m, 'avahealth_probe_success', { target: 'skip-verify' })).toBe(1);
+      expect(sample(m, 'avahealth_probe_success', { target: 'without-ca', endpoint: 'health' })).toBe(0);
+      expect(sample(m, 'avahealth_probe_failures_total', { target: 'without-ca', endpoint: 'health', reason: 'tls' })).toBeGreaterThanOrEqual(1);
+      expect(sample(m, 'avahealth_probe_success', { target: 'skip-verify', endpoint: 'health' })).toBe(1);
     } finally {
       await d.stop();
     }

@@ -26,13 +26,16 @@ function withHeight(height: number) {
 }
 
 describe('probe registry', () => {
-  it('registers node, service and chaindata probers and derives one job per target plus the chain-data source', () => {
-    expect(Object.keys(PROBERS)).toEqual(['node', 'service', 'chaindata']);
+  it('registers node, service, validator and chaindata probers and derives one job per target, a validator job per node, plus the chain-data source', () => {
+    expect(Object.keys(PROBERS)).toEqual(['node', 'service', 'validator', 'chaindata']);
     const jobs = jobsOf(config).map((j) => ({ key: j.key, kind: j.kind, target: j.target, intervalMs: j.intervalMs, cron: j.cron }));
     expect(jobs).toEqual([
       { key: 'n1', kind: 'node', target: 'n1', intervalMs: 15_000, cron: undefined },
       { key: 'n2', kind: 'node', target: 'n2', intervalMs: config.nodes[1]!.intervalMs, cron: '*/5 * * * *' },
       { key: 'data-api', kind: 'service', target: 'data-api', intervalMs: 60_000, cron: undefined },
+      // validator economics is on by default: one extra job per node on its own interval
+      { key: 'n1@validator', kind: 'validator', target: 'n1', intervalMs: 60_000, cron: undefined },
+      { key: 'n2@validator', kind: 'validator', target: 'n2', intervalMs: 60_000, cron: undefined },
       { key: '@chaindata', kind: 'chaindata', target: undefined, intervalMs: 120_000, cron: undefined },
     ]);
   });

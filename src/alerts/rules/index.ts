@@ -7,13 +7,18 @@
 import { z } from 'zod';
 import AvalancheCheckFailing from './AvalancheCheckFailing.js';
 import AvalancheDiskLow from './AvalancheDiskLow.js';
+import AvalancheL1ValidatorBalanceLow from './AvalancheL1ValidatorBalanceLow.js';
+import AvalancheL1ValidatorInactive from './AvalancheL1ValidatorInactive.js';
 import AvalancheNodeHeightLag from './AvalancheNodeHeightLag.js';
 import AvalancheNodeNotReady from './AvalancheNodeNotReady.js';
 import AvalancheNodeUnhealthy from './AvalancheNodeUnhealthy.js';
 import AvalancheNodeUnreachable from './AvalancheNodeUnreachable.js';
+import AvalancheNodeVersionBehind from './AvalancheNodeVersionBehind.js';
 import AvalancheServiceComponentDown from './AvalancheServiceComponentDown.js';
 import AvalancheServiceUnhealthy from './AvalancheServiceUnhealthy.js';
+import AvalancheValidatorDowntimeBudgetLow from './AvalancheValidatorDowntimeBudgetLow.js';
 import AvalancheValidatorEndingSoon from './AvalancheValidatorEndingSoon.js';
+import AvalancheValidatorRewardAtRisk from './AvalancheValidatorRewardAtRisk.js';
 import type { AlertRule, RuleSettings, RuleSource, Severity } from './rule.js';
 
 export const RULES = [
@@ -26,6 +31,11 @@ export const RULES = [
   AvalancheServiceComponentDown,
   AvalancheNodeHeightLag,
   AvalancheValidatorEndingSoon,
+  AvalancheValidatorRewardAtRisk,
+  AvalancheValidatorDowntimeBudgetLow,
+  AvalancheL1ValidatorBalanceLow,
+  AvalancheL1ValidatorInactive,
+  AvalancheNodeVersionBehind,
 ] as const;
 
 export type AlertName = (typeof RULES)[number]['name'];
@@ -81,5 +91,5 @@ export function ruleSettings(rule: AnyRule, tunings: Array<RuleTuning | undefine
   return { ...merged, forMs: merged.forMs ?? (forMs === 'bootstrap_grace' ? bootstrapGraceMs : 0) };
 }
 
-export type { AlertRule, ChainInput, Finding, RuleContext, RuleInputs, RuleSettings, RuleSource, Severity } from './rule.js';
+export type { AlertRule, ChainInput, Finding, RuleContext, RuleInputs, RuleSettings, RuleSource, Severity, ValidatorInput } from './rule.js';
 export { UNKNOWN } from './rule.js';

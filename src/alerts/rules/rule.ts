@@ -6,7 +6,8 @@
  * Rule modules sit at the bottom of the layers: they import only model/, util/, zod and this folder.
  */
 import { z } from 'zod';
-import type { TargetObservation } from '../../model/observation.js';
+import type { EndpointObservation, TargetObservation } from '../../model/observation.js';
+import type { VersionStake } from '../../model/validator.js';
 
 export type Severity = 'warning' | 'critical';
 
@@ -27,6 +28,8 @@ export interface RuleInputs {
   lag: LagInput;
   /** What chain data says about one node (refreshed on its own schedule). */
   chain: ChainInput;
+  /** A node's latest validator poll (info.* and platform.*; its own interval). */
+  validator: ValidatorInput;
 }
 export type RuleSource = keyof RuleInputs;
 
@@ -42,6 +45,13 @@ export interface ChainInput {
   validator?: { nodeId: string; status: string; endTimestamp?: number };
   /** The node's own latest poll (to know whether it is still bootstrapping). */
   node?: TargetObservation;
+}
+
+export interface ValidatorInput {
+  /** The `endpoint="validator"` observation; its `validator` report is absent when the poll failed outright. */
+  observation: EndpointObservation;
+  /** Stake per node version on the node's network (Data API), when chain data has it. */
+  versionStake?: readonly VersionStake[];
 }
 
 /** A rule's settings after defaults, `alerts.rules.<name>` and `alerts.targets.<t>.rules.<name>`. */

@@ -23,6 +23,20 @@ const basicAuth = z.strictObject({
   password_file: fileContent('password_file').optional().describe('Read the password from this file (trailing newline trimmed).'),
 });
 
+/** The validator economics poll (docs/validators.md): `false`, or its settings. */
+const VALIDATOR_INTERVAL = '60s';
+const validatorFields = {
+  interval: duration({ ms: 1000, text: '1s' }).describe('How often info.* and platform.* are polled.'),
+  subnets: z
+    .array(z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{40,60}$/, 'must be a subnet ID (CB58)'))
+    .max(32)
+    .describe('Subnet IDs of the L1s the node validates: their balances, runway and fee price are polled.'),
+  uptime_requirement: z.number().min(0.5).max(1).describe('Overrides the uptime requirement (0.8; 0.9 for periods starting at or after Helicon).'),
+};
+const validatorExtras = { subnets: validatorFields.subnets.optional(), uptime_requirement: validatorFields.uptime_requirement.optional() };
+const nodeValidator = z.union([z.literal(false), z.strictObject({ interval: validatorFields.interval.optional(), ...validatorExtras })]);
+const defaultValidator = z.union([z.literal(false), z.strictObject({ interval: validatorFields.interval.prefault(VALIDATOR_INTERVAL), ...validatorExtras })]);
+
 /** Settings a node may set itself or inherit from `defaults:`, where their defaults live. */
 const nodeSettings = {
   protocol: z.enum(['get', 'jsonrpc']).describe('get: GET /ext/health*; jsonrpc: POST /ext/health health.health|readiness|liveness.'),
@@ -41,6 +55,7 @@ const nodeSettings = {
   insecure_skip_verify: z.boolean().describe('Do not verify the TLS certificate (testing only).'),
   network: z.enum(NETWORKS).describe('Network of the node, for chain data (C ↔ 43114 or 43113). Default: chain_data.network.'),
   labels: labels.describe('Static labels added to every series of this target.'),
+  validator: nodeValidator.describe('Validator economics (info.* and platform.*): false turns it off. A node\'s own settings refine those under defaults.'),
 };
 type Settings = typeof nodeSettings;
 const optional = <K extends keyof Settings>(key: K) => nodeSettings[key].optional() as z.ZodOptional<Settings[K]>;
@@ -59,6 +74,9 @@ export const defaultsSchema = z.strictObject({
   insecure_skip_verify: nodeSettings.insecure_skip_verify.prefault(false),
   network: optional('network'),
   labels: nodeSettings.labels.prefault({}),
+  validator: defaultValidator
+    .prefault({})
+    .describe('Validator economics (info.* and platform.*), on by default: false turns it off.'),
 });
 
 export const nodeSchema = z
@@ -126,6 +144,7 @@ export function resolveNode(node: NodeInput, defaults: NodeSettings, network: Ne
   const intervalMs = pick('interval');
   const schedule = pick('schedule');
   const ca = pick('ca_file');
+  const validator = resolveValidator(node.validator, defaults.validator);
   return {
     kind: 'node' as const,
     name: node.name,
@@ -145,7 +164,25 @@ export function resolveNode(node: NodeInput, defaults: NodeSettings, network: Ne
     ...(node.node_id ? { nodeId: node.node_id } : {}),
     /** Header and auth values that must never be shown (redacted from logs and status). */
     secrets: secrets.filter((s) => s.length > 0),
+    /** The validator economics poll; absent when turned off. */
+    ...(validator ? { validator } : {}),
   };
+}
+
+export interface ValidatorPoll {
+  intervalMs: number;
+  /** Subnet IDs of the L1s the node validates. */
+  subnets: string[];
+  /** Overrides the 0.8 / 0.9 (Helicon) rule. */
+  uptimeRequirement?: number;
+}
+
+/** A node's validator settings refine those under defaults; false on either side turns the poll off. */
+function resolveValidator(own: NodeInput['validator'], inherited: NodeSettings['validator']): ValidatorPoll | undefined {
+  if (own === false || (own === undefined && inherited === false)) return undefined;
+  const merged = { ...(inherited || {}), ...(own || {}) };
+  const intervalMs = merged.interval ?? validatorFields.interval.parse(VALIDATOR_INTERVAL);
+  return { intervalMs, subnets: [...new Set(merged.subnets ?? [])], ...(merged.uptime_requirement !== undefined ? { uptimeRequirement: merged.uptime_requirement } : {}) };
 }
 
 export interface TlsSettings {

@@ -1,0 +1,36 @@
+/** An L1 validation of the node has run out of balance: inactive, not sampled, its signatures invalid. */
+import { defineRule, NO_TUNING, promAlert, type RuleDefaults } from './rule.js';
+import { reportFor, shortId } from './validator-facts.js';
+
+const defaults: RuleDefaults = { severity: 'critical', forPolls: 1 };
+
+export default defineRule({
+  name: 'AvalancheL1ValidatorInactive',
+  source: 'validator',
+  fires: 'an L1 validation of the node has balance 0 (inactive until topped up)',
+  defaults,
+  tuning: NO_TUNING,
+  phrases: { firing: 'L1 validator inactive', resolved: 'L1 validator active again' },
+  prometheus: [
+    promAlert(
+      'AvalancheL1ValidatorInactive',
+      'avahealth_l1_validator_active == 0',
+      '0s',
+      'critical',
+      '{{ $labels.target }}: L1 validation {{ $labels.validation_id }} is inactive (balance 0)',
+      'An inactive L1 validator is not sampled and its signatures are invalid. Top it up with IncreaseL1ValidatorBalanceTx to reactivate it.',
+    ),
+  ],
+  evaluate(input, ctx) {
+    const report = reportFor(input, (call) => call.startsWith('platform.getCurrentValidators ') || call === 'platform.getL1Validator');
+    if (report === null || typeof report === 'string') return report === null ? [] : report;
+    return report.l1
+      .filter((v) => v.balanceNAvax <= 0)
+      .map((validation) => ({
+        identity: { subnet_id: ctx.label(validation.subnetId), validation_id: ctx.label(validation.validationId) },
+        severity: 'critical' as const,
+        summary: `${ctx.target}: L1 validation ${shortId(validation.validationId)} is inactive (balance 0): top it up with IncreaseL1ValidatorBalanceTx to reactivate it`,
+        description: `Validation ${validation.validationId} on subnet ${validation.subnetId} ran out of balance: it is not sampled and its signatures are invalid until an IncreaseL1ValidatorBalanceTx tops it up.`,
+      }));
+  },
+});

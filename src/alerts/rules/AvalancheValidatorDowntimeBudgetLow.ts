@@ -1,0 +1,56 @@
+/**
+ * Little of the period's allowed downtime is left: a few more hours offline and peers stop voting
+ * to reward the validator. Remaining = (1 − requirement) × period − (1 − weighted uptime) × elapsed.
+ */
+import { defineRule, promAlert, thresholdTuning, type RuleDefaults } from './rule.js';
+import { avax, day, hours, percent, reportFor } from './validator-facts.js';
+
+const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.25, criticalThreshold: 0.1 };
+
+export default defineRule({
+  name: 'AvalancheValidatorDowntimeBudgetLow',
+  source: 'validator',
+  fires: "less than 25 % of the period's allowed downtime is left; critical below 10 %",
+  defaults,
+  tuning: thresholdTuning('share of the allowance left (0–1)', defaults),
+  phrases: { firing: 'downtime budget low', resolved: 'downtime budget recovered' },
+  prometheus: [
+    promAlert(
+      'AvalancheValidatorDowntimeBudgetLow',
+      'avahealth_validator_downtime_budget_remaining_seconds / ((1 - avahealth_validator_uptime_requirement_ratio) * (avahealth_validator_period_end_timestamp_seconds - avahealth_validator_period_start_timestamp_seconds)) < 0.25',
+      '5m',
+      'warning',
+      "{{ $labels.target }}: {{ $value | humanizePercentage }} of the period's downtime budget left",
+      'More downtime before the period ends costs the whole reward. Avoid restarts and maintenance until it ends.',
+    ),
+    promAlert(
+      'AvalancheValidatorDowntimeBudgetLowCritical',
+      'avahealth_validator_downtime_budget_remaining_seconds / ((1 - avahealth_validator_uptime_requirement_ratio) * (avahealth_validator_period_end_timestamp_seconds - avahealth_validator_period_start_timestamp_seconds)) < 0.1',
+      '5m',
+      'critical',
+      "{{ $labels.target }}: {{ $value | humanizePercentage }} of the period's downtime budget left",
+      'Almost no downtime is left before the reward is lost. Keep the node up until the period ends.',
+    ),
+  ],
+  evaluate(input, ctx) {
+    const report = reportFor(input, (call) => call === 'info.uptime' || call === 'info.upgrades' || call === 'platform.getCurrentValidators');
+    if (report === null || typeof report === 'string') return report === null ? [] : report;
+    const economics = report.economics;
+    const allowance = economics?.downtimeAllowanceSeconds;
+    const left = economics?.downtimeBudgetRemainingSeconds;
+    if (report.notValidator || !report.primary || !report.uptime || allowance === undefined || left === undefined || allowance <= 0) return [];
+    const share = left / allowance;
+    if (share >= (ctx.settings.threshold ?? 0.25)) return [];
+    const end = day(report.primary.endTime);
+    const state = left >= 0 ? `${hours(left)} of downtime budget left (${percent(Math.max(0, share))} of the period's ${hours(allowance)}) until ${end}` : `downtime budget overspent by ${hours(-left)} (period ends ${end})`;
+    const reward = report.primary.potentialRewardNAvax !== undefined ? ` (${avax(report.primary.potentialRewardNAvax)})` : '';
+    return [
+      {
+        identity: {},
+        severity: share < (ctx.settings.criticalThreshold ?? 0.1) ? 'critical' : 'warning',
+        summary: `${ctx.target}: ${state}`,
+        description: `Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time against a ${percent(economics!.requirement!)} requirement; more downtime before ${end} costs the whole reward${reward}. Avoid restarts and maintenance until then.`,
+      },
+    ];
+  },
+});

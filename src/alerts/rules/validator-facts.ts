@@ -1,0 +1,52 @@
+/**
+ * What the validator rules share: whether a part of the validator poll is known, and how amounts,
+ * shares, durations and IDs are said in an alert an on-call person acts on.
+ */
+import type { ValidatorReport } from '../../model/validator.js';
+import { UNKNOWN } from './rule.js';
+import type { ValidatorInput } from './rule.js';
+
+const HOUR = 3600;
+const DAY = 86_400;
+
+/**
+ * The report when the call(s) a rule needs answered; UNKNOWN while they fail (its alerts stay as
+ * they are); `null` when the API is switched off (nothing will come: its alerts resolve).
+ */
+export function reportFor(input: ValidatorInput, calls: (call: string) => boolean): ValidatorReport | null | typeof UNKNOWN {
+  const report = input.observation.validator;
+  if (!report) return UNKNOWN;
+  const problems = report.problems.filter((p) => calls(p.call));
+  if (problems.length === 0) return report;
+  return problems.every((p) => p.reason === 'disabled') ? null : UNKNOWN;
+}
+
+/** "72.5 %" */
+export function percent(ratio: number): string {
+  return `${(ratio * 100).toFixed(1).replace(/\.0$/, '')} %`;
+}
+
+/** "12.6 h" up to four days (a period's allowance reads in hours), "5.3 days" above. */
+export function hours(seconds: number): string {
+  return seconds > 4 * DAY ? days(seconds) : `${(seconds / HOUR).toFixed(1)} h`;
+}
+
+export function days(seconds: number): string {
+  return `${(seconds / DAY).toFixed(1)} days`;
+}
+
+/** "2026-11-27" */
+export function day(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString().slice(0, 10);
+}
+
+/** "117.43 AVAX" from nAVAX. */
+export function avax(nAvax: number): string {
+  const value = nAvax / 1e9;
+  return `${value >= 100 ? value.toFixed(1) : value >= 1 ? value.toFixed(2) : value.toPrecision(3)} AVAX`;
+}
+
+/** "2H7p…": enough of a CB58 ID to recognise it in a wallet. */
+export function shortId(id: string): string {
+  return id.length > 8 ? `${id.slice(0, 4)}…` : id;
+}

@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import { economicsOf, type ValidatorReport } from '../../model/validator.js';
+import AvalancheL1ValidatorBalanceLow from './AvalancheL1ValidatorBalanceLow.js';
+import AvalancheL1ValidatorInactive from './AvalancheL1ValidatorInactive.js';
+import AvalancheNodeVersionBehind from './AvalancheNodeVersionBehind.js';
+import AvalancheValidatorDowntimeBudgetLow from './AvalancheValidatorDowntimeBudgetLow.js';
+import AvalancheValidatorRewardAtRisk from './AvalancheValidatorRewardAtRisk.js';
+import { ruleSettings, rulesOf, UNKNOWN, type AnyRule, type RuleTuning, type ValidatorInput } from './index.js';
+import type { RuleContext } from './rule.js';
+
+const DAY = 86_400;
+const HELICON = Date.UTC(2026, 8, 22, 15) / 1000;
+const START = Date.UTC(2026, 10, 13, 0) / 1000; // after Helicon: the 0.9 rule
+const END = START + 14 * DAY; // 2026-11-27
+const NOW = START + 10 * DAY;
+const VALIDATION = '2H7pEcXNnmKpYZ6VxNY2nRZ6Kx1BT2qgcM8J9o8zWLgqDTN5E8';
+const SUBNET = 'csu12v5GV2hVy5gLTGap8zJNX2q6Ka4cKZ4Xfyq6sqh7GtpPB';
+
+function input(report: Partial<ValidatorReport>, versionStake?: ValidatorInput['versionStake']): ValidatorInput {
+  const full: ValidatorReport = { l1: [], problems: [], ...report };
+  full.economics = economicsOf(full, NOW);
+  return { observation: { endpoint: 'validator', view: 'all', ok: full.problems.length === 0, durationSeconds: 0, at: NOW, validator: full }, ...(versionStake ? { versionStake } : {}) };
+}
+
+function ctx(rule: AnyRule, tuning?: RuleTuning): RuleContext {
+  return { target: 'validator-1', settings: ruleSettings(rule, [tuning], 0), enabled: () => true, now: NOW * 1000, label: (v) => v };
+}
+
+const run = (rule: AnyRule, i: ValidatorInput, tuning?: RuleTuning) => rule.evaluate(i, ctx(rule, tuning), undefined);
+
+const validating = {
+  heliconTime: HELICON,
+  version: 'avalanche/1.15.2',
+  primary: { startTime: START, endTime: END, potentialRewardNAvax: 117_431_493_426 },
+};
+
+describe('the validator rules are registered under their own source', () => {
+  it('five rules read the validator poll', () => {
+    expect(rulesOf('validator').map((r) => r.name)).toEqual([
+      'AvalancheValidatorRewardAtRisk',
+      'AvalancheValidatorDowntimeBudgetLow',
+      'AvalancheL1ValidatorBalanceLow',
+      'AvalancheL1ValidatorInactive',
+      'AvalancheNodeVersionBehind',
+    ]);
+  });
+});
+
+describe('AvalancheValidatorRewardAtRisk', () => {
+  const rule = AvalancheValidatorRewardAtRisk as AnyRule;
+
+  it('warns below 80 % rewarding stake, with the requirement and the budget left', () => {
+    // 14-day period at 0.9: 33.6 h allowed; 10 days at 91 % weighted uptime spent 21.6 h: 12.0 h left.
+    const findings = run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 0.725, weightedAverageRatio: 0.91 } }));
+    expect(findings).toEqual([
+      {
+        identity: {},
+        severity: 'warning',
+        summary: 'validator-1: only 72.5 % of stake would vote to reward it now (needs a majority seeing ≥ 90 % uptime); 12.0 h of downtime budget left until 2026-11-27',
+        description: "Peers see it up 91 % of the time (stake-weighted). The potential reward of 117.4 AVAX (and its delegators') is all or nothing. Check inbound connectivity on the staking port, the node clock, and avoid restarts.",
+      },
+    ]);
+  });
+
+  it('is critical below 60 %, says when the budget is overspent, and follows tuning', () => {
+    const [finding] = run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 0.55, weightedAverageRatio: 0.8 } })) as Array<{ severity: string; summary: string }>;
+    expect(finding!.severity).toBe('critical');
+    expect(finding!.summary).toContain('downtime budget overspent by 14.4 h (period ends 2026-11-27)');
+    expect(run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 0.75, weightedAverageRatio: 0.95 } }), { threshold: 0.7 })).toEqual([]);
+  });
+
+  it('no alert at 80 % and above, for a node that is not a validator, or when the info API is off', () => {
+    expect(run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 0.8, weightedAverageRatio: 0.99 } }))).toEqual([]);
+    expect(run(rule, input({ notValidator: true }))).toEqual([]);
+    expect(run(rule, input({ problems: [{ call: 'info.uptime', reason: 'disabled', error: 'HTTP 404: 404 page not found' }] }))).toEqual([]);
+  });
+
+  it('unknown (its alert stays as it is) while info.uptime fails or the poll failed outright', () => {
+    expect(run(rule, input({ problems: [{ call: 'info.uptime', reason: 'bad_shape', error: 'rewardingStakePercentage "172.5000" is not a percentage' }] }))).toBe(UNKNOWN);
+    expect(run(rule, { observation: { endpoint: 'validator', view: 'all', ok: false, reason: 'timeout', durationSeconds: 5, at: NOW } })).toBe(UNKNOWN);
+  });
+});
+
+describe('AvalancheValidatorDowntimeBudgetLow', () => {
+  const rule = AvalancheValidatorDowntimeBudgetLow as AnyRule;
+
+  it('warns below 25 % of the allowance, critical below 10 %', () => {
+    // 12.0 h of 33.6 h = 36 %: fine. At 88 %: 33.6 − 28.8 = 4.8 h = 14 %: warning. At 87 %: 2.4 h = 7 %: critical.
+    expect(run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.91 } }))).toEqual([]);
+    expect(run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.88 } }))).toEqual([
+      {
+        identity: {},
+        severity: 'warning',
+        summary: "validator-1: 4.8 h of downtime budget left (14.3 % of the period's 33.6 h) until 2026-11-27",
+        description: 'Peers see it up 88 % of the time against a 90 % requirement; more downtime before 2026-11-27 costs the whole reward (117.4 AVAX). Avoid restarts and maintenance until then.',
+      },
+    ]);
+    expect(run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.87 } }))).toMatchObject([{ severity: 'critical' }]);
+  });
+
+  it('an older node (no heliconTime) is held to 0.8: 67.2 h allowed', () => {
+    const findings = run(rule, input({ ...validating, heliconTime: null, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.76 } }));
+    expect(findings).toMatchObject([{ summary: "validator-1: 9.6 h of downtime budget left (14.3 % of the period's 67.2 h) until 2026-11-27" }]);
+  });
+
+  it('nothing without a validation, unknown while getCurrentValidators fails', () => {
+    expect(run(rule, input({ uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.5 } }))).toEqual([]);
+    expect(run(rule, input({ uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.5 }, problems: [{ call: 'platform.getCurrentValidators', reason: 'bad_shape', error: 'endTime nothing is not a time' }] }))).toBe(UNKNOWN);
+  });
+});
+
+describe('AvalancheL1ValidatorBalanceLow and AvalancheL1ValidatorInactive', () => {
+  const low = AvalancheL1ValidatorBalanceLow as AnyRule;
+  const inactive = AvalancheL1ValidatorInactive as AnyRule;
+  const fee = { priceNAvaxPerSecond: 512 };
+  const validation = (balanceNAvax: number) => ({ subnetId: SUBNET, validationId: VALIDATION, balanceNAvax });
+
+  it('runway below 14 days warns, below 3 days is critical; one alert per validation', () => {
+    expect(run(low, input({ l1: [validation(8_780_477_952)], feeState: fee }))).toEqual([]); // ~198 days
+    expect(run(low, input({ l1: [validation(Math.round(2.3 * DAY * 512))], feeState: fee }))).toEqual([
+      {
+        identity: { subnet_id: SUBNET, validation_id: VALIDATION },
+        severity: 'critical',
+        summary: 'validator-1: L1 validation 2H7p… runs out of balance in 2.3 days at 512 nAVAX/s: top it up with IncreaseL1ValidatorBalanceTx',
+        description: `Validation ${VALIDATION} on subnet ${SUBNET} has 0.102 AVAX left; at zero it becomes inactive (not sampled, its signatures invalid) until topped up.`,
+      },
+    ]);
+    expect(run(low, input({ l1: [validation(10 * DAY * 512)], feeState: fee }))).toMatchObject([{ severity: 'warning' }]);
+  });
+
+  it('an inactive validation (balance 0) is the Inactive alert, not a low balance', () => {
+    const i = input({ l1: [validation(0)], feeState: fee });
+    expect(run(low, i)).toEqual([]);
+    expect(run(inactive, i)).toEqual([
+      {
+        identity: { subnet_id: SUBNET, validation_id: VALIDATION },
+        severity: 'critical',
+        summary: 'validator-1: L1 validation 2H7p… is inactive (balance 0): top it up with IncreaseL1ValidatorBalanceTx to reactivate it',
+        description: `Validation ${VALIDATION} on subnet ${SUBNET} ran out of balance: it is not sampled and its signatures are invalid until an IncreaseL1ValidatorBalanceTx tops it up.`,
+      },
+    ]);
+  });
+
+  it('unknown while the subnet list or the fee state cannot be read', () => {
+    expect(run(low, input({ l1: [], problems: [{ call: 'platform.getValidatorFeeState', reason: 'bad_shape', error: 'price nothing is not a fee price' }] }))).toBe(UNKNOWN);
+    expect(run(inactive, input({ problems: [{ call: `platform.getCurrentValidators ${SUBNET}`, reason: 'timeout', error: 'no answer' }] }))).toBe(UNKNOWN);
+    expect(run(inactive, input({ problems: [{ call: 'platform.getValidatorFeeState', reason: 'bad_shape', error: 'x' }] }))).toEqual([]);
+  });
+});
+
+describe('AvalancheNodeVersionBehind', () => {
+  const rule = AvalancheNodeVersionBehind as AnyRule;
+  const network = [
+    { version: 'avalanche/1.15.2', amountStakedNAvax: 620 },
+    { version: 'avalanche/1.15.1', amountStakedNAvax: 250 },
+    { version: 'avalanche/1.14.2', amountStakedNAvax: 130 },
+  ];
+
+  it('warns when newer versions hold more than half of the stake', () => {
+    expect(run(rule, input({ version: 'avalanche/1.14.2' }, network))).toEqual([
+      {
+        identity: {},
+        severity: 'warning',
+        summary: "validator-1 runs avalanche/1.14.2 while 87 % of the network's stake runs newer versions (most: avalanche/1.15.2, 62 %)",
+        description: 'Nodes left on old versions are dropped at the next network upgrade, and a validator that cannot follow it loses its uptime. Upgrade AvalancheGo.',
+      },
+    ]);
+    expect(run(rule, input({ version: 'avalanche/1.15.2' }, network))).toEqual([]);
+    expect(run(rule, input({ version: 'avalanche/1.15.1' }, network))).toMatchObject([{ summary: expect.stringContaining('62 % of the network') }]);
+    expect(run(rule, input({ version: 'avalanche/1.15.1' }, network), { threshold: 0.7 })).toEqual([]);
+  });
+
+  it('nothing without the network distribution (no chain data)', () => {
+    expect(run(rule, input({ version: 'avalanche/1.9.0' }))).toEqual([]);
+  });
+});

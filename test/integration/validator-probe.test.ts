@@ -1,0 +1,166 @@
+import pLimit from 'p-limit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../src/http/client.js';
+import type { ProbeContext } from '../../src/probes/types.js';
+import { probeValidator, validatorChanges, type ValidatorMemory, type ValidatorSettings } from '../../src/probes/validator.js';
+import type { SimServer } from '../../src/sim/server.js';
+import { closedPort, setScenario, startFixtureServer, startSim } from '../helpers/harness.js';
+
+const DAY = 86_400;
+
+describe('the validator probe against simulated nodes', () => {
+  let sim: SimServer;
+  let ctx: Pick<ProbeContext, 'http' | 'limit'>;
+  const memories = new Map<string, ValidatorMemory>();
+
+  beforeAll(async () => {
+    sim = await startSim([
+      { name: 'v', scenario: 'healthy' },
+      { name: 'l1v', scenario: 'healthy', l1: true },
+      { name: 'rpc', scenario: 'healthy', validator: false },
+    ]);
+    ctx = { http: new HttpClient({ maxResponseBytes: 1 << 20 }), limit: pLimit(8) };
+  });
+  afterAll(async () => {
+    await ctx.http.close();
+    await sim.close();
+  });
+
+  const target = (name: string, url = sim.nodeUrl(name)) => ({ name, baseUrl: url, headers: { authorization: 'Bearer s3cr3t-token' }, timeoutMs: 2000, tls: { insecureSkipVerify: false }, secrets: ['s3cr3t-token'] });
+  const settings = (subnets: string[] = [], uptimeRequirement?: number): ValidatorSettings => ({ intervalMs: 60_000, subnets, ...(uptimeRequirement !== undefined ? { uptimeRequirement } : {}) });
+  const memory = (name: string) => {
+    if (!memories.has(name)) memories.set(name, {});
+    return memories.get(name)!;
+  };
+  const poll = (name: string, subnets: string[] = [], override?: number) => probeValidator(target(name), settings(subnets, override), ctx, memory(name));
+
+  it('a healthy Primary Network validator: uptime, version, Helicon (0.9), its period and budget; 5 calls first, 3 after', async () => {
+    const node = sim.nodes.get('v')!;
+    const calls = node.economics.calls;
+    const first = await poll('v');
+    expect(first).toMatchObject({ endpoint: 'validator', view: 'all', ok: true, nodeId: node.nodeId, httpStatus: 200 });
+    const report = first.validator!;
+    expect(report).toMatchObject({
+      nodeId: node.nodeId,
+      version: 'avalanche/1.15.2',
+      heliconTime: Date.UTC(2026, 8, 22, 15) / 1000,
+      uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.992 },
+      primary: { startTime: node.economics.validationStartsAt, endTime: Math.floor(node.validationEndsAt), potentialRewardNAvax: 117431493426 },
+      l1: [],
+      problems: [],
+    });
+    expect(report.notValidator).toBeUndefined();
+    const period = Math.floor(node.validationEndsAt) - node.economics.validationStartsAt;
+    expect(report.economics!.requirement).toBe(0.9);
+    expect(report.economics!.downtimeAllowanceSeconds).toBeCloseTo(0.1 * period, 6);
+    // 10 days in at 99.2 %: 0.1 × period − 0.008 × 10 days.
+    expect(report.economics!.downtimeBudgetRemainingSeconds).toBeCloseTo(0.1 * period - 0.008 * 10 * DAY, -1);
+    expect(calls.splice(0)).toEqual(expect.arrayContaining(['info.getNodeID', 'info.uptime', 'info.getNodeVersion', 'info.upgrades', 'platform.getCurrentValidators']));
+    await poll('v');
+    expect(calls.splice(0).sort()).toEqual(['info.getNodeVersion', 'info.uptime', 'platform.getCurrentValidators']);
+  });
+
+  it('an L1 validator: fee state and its validation per configured subnet; 5 calls per round', async () => {
+    const node = sim.nodes.get('l1v')!;
+    await poll('l1v', [node.l1SubnetId!]);
+    node.economics.calls.splice(0);
+    const observation = await poll('l1v', [node.l1SubnetId!]);
+    expect(node.economics.calls.splice(0)).toHaveLength(5);
+    expect(observation.ok).toBe(true);
+    expect(observation.validator!.feeState?.priceNAvaxPerSecond).toBe(512);
+    expect(observation.validator!.l1).toEqual([
+      { subnetId: node.l1SubnetId, validationId: node.economics.l1ValidationId, nodeId: node.nodeId, weight: 20, startTime: node.economics.validationStartsAt, balanceNAvax: expect.any(Number) },
+    ]);
+    expect(observation.validator!.economics!.l1RunwaySeconds[0]! / DAY).toBeGreaterThan(190);
+  });
+
+  it('scenarios: reward at risk, L1 balance low and inactive, version behind (0.8 without heliconTime)', async () => {
+    await setScenario(sim, 'v', 'reward-at-risk');
+    expect((await poll('v')).validator!.uptime).toEqual({ rewardingStakeRatio: 0.725, weightedAverageRatio: 0.66 });
+
+    const l1 = sim.nodes.get('l1v')!;
+    await setScenario(sim, 'l1v', 'l1-balance-low');
+    expect((await poll('l1v', [l1.l1SubnetId!])).validator!.economics!.l1RunwaySeconds[0]! / DAY).toBeCloseTo(2.3, 2);
+    await setScenario(sim, 'l1v', 'l1-inactive');
+    expect((await poll('l1v', [l1.l1SubnetId!])).validator!.l1[0]!.balanceNAvax).toBe(0);
+    await setScenario(sim, 'l1v', 'healthy');
+
+    await setScenario(sim, 'v', 'version-behind');
+    const behind = (await poll('v')).validator!;
+    expect(behind).toMatchObject({ version: 'avalanche/1.14.2', heliconTime: null });
+    expect(behind.economics!.requirement).toBe(0.8);
+    await setScenario(sim, 'v', 'healthy');
+    expect((await poll('v')).validator!).toMatchObject({ version: 'avalanche/1.15.2', heliconTime: expect.any(Number) });
+  });
+
+  it('uptime_requirement overrides the rule', async () => {
+    expect((await poll('v', [], 0.85)).validator!.economics!.requirement).toBe(0.85);
+  });
+
+  it('"node is not a validator" is an answer: a successful poll with no Primary Network part', async () => {
+    const observation = await poll('rpc');
+    expect(observation.ok).toBe(true);
+    expect(observation.validator).toMatchObject({ notValidator: true, problems: [] });
+    expect(observation.validator!.uptime).toBeUndefined();
+    expect(observation.validator!.primary).toBeUndefined();
+    expect(observation.validator!.economics).toEqual({ l1RunwaySeconds: [] });
+  });
+
+  it('a disabled info API is not a failure; it is reported once as a change', async () => {
+    const before = (await poll('v')).validator!;
+    await setScenario(sim, 'v', 'info-api-disabled');
+    const observation = await poll('v');
+    expect(observation.ok).toBe(true);
+    expect(observation.validator!.problems.map((p) => [p.call, p.reason])).toEqual([
+      ['info.uptime', 'disabled'],
+      ['info.getNodeVersion', 'disabled'],
+    ]);
+    expect(observation.validator!.primary).toBeDefined(); // the P-Chain API still answers
+    const changes = validatorChanges(before, observation.validator!);
+    expect(changes.map((c) => [c.level, c.msg, c.fields.call])).toEqual([
+      ['info', 'validator API disabled on the node; its part is skipped', 'info.uptime'],
+      ['info', 'validator API disabled on the node; its part is skipped', 'info.getNodeVersion'],
+    ]);
+    expect(validatorChanges(observation.validator!, (await poll('v')).validator!)).toEqual([]);
+    await setScenario(sim, 'v', 'healthy');
+  });
+
+  it('bad shapes cost their part only, classified bad_shape with every failing call named', async () => {
+    await setScenario(sim, 'l1v', 'validator-bad-shape');
+    const l1 = sim.nodes.get('l1v')!;
+    const observation = await poll('l1v', [l1.l1SubnetId!]);
+    expect(observation).toMatchObject({ ok: false, reason: 'bad_shape' });
+    expect(observation.error).toContain('info.uptime: rewardingStakePercentage "172.5000" is not a percentage');
+    expect(observation.error).toContain('platform.getCurrentValidators: endTime nothing is not a time');
+    expect(observation.error).toContain('platform.getValidatorFeeState: price nothing is not a fee price');
+    const report = observation.validator!;
+    expect(report.version).toBe('avalanche/1.15.2');
+    expect(report.l1).toHaveLength(1); // the subnet list itself was fine
+    expect(report.uptime).toBeUndefined();
+    expect(report.economics!.l1RunwaySeconds).toEqual([undefined]);
+    await setScenario(sim, 'l1v', 'healthy');
+  });
+
+  it('a JSON-RPC error with a 200 status is rpc_error; transport failures keep their reason; secrets never show', async () => {
+    const echo = await startFixtureServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const { id } = JSON.parse(body) as { id: number };
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `denied for Bearer s3cr3t-token`, data: null }, id }));
+      });
+    });
+    try {
+      const observation = await probeValidator(target('echo', echo.url), settings(), ctx, {});
+      expect(observation).toMatchObject({ ok: false, reason: 'rpc_error' });
+      expect(observation.error).toContain('info.getNodeID: JSON-RPC error: denied for Bearer [REDACTED]');
+      expect(JSON.stringify(observation)).not.toContain('s3cr3t-token');
+    } finally {
+      await echo.close();
+    }
+    const refused = await probeValidator(target('down', `http://127.0.0.1:${await closedPort()}`), settings(), ctx, {});
+    expect(refused).toMatchObject({ ok: false, reason: 'connect' });
+    expect(refused.validator!.problems.every((p) => p.reason === 'connect')).toBe(true);
+  });
+});

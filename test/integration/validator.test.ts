@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimServer } from '../../src/sim/server.js';
+import { startCapture } from '../helpers/capture.js';
+import { sample, scrape, series, setScenario, startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
+
+type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string> };
+type Webhook = { status: string; alerts: Alert[] };
+
+/**
+ * The real daemon against simulated validators, the simulated Data API and a local webhook: every
+ * validator scenario through metrics to a delivered alert, and bad input never taking a node down.
+ */
+describe('validator economics end to end', () => {
+  let sim: SimServer;
+  let capture: Awaited<ReturnType<typeof startCapture>>;
+  let d: RunningDaemon;
+
+  beforeAll(async () => {
+    sim = await startSim([
+      { name: 'steady', scenario: 'healthy' },
+      { name: 'risky', scenario: 'healthy' },
+      { name: 'l1', scenario: 'healthy', l1: true },
+      { name: 'old', scenario: 'healthy' },
+      { name: 'rpc', scenario: 'not-validator' },
+      { name: 'locked', scenario: 'info-api-disabled' },
+      { name: 'odd', scenario: 'validator-bad-shape', l1: true },
+    ]);
+    capture = await startCapture();
+    const node = (name: string, extra = '') => `  - {name: ${name}, url: "${sim.nodeUrl(name)}", labels: {network: mainnet}${extra}}`;
+    d = await startDaemon(`
+listen: 127.0.0.1:0
+defaults: {interval: 1s, timeout: 1s, endpoints: [health], validator: {interval: 1s}}
+nodes:
+${node('steady')}
+${node('risky')}
+${node('l1', `, validator: {subnets: [${sim.nodes.get('l1')!.l1SubnetId}]}`)}
+${node('old')}
+${node('rpc')}
+${node('locked')}
+${node('odd', `, validator: {subnets: [${sim.nodes.get('odd')!.l1SubnetId}]}`)}
+  - {name: off, url: "${sim.nodeUrl('steady')}", validator: false}
+services:
+  - {name: data-api, kind: data-api, url: "${sim.serviceUrl('data-api')}"}
+chain_data: {interval: 10s}
+alerts:
+  for_polls: 1
+  receivers:
+    - {name: oncall, webhook: {url: "${capture.url}/hook"}}
+`);
+    await waitFor('a validator poll of every node', async () => {
+      const m = await scrape(d.url);
+      // A poll may time out while everything starts at once: wait for a good one (odd is never good).
+      return ['steady', 'risky', 'l1', 'old', 'rpc', 'locked'].every((t) => sample(m, 'avahealth_probe_success', { target: t, endpoint: 'validator' }) === 1) && sample(m, 'avahealth_probe_success', { target: 'odd', endpoint: 'validator' }) !== undefined;
+    }, 20_000);
+  }, 30_000);
+
+  afterAll(async () => {
+    await d?.stop();
+    await sim?.close();
+    await capture?.close();
+  });
+
+  const VALIDATOR_ALERTS = ['AvalancheValidatorRewardAtRisk', 'AvalancheValidatorDowntimeBudgetLow', 'AvalancheL1ValidatorBalanceLow', 'AvalancheL1ValidatorInactive', 'AvalancheNodeVersionBehind'];
+  const alerts = (): Alert[] => capture.on('/hook').flatMap((r) => (r.json as Webhook).alerts);
+  const firing = (alertname: string, target: string) => alerts().filter((a) => a.status === 'firing' && a.labels.alertname === alertname && a.labels.target === target);
+
+  it('a healthy validator: the economics series with their values, no alert', async () => {
+    const m = await scrape(d.url);
+    const node = sim.nodes.get('steady')!;
+    const t = { target: 'steady' };
+    expect(sample(m, 'avahealth_probe_success', { ...t, endpoint: 'validator', view: 'all' })).toBe(1);
+    expect(sample(m, 'avahealth_validator_uptime_rewarding_stake_ratio', t)).toBe(1);
+    expect(sample(m, 'avahealth_validator_uptime_weighted_average_ratio', t)).toBe(0.992);
+    expect(sample(m, 'avahealth_validator_uptime_requirement_ratio', t)).toBe(0.9);
+    expect(sample(m, 'avahealth_validator_period_start_timestamp_seconds', t)).toBe(node.economics.validationStartsAt);
+    expect(sample(m, 'avahealth_validator_period_end_timestamp_seconds', t)).toBe(Math.floor(node.validationEndsAt));
+    expect(sample(m, 'avahealth_validator_potential_reward_avax', t)).toBe(117.431493426);
+    expect(sample(m, 'avahealth_validator_downtime_budget_remaining_seconds', t)).toBeGreaterThan(0.09 * 40 * 86400);
+    expect(sample(m, 'avahealth_node_version_info', { ...t, version: 'avalanche/1.15.2' })).toBe(1);
+    expect(sample(m, 'avahealth_node_healthy', { ...t, endpoint: 'health' })).toBe(1);
+    expect(series(m, 'avahealth_probe_success', { target: 'off', endpoint: 'validator' })).toEqual([]);
+    expect(alerts().filter((a) => a.labels.target === 'steady' && VALIDATOR_ALERTS.includes(a.labels.alertname!))).toEqual([]);
+  });
+
+  it('chain data: stake per version, version behind, and the Data API record health', async () => {
+    await waitFor('network versions', async () => sample(await scrape(d.url), 'avahealth_network_version_stake_ratio', { network: 'mainnet', version: 'avalanche/1.15.2' }) !== undefined, 15_000);
+    const m = await scrape(d.url);
+    expect(sample(m, 'avahealth_network_version_stake_ratio', { network: 'mainnet', version: 'avalanche/1.15.2' })).toBeCloseTo(0.62, 2);
+    expect(sample(m, 'avahealth_node_version_behind', { target: 'steady' })).toBe(0);
+    const nodeId = sim.nodes.get('steady')!.nodeId;
+    await waitFor('record health', async () => sample(await scrape(d.url), 'avahealth_validator_uptime_performance_ratio', { node_id: nodeId }) !== undefined, 15_000);
+    const after = await scrape(d.url);
+    expect(sample(after, 'avahealth_validator_uptime_performance_ratio', { node_id: nodeId, target: 'steady' })).toBe(0.992);
+    expect(sample(after, 'avahealth_validator_reachability_ratio', { node_id: nodeId })).toBe(1);
+    expect(sample(after, 'avahealth_validator_benched_requests_ratio', { node_id: nodeId, chain: 'C' })).toBe(0);
+  });
+
+  it('reward-at-risk: AvalancheValidatorRewardAtRisk and AvalancheValidatorDowntimeBudgetLow reach the webhook with actionable summaries', async () => {
+    await setScenario(sim, 'risky', 'reward-at-risk');
+    await waitFor('RewardAtRisk at the webhook', () => firing('AvalancheValidatorRewardAtRisk', 'risky').length > 0, 15_000);
+    const [reward] = firing('AvalancheValidatorRewardAtRisk', 'risky');
+    expect(reward!.labels.severity).toBe('warning');
+    expect(reward!.annotations.summary).toMatch(/^risky: only 72\.5 % of stake would vote to reward it now \(needs a majority seeing ≥ 90 % uptime\); \d+\.\d h of downtime budget left until \d{4}-\d\d-\d\d$/);
+    await waitFor('DowntimeBudgetLow at the webhook', () => firing('AvalancheValidatorDowntimeBudgetLow', 'risky').length > 0, 15_000);
+    // 40-day period at 0.9: 96 h allowed; 10 days at 66 %: 81.6 h spent.
+    expect(firing('AvalancheValidatorDowntimeBudgetLow', 'risky')[0]!.annotations.summary).toMatch(/^risky: 14\.\d h of downtime budget left \(15 % of the period's 96\.0 h\) until \d{4}-\d\d-\d\d$/);
+    // Escalation to critical below 60 %, then recovery resolves both.
+    await setScenario(sim, 'risky', 'reward-at-risk', { rewardingStakePercent: 55 });
+    await waitFor('critical', () => firing('AvalancheValidatorRewardAtRisk', 'risky').some((a) => a.labels.severity === 'critical'), 15_000);
+    await setScenario(sim, 'risky', 'healthy');
+    sim.nodes.get('risky')!.economics.rewardingStakePercent = undefined;
+    await waitFor('resolved', () => alerts().some((a) => a.status === 'resolved' && a.labels.alertname === 'AvalancheValidatorRewardAtRisk' && a.labels.target === 'risky'), 15_000);
+  });
+
+  it('l1-balance-low then l1-inactive: AvalancheL1ValidatorBalanceLow (critical at 2.3 days), then AvalancheL1ValidatorInactive', async () => {
+    const node = sim.nodes.get('l1')!;
+    let m = await scrape(d.url);
+    const labels = { target: 'l1', subnet_id: node.l1SubnetId!, validation_id: node.economics.l1ValidationId };
+    expect(sample(m, 'avahealth_l1_validator_active', labels)).toBe(1);
+    expect(sample(m, 'avahealth_l1_fee_price_avax_per_second', { target: 'l1' })).toBe(5.12e-7);
+    expect(sample(m, 'avahealth_l1_validator_runway_seconds', labels)! / 86400).toBeGreaterThan(190);
+    await setScenario(sim, 'l1', 'l1-balance-low');
+    await waitFor('BalanceLow at the webhook', () => firing('AvalancheL1ValidatorBalanceLow', 'l1').length > 0, 15_000);
+    const [low] = firing('AvalancheL1ValidatorBalanceLow', 'l1');
+    expect(low!.labels).toMatchObject({ severity: 'critical', subnet_id: node.l1SubnetId, validation_id: node.economics.l1ValidationId });
+    expect(low!.annotations.summary).toBe(`l1: L1 validation ${node.economics.l1ValidationId.slice(0, 4)}… runs out of balance in 2.3 days at 512 nAVAX/s: top it up with IncreaseL1ValidatorBalanceTx`);
+    m = await scrape(d.url);
+    expect(sample(m, 'avahealth_l1_validator_balance_avax', labels)).toBeCloseTo(0.1017, 3);
+    await setScenario(sim, 'l1', 'l1-inactive');
+    await waitFor('Inactive at the webhook', () => firing('AvalancheL1ValidatorInactive', 'l1').length > 0, 15_000);
+    expect(firing('AvalancheL1ValidatorInactive', 'l1')[0]!.labels.severity).toBe('critical');
+    m = await scrape(d.url);
+    expect(sample(m, 'avahealth_l1_validator_active', labels)).toBe(0);
+    expect(sample(m, 'avahealth_l1_validator_runway_seconds', labels)).toBe(0);
+  });
+
+  it('version-behind: AvalancheNodeVersionBehind, and 0.8 for a node whose schedule has no heliconTime', async () => {
+    await setScenario(sim, 'old', 'version-behind');
+    await waitFor('VersionBehind at the webhook', () => firing('AvalancheNodeVersionBehind', 'old').length > 0, 15_000);
+    expect(firing('AvalancheNodeVersionBehind', 'old')[0]!.annotations.summary).toBe("old runs avalanche/1.14.2 while 87 % of the network's stake runs newer versions (most: avalanche/1.15.2, 62 %)");
+    const m = await scrape(d.url);
+    expect(sample(m, 'avahealth_node_version_behind', { target: 'old' })).toBe(1);
+    expect(sample(m, 'avahealth_node_version_info', { target: 'old', version: 'avalanche/1.14.2' })).toBe(1);
+    expect(sample(m, 'avahealth_validator_uptime_requirement_ratio', { target: 'old' })).toBe(0.8);
+  });
+
+  it('not-validator: a successful poll with no Primary Network series and no alert', async () => {
+    const m = await scrape(d.url);
+    expect(sample(m, 'avahealth_probe_success', { target: 'rpc', endpoint: 'validator' })).toBe(1);
+    for (const name of ['avahealth_validator_uptime_rewarding_stake_ratio', 'avahealth_validator_uptime_requirement_ratio', 'avahealth_validator_downtime_budget_remaining_seconds', 'avahealth_validator_period_end_timestamp_seconds']) {
+      expect(series(m, name, { target: 'rpc' }), name).toEqual([]);
+    }
+    expect(sample(m, 'avahealth_node_version_info', { target: 'rpc', version: 'avalanche/1.15.2' })).toBe(1);
+    expect(alerts().filter((a) => a.labels.target === 'rpc' && VALIDATOR_ALERTS.includes(a.labels.alertname!))).toEqual([]);
+  });
+
+  it('a disabled info API is reported once and never fails the node', async () => {
+    const m = await scrape(d.url);
+    expect(sample(m, 'avahealth_probe_success', { target: 'locked', endpoint: 'validator' })).toBe(1);
+    expect(sample(m, 'avahealth_node_healthy', { target: 'locked', endpoint: 'health' })).toBe(1);
+    expect(sample(m, 'avahealth_validator_period_end_timestamp_seconds', { target: 'locked' })).toBeDefined(); // the P-Chain API still answers
+    const lines = d.logs().split('\n').filter((l) => l.includes('"target":"locked"') && l.includes('validator API disabled'));
+    expect(lines.filter((l) => l.includes('"call":"info.uptime"'))).toHaveLength(1);
+  });
+
+  it('bad shapes: bad_shape on the validator endpoint, the parts that parsed keep their series, health untouched', async () => {
+    const m = await scrape(d.url);
+    expect(sample(m, 'avahealth_probe_success', { target: 'odd', endpoint: 'validator' })).toBe(0);
+    expect(sample(m, 'avahealth_probe_failures_total', { target: 'odd', endpoint: 'validator', reason: 'bad_shape' })).toBeGreaterThanOrEqual(1);
+    expect(sample(m, 'avahealth_node_healthy', { target: 'odd', endpoint: 'health' })).toBe(1);
+    expect(sample(m, 'avahealth_probe_success', { target: 'odd', endpoint: 'health' })).toBe(1);
+    expect(series(m, 'avahealth_validator_uptime_rewarding_stake_ratio', { target: 'odd' })).toEqual([]);
+    expect(series(m, 'avahealth_l1_fee_price_avax_per_second', { target: 'odd' })).toEqual([]);
+    expect(series(m, 'avahealth_l1_validator_balance_avax', { target: 'odd' })).toHaveLength(1);
+    expect(sample(m, 'avahealth_node_version_info', { target: 'odd', version: 'avalanche/1.15.2' })).toBe(1);
+    expect(m.filter((s) => s.labels.target === 'odd' && !Number.isFinite(s.value))).toEqual([]);
+    const failures = d.logs().split('\n').filter((l) => l.includes('"target":"odd"') && l.includes('validator call failed') && l.includes('"call":"info.uptime"') && l.includes('"reason":"bad_shape"'));
+    expect(failures, failures.join("\n")).toHaveLength(1); // logged once per change, not once per poll
+  });
+
+  it('the JSON API and the status page show the validator panel; a failing validator call never makes a node unreachable', async () => {
+    const res = await fetch(`${d.url}/api/v1/targets/risky`);
+    const body = (await res.json()) as { target?: { validator?: Record<string, unknown> }; validator?: Record<string, unknown> };
+    const panel = (body.target?.validator ?? body.validator)!;
+    expect(panel).toMatchObject({ notValidator: false, rewardingStakeRatio: 1, requirement: 0.9, version: 'avalanche/1.15.2', versionBehind: false, potentialRewardAvax: 117.431493426, l1: [], problems: [] });
+    expect(panel.downtimeBudgetRemainingSeconds).toBeGreaterThan(0);
+    const status = (await (await fetch(`${d.url}/api/v1/status`)).json()) as { targets: Array<{ name: string; state: string; validator?: { l1: Array<{ active: boolean }>; problems: Array<{ call: string; reason: string }> } }> };
+    const odd = status.targets.find((t) => t.name === 'odd')!;
+    expect(odd.state).toBe('healthy');
+    expect(odd.validator!.problems.map((p) => `${p.call} ${p.reason}`)).toEqual(expect.arrayContaining(['info.uptime bad_shape', 'platform.getValidatorFeeState bad_shape']));
+    expect(status.targets.find((t) => t.name === 'l1')!.validator!.l1).toEqual([expect.objectContaining({ active: false })]);
+    const html = await (await fetch(`${d.url}/targets/risky`)).text();
+    expect(html).toContain('<h2 id="validator">Validator</h2>');
+    expect(html).toMatch(/Rewarding stake<\/dt><dd><span class="good">✔ 100\.0 %<\/span>/);
+    expect(html).toMatch(/Downtime budget<\/dt><dd><span class="good">\d+\.\d (h|days) left<\/span> <span class="muted">of 96\.0 h this period<\/span>/);
+    const l1Page = await (await fetch(`${d.url}/targets/l1`)).text();
+    expect(l1Page).toContain('✖ inactive');
+  });
+});

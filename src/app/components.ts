@@ -5,7 +5,7 @@
  */
 import { AlertEngine } from '../alerts/engine.js';
 import { Notifier } from '../alerts/notifier.js';
-import type { Config } from '../config/load.js';
+import type { Config, NodeTarget } from '../config/load.js';
 import { HttpClient } from '../http/client.js';
 import { RateLimitGate } from '../http/rate-limit.js';
 import type { Logger } from '../log.js';
@@ -13,8 +13,26 @@ import { registerStateWriteMetrics } from '../metrics/collectors/state.js';
 import { MetricsView } from '../metrics/view.js';
 import { targetsOf } from '../model/targets.js';
 import { Poller } from '../poller.js';
+import { inShard, type Shard } from '../shard.js';
 import { Store } from '../store.js';
 import { VERSION } from '../version.js';
+
+export interface DaemonOptions {
+  logger: Logger;
+  /** Enables POST /-/reload. */
+  enableLifecycle?: boolean;
+  /** Enables POST/DELETE /api/v1/silences. */
+  enableAdminApi?: boolean;
+  /** Overrides `listen:` (tests use port 0). */
+  listen?: { host: string; port: number };
+  /** `--web.config.file`: TLS, basic auth and headers for every route. */
+  webConfigFile?: string;
+  /** `--shard I/N`: poll only the targets whose name hashes to shard I of N. */
+  shard?: Shard;
+  /** Re-read the config file when it changes (opt-in; SIGHUP and POST /-/reload always work). */
+  watchConfig?: boolean;
+  watchIntervalMs?: number;
+}
 
 export interface Components {
   store: Store;
@@ -69,4 +87,11 @@ export function buildNotifier(parts: Pick<Components, 'metrics' | 'alerts' | 'de
     () => parts.alerts.firing(),
     log,
   );
+}
+
+/** The file's config with discovered nodes (static ones win a name clash), then only this replica's shard. */
+export function effectiveConfig(base: Config, discovered: NodeTarget[], shard: Shard | undefined): Config {
+  const names = new Set(base.nodes.map((n) => n.name));
+  const nodes = [...base.nodes, ...discovered.filter((n) => !names.has(n.name))].filter((n) => inShard(n.name, shard));
+  return { ...base, nodes, services: base.services.filter((s) => inShard(s.name, shard)) };
 }

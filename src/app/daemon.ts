@@ -11,49 +11,25 @@ import { ConfigError } from '../config/errors.js';
 import { loadConfigFile, type Config, type NodeTarget } from '../config/load.js';
 import { DiscoveryManager } from '../discovery/index.js';
 import type { ReloadResult } from '../http/routes/admin.js';
-import { closeServer, createHttpServer, listen } from '../http/server.js';
+import { closeServer, createHttpServer } from '../http/server.js';
 import type { Gauge } from 'prom-client';
 import { Gatekeeper, loadWebConfig } from '../http/webconfig.js';
 import { webConfigReloadGauge } from '../metrics/collectors/webconfig.js';
-import type { Logger } from '../log.js';
 import { targetsOf } from '../model/targets.js';
 import { Scheduler } from '../scheduler/scheduler.js';
-import { inShard, type Shard } from '../shard.js';
 import { lockStateDir, type StateDirLock } from '../state/lock.js';
 import { watchStateWrites } from '../state/write-health.js';
 import type { Store } from '../store.js';
 import { VERSION } from '../version.js';
-import { buildComponents, type Components } from './components.js';
+import { buildComponents, effectiveConfig, type Components, type DaemonOptions } from './components.js';
+import { listenOrExplain } from './listen.js';
 import { applyDiff } from './reload.js';
 import { daemonRoutes } from './view.js';
 import { FileWatchers, reloadWebConfig } from './watch.js';
 
-export interface DaemonOptions {
-  logger: Logger;
-  /** Enables POST /-/reload. */
-  enableLifecycle?: boolean;
-  /** Enables POST/DELETE /api/v1/silences. */
-  enableAdminApi?: boolean;
-  /** Overrides `listen:` (tests use port 0). */
-  listen?: { host: string; port: number };
-  /** `--web.config.file`: TLS, basic auth and headers for every route. */
-  webConfigFile?: string;
-  /** `--shard I/N`: poll only the targets whose name hashes to shard I of N. */
-  shard?: Shard;
-  /** Re-read the config file when it changes (opt-in; SIGHUP and POST /-/reload always work). */
-  watchConfig?: boolean;
-  watchIntervalMs?: number;
-}
+export type { DaemonOptions } from './components.js';
 
-/** The daemon could not start (its address is taken, …): one line for the operator, exit 1. */
-export class StartError extends Error {}
-
-const LISTEN_ERRORS: Record<string, string> = {
-  EADDRINUSE: 'address already in use (another avahealth, or another program, listens there)',
-  EACCES: 'permission denied (ports below 1024 need privileges)',
-  EADDRNOTAVAIL: 'address not available on this machine',
-  ENOTFOUND: 'no such host',
-};
+export { StartError } from './listen.js';
 
 export class Daemon {
   private readonly parts: Components;
@@ -121,12 +97,8 @@ export class Daemon {
     return this.firstRoundDone;
   }
 
-  /** Static and discovered nodes (static ones win a name clash), then only this replica's shard. */
   private effective(): Config {
-    const base = this.baseConfig;
-    const names = new Set(base.nodes.map((n) => n.name));
-    const nodes = [...base.nodes, ...this.discovered.filter((n) => !names.has(n.name))].filter((n) => inShard(n.name, this.options.shard));
-    return { ...base, nodes, services: base.services.filter((s) => inShard(s.name, this.options.shard)) };
+    return effectiveConfig(this.baseConfig, this.discovered, this.options.shard);
   }
 
   private async startDiscovery(): Promise<void> {
@@ -146,12 +118,11 @@ export class Daemon {
     const config = this.parts.config;
     const { host, port } = this.options.listen ?? config.listen;
     try {
-      this.address = await listen(this.server, host, port);
+      this.address = await listenOrExplain(this.server, host, port);
     } catch (err) {
       this.stateLock.release();
       this.stopWriteWatch();
-      const code = (err as NodeJS.ErrnoException).code ?? '';
-      throw new StartError(`cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${LISTEN_ERRORS[code] ?? (err as Error).message}`);
+      throw err;
     }
     await this.startDiscovery();
     for (const target of targetsOf(this.parts.config)) this.pending.add(target.name);

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
+import { redact, redactDeep } from './util/text.js';
 
 export type { Logger };
 
@@ -10,8 +11,24 @@ export interface LogOptions {
   destination?: NodeJS.WritableStream;
 }
 
+let logSecrets: readonly string[] = [];
+
+/** The secrets taken out of everything logged from now on (the config's: set at start and on reload). */
+export function redactLogsOf(secrets: readonly string[]): void {
+  logSecrets = secrets;
+}
+
 export function createLogger(options: LogOptions): Logger {
-  const base = { level: options.level, base: { app: 'avahealth' } };
+  const base = {
+    level: options.level,
+    base: { app: 'avahealth' },
+    formatters: { log: (object: Record<string, unknown>) => redactDeep(object, logSecrets) },
+    hooks: {
+      logMethod(this: Logger, args: Parameters<Logger['info']>, method: (...a: unknown[]) => void) {
+        method.apply(this, args.map((a) => (typeof a === 'string' ? redact(a, logSecrets) : a)));
+      },
+    },
+  };
   if (options.format === 'pretty') {
     // Loaded only when asked for: the JSON logs of a sidecar do not need it.
     const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');

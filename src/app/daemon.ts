@@ -15,9 +15,11 @@ import { closeServer, createHttpServer } from '../http/server.js';
 import type { Gauge } from 'prom-client';
 import { Gatekeeper, loadWebConfig } from '../http/webconfig.js';
 import { webConfigReloadGauge } from '../metrics/collectors/webconfig.js';
+import { redactLogsOf } from '../log.js';
 import { targetsOf } from '../model/targets.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { lockStateDir, type StateDirLock } from '../state/lock.js';
+import { secretsOf } from '../config/secrets.js';
 import { watchStateWrites } from '../state/write-health.js';
 import type { Store } from '../store.js';
 import { VERSION } from '../version.js';
@@ -58,6 +60,7 @@ export class Daemon {
     if (this.stateLock.tookOverFrom) log.warn({ stateDir: config.stateDir, pid: this.stateLock.tookOverFrom }, 'state_dir lock of a process that is gone taken over');
     this.stopWriteWatch = watchStateWrites(config.stateDir, log);
     this.baseConfig = config;
+    redactLogsOf(secretsOf(config));
     this.parts = buildComponents(this.effective(), log);
     this.watchers = new FileWatchers(options.watchIntervalMs);
     this.scheduler = new Scheduler({
@@ -153,6 +156,7 @@ export class Daemon {
     const fileDiff = diffConfigs(this.baseConfig, loaded);
     const restart = restartRequired(fileDiff);
     this.baseConfig = keepRestartOnly(this.baseConfig, loaded);
+    redactLogsOf(secretsOf(this.baseConfig));
     if (fileDiff.discovery !== 'unchanged') await this.startDiscovery();
     await this.apply();
     this.parts.metrics.setReloadResult(true);

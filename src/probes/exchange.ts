@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { ProbeError, type HttpResponse } from '../http/client.js';
 import type { EndpointObservation } from '../model/observation.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
-import { redact, snippet } from '../util/text.js';
+import { redact, redactDeep, snippet } from '../util/text.js';
 
 /**
  * A node caches its health results for a whole health-check period (30 s), so consecutive polls
@@ -48,9 +48,10 @@ export async function observe(
     observation.reason = failure.reason;
     observation.error = redact(failure.message, secrets);
   }
-  if (observation.raw !== undefined) observation.raw = redact(observation.raw, secrets);
   observation.durationSeconds = (performance.now() - started) / 1000;
-  return observation;
+  // A target may echo what it was sent (headers, keys) in any text of its reply: check errors and
+  // messages, component messages, the raw body. Nothing leaves the probe with a secret in it.
+  return redactDeep(observation, secrets);
 }
 
 const RAW_LIMIT = 32 * 1024;

@@ -10,6 +10,27 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/**
+ * `value` with every secret replaced in every string it holds (objects and arrays walked, Errors
+ * turned into their redacted type, message and stack). Returns `value` itself when it holds no secret.
+ */
+export function redactDeep<T>(value: T, secrets: readonly string[]): T {
+  const usable = secrets.filter((s) => s.length >= 4);
+  if (usable.length === 0) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return redact(v, usable);
+    if (v instanceof Error) return { type: v.name, message: redact(v.message, usable), ...(v.stack ? { stack: redact(v.stack, usable) } : {}) };
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  const contains = (v: unknown): boolean => {
+    const text = v instanceof Error ? `${v.message}${v.stack ?? ''}` : typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+    return usable.some((s) => text.includes(s));
+  };
+  return contains(value) ? (walk(value) as T) : value;
+}
+
 /** A URL fit to show: no user:password@ and no query string (tokens live there). */
 export function displayUrl(url: string): string {
   if (!URL.canParse(url)) return url;

@@ -85,7 +85,7 @@ describe('config loading', () => {
     const config = parseConfig('nodes:\n  - name: a\n    url: ${NODE_URL}\n    headers: {x-api-key: "${KEY:-fallback}", x-price: "$$5"}\n', 'cfg.yaml', { NODE_URL: 'http://10.0.0.1:9650/' });
     expect(config.nodes[0]!.baseUrl).toBe('http://10.0.0.1:9650');
     expect(config.nodes[0]!.headers).toEqual({ 'x-api-key': 'fallback', 'x-price': '$5' });
-    expect(config.nodes[0]!.secrets).toEqual(['fallback']);
+    expect(config.nodes[0]!.secrets).toEqual(['fallback', '$5']); // every header value, whatever its name
     expect(problems('nodes:\n  - name: a\n    url: ${NODE_URL}\n')).toEqual(['cfg.yaml:3:10: nodes.0.url: must be an http:// or https:// URL (environment variable NODE_URL is not set)']);
     const optional = parseConfig('services:\n  - {name: d, kind: data-api, url: "http://x:1", api_key: "${DATA_API_KEY}"}\n', 'cfg.yaml', {});
     expect(optional.services[0]!.headers).toEqual({});

@@ -116,8 +116,6 @@ export function urlBasicAuth(url: string): { url: string; authorization?: string
   return { url: parsed.href, authorization: `Basic ${credential}`, secrets };
 }
 
-const SECRET_HEADER = /^(authorization|proxy-authorization|x-.*(key|token|secret).*|cookie)$/i;
-
 /** A node's own settings over `defaults:`; `network` falls back to chain_data.network. */
 export function resolveNode(node: NodeInput, defaults: NodeSettings, network: Network) {
   const pick = <K extends keyof NodeSettings>(key: K): NodeSettings[K] => (node[key] ?? defaults[key]) as NodeSettings[K];
@@ -140,7 +138,8 @@ export function resolveNode(node: NodeInput, defaults: NodeSettings, network: Ne
     headers.authorization = credentials.authorization;
     secrets.push(...credentials.secrets);
   }
-  for (const [name, value] of Object.entries(headers)) if (SECRET_HEADER.test(name)) secrets.push(value);
+  // Every configured header value, whatever its name: any of them may carry a credential.
+  for (const value of Object.values(headers)) secrets.push(value);
   const intervalMs = pick('interval');
   const schedule = pick('schedule');
   const ca = pick('ca_file');

@@ -75,7 +75,7 @@ export const serviceSchema = z
   })
   .transform((service) => {
     const headers: Record<string, string> = { ...service.headers };
-    const secrets: string[] = [];
+    const secrets: string[] = Object.values(service.headers); // any configured header may carry a credential
     const apiKey = secretValue(service, 'api_key');
     if (apiKey) {
       headers[service.api_key_header.toLowerCase()] = apiKey;

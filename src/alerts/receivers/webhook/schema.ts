@@ -19,6 +19,6 @@ export default defineReceiverSchema({
     const url = secretValue(s, 'url')!;
     const secret = secretValue(s, 'secret');
     const settings: WebhookSettings = { url, headers: s.headers ?? {}, ...(secret ? { secret } : {}) };
-    return { settings, secrets: [...urlSecrets(url), ...(secret ? [secret] : [])] };
+    return { settings, secrets: [...urlSecrets(url), ...(secret ? [secret] : []), ...Object.values(settings.headers ?? {})] };
   },
 });

@@ -9,7 +9,7 @@ import { receiverSchema } from '../schemas.js';
 import { sign, webhookPayload } from './send.js';
 
 describe('webhook: config slice and secrets', () => {
-  it('resolves url and secret, inline or from files, and lists both as secrets', () => {
+  it('resolves url and secret, inline or from files, and lists them and every header value as secrets', () => {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-webhook-'));
     writeFileSync(join(dir, 'url'), 'https://hooks.example/T0K3N/abc\n');
     writeFileSync(join(dir, 'secret'), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n');
@@ -17,7 +17,7 @@ describe('webhook: config slice and secrets', () => {
     expect(receiver).toMatchObject({
       kind: 'webhook',
       settings: { url: 'https://hooks.example/T0K3N/abc', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', headers: { 'x-team': 'infra' } },
-      secrets: ['https://hooks.example/T0K3N/abc', '/T0K3N/abc', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+      secrets: ['https://hooks.example/T0K3N/abc', '/T0K3N/abc', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'infra'],
     });
   });
 

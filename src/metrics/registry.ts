@@ -1,7 +1,8 @@
 /**
  * avahealth's own prom-client Registry, with the families that are not per target: avahealth
- * itself, alerts and notifications, network-wide chain data, and prom-client's process metrics.
- * The per-target families (families.ts) are pre-rendered by the Exposition cache.
+ * itself, alerts and notifications, and prom-client's process metrics (collectors may register
+ * their own network-wide families here: collectors/chain.ts). The per-target families
+ * (collectors/) are pre-rendered by the Exposition cache.
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { REVISION, VERSION } from '../version.js';
@@ -11,12 +12,11 @@ export const PREFIX = 'avahealth_';
 
 export interface MetricFamilies {
   registry: Registry;
-  chain: ReturnType<typeof chainFamily>;
   alerts: ReturnType<typeof alertFamily>;
   self: ReturnType<typeof selfFamily>;
 }
 
-/** The families prom-client serves: avahealth itself, alerts, network-wide chain data, the process. */
+/** The families prom-client serves: avahealth itself, alerts, the process (and what collectors register). */
 export function createMetricFamilies(options: { defaultMetrics: boolean }): MetricFamilies {
   const registry = new Registry();
   if (options.defaultMetrics) {
@@ -26,24 +26,11 @@ export function createMetricFamilies(options: { defaultMetrics: boolean }): Metr
   }
   const gauge = (name: string, help: string, labelNames: readonly string[]) => new Gauge({ name: PREFIX + name, help, labelNames, registers: [registry] });
   const counter = (name: string, help: string, labelNames: readonly string[]) => new Counter({ name: PREFIX + name, help, labelNames, registers: [registry] });
-  return { registry, chain: chainFamily(gauge), alerts: alertFamily(gauge, counter), self: selfFamily(registry) };
+  return { registry, alerts: alertFamily(gauge, counter), self: selfFamily(registry) };
 }
 
 type GaugeFactory = (name: string, help: string, labelNames: readonly string[]) => Gauge;
 type CounterFactory = (name: string, help: string, labelNames: readonly string[]) => Counter;
-
-function chainFamily(gauge: GaugeFactory) {
-  return {
-    latestHeight: gauge('chain_latest_block_height', 'Height of the latest block of the chain, from the Data API.', ['chain_id']),
-    latestTimestamp: gauge('chain_latest_block_timestamp_seconds', 'Timestamp of the latest block of the chain, from the Data API.', ['chain_id']),
-    statusOk: gauge('chain_status_ok', 'The Data API reports the chain status as OK.', ['chain_id']),
-    avgTps: gauge('chain_avg_tps', 'Average transactions per second over the last hour, from the Metrics API.', ['chain_id']),
-    networkValidators: gauge('network_validators', 'Validators of the network.', ['network']),
-    networkDelegators: gauge('network_delegators', 'Delegators of the network.', ['network']),
-    refreshTimestamp: gauge('chain_data_last_refresh_timestamp_seconds', 'When chain data was last refreshed.', []),
-    refreshErrors: gauge('chain_data_last_refresh_errors', 'Requests that failed in the last chain data refresh (details in /api/v1/status).', []),
-  };
-}
 
 /** Every reason a delivery attempt can fail with (the `reason` label of notifications_failed_total). */
 export const NOTIFICATION_FAILURE_REASONS = ['timeout', 'network', 'rate_limited', 'http_5xx', 'http_4xx', 'queue_full'] as const;

@@ -42,6 +42,7 @@ export class MetricsView {
     options: { defaultMetrics: boolean } = { defaultMetrics: true },
   ) {
     this.families = createMetricFamilies(options);
+    for (const collector of COLLECTORS) collector.register?.(this.families.registry);
     this.endpoint = new MetricsEndpoint(this.exposition, this.families.registry);
     this.setTargets(targetsOf(config));
     initReceiverSeries(this.families.alerts, receiverNames(config));
@@ -141,7 +142,7 @@ export class MetricsView {
     this.storeDirty = false;
     const sample = new SampleWriter(FAMILIES);
     const fork = () => new SampleWriter(FAMILIES);
-    const input: StoreInput = { store: this.store, config: this.config, bases: new Map([...this.targets].map(([name, t]) => [name, t.base])), registry: this.families };
+    const input: StoreInput = { store: this.store, config: this.config, bases: new Map([...this.targets].map(([name, t]) => [name, t.base])), registry: this.families.registry };
     COLLECTORS.forEach((collector, i) => collector.store?.(new Writer(sample, OFFSETS[i]!, fork), input));
     this.exposition.set(STORE_OWNER, sample.take());
   }

@@ -1,11 +1,13 @@
 /**
  * Chain data: each node's height lag (the store's, computed once), its validator record, and the
- * network-wide series (latest block, chain status, TPS, network totals), which have no target and
- * are served by prom-client (registry.ts).
+ * network-wide series (latest block, chain status, TPS, network totals, refresh health), which
+ * have no target and are served by prom-client.
  */
+import { Gauge, type Registry } from 'prom-client';
 import { VALIDATOR_STATUSES } from '../../model/chaindata.js';
 import { sanitizeLabelValue } from '../../util/labels.js';
 import { escapeLabel } from '../exposition.js';
+import { PREFIX } from '../registry.js';
 import { defineCollector, defineFamilies, gauge } from './collector.js';
 
 const F = defineFamilies({
@@ -16,9 +18,27 @@ const F = defineFamilies({
 });
 const I = F.index;
 
+function networkFamilies(registry: Registry) {
+  const g = (name: string, help: string, labelNames: string[]) => new Gauge({ name: PREFIX + name, help, labelNames, registers: [registry] });
+  return {
+    latestHeight: g('chain_latest_block_height', 'Height of the latest block of the chain, from the Data API.', ['chain_id']),
+    latestTimestamp: g('chain_latest_block_timestamp_seconds', 'Timestamp of the latest block of the chain, from the Data API.', ['chain_id']),
+    statusOk: g('chain_status_ok', 'The Data API reports the chain status as OK.', ['chain_id']),
+    avgTps: g('chain_avg_tps', 'Average transactions per second over the last hour, from the Metrics API.', ['chain_id']),
+    networkValidators: g('network_validators', 'Validators of the network.', ['network']),
+    networkDelegators: g('network_delegators', 'Delegators of the network.', ['network']),
+    refreshTimestamp: g('chain_data_last_refresh_timestamp_seconds', 'When chain data was last refreshed.', []),
+    refreshErrors: g('chain_data_last_refresh_errors', 'Requests that failed in the last chain data refresh (details in /api/v1/status).', []),
+  };
+}
+const NETWORK = new WeakMap<Registry, ReturnType<typeof networkFamilies>>();
+
 export default defineCollector({
   name: 'chain',
   families: F.list,
+  register(registry) {
+    if (!NETWORK.has(registry)) NETWORK.set(registry, networkFamilies(registry));
+  },
   store(w, { store, config, bases, registry }) {
     if (!config.chainData) return;
     const maxLength = config.limits.maxLabelLength;
@@ -37,7 +57,8 @@ export default defineCollector({
       w.add(I.validatorEnd, labels, v.endTimestamp);
       w.add(I.validatorDelegators, labels, v.delegators);
     }
-    const { chain } = registry;
+    const chain = NETWORK.get(registry);
+    if (!chain) return;
     for (const gauge of [chain.latestHeight, chain.latestTimestamp, chain.statusOk, chain.avgTps, chain.networkValidators, chain.networkDelegators]) gauge.reset();
     const put = (g: (typeof chain)['latestHeight'], labels: Record<string, string>, value: number | undefined) => {
       if (value !== undefined) g.set(labels, value);

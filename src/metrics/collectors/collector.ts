@@ -8,10 +8,11 @@
  * height lag; re-rendered before a scrape after anything changed). Family indices are the
  * collector's own (its `families` object's order); the writer maps them into the exposition.
  */
+import type { Registry } from 'prom-client';
 import type { Config, Target } from '../../config/load.js';
 import type { Store, TargetState } from '../../store.js';
 import type { Family, SampleWriter } from '../exposition.js';
-import { PREFIX, type MetricFamilies } from '../registry.js';
+import { PREFIX } from '../registry.js';
 
 /** Builds a collector's families; `index` gives each one's position for Writer.add. */
 export function defineFamilies<K extends string>(defs: Record<K, Family>): { list: Family[]; index: Record<K, number> } {
@@ -66,8 +67,8 @@ export interface StoreInput {
   config: Config;
   /** `base` label text of each known target. */
   bases: ReadonlyMap<string, string>;
-  /** The prom-client families (network-wide series that have no target). */
-  registry: MetricFamilies;
+  /** The prom-client registry a collector registered its network-wide families on (see `register`). */
+  registry: Registry;
 }
 
 export interface Collector<Memo = undefined> {
@@ -75,6 +76,8 @@ export interface Collector<Memo = undefined> {
   families: Family[];
   /** Memory kept per target as long as it exists (counters, render caches). */
   newMemo?(): Memo;
+  /** Network-wide families without a target, served by prom-client: created once per registry here. */
+  register?(registry: Registry): void;
   target?(w: Writer, input: TargetInput, memo: Memo): void;
   store?(w: Writer, input: StoreInput): void;
 }

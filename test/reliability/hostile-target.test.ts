@@ -50,15 +50,15 @@ alerts:
       writeFileSync(file, readFileSync(file, 'utf8').replace('nodes:\n', `nodes:\n  - {name: hostile, url: "${hostile.url}", interval: 1s, endpoints: [health]}\n`));
       daemon.child.kill('SIGHUP');
       await waitFor('the hostile node’s alerts delivered', () => capture.on('/hook').some((r) => r.body.includes('"target":"hostile"')), 60_000);
-      const neighbourSeen = sample(await scrape(url), 'avahealth_probe_last_success_timestamp_seconds', { target: 'neighbour' })!;
-      const lastHostile = async () => sample(await scrape(url), 'avahealth_probe_last_success_timestamp_seconds', { target: 'hostile' }) ?? 0;
+      const neighbourSeen = sample(await scrape(url), 'avahealth_probe_last_success_timestamp_seconds', { target: 'neighbour', endpoint: 'health' })!;
+      const lastHostile = async () => sample(await scrape(url), 'avahealth_probe_last_success_timestamp_seconds', { target: 'hostile', endpoint: 'health' }) ?? 0;
       const hostileSeen = await lastHostile();
       await waitFor('three more polls of 100,000 checks', async () => (await lastHostile()) >= hostileSeen + 3, 30_000);
 
       expect((await get(`${url}/-/healthy`)).status).toBe(200);
       const samples = await scrape(url);
       expect(sample(samples, 'avahealth_probe_success', { target: 'neighbour', endpoint: 'health' })).toBe(1);
-      expect(sample(samples, 'avahealth_probe_last_success_timestamp_seconds', { target: 'neighbour' })!).toBeGreaterThan(neighbourSeen);
+      expect(sample(samples, 'avahealth_probe_last_success_timestamp_seconds', { target: 'neighbour', endpoint: 'health' })!).toBeGreaterThan(neighbourSeen);
       expect(sample(samples, 'avahealth_probe_success', { target: 'hostile', endpoint: 'health' })).toBe(1); // parsed, capped, not refused
       const alerts = JSON.parse((await get(`${url}/api/v1/alerts`)).body) as { alerts: Array<{ labels: Record<string, string> }> };
       const hostileAlerts = alerts.alerts.filter((a) => a.labels.target === 'hostile');

@@ -1,8 +1,8 @@
 /**
  * The fleet scenarios of issue 16, each against `avahealth simulate` in its own process:
  * - 1,000 nodes × 3 endpoints every 1 s: CPU per poll (next to blackbox_exporter's CPU per probe of
- *   the same simulated health endpoint), 20 gzip scrapes of /metrics while /-/healthy is asked every
- *   50 ms, RSS;
+ *   the same simulated health endpoint), 20 gzip scrapes of /metrics a second apart while /-/healthy
+ *   is asked every 50 ms, RSS;
  * - 5,000 nodes at the default 15 s, scraped with gzip every 5 s the way Prometheus asks
  *   (OpenMetrics, gzip), /-/healthy every 100 ms meanwhile, RSS.
  */
@@ -64,14 +64,15 @@ async function startFleet(root: string, dir: string, nodes: number, settings: st
   };
 }
 
-async function timed(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; bytes: number; text: string }> {
+/** One request, timed until the last byte; the body is decoded later (a sync gunzip here would stall the /-/healthy probe running beside it). */
+async function timed(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; bytes: number; raw: Buffer; gzip: boolean }> {
   const t = performance.now();
   const res = await request(url, { headers });
   const raw = Buffer.from(await res.body.arrayBuffer());
-  const ms = performance.now() - t;
-  const text = res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw).toString() : raw.toString();
-  return { ms, bytes: raw.length, text };
+  return { ms: performance.now() - t, bytes: raw.length, raw, gzip: res.headers['content-encoding'] === 'gzip' };
 }
+
+const decode = (r: { raw: Buffer; gzip: boolean }) => (r.gzip ? gunzipSync(r.raw) : r.raw).toString();
 
 /** Asks /-/healthy every `everyMs` until stopped; returns the latencies. */
 function healthyProbe(port: number, everyMs: number): { stop: () => Promise<number[]> } {
@@ -146,7 +147,7 @@ export async function fleet1000(root: string, dir: string, options: { nodes: num
     const [cpu1, n1] = [cpuSeconds(fleet.daemon.pid!), await fleet.requests()];
     const elapsed = (performance.now() - t0) / 1000;
     const after = await timed(metricsUrl, PROMETHEUS_HEADERS);
-    const skipped = sum(after.text, 'avahealth_scheduler_skipped_polls_total') - sum(before.text, 'avahealth_scheduler_skipped_polls_total');
+    const skipped = sum(decode(after), 'avahealth_scheduler_skipped_polls_total') - sum(decode(before), 'avahealth_scheduler_skipped_polls_total');
     daemonRates.push((n1 - n0) / (cpu1 - cpu0));
     pollsPerSecond.push((n1 - n0) / elapsed);
     skippedShare.push(skipped / (options.nodes * elapsed));
@@ -156,14 +157,14 @@ export async function fleet1000(root: string, dir: string, options: { nodes: num
   // scrapes as Prometheus makes them, /-/healthy asked every 50 ms meanwhile
   await timed(metricsUrl, PROMETHEUS_HEADERS);
   const healthy = healthyProbe(fleet.port, 50);
-  const scrapes: Array<{ ms: number; bytes: number; text: string }> = [];
+  const scrapes: Array<Awaited<ReturnType<typeof timed>>> = [];
   for (let i = 0; i < options.scrapes; i++) {
     scrapes.push(await timed(metricsUrl, PROMETHEUS_HEADERS));
-    await sleep(250);
+    await sleep(1000);
   }
   const healthyMs = await healthy.stop();
   const plain = await timed(metricsUrl);
-  const last = scrapes.at(-1)!;
+  const lastText = decode(scrapes.at(-1)!);
   const rssEnd = rssMiB(fleet.daemon.pid!);
   await fleet.stop();
   const ratios = daemonRates.map((d, i) => (blackboxRates[i] ? d / blackboxRates[i]! : NaN));
@@ -171,9 +172,10 @@ export async function fleet1000(root: string, dir: string, options: { nodes: num
     nodes: options.nodes,
     endpoints,
     intervalS: 1,
-    series: last.text.split('\n').filter((l) => l.startsWith('avahealth_')).length,
+    series: lastText.split('\n').filter((l) => l.startsWith('avahealth_')).length,
     plainMiB: round(plain.bytes / 1048576),
-    gzipKiB: Math.round(last.bytes / 1024),
+    gzipKiB: Math.round(scrapes.at(-1)!.bytes / 1024),
+    gzipScrapesAnsweredUncompressed: scrapes.filter((s) => !s.gzip).length,
     daemonPollsPerCpuSecond: spread(daemonRates),
     pollsPerSecond: spread(pollsPerSecond),
     skippedPollPercent: spread(skippedShare.map((s) => s * 100)),
@@ -190,7 +192,7 @@ export async function fleet5000(root: string, dir: string, options: { nodes: num
   const fleet = await startFleet(root, dir, options.nodes, '');
   const metricsUrl = `http://127.0.0.1:${fleet.port}/metrics`;
   const healthy = healthyProbe(fleet.port, 100);
-  const scrapes: Array<{ ms: number; bytes: number; text: string }> = [];
+  const scrapes: Array<Awaited<ReturnType<typeof timed>>> = [];
   for (let i = 0; i < options.scrapes; i++) {
     const started = performance.now();
     scrapes.push(await timed(metricsUrl, PROMETHEUS_HEADERS));
@@ -198,15 +200,17 @@ export async function fleet5000(root: string, dir: string, options: { nodes: num
   }
   const healthyMs = await healthy.stop();
   const last = scrapes.at(-1)!;
-  const lag = Number(/^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(last.text)?.[1]) * 1000;
+  const lastText = decode(last);
+  const lag = Number(/^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(lastText)?.[1]) * 1000;
   const rssEnd = rssMiB(fleet.daemon.pid!);
   await fleet.stop();
   return {
     nodes: options.nodes,
     intervalS: 15,
-    series: last.text.split('\n').filter((l) => l.startsWith('avahealth_')).length,
-    plainMiB: round(Buffer.byteLength(last.text) / 1048576),
+    series: lastText.split('\n').filter((l) => l.startsWith('avahealth_')).length,
+    plainMiB: round(Buffer.byteLength(lastText) / 1048576),
     gzipKiB: Math.round(last.bytes / 1024),
+    gzipScrapesAnsweredUncompressed: scrapes.filter((s) => !s.gzip).length,
     metricsGzipMs: { ...spread(scrapes.map((s) => s.ms)), worst: round(Math.max(...scrapes.map((s) => s.ms))), scrapes: scrapes.length },
     healthyMs: { p50: round(median(healthyMs)), p99: round(percentile(healthyMs, 99)), worst: round(Math.max(...healthyMs)), requests: healthyMs.length },
     eventLoopDelayP99ms: round(lag),

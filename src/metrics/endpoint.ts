@@ -61,8 +61,9 @@ export class MetricsEndpoint {
     const format = negotiateFormat(request.accept);
     const contentType = CONTENT_TYPES[format];
     const own = Buffer.from(await renderRegistry(this.registry, format));
-    if (!acceptsGzip(request.acceptEncoding)) return { contentType, body: [...(await this.exposition.chunks(format)), own] };
-    const [targets, tail] = await Promise.all([this.exposition.deflated(format), deflateRawAsync(own, { level: GZIP_LEVEL })]);
+    const targets = acceptsGzip(request.acceptEncoding) ? await this.exposition.deflated(format) : undefined;
+    if (!targets) return { contentType, body: [...(await this.exposition.chunks(format)), own] };
+    const tail = await deflateRawAsync(own, { level: GZIP_LEVEL });
     const trailer = Buffer.allocUnsafe(8);
     trailer.writeUInt32LE(crc32(own, targets.crc) >>> 0, 0);
     trailer.writeUInt32LE((targets.length + own.length) % 2 ** 32, 4);

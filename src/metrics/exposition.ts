@@ -207,16 +207,17 @@ export class Exposition {
 
   /**
    * The per-target part of a scrape, deflated once per snapshot and format. A large fleet's scrape
-   * does not wait for a newer snapshot's compression when an older one is ready.
+   * never waits for a compression: it gets the newest finished one, or undefined before the first
+   * has finished (the scrape is then answered uncompressed, which every scraper accepts).
    */
-  async deflated(format: Format): Promise<Deflated> {
+  async deflated(format: Format): Promise<Deflated | undefined> {
     const snapshot = this.current();
     const latest = this.latestDeflated.get(format);
     if (latest?.version === snapshot.version) return latest.value;
     let pending = snapshot.deflated.get(format);
     if (!pending) {
       const inFlight = this.compressing.get(format);
-      if (inFlight && snapshot.large) return latest?.value ?? inFlight;
+      if (inFlight && snapshot.large) return latest?.value;
       pending = deflateSlices(snapshot, this.headers[format]).then((value) => {
         const newest = this.latestDeflated.get(format);
         if (!newest || newest.version < snapshot.version) this.latestDeflated.set(format, { version: snapshot.version, value });
@@ -229,7 +230,7 @@ export class Exposition {
         () => (this.compressing.delete(format), snapshot.deflated.delete(format)),
       );
     }
-    if (latest && snapshot.large) return latest.value;
+    if (snapshot.large) return latest?.value;
     return pending;
   }
 

@@ -18,7 +18,7 @@ describe('discord', () => {
       embeds: [
         {
           title: 'validator-1: C failing',
-          description: '• AvalancheCheckFailing C (critical): C <broken> & "odd"',
+          description: '• AvalancheCheckFailing C \\(critical\\): C \\<broken> & "odd"',
           url: 'http://avahealth:9660/targets/validator-1',
           color: 0xcf222e,
           timestamp: START,
@@ -27,6 +27,20 @@ describe('discord', () => {
       ],
       allowed_mentions: { parse: [] },
     });
+  });
+
+  it('untrusted text cannot format the message: markdown, masked links, headings and tags are escaped', async () => {
+    const hostile = notice('**bold** [click me](https://evil.example) `code`\n# heading\n> quote <t:0> @everyone ~~x~~ ||spoiler||');
+    const requests = await deliverTo((url) => ({ name: 'd', discord: { url: `${url}/api/webhooks/1/T0K3N` } }), batch([hostile]));
+    const embed = (requests[0]!.json as { embeds: Array<{ title: string; description: string }> }).embeds[0]!;
+    for (const text of [embed.title, embed.description]) {
+      expect(text).not.toMatch(/(^|[^\\])\*\*/); // no unescaped bold
+      expect(text).not.toMatch(/(^|[^\\])\[click me(\\)?\]\(/); // no masked link
+      expect(text).not.toMatch(/(^|\n)# /); // no heading
+      expect(text).not.toMatch(/(^|[^\\])<t:0>/);
+    }
+    expect(embed.description).toContain('\\*\\*bold\\*\\* \\[click me\\]\\(https://evil.example\\)');
+    expect((requests[0]!.json as { allowed_mentions: unknown }).allowed_mentions).toEqual({ parse: [] });
   });
 
   it('delivers one POST to a real server', async () => {

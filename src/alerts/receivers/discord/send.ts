@@ -1,17 +1,25 @@
-/** Discord webhook: one embed per batch; `allowed_mentions` empty so untrusted text can ping no one. */
+/** Discord webhook: one embed per batch; untrusted text markdown-escaped, `allowed_mentions` empty so it can ping no one. */
 import type { NotificationBatch } from '../../types.js';
 import { defineSender } from '../receiver.js';
 import { detailLines, headline, isAllResolved, truncate, worstSeverity } from '../text.js';
 
 const COLORS = { resolved: 0x2da44e, warning: 0xd29922, critical: 0xcf222e };
 
+/**
+ * Untrusted text (check names, errors, messages) shown as written: Discord renders markdown in
+ * embeds, so `**`, masked links `[text](url)`, headings, quotes, code and `<…>` tags are escaped.
+ */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\*_~`|<[\]()]/g, '\\$&').replace(/^(\s*)([#>+-])/gm, '$1\\$2');
+}
+
 export function discordPayload(batch: NotificationBatch, externalUrl: string) {
   const color = isAllResolved(batch) ? COLORS.resolved : COLORS[worstSeverity(batch) as 'warning' | 'critical'];
   return {
     embeds: [
       {
-        title: truncate(headline(batch), 256),
-        description: truncate(detailLines(batch).map((l) => `• ${l}`).join('\n'), 4096),
+        title: truncate(escapeMarkdown(headline(batch)), 256),
+        description: truncate(detailLines(batch).map((l) => `• ${escapeMarkdown(l)}`).join('\n'), 4096),
         url: `${externalUrl}/targets/${encodeURIComponent(batch.target)}`,
         color,
         timestamp: new Date(batch.createdAt).toISOString(),

@@ -32,7 +32,7 @@ describe('a hostile target', () => {
 listen: 127.0.0.1:0
 state_dir: ./state
 nodes:
-  - {name: neighbour, url: "${sim.nodeUrl('neighbour')}", interval: 1s, endpoints: [health]}
+  - {name: neighbour, url: "${sim.nodeUrl('neighbour')}", interval: 1s, endpoints: [health], validator: false}
 alerts:
   for_polls: 1
   receivers:
@@ -47,7 +47,7 @@ alerts:
       const rssBefore = sample(await scrape(url), 'process_resident_memory_bytes')!;
 
       // add the hostile node by a reload (SIGHUP), so the RSS before is that of a normal fleet
-      writeFileSync(file, readFileSync(file, 'utf8').replace('nodes:\n', `nodes:\n  - {name: hostile, url: "${hostile.url}", interval: 1s, endpoints: [health]}\n`));
+      writeFileSync(file, readFileSync(file, 'utf8').replace('nodes:\n', `nodes:\n  - {name: hostile, url: "${hostile.url}", interval: 1s, endpoints: [health], validator: false}\n`));
       daemon.child.kill('SIGHUP');
       await waitFor('the hostile node’s alerts delivered', () => capture.on('/hook').some((r) => r.body.includes('"target":"hostile"')), 60_000);
       const neighbourSeen = sample(await scrape(url), 'avahealth_probe_last_success_timestamp_seconds', { target: 'neighbour', endpoint: 'health' })!;

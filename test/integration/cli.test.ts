@@ -328,7 +328,7 @@ describe('start-up errors, help per command, restart-only settings', () => {
     expect((await runCli(['check', '--help'])).stdout).toContain('--format FORMAT');
     expect((await runCli(['check', '--help'])).stdout).not.toContain('--scenario');
     expect((await runCli(['run', '--help'])).stdout).toContain('--web.listen-address');
-  });
+  }, 120_000); // ten CLI processes one after another: the 30 s default is not enough on a loaded machine
 
   it('--web.listen-address stands for --listen; giving both with different values is a usage error', async () => {
     const sim = await startSim([{ name: 'n', scenario: 'healthy' }]);

@@ -163,6 +163,24 @@ export class AlertEngine {
   }
 
   /** A target that left the config: its alerts are resolved (and receivers told). */
+  /**
+   * After a start, the restored alerts of targets this daemon does not watch: another shard's are
+   * dropped without a word (that shard owns them and keeps them going); those of a target that left
+   * the config while the daemon was down resolve, as on a reload (unless `resolveUnwatched` is false,
+   * as with discovery, whose answer may still be incomplete).
+   */
+  settleRestored(watched: ReadonlySet<string>, ownedHere: (name: string) => boolean, resolveUnwatched: boolean, now = Date.now()): void {
+    for (const name of [...this.states.keys()]) {
+      if (watched.has(name)) continue;
+      if (!ownedHere(name)) {
+        this.states.delete(name);
+        for (const key of this.flapHeld) if (key.split('|')[1] === name) this.flapHeld.delete(key);
+        this.options.log.info({ target: name }, 'restored alerts of a target in another shard dropped');
+        this.schedulePersist();
+      } else if (resolveUnwatched) this.removeTarget(name, now);
+    }
+  }
+
   removeTarget(name: string, now = Date.now()): void {
     for (const key of this.ruleStates.keys()) if (key.endsWith(`\u0000${name}`)) this.ruleStates.delete(key);
     const covers = [...new Set(this.list().filter((s) => s.target === name).map((s) => s.alertname))];

@@ -11,7 +11,7 @@ import { RateLimitGate } from '../http/rate-limit.js';
 import type { Logger } from '../log.js';
 import { registerStateWriteMetrics } from '../metrics/collectors/state.js';
 import { MetricsView } from '../metrics/view.js';
-import { targetsOf } from '../model/targets.js';
+import { targetNamed } from '../model/targets.js';
 import { Poller } from '../poller.js';
 import { inShard, type Shard } from '../shard.js';
 import { Store } from '../store.js';
@@ -63,7 +63,7 @@ export function buildComponents(config: Config, log: Logger): Components {
   parts.alerts = new AlertEngine(config, { log, onBatch: (batch) => parts.notifier.dispatch(batch) });
   parts.notifier = buildNotifier(parts, log);
   store.onUpdate((name, state, source) => {
-    const target = targetsOf(parts.config).find((t) => t.name === name);
+    const target = targetNamed(parts.config, name);
     if (target?.kind === 'node' && source === 'node') {
       parts.alerts.nodeUpdated(target, state);
       if (parts.config.chainData) parts.alerts.heightLagUpdated(target, state, store.lagsOf(name));

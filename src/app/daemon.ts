@@ -17,6 +17,7 @@ import { Gatekeeper, loadWebConfig } from '../http/webconfig.js';
 import { webConfigReloadGauge } from '../metrics/collectors/webconfig.js';
 import { redactLogsOf } from '../log.js';
 import { targetsOf } from '../model/targets.js';
+import { inShard } from '../shard.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { lockStateDir, type StateDirLock } from '../state/lock.js';
 import { secretsOf } from '../config/secrets.js';
@@ -128,6 +129,8 @@ export class Daemon {
       throw err;
     }
     await this.startDiscovery();
+    const watched = new Set(targetsOf(this.effective()).map((t) => t.name));
+    this.parts.alerts.settleRestored(watched, (name) => inShard(name, this.options.shard), !this.baseConfig.discovery);
     for (const target of targetsOf(this.parts.config)) this.pending.add(target.name);
     this.scheduler.start();
     if (this.pending.size === 0) {

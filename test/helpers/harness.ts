@@ -9,6 +9,7 @@ import { request } from 'undici';
 import { loadConfigFile } from '../../src/config/load.js';
 import { Daemon } from '../../src/app/daemon.js';
 import { createLogger } from '../../src/log.js';
+import type { Shard } from '../../src/shard.js';
 import type { SimNodeOptions } from '../../src/sim/node.js';
 import type { ScenarioName } from '../../src/sim/scenarios.js';
 import { SimServer } from '../../src/sim/server.js';
@@ -46,6 +47,8 @@ export interface DaemonTestOptions {
   watchConfig?: boolean;
   /** Write the config here instead of a new temporary file. */
   file?: string;
+  /** `--shard I/N`. */
+  shard?: Shard;
 }
 
 export async function startDaemon(yaml: string, options: DaemonTestOptions = {}): Promise<RunningDaemon> {
@@ -64,6 +67,7 @@ export async function startDaemon(yaml: string, options: DaemonTestOptions = {})
     watchConfig: options.watchConfig ?? false,
     watchIntervalMs: 100,
     ...(options.webConfigFile ? { webConfigFile: options.webConfigFile } : {}),
+    ...(options.shard ? { shard: options.shard } : {}),
   });
   await daemon.start();
   return { daemon, url: `${daemon.scheme}://127.0.0.1:${daemon.address!.port}`, logs: () => logText, stop: () => daemon.stop() };

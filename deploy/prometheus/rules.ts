@@ -8,21 +8,9 @@
 import { RULES } from '../../src/alerts/rules/index.js';
 import { HEALTH } from '../../src/alerts/rules/promql.js';
 import { selfMonitoringGroup } from './self-monitoring.js';
+import type { Rule, RuleGroup } from './types.js';
 
-export interface Rule {
-  record?: string;
-  alert?: string;
-  expr: string;
-  for?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-
-export interface RuleGroup {
-  name: string;
-  interval?: string;
-  rules: Rule[];
-}
+export type { Rule, RuleGroup } from './types.js';
 
 const alert = (name: string, expr: string, forDuration: string, severity: 'warning' | 'critical', summary: string, description: string): Rule => ({
   alert: name,

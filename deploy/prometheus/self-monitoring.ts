@@ -4,7 +4,7 @@
  * Every shipped scrape config (the PodMonitor, ServiceMonitors, compose's prometheus.yml) labels
  * the job AVAHEALTH_JOB; a test checks that.
  */
-import type { RuleGroup } from './rules.js';
+import type { RuleGroup } from './types.js';
 
 export const AVAHEALTH_JOB = 'avahealth';
 

@@ -80,7 +80,7 @@ describe.skipIf(!kubectl).each(['sidecar', 'central', 'sharded'])('kustomize ove
     const stateMount = container.volumeMounts.find((m: { name: string }) => m.name === 'avahealth-state')!;
     expect(stateMount.mountPath).toBe('/var/lib/avahealth');
     const stateVolume = pod.volumes.find((v: { name: string }) => v.name === 'avahealth-state');
-    if (name === 'sidecar') expect(stateVolume.emptyDir).toBeDefined();
+    if (name === 'sidecar') expect(stateVolume.emptyDir).toEqual({ sizeLimit: '64Mi' });
     else if (name === 'sharded') {
       // our own StatefulSet: a volume per shard from a claim template
       expect(stateVolume).toBeUndefined();
@@ -167,7 +167,7 @@ describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user
     const sidecar = avahealthOf(patched);
     expect(sidecar.readinessProbe).toBeUndefined();
     expect(sidecar.livenessProbe.httpGet.path).toBe('/-/healthy');
-    expect(template.spec.volumes.find((v: { name: string }) => v.name === 'avahealth-state').emptyDir).toBeDefined();
+    expect(template.spec.volumes.find((v: { name: string }) => v.name === 'avahealth-state').emptyDir).toEqual({ sizeLimit: '64Mi' });
     expect(sidecar.volumeMounts.map((m) => m.name).sort()).toEqual(['avahealth-config', 'avahealth-state']);
     const image = (template.spec.containers[0] as { image: string }).image;
     expect(image).toBe('registry.example/avahealth:0.1.0');

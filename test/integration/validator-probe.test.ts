@@ -115,7 +115,9 @@ describe('the validator probe against simulated nodes', () => {
       ['info.uptime', 'disabled'],
       ['info.getNodeVersion', 'disabled'],
     ]);
-    expect(observation.validator!.primary).toBeDefined(); // the P-Chain API still answers
+    // the P-Chain API still answers: the same validation period as before
+    expect(before.primary!.endTime).toBeGreaterThan(before.primary!.startTime);
+    expect(observation.validator!.primary).toEqual(before.primary);
     const changes = validatorChanges(before, observation.validator!);
     expect(changes.map((c) => [c.level, c.msg, c.fields.call])).toEqual([
       ['info', 'validator API disabled on the node; its part is skipped', 'info.uptime'],

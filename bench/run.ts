@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { SimServer } from '../src/sim/server.js';
-import { fleet1000, fleet5000 } from './fleet.js';
+import { blackboxProbesPerCpuSecond, fleet1000, fleet5000 } from './fleet.js';
 import { cpuSeconds, freePort, median, percentile, rssMiB, sleep, spawnDaemon, stop, waitReady } from './lib.js';
 
 const { values: args } = parseArgs({
@@ -74,38 +74,6 @@ async function barePollsPerCpuSecond(url: string, seconds: number): Promise<numb
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/bare-loop.ts'), `${url}/ext/health`, String(seconds * 1000), '16'], { cwd: ROOT });
   const r = JSON.parse(stdout) as { polls: number; cpuSeconds: number };
   return r.polls / r.cpuSeconds;
-}
-
-async function blackboxProbesPerCpuSecond(url: string, seconds: number): Promise<number | undefined> {
-  const binary = ['/usr/bin/prometheus-blackbox-exporter', '/usr/bin/blackbox_exporter'].find((b) => existsSync(b));
-  if (!binary) return undefined;
-  const config = join(DIR, 'blackbox.yml');
-  writeFileSync(config, 'modules:\n  avalanche:\n    prober: http\n    timeout: 5s\n    http:\n      valid_status_codes: [200, 503]\n      fail_if_body_not_matches_regexp: [\'"healthy"\']\n      preferred_ip_protocol: ip4\n');
-  const port = await freePort();
-  const bb = spawn(binary, [`--config.file=${config}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
-  const probe = `http://127.0.0.1:${port}/probe?module=avalanche&target=${encodeURIComponent(`${url}/ext/health`)}`;
-  for (let up = false; !up; await sleep(50)) up = await request(probe).then((r) => (r.body.dump(), r.statusCode === 200), () => false);
-  let probes = 0;
-  let counting = false;
-  const end = Date.now() + 1000 + seconds * 1000;
-  let cpu0 = 0;
-  setTimeout(() => {
-    cpu0 = cpuSeconds(bb.pid!);
-    counting = true;
-  }, 1000);
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (Date.now() < end) {
-        const res = await request(probe);
-        const text = await res.body.text();
-        if (!text.includes('probe_success 1')) throw new Error('blackbox probe failed');
-        if (counting) probes++;
-      }
-    }),
-  );
-  const cpu1 = cpuSeconds(bb.pid!);
-  await stop(bb);
-  return probes / (cpu1 - cpu0);
 }
 
 // ---------- 2 and 3. scrape cost and memory with N simulated nodes
@@ -249,7 +217,7 @@ async function main() {
       log(`poll efficiency ${label}: run ${r + 1}/${reps}`);
       daemon.push(await daemonPollsPerCpuSecond(server.url, server.served, seconds));
       bare.push(await barePollsPerCpuSecond(server.url, seconds));
-      const bb = await blackboxProbesPerCpuSecond(server.url, seconds);
+      const bb = await blackboxProbesPerCpuSecond(DIR, `${server.url}/ext/health`, seconds);
       if (bb !== undefined) blackbox.push(bb);
     }
     server.server.close();

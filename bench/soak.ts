@@ -1,14 +1,15 @@
 /**
  * Soak: a time-compressed run against a few hundred simulated nodes under `churn`. Every node is
  * polled every second, so `--duration 240` is the polling of an hour at the default 15 s interval.
- * Samples the daemon's RSS and open handles, and checks every notification it sent arrived.
+ * Samples the daemon's RSS, heap, open handles and file descriptors, CPU, the load average, and
+ * the outbox journal's fsyncs per notification, and checks every notification it sent arrived.
  *   npm run soak -- --nodes 300 --duration 240
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
@@ -59,6 +60,15 @@ async function metric(text: string, name: string, labels = ''): Promise<number> 
   return m ? Number(m[1]) : NaN;
 }
 
+/** Open file descriptors of the daemon (sockets, files), from /proc: what a leak of sockets shows in. */
+function openFds(pid: number | undefined): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return NaN;
+  }
+}
+
 /** The sum over every series of a family (e.g. active handles by type). */
 function sum(text: string, name: string): number {
   let total = 0;
@@ -73,8 +83,9 @@ async function scrape(): Promise<string> {
   return (res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
 }
 
-const samples: Array<{ t: number; rssMiB: number; handles: number; heapMiB: number; delivered: number; queued: number }> = [];
+const samples: Array<{ t: number; rssMiB: number; handles: number; fds: number; heapMiB: number; delivered: number; queued: number; dropped: number; syncs: number; records: number; cpuSeconds: number; eventLoopP99Ms: number; load1: number }> = [];
 const start = Date.now();
+const startedAt = new Date(start).toISOString();
 while (Date.now() - start < durationS * 1000) {
   await new Promise((resolve) => setTimeout(resolve, 10_000));
   const text = await scrape();
@@ -85,19 +96,37 @@ while (Date.now() - start < durationS * 1000) {
     handles: sum(text, 'nodejs_active_handles'),
     delivered: await metric(text, 'avahealth_notifications_total', 'receiver="hook"'),
     queued: await metric(text, 'avahealth_notification_queue_length', 'receiver="hook"'),
+    dropped: await metric(text, 'avahealth_notifications_failed_total', 'receiver="hook",reason="queue_full"'),
+    fds: openFds(daemon.pid),
+    syncs: await metric(text, 'avahealth_outbox_journal_syncs_total'),
+    records: await metric(text, 'avahealth_outbox_journal_records_total'),
+    cpuSeconds: await metric(text, 'process_cpu_seconds_total'),
+    eventLoopP99Ms: Math.round((await metric(text, 'nodejs_eventloop_lag_p99_seconds')) * 10000) / 10,
+    load1: Math.round(loadavg()[0]! * 100) / 100,
   });
   const last = samples.at(-1)!;
-  process.stderr.write(`t=${last.t}s rss=${last.rssMiB}MiB heap=${last.heapMiB}MiB handles=${last.handles} delivered=${last.delivered} queued=${last.queued}\n`);
+  process.stderr.write(
+    `t=${last.t}s rss=${last.rssMiB}MiB heap=${last.heapMiB}MiB handles=${last.handles} fds=${last.fds} delivered=${last.delivered} queued=${last.queued} dropped=${last.dropped} syncs=${last.syncs} cpu=${last.cpuSeconds}s loopP99=${last.eventLoopP99Ms}ms load=${last.load1}\n`,
+  );
 }
 // settle: no more churn, then every queued notification must arrive
 await request(`${sim.baseUrl}/sim/scenario`, { method: 'POST', body: '{"scenario":"healthy"}' }).then((r) => r.body.dump());
-let final = { delivered: NaN, queued: NaN, polls: NaN };
+let final = { delivered: NaN, queued: NaN, dropped: NaN, syncs: NaN, records: NaN, fds: NaN, handles: NaN };
 for (let i = 0; i < 60; i++) {
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const text = await scrape();
-  final = { delivered: await metric(text, 'avahealth_notifications_total', 'receiver="hook"'), queued: await metric(text, 'avahealth_notification_queue_length', 'receiver="hook"'), polls: 0 };
+  final = {
+    delivered: await metric(text, 'avahealth_notifications_total', 'receiver="hook"'),
+    queued: await metric(text, 'avahealth_notification_queue_length', 'receiver="hook"'),
+    dropped: await metric(text, 'avahealth_notifications_failed_total', 'receiver="hook",reason="queue_full"'),
+    syncs: await metric(text, 'avahealth_outbox_journal_syncs_total'),
+    records: await metric(text, 'avahealth_outbox_journal_records_total'),
+    fds: openFds(daemon.pid),
+    handles: sum(text, 'nodejs_active_handles'),
+  };
   if (final.queued === 0 && final.delivered === received) break;
 }
+const endedAt = new Date().toISOString();
 daemon.kill('SIGTERM');
 await new Promise((resolve) => daemon.once('exit', resolve));
 await sim.close();
@@ -108,7 +137,17 @@ const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const early = samples.slice(0, third);
 const middle = samples.slice(third, -third);
 const late = samples.slice(-third);
+const cpuSeconds = (samples.at(-1)?.cpuSeconds ?? NaN) - (samples[0]?.cpuSeconds ?? NaN);
 const result = {
+  commit: (() => {
+    try {
+      return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    } catch {
+      return undefined;
+    }
+  })(),
+  startedAt,
+  endedAt,
   nodes,
   durationS,
   pollsPerNode: durationS,
@@ -122,8 +161,20 @@ const result = {
     max: Math.max(...samples.map((s) => s.rssMiB)),
   },
   heapMiB: { early: Math.round(avg(early.map((s) => s.heapMiB))), middle: Math.round(avg(middle.map((s) => s.heapMiB))), late: Math.round(avg(late.map((s) => s.heapMiB))) },
-  handles: { early: avg(early.map((s) => s.handles)), late: avg(late.map((s) => s.handles)) },
-  notifications: { sent: final.delivered, received, queuedAtEnd: final.queued, allDelivered: final.queued === 0 && final.delivered === received },
+  handles: { early: avg(early.map((s) => s.handles)), late: avg(late.map((s) => s.handles)), afterSettle: final.handles },
+  openFds: { early: Math.round(avg(early.map((s) => s.fds))), late: Math.round(avg(late.map((s) => s.fds))), max: Math.max(...samples.map((s) => s.fds)), afterSettle: final.fds },
+  loadAverage1m: { min: Math.min(...samples.map((s) => s.load1)), median: [...samples.map((s) => s.load1)].sort((a, b) => a - b)[Math.floor(samples.length / 2)], max: Math.max(...samples.map((s) => s.load1)) },
+  eventLoopP99Ms: { median: [...samples.map((s) => s.eventLoopP99Ms)].sort((a, b) => a - b)[Math.floor(samples.length / 2)], max: Math.max(...samples.map((s) => s.eventLoopP99Ms)) },
+  /** Cores the daemon used on average between the first and the last sample. */
+  daemonCores: Math.round((cpuSeconds / ((samples.at(-1)?.t ?? 0) - (samples[0]?.t ?? 0))) * 1000) / 1000,
+  notifications: {
+    sent: final.delivered,
+    received,
+    queuedAtEnd: final.queued,
+    droppedQueueFull: final.dropped,
+    allDelivered: final.queued === 0 && final.delivered === received && final.dropped === 0,
+  },
+  outboxJournal: { records: final.records, syncs: final.syncs, syncsPerNotification: Math.round((final.syncs / final.delivered) * 1000) / 1000 },
   samples,
 };
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

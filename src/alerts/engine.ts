@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { ChainDataSnapshot, ChainLag } from '../model/chaindata.js';
 import type { AlertsConfig, Config, NodeTarget, ServiceTarget } from '../config/load.js';
 import type { Logger } from '../log.js';
-import { readJsonFile, writeJsonAtomic } from '../state/atomic.js';
+import { DependentFile, readJsonFile } from '../state/atomic.js';
 import { alertStateFileSchema } from './persisted.js';
 import type { TargetState } from '../store.js';
 import { sanitizeLabelValue } from '../util/labels.js';
@@ -30,6 +30,8 @@ export interface EngineOptions {
   log: Logger;
   /** Receives what one evaluation changed (already persisted in the outboxes before states are saved). */
   onBatch: (batch: NotificationBatch) => void;
+  /** Settles once every batch handed to onBatch is on disk in the outboxes (undefined: all are); states are saved after. */
+  outboxesWritten?: () => Promise<unknown> | undefined;
 }
 
 export class AlertEngine {
@@ -46,16 +48,16 @@ export class AlertEngine {
   private readonly ruleStates = new Map<string, unknown>();
   /** Targets whose last evaluation was over MAX_ALERTS_PER_TARGET (warned once until it is not). */
   private readonly overLimit = new Set<string>();
-  private readonly file: string;
+  private readonly file: DependentFile;
   private config: Config;
   private persistTimer?: NodeJS.Timeout;
   private readonly rules = new Map<string, RuleSettings>();
 
   constructor(config: Config, private readonly options: EngineOptions) {
     this.config = config;
-    this.file = join(config.stateDir, 'alerts.json');
+    this.file = new DependentFile(join(config.stateDir, 'alerts.json'), (err) => options.log.debug({ err, file: this.file.path }, 'cannot save alert states'));
     this.silences = new Silences(config.alerts, config.stateDir, options.log);
-    const read = readJsonFile(this.file, alertStateFileSchema);
+    const read = readJsonFile(this.file.path, alertStateFileSchema);
     const restored = read.status === 'ok' ? read.value : { alerts: [], flaps: {} };
     for (const state of restored.alerts) {
       this.statesOf(state.target).set(state.key, state);
@@ -63,7 +65,7 @@ export class AlertEngine {
     }
     this.flaps = new Flaps(config.alerts.flapThreshold, config.alerts.flapWindowMs, new Map(Object.entries(restored.flaps ?? {})));
     this.gate = new NotificationGate(this.silences, this.flaps);
-    if (read.status === 'corrupt') options.log.error({ file: this.file, movedTo: read.movedTo, error: read.error }, 'alert state file unreadable; set aside, starting empty');
+    if (read.status === 'corrupt') options.log.error({ file: this.file.path, movedTo: read.movedTo, error: read.error }, 'alert state file unreadable; set aside, starting empty');
     if (this.states.size > 0) options.log.info({ alerts: this.list().length }, 'alert states restored');
   }
 
@@ -287,15 +289,15 @@ export class AlertEngine {
    */
   private schedulePersist(): void {
     if (this.persistTimer) return;
-    this.persistTimer = setTimeout(() => this.flush(), PERSIST_DELAY_MS);
+    this.persistTimer = setTimeout(() => void this.flush(), PERSIST_DELAY_MS);
     this.persistTimer.unref();
   }
 
   /** Writes the alert states now (on stop, and before reading them back in tests). */
-  flush(): void {
+  flush(): Promise<void> {
     clearTimeout(this.persistTimer);
     this.persistTimer = undefined;
-    this.persist();
+    return this.persist();
   }
 
   /** Compares each alert of the target with what receivers were last told, through the gate. */
@@ -380,12 +382,8 @@ export class AlertEngine {
     return { ...target?.labels };
   }
 
-  private persist(): void {
-    try {
-      writeJsonAtomic(this.file, { version: 1, alerts: this.list(), flaps: this.flaps.toJSON() });
-    } catch (err) {
-      this.options.log.debug({ err, file: this.file }, 'cannot save alert states');
-    }
+  private persist(): Promise<void> {
+    return this.file.write(JSON.stringify({ version: 1, alerts: this.list(), flaps: this.flaps.toJSON() }), this.options.outboxesWritten?.());
   }
 }
 

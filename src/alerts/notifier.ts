@@ -70,6 +70,12 @@ export class Notifier {
     return Object.fromEntries([...this.outboxes].map(([name, o]) => [name, o.length]));
   }
 
+  /** Settles once every batch dispatched so far is on disk in its outboxes; undefined when all are. */
+  pendingWrites(): Promise<unknown> | undefined {
+    const pending = [...this.outboxes.values()].map((o) => o.pendingWrites()).filter((p) => p !== undefined);
+    return pending.length > 0 ? Promise.all(pending) : undefined;
+  }
+
   dispatch(batch: NotificationBatch): void {
     for (const receiver of this.config.alerts.receivers) {
       const alerts = routeTo(receiver, batch.alerts);

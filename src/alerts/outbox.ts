@@ -1,9 +1,14 @@
 /**
- * One persisted queue per receiver: a journal `state_dir/outbox/<receiver>.jsonl` (an fsynced line
- * per enqueue, delivery and retry; compacted as it grows), so persisting costs the same whatever
- * the backlog. Delivered strictly in order; a failed head is retried with exponential backoff and
- * jitter, never sooner than the receiver's Retry-After; a rejection (4xx other than 408/429) is
- * dropped and reported. At-least-once: an item is marked done only after it was sent.
+ * One persisted queue per receiver: a journal `state_dir/outbox/<receiver>.jsonl` (a line per
+ * enqueue, delivery and retry, group-committed: one write and one fdatasync per tick off the event
+ * loop; compacted as it grows), so persisting costs the same whatever the backlog. Delivered
+ * strictly in order, one request at a time per receiver; a failed head is retried with exponential
+ * backoff and jitter, never sooner than the receiver's Retry-After; a rejection (4xx other than
+ * 408/429) is dropped and reported. Durable before sent: an item is handed to its receiver only
+ * once its enqueue line is on disk. At-least-once: an item is marked done only after it was sent,
+ * and that mark is written lazily (with the next write, at most LAZY_WRITE_MS later), so a crash
+ * right after a delivery sends it again; receivers deduplicate (Alertmanager by labels, PagerDuty
+ * and Opsgenie by dedup key/alias, webhooks by the batch id and alert fingerprints).
  */
 import { join } from 'node:path';
 import type { ReceiverConfig } from '../config/load.js';
@@ -59,6 +64,8 @@ export class Outbox {
   private readonly journal: Journal<JournalOp>;
   private timer?: NodeJS.Timeout;
   private sending?: Promise<void>;
+  /** Items whose enqueue line may not be on disk yet: settles when it is. */
+  private readonly written = new WeakMap<OutboxItem, Promise<boolean>>();
   private stopped = false;
 
   constructor(
@@ -69,7 +76,10 @@ export class Outbox {
     private readonly events: OutboxEvents,
     private readonly log: Logger,
   ) {
-    this.journal = new Journal<JournalOp>(outboxFile(stateDir, config.name), outboxOpSchema);
+    this.journal = new Journal<JournalOp>(outboxFile(stateDir, config.name), outboxOpSchema, {
+      count: () => this.items.length,
+      ops: () => this.items.map((add) => ({ add })),
+    });
     try {
       const { ops, torn, skipped, firstProblem } = this.journal.read();
       this.items = replayOutbox(ops);
@@ -87,6 +97,11 @@ export class Outbox {
     return this.items.length;
   }
 
+  /** Settles once every enqueue so far is on disk; undefined when they all are. */
+  pendingWrites(): Promise<boolean> | undefined {
+    return this.journal.pendingWrites();
+  }
+
   setConfig(config: ReceiverConfig): void {
     this.config = config;
   }
@@ -100,7 +115,7 @@ export class Outbox {
       this.events.failed(this.config.name, 'queue_full');
       this.log.error({ receiver: this.config.name }, 'outbox full: oldest notification dropped');
     }
-    this.record(ops);
+    this.written.set(item, this.record(ops));
     this.wake();
   }
 
@@ -109,35 +124,40 @@ export class Outbox {
     this.wake();
   }
 
-  /** Stops delivering; an attempt in progress may finish (bounded by the caller). */
+  /** Stops delivering (an attempt in progress may finish, bounded by the caller) and writes every pending line. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.sending;
-    this.journal.close();
+    await this.journal.close();
   }
 
   private wake(): void {
     if (this.stopped || this.sending || this.items.length === 0) return;
     clearTimeout(this.timer);
-    const wait = Math.max(0, this.items[0]!.nextAttemptAt - Date.now());
-    this.timer = setTimeout(() => {
-      this.sending = this.deliverHead().finally(() => {
-        this.sending = undefined;
-        this.wake();
-      });
-    }, wait);
+    const wait = this.items[0]!.nextAttemptAt - Date.now();
+    if (wait > 0) {
+      this.timer = setTimeout(() => this.wake(), wait);
+      return;
+    }
+    this.sending = this.deliverHead().finally(() => {
+      this.sending = undefined;
+      this.wake();
+    });
   }
 
   private async deliverHead(): Promise<void> {
+    const head = this.items[0];
+    if (!head) return;
+    await this.written.get(head); // durable before sent (a failed write is reported by write-health; sent anyway)
     const item = this.items[0];
-    if (!item || this.stopped) return;
+    if (item !== head || this.stopped) return; // dropped from a full queue meanwhile, or stopping
     const name = this.config.name;
     this.log.debug({ receiver: name, target: item.batch.target, alerts: item.batch.alerts.length, attempt: item.attempts + 1 }, 'notification delivery attempt');
     try {
       await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: this.post });
       this.items.shift();
-      this.record([{ done: item.batch.id }]);
+      void this.record([{ done: item.batch.id }], { lazy: true });
       this.events.delivered(name);
       this.log.info({ receiver: name, target: item.batch.target, alerts: item.batch.alerts.length, attempts: item.attempts + 1 }, 'notification delivered');
     } catch (err) {
@@ -146,25 +166,21 @@ export class Outbox {
       this.events.failed(name, failure.reason);
       if (!failure.retryable) {
         this.items.shift();
-        this.record([{ done: item.batch.id }]);
+        void this.record([{ done: item.batch.id }], { lazy: true });
         this.log.error({ receiver: name, target: item.batch.target, error }, 'notification rejected by the receiver; dropped');
       } else {
         item.attempts++;
         item.lastError = error;
         item.nextAttemptAt = Date.now() + backoffMs(item.attempts, failure.retryAfterMs);
-        this.record([{ retry: { id: item.batch.id, attempts: item.attempts, nextAttemptAt: item.nextAttemptAt, lastError: error } }]);
+        void this.record([{ retry: { id: item.batch.id, attempts: item.attempts, nextAttemptAt: item.nextAttemptAt, lastError: error } }], { lazy: true });
         this.log.warn({ receiver: name, error, attempts: item.attempts, retryAt: new Date(item.nextAttemptAt).toISOString() }, 'notification delivery failed; will retry');
       }
     }
   }
 
-  private record(ops: JournalOp[]): void {
-    try {
-      this.journal.append(ops);
-      this.journal.compact(this.items.map((add) => ({ add })));
-    } catch (err) {
-      this.log.debug({ err, file: this.journal.path }, 'cannot save the outbox');
-    }
+  /** Appends to the journal (a failure is logged and counted by write-health, once per change). */
+  private record(ops: JournalOp[], options?: { lazy: boolean }): Promise<boolean> {
     this.events.queueLength(this.config.name, this.items.length);
+    return this.journal.append(ops, options);
   }
 }

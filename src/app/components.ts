@@ -60,7 +60,7 @@ export function buildComponents(config: Config, log: Logger): Components {
   const deliveryHttp = new HttpClient({ maxResponseBytes: 1024 * 1024, userAgent: `avahealth/${VERSION}` });
   const parts = { store, metrics, gates, deliveryHttp, config } as Components;
   parts.poller = new Poller(config, store, log, gates);
-  parts.alerts = new AlertEngine(config, { log, onBatch: (batch) => parts.notifier.dispatch(batch) });
+  parts.alerts = new AlertEngine(config, { log, onBatch: (batch) => parts.notifier.dispatch(batch), outboxesWritten: () => parts.notifier.pendingWrites() });
   parts.notifier = buildNotifier(parts, log);
   store.onUpdate((name, state, source) => {
     const target = targetNamed(parts.config, name);

@@ -209,7 +209,7 @@ export class Daemon {
     this.discovery?.stop();
     parts.metrics.exposition.stop();
     await parts.notifier.stop();
-    parts.alerts.flush();
+    await parts.alerts.flush();
     await closeServer(this.server);
     await parts.poller.close();
     await parts.deliveryHttp.close();

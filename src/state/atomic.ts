@@ -5,6 +5,7 @@
  * `*.corrupt-<time>`) and reported, never a crash.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdir, open, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { noteWriteFailed, noteWriteSucceeded } from './write-health.js';
@@ -40,6 +41,65 @@ function writeAndRename(path: string, text: string): void {
     fsyncSync(dirFd);
   } finally {
     closeSync(dirFd);
+  }
+}
+
+/**
+ * The same steps on libuv's thread pool, for writers on the event loop's hot path. Failures are
+ * thrown, not noted in write-health: the caller (the journal) notes them with its own writes.
+ */
+export async function writeFileAtomicAsync(path: string, text: string): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
+  const file = await open(tmp, 'w', 0o600);
+  try {
+    await file.writeFile(text);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await rename(tmp, path);
+  const dirHandle = await open(dir, 'r');
+  try {
+    await dirHandle.sync();
+  } finally {
+    await dirHandle.close();
+  }
+}
+
+/**
+ * A file written atomically, each snapshot only after what it depends on is on disk (the alert
+ * states after the outbox lines they say were told); snapshots are written in order.
+ */
+export class DependentFile {
+  private waiting?: Promise<void>;
+
+  constructor(
+    readonly path: string,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  /** Writes `text` now when nothing is pending, else once `after` (and any earlier snapshot) settled. */
+  write(text: string, after: Promise<unknown> | undefined): Promise<void> {
+    if (!after && !this.waiting) {
+      this.writeNow(text);
+      return Promise.resolve();
+    }
+    const waiting: Promise<void> = Promise.all([this.waiting, after]).then(() => {
+      this.writeNow(text);
+      if (this.waiting === waiting) this.waiting = undefined;
+    });
+    this.waiting = waiting;
+    return waiting;
+  }
+
+  private writeNow(text: string): void {
+    try {
+      writeFileAtomic(this.path, text);
+    } catch (err) {
+      this.onError(err);
+    }
   }
 }
 

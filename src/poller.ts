@@ -66,7 +66,13 @@ export class Poller {
   /** Every job, for the scheduler: key, interval, cron. */
   schedules(): Schedule[] {
     // Whole-config sources (chain data) start after the first round of the targets' jobs.
-    return [...this.jobs.values()].map((j) => ({ name: j.key, intervalMs: j.intervalMs, ...(j.cron ? { cron: j.cron } : {}), ...(j.target ? {} : { afterFirstRound: true }) }));
+    return [...this.jobs.values()].map((j) => ({
+      name: j.key,
+      intervalMs: j.intervalMs,
+      ...(j.cron ? { cron: j.cron } : {}),
+      ...(j.deadlineMs !== undefined ? { deadlineMs: j.deadlineMs } : {}),
+      ...(j.target ? {} : { afterFirstRound: true }),
+    }));
   }
 
   /** The whole-config sources (chain data), run once after the first round. */

@@ -9,9 +9,9 @@ import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
 import { keepRaw, observe, parseJson, readHealthBody, statusError } from './exchange.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 
-/** One job per node: its health endpoints and views, on the node's interval or cron schedule. */
+/** One job per node: its health endpoints and views (side by side, so one timeout bounds the poll), on the node's interval or cron schedule. */
 export const nodeProber: Prober<NodeTarget> = {
-  jobs: (config) => perTarget(config.nodes, 'node', { cron: (n) => n.schedule }),
+  jobs: (config) => perTarget(config.nodes, 'node', { cron: (n) => n.schedule, deadlineMs: (n) => n.timeoutMs }),
   probe: async (target, ctx) => ({ observation: await probeNode(target, ctx) }),
 };
 

@@ -15,7 +15,7 @@ import { perTarget, type ProbeContext, type Prober } from './types.js';
 
 /** One job per hosted service: its health endpoints, then its API probes, one after another. */
 export const serviceProber: Prober<ServiceTarget> = {
-  jobs: (config) => perTarget(config.services, 'service'),
+  jobs: (config) => perTarget(config.services, 'service', { deadlineMs: (s) => s.timeoutMs * (s.endpoints.length + s.probes.length) }),
   probe: async (target, ctx) => ({ observation: await probeService(target, ctx) }),
 };
 

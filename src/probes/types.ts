@@ -42,6 +42,8 @@ export interface ProbeJob<S = unknown> {
   intervalMs: number;
   /** A cron pattern used instead of the interval. */
   cron?: string;
+  /** The latest the probe can take (its requests' timeouts); absent when unbounded. */
+  deadlineMs?: number;
   /** What the probe function is called with (a target's config, or the source's settings). */
   subject: S;
 }
@@ -53,7 +55,7 @@ export interface Prober<S> {
 }
 
 /** One job per matching target: its own poll (key = its name) or, with `kind`, an extra job `<target>@<kind>`. */
-export function perTarget<T extends { name: string; intervalMs: number }>(targets: readonly T[], kind: string, options: { extra?: boolean; intervalMs?: (t: T) => number; cron?: (t: T) => string | undefined } = {}): Array<ProbeJob<T>> {
+export function perTarget<T extends { name: string; intervalMs: number }>(targets: readonly T[], kind: string, options: { extra?: boolean; intervalMs?: (t: T) => number; cron?: (t: T) => string | undefined; deadlineMs?: (t: T) => number } = {}): Array<ProbeJob<T>> {
   return targets.map((t) => {
     const cron = options.cron?.(t);
     return {
@@ -62,6 +64,7 @@ export function perTarget<T extends { name: string; intervalMs: number }>(target
       target: t.name,
       intervalMs: options.intervalMs?.(t) ?? t.intervalMs,
       ...(cron ? { cron } : {}),
+      ...(options.deadlineMs ? { deadlineMs: options.deadlineMs(t) } : {}),
       subject: t,
     };
   });

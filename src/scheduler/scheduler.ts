@@ -2,7 +2,9 @@
  * Polls each target on its own interval (or cron pattern). The first round starts at once; after
  * that each target ticks at a fixed, name-derived phase inside its interval so a fleet spreads
  * out instead of polling in bursts. A poll still running when its next tick comes makes that tick
- * a skip, counted through `onSkip`.
+ * a skip, counted through `onSkip`, unless the poll's deadline (`deadlineMs` after its tick) has
+ * come by then: a poll that timed out is over, even if its abort has yet to settle, and the next
+ * poll follows it at once.
  */
 import { createHash } from 'node:crypto';
 import { Cron } from 'croner';
@@ -17,11 +19,17 @@ export interface Schedule {
    * done (chain data needs the NodeIDs, and one run there, not two, keeps for_polls honest).
    */
   afterFirstRound?: boolean;
+  /** The latest a poll can last (its requests' timeouts); a poll past it no longer counts as running. */
+  deadlineMs?: number;
 }
 
 interface Job {
   schedule: Schedule;
   running?: Promise<void>;
+  /** When the running poll's deadline comes (its tick's time + deadlineMs). */
+  runningUntil?: number;
+  /** A tick that came at the running poll's deadline, waiting for its timeout to settle. */
+  following?: boolean;
   timer?: NodeJS.Timeout;
   cron?: Cron;
   nextAt: number;
@@ -55,9 +63,12 @@ export class Scheduler {
     }
     for (const schedule of schedules) {
       const existing = this.jobs.get(schedule.name);
-      if (existing && existing.schedule.intervalMs === schedule.intervalMs && existing.schedule.cron === schedule.cron) continue;
+      if (existing && existing.schedule.intervalMs === schedule.intervalMs && existing.schedule.cron === schedule.cron) {
+        existing.schedule = schedule;
+        continue;
+      }
       if (existing) this.cancel(existing);
-      const job: Job = { schedule, nextAt: 0, ...(existing?.running ? { running: existing.running } : {}) };
+      const job: Job = { schedule, nextAt: 0, ...(existing?.running ? { running: existing.running, ...(existing.runningUntil !== undefined ? { runningUntil: existing.runningUntil } : {}) } : {}) };
       this.jobs.set(schedule.name, job);
       if (this.started) this.begin(job, !existing);
     }
@@ -90,7 +101,8 @@ export class Scheduler {
   private arm(job: Job): void {
     job.timer = setTimeout(() => {
       if (!this.started) return;
-      this.tick(job);
+      // The grid time, not the clock: a poll whose deadline is one interval comes due at exactly this tick.
+      this.tick(job, job.nextAt);
       const now = Date.now();
       job.nextAt += job.schedule.intervalMs;
       // After a stall (suspended VM, blocked loop) resume on the grid instead of firing a burst.
@@ -99,19 +111,41 @@ export class Scheduler {
     }, Math.max(0, job.nextAt - Date.now()));
   }
 
-  private tick(job: Job): void {
+  private tick(job: Job, at = Date.now()): void {
     if (job.running) {
-      this.hooks.onSkip(job.schedule.name);
+      if (job.following || job.runningUntil === undefined || at < job.runningUntil) {
+        this.hooks.onSkip(job.schedule.name);
+        return;
+      }
+      // Its timeout is due now (its abort timer fires a moment after this tick): poll once it has.
+      job.following = true;
+      const follow = () => {
+        job.following = false;
+        if (this.started && this.jobs.get(job.schedule.name) === job && !job.running) this.startPoll(job, at);
+      };
+      void job.running.then(follow, follow);
       return;
     }
+    this.startPoll(job, at);
+  }
+
+  private startPoll(job: Job, at: number): void {
     const name = job.schedule.name;
     const running = this.hooks.poll(name).finally(() => {
       // The job may have been replaced by a reschedule meanwhile: clear whichever holds this poll.
       const current = this.jobs.get(name);
-      if (current?.running === running) delete current.running;
-      if (job.running === running) delete job.running;
+      if (current?.running === running) {
+        delete current.running;
+        delete current.runningUntil;
+      }
+      if (job.running === running) {
+        delete job.running;
+        delete job.runningUntil;
+      }
     });
     job.running = running;
+    if (job.schedule.deadlineMs !== undefined) job.runningUntil = at + job.schedule.deadlineMs;
+    else delete job.runningUntil;
   }
 
   private cancel(job: Job): void {

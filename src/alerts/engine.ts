@@ -164,7 +164,6 @@ export class AlertEngine {
     return this.ruleStates.get(key);
   }
 
-  /** A target that left the config: its alerts are resolved (and receivers told). */
   /**
    * After a start, the restored alerts of targets this daemon does not watch: another shard's are
    * dropped without a word (that shard owns them and keeps them going); those of a target that left
@@ -186,6 +185,8 @@ export class AlertEngine {
   removeTarget(name: string, now = Date.now()): void {
     for (const key of this.ruleStates.keys()) if (key.endsWith(`\u0000${name}`)) this.ruleStates.delete(key);
     const covers = [...new Set(this.list().filter((s) => s.target === name).map((s) => s.alertname))];
+    const heldBy = (s: AlertState) => (s.notified?.phase === 'firing' ? this.gate.hold(this.gateView(s), now)?.reason : undefined);
+    for (const s of this.states.get(name)?.values() ?? []) if (heldBy(s)) this.options.log.info({ target: name, alertname: s.alertname, labels: s.labels, heldBy: heldBy(s) }, 'alert of a target that left the config resolved despite its silence or hold: the page it sent is closed');
     if (covers.length > 0) this.evaluate({ target: name, covers, unknown: [], conditions: [] }, now, { resolveAtOnce: true });
     for (const key of this.flapHeld) if (key.split('|')[1] === name) this.flapHeld.delete(key);
   }
@@ -271,8 +272,8 @@ export class AlertEngine {
       }
     }
 
-    // A target that left cannot flap any more: its resolves are told now (silences still hold them).
-    const notices = this.decideNotifications(states, now, { flaps: !options.resolveAtOnce });
+    // A target that left the config: nothing holds its resolves (a held one would never be let out).
+    const notices = this.decideNotifications(states, now, { gone: options.resolveAtOnce === true });
     this.endFlapHolds(target, now);
     if (states.size === 0) this.states.delete(target);
     if (notices.length > 0) {
@@ -301,7 +302,7 @@ export class AlertEngine {
   }
 
   /** Compares each alert of the target with what receivers were last told, through the gate. */
-  private decideNotifications(states: Map<string, AlertState>, now: number, gate: { flaps: boolean }): AlertNotice[] {
+  private decideNotifications(states: Map<string, AlertState>, now: number, gate: { gone: boolean }): AlertNotice[] {
     const notices: AlertNotice[] = [];
     for (const state of [...states.values()]) {
       if (state.phase === 'pending') {

@@ -23,12 +23,15 @@ export class NotificationGate {
 
   /**
    * Why notifications about this alert are held now (labels include `severity`), or undefined.
-   * `flaps: false` for an alert that can no longer change (its target left the config).
+   * `gone: true` for an alert whose target left the config: nothing holds it. It can no longer
+   * change (no flap hold), and no later evaluation would ever let a held resolve out; the resolve
+   * only closes the page that was sent, so a silence or maintenance window does not hold it either.
    */
-  hold(alert: { key: string; labels: Record<string, string> }, now: number, options: { flaps?: boolean } = {}): Hold | undefined {
+  hold(alert: { key: string; labels: Record<string, string> }, now: number, options: { gone?: boolean } = {}): Hold | undefined {
+    if (options.gone) return undefined;
     const silenced = this.silences.holds(alert.labels, now);
     if (silenced) return { kind: silenced.startsWith('maintenance') ? 'maintenance' : 'silenced', reason: silenced };
-    if (options.flaps !== false && this.flaps.isFlapping(alert.key, now)) return { kind: 'flapping', reason: 'flapping' };
+    if (this.flaps.isFlapping(alert.key, now)) return { kind: 'flapping', reason: 'flapping' };
     return undefined;
   }
 }

@@ -189,6 +189,25 @@ export class Store {
     for (const name of diff.targets.removed) this.remove(name);
   }
 
+  /**
+   * A job of a target that the config no longer runs (`validator: false` by reload): what it
+   * recorded leaves the target's state, and subscribers are told (with that source) so its series
+   * and alerts go too.
+   */
+  dropSource(target: string, source: string): void {
+    const previous = this.targets.get(target);
+    const dropped = previous?.jobs.get(source);
+    if (!previous || !dropped) return;
+    const jobs = new Map(previous.jobs);
+    jobs.delete(source);
+    for (const e of dropped.endpoints) previous.lastSuccessAt.delete(endpointKey(e));
+    const { kind, at, network } = previous.observation;
+    const observation = jobs.size > 0 ? merge(jobs, kind) : { target, kind, at, ...(network ? { network } : {}), endpoints: [] };
+    const state: TargetState = { ...previous, observation, jobs, latest: jobs.get(kind) ?? observation };
+    this.targets.set(target, state);
+    for (const listener of this.listeners) listener(target, state, source);
+  }
+
   remove(target: string): void {
     if (!this.targets.delete(target)) return;
     this.lagCache = undefined;

@@ -118,10 +118,10 @@ export class AlertEngine {
     this.observe('node', target.name, state.observation, now);
   }
 
-  /** A node's validator poll arrived: its rules, with the stake per version of its network when chain data has it. */
+  /** A node's validator poll arrived (its rules, with its network's stake per version), or was turned off (store.dropSource: its alerts resolve). */
   validatorUpdated(target: NodeTarget, state: TargetState, chainData: ChainDataSnapshot | undefined, now = Date.now()): void {
     const observation = state.jobs.get('validator')?.endpoints.find((e) => e.endpoint === 'validator');
-    if (!observation) return;
+    if (!observation) return this.evaluate({ target: target.name, covers: rulesOf('validator').map((r) => r.name), unknown: [], conditions: [] }, now, { resolveAtOnce: true });
     const versionStake = chainData?.networks.get(target.network)?.versionStake;
     this.observe('validator', target.name, { observation, ...(versionStake ? { versionStake } : {}) }, now);
   }

@@ -5,6 +5,7 @@
 import type { ConfigDiff } from '../config/diff.js';
 import type { Logger } from '../log.js';
 import { Poller } from '../poller.js';
+import { jobsOf } from '../probes/registry.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { buildNotifier, type Components } from './components.js';
 
@@ -23,10 +24,24 @@ export async function applyDiff(parts: Components, scheduler: Scheduler, diff: C
   parts.store.reconfigure(diff);
   parts.config = next;
   parts.alerts.reconfigure(diff);
+  dropStoppedJobs(parts, diff);
   if (diff.receivers) {
     await parts.notifier.stop();
     parts.notifier = buildNotifier(parts, log);
     parts.notifier.start();
   }
   scheduler.setSchedules(parts.poller.schedules());
+}
+
+/**
+ * What a job the next config no longer runs for a kept target (`validator: false`) recorded is
+ * dropped from the store: its series leave /metrics and its alerts resolve (the job's kind is the
+ * `source` its observations carry).
+ */
+function dropStoppedJobs(parts: Components, diff: ConfigDiff): void {
+  if (diff.targets.changed.length === 0) return;
+  const running = new Set(jobsOf(diff.next).flatMap((j) => (j.target ? [`${j.target}\u0000${j.kind}`] : [])));
+  for (const target of diff.targets.changed) {
+    for (const source of parts.store.get(target.name)?.jobs.keys() ?? []) if (!running.has(`${target.name}\u0000${source}`)) parts.store.dropSource(target.name, source);
+  }
 }

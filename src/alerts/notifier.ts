@@ -66,6 +66,11 @@ export class Notifier {
     }
   }
 
+  /** A reload that keeps the receivers (and so this notifier): links follow the next `external_url`. */
+  setConfig(config: Config): void {
+    this.config = config;
+  }
+
   queueLengths(): Record<string, number> {
     return Object.fromEntries([...this.outboxes].map(([name, o]) => [name, o.length]));
   }

@@ -29,6 +29,8 @@ export async function applyDiff(parts: Components, scheduler: Scheduler, diff: C
     await parts.notifier.stop();
     parts.notifier = buildNotifier(parts, log);
     parts.notifier.start();
+  } else {
+    parts.notifier.setConfig(next);
   }
   scheduler.setSchedules(parts.poller.schedules());
 }

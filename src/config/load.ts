@@ -7,6 +7,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { configSchema, knownKeys } from './schema.js';
+import { keepTemplatedHeadersSecret } from './secrets.js';
 import type { NodeTarget } from './schema/nodes.js';
 import { parseYaml } from './yaml.js';
 
@@ -43,7 +44,8 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
 
 export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): Config {
   const baseDir = dirname(resolvePath(file));
-  const { data, warnings } = parseYaml(text, file, configSchema, env, { relativePaths: { baseDir, isPathKey }, knownKeys: cachedKnownKeys });
+  const { data, warnings, templated } = parseYaml(text, file, configSchema, env, { relativePaths: { baseDir, isPathKey }, knownKeys: cachedKnownKeys });
+  keepTemplatedHeadersSecret(data, templated);
   return { file, warnings, ...data, stateDir: resolvePath(baseDir, data.stateDir) };
 }
 

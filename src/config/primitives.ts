@@ -83,6 +83,22 @@ export const httpUrl = z.string().refine(isHttpUrl, 'must be an http:// or https
 
 export const headers = z.record(z.string(), z.string());
 
+/**
+ * Request headers whose values describe the request, never a credential: written out in the
+ * config, their values are not secrets (redacting `application/json` everywhere helps no one).
+ * Every other header's value is a secret, whatever its name, and so is any value from ${ENV}.
+ */
+const HARMLESS_HEADERS = new Set(['accept', 'accept-charset', 'accept-encoding', 'accept-language', 'cache-control', 'connection', 'content-type', 'pragma', 'user-agent']);
+
+export function isHarmlessHeader(name: string): boolean {
+  return HARMLESS_HEADERS.has(name.toLowerCase());
+}
+
+/** The values of headers that may carry a credential (all but the harmless ones). */
+export function secretHeaderValues(headers: Record<string, string> | undefined): string[] {
+  return Object.entries(headers ?? {}).flatMap(([name, value]) => (isHarmlessHeader(name) ? [] : [value]));
+}
+
 export interface Matcher {
   name: string;
   value: string | RegExp;

@@ -16,6 +16,8 @@ export interface ParsedYaml<T> {
   /** A problem at a YAML offset (or at the node of a path, through `nodeAt`). */
   at: Locate;
   warnings: ConfigProblem[];
+  /** The values of string scalars that took something from ${ENV} (secrets, whatever their key). */
+  templated: Set<string>;
 }
 
 export interface YamlOptions {
@@ -41,7 +43,8 @@ export function parseYaml<S extends z.ZodType>(text: string, file: string, schem
   }
   // An unset variable becomes an empty value (an optional api_key: ${KEY} simply stays off); if that
   // empty value is not allowed where it stands, the error says which variable was missing.
-  const unset = substituteEnv(doc, env);
+  const templated = new Set<string>();
+  const unset = substituteEnv(doc, env, templated);
   const warnings = [...unset].map(([node, names]) => at(node.range?.[0], `environment variable ${names.join(', ')} is not set; using an empty value`));
   if (relativePaths) resolvePaths(doc, relativePaths.baseDir, relativePaths.isPathKey);
   const result = schema.safeParse(toPlainData(doc, at) ?? {});
@@ -53,7 +56,7 @@ export function parseYaml<S extends z.ZodType>(text: string, file: string, schem
       }),
     );
   }
-  return { data: result.data, doc, at, warnings };
+  return { data: result.data, doc, at, warnings, templated };
 }
 
 function toPlainData(doc: Document, at: Locate): unknown {
@@ -81,20 +84,23 @@ function shieldEnvRefs(text: string): string {
   return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*(?::-[^}\n]*)?)\}/g, (match, inner: string | undefined) => (inner === undefined ? match : `$${OPEN}${inner}${CLOSE}`));
 }
 
-/** Substitutes in place; returns the scalars that referenced unset variables (and which). */
-function substituteEnv(doc: Document, env: NodeJS.ProcessEnv): Map<YamlNode, string[]> {
+/** Substitutes in place; returns the scalars that referenced unset variables (and which), and adds each substituted value to `templated`. */
+function substituteEnv(doc: Document, env: NodeJS.ProcessEnv, templated: Set<string>): Map<YamlNode, string[]> {
   const unset = new Map<YamlNode, string[]>();
   visit(doc, {
     Scalar(_key, node) {
       if (typeof node.value !== 'string' || !node.value.includes('$')) return;
+      let substituted = false;
       node.value = node.value.replace(ENV_REF, (match, name: string | undefined, fallback: string | undefined) => {
         if (match === '$$') return '$';
+        substituted = true;
         const value = env[name!];
         if (value !== undefined && value !== '') return value;
         if (fallback !== undefined) return fallback;
         unset.set(node, [...(unset.get(node) ?? []), name!]);
         return '';
       });
+      if (substituted && node.value !== '') templated.add(node.value as string);
     },
   });
   return unset;

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfigFile, parseConfig } from '../../src/config/load.js';
 import { jsonSchema } from '../../src/config/schema.js';
+import { secretsOf } from '../../src/config/secrets.js';
 import { ROOT } from '../helpers/cli.js';
 import { OWN_FIXTURES } from '../helpers/fixtures.js';
 
@@ -90,6 +91,23 @@ describe('config loading', () => {
     const optional = parseConfig('services:\n  - {name: d, kind: data-api, url: "http://x:1", api_key: "${DATA_API_KEY}"}\n', 'cfg.yaml', {});
     expect(optional.services[0]!.headers).toEqual({});
     expect(optional.warnings).toEqual([{ file: 'cfg.yaml', line: 2, col: 59, message: 'environment variable DATA_API_KEY is not set; using an empty value' }]);
+  });
+
+  it('header values are secrets but those of harmless headers written out; from ${ENV} even those are', () => {
+    const config = parseConfig(
+      'defaults:\n  headers: {Cache-Control: no-cache}\nnodes:\n  - name: a\n    url: http://x:1\n    headers: {Accept: application/json, Content-Type: "${CT}", X-Scope: team-7, Cookie: session=abc1}\n' +
+        'services:\n  - {name: d, kind: data-api, url: "http://x:1", headers: {User-Agent: probe/1.0, X-Tenant: acme-corp}}\n' +
+        'alerts:\n  receivers:\n    - {name: h, webhook: {url: "http://hook:1/x", headers: {content-type: application/json, X-Token: "${TOKEN}"}}}\n',
+      'cfg.yaml',
+      { CT: 'application/vnd.secret+json', TOKEN: 'tok-123456' },
+    );
+    expect(config.nodes[0]!.secrets.sort()).toEqual(['application/vnd.secret+json', 'session=abc1', 'team-7']);
+    expect(config.services[0]!.secrets).toEqual(['acme-corp']);
+    expect(config.alerts.receivers[0]!.secrets).toContain('tok-123456');
+    expect(config.alerts.receivers[0]!.secrets).not.toContain('application/json');
+    expect(secretsOf(config)).not.toContain('application/json');
+    expect(secretsOf(config)).not.toContain('no-cache');
+    expect(secretsOf(config)).not.toContain('probe/1.0');
   });
 
   it('reads *_file secrets relative to the config, and reports unreadable ones', () => {

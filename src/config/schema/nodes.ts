@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ALL_VIEW, NODE_ENDPOINTS } from '../../model/observation.js';
-import { duration, fileContent, headers, httpUrl, isCronPattern, labels, secretValue, targetName } from '../primitives.js';
+import { duration, fileContent, headers, httpUrl, isCronPattern, labels, secretHeaderValues, secretValue, targetName } from '../primitives.js';
 
 export const NETWORKS = ['mainnet', 'fuji'] as const;
 export type Network = (typeof NETWORKS)[number];
@@ -138,8 +138,8 @@ export function resolveNode(node: NodeInput, defaults: NodeSettings, network: Ne
     headers.authorization = credentials.authorization;
     secrets.push(...credentials.secrets);
   }
-  // Every configured header value, whatever its name: any of them may carry a credential.
-  for (const value of Object.values(headers)) secrets.push(value);
+  // Every configured header value but the harmless ones (Accept, Content-Type…): any may carry a credential.
+  secrets.push(...secretHeaderValues(headers));
   const intervalMs = pick('interval');
   const schedule = pick('schedule');
   const ca = pick('ca_file');

@@ -1,7 +1,7 @@
 /** `services[]`: the hosted Data API and Metrics API, with their synthetic API probes. */
 import { z } from 'zod';
 import { findOperation, SERVICE_KINDS, type ServiceKind } from '../../model/api-operations.js';
-import { duration, fileContent, headers, httpUrl, labels, report, secretValue, targetName } from '../primitives.js';
+import { duration, fileContent, headers, httpUrl, labels, report, secretHeaderValues, secretValue, targetName } from '../primitives.js';
 import { urlBasicAuth, type TlsSettings } from './nodes.js';
 
 export const SERVICE_ENDPOINTS = ['health-check', 'live-check'] as const;
@@ -75,7 +75,7 @@ export const serviceSchema = z
   })
   .transform((service) => {
     const headers: Record<string, string> = { ...service.headers };
-    const secrets: string[] = Object.values(service.headers); // any configured header may carry a credential
+    const secrets: string[] = secretHeaderValues(service.headers); // any but the harmless ones may carry a credential
     const apiKey = secretValue(service, 'api_key');
     if (apiKey) {
       headers[service.api_key_header.toLowerCase()] = apiKey;

@@ -1,6 +1,6 @@
 /** `webhook:` settings: a URL and an optional Standard Webhooks signing secret, each inline or from a file. */
 import { z } from 'zod';
-import { headers, secretField, secretValue } from '../../../config/primitives.js';
+import { headers, secretField, secretHeaderValues, secretValue } from '../../../config/primitives.js';
 import { defineReceiverSchema, urlProblem, urlSecrets } from '../primitives.js';
 
 export interface WebhookSettings {
@@ -19,6 +19,6 @@ export default defineReceiverSchema({
     const url = secretValue(s, 'url')!;
     const secret = secretValue(s, 'secret');
     const settings: WebhookSettings = { url, headers: s.headers ?? {}, ...(secret ? { secret } : {}) };
-    return { settings, secrets: [...urlSecrets(url), ...(secret ? [secret] : []), ...Object.values(settings.headers ?? {})] };
+    return { settings, secrets: [...urlSecrets(url), ...(secret ? [secret] : []), ...secretHeaderValues(settings.headers)] };
   },
 });

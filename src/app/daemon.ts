@@ -184,6 +184,7 @@ export class Daemon {
         this.firstRoundDone = true;
         log.info('first poll round complete; ready');
         this.runSources();
+        this.parts.metrics.prepareScrape();
       }
     }
   }

@@ -2,11 +2,11 @@
  * What `/metrics` answers: the format the scraper asks for (`Accept: application/openmetrics-text`
  * gets OpenMetrics 1.0.0, anything else Prometheus text 0.0.4), gzip when it accepts it. The large
  * per-target part comes pre-built and pre-deflated from the Exposition cache; the small
- * prom-client part (process, alerts, self) is rendered and deflated per scrape and appended to the
+ * prom-client part (process, alerts, self) is rendered and deflated per scrape (synchronously: it
+ * is small) and appended to the
  * same deflate stream, so the response is one ordinary gzip member.
  */
-import { promisify } from 'node:util';
-import { crc32, deflateRaw } from 'node:zlib';
+import { crc32, deflateRawSync } from 'node:zlib';
 import type { Registry } from 'prom-client';
 import { GZIP_LEVEL, type Exposition, type Format } from './exposition.js';
 import { renderRegistry } from './registry.js';
@@ -29,7 +29,6 @@ export const CONTENT_TYPES: Record<Format, string> = {
   openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
 };
 
-const deflateRawAsync = promisify(deflateRaw);
 /** Magic, deflate, no flags, no mtime, no extra flags, OS unknown (RFC 1952). */
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
 
@@ -63,7 +62,9 @@ export class MetricsEndpoint {
     const own = Buffer.from(await renderRegistry(this.registry, format));
     const targets = acceptsGzip(request.acceptEncoding) ? await this.exposition.deflated(format) : undefined;
     if (!targets) return { contentType, body: [...(await this.exposition.chunks(format)), own] };
-    const tail = await deflateRawAsync(own, { level: GZIP_LEVEL });
+    // the registry's part is small (tens of KiB: well under a millisecond): deflated on the spot, not
+    // queued in zlib's thread pool behind a snapshot's compression
+    const tail = deflateRawSync(own, { level: GZIP_LEVEL });
     const trailer = Buffer.allocUnsafe(8);
     trailer.writeUInt32LE(crc32(own, targets.crc) >>> 0, 0);
     trailer.writeUInt32LE((targets.length + own.length) % 2 ** 32, 4);

@@ -24,6 +24,8 @@ function fill(exposition: Exposition, owners: number, padding = 0) {
   }
 }
 
+const inflate = (d: { chunks: Buffer[] } | undefined) => inflateRawSync(Buffer.concat(d!.chunks), { finishFlush: 2 }).toString();
+
 function expected(owners: number, padding = 0, format: 'text' | 'openmetrics' = 'text'): string {
   const pad = 'p'.repeat(padding);
   let out = familyHeader(FAMILIES[0]!, format);
@@ -56,15 +58,10 @@ describe('Exposition', () => {
     const e = new Exposition(FAMILIES);
     fill(e, 4000, 400); // ≈ 1.7 MB: above the on-the-spot limit
     expect(Buffer.concat(await e.chunks('text')).toString()).toBe(expected(4000, 400));
-    const inflate = (d: { chunks: Buffer[] } | undefined) => inflateRawSync(Buffer.concat(d!.chunks), { finishFlush: 2 }).toString();
-    // no compression has finished yet: the scrape is answered uncompressed rather than waiting
-    expect(await e.deflated('text')).toBeUndefined();
-    let first = await e.deflated('text');
-    for (let tries = 0; tries < 200 && !first; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      first = await e.deflated('text');
-    }
+    // no compression has finished yet: the scrape waits for the one it started and gets all of it
+    const first = await e.deflated('text');
     expect(inflate(first)).toBe(expected(4000, 400));
+    expect(first!.length).toBe(Buffer.byteLength(expected(4000, 400)));
     fill(e, 4001, 400);
     expect(Buffer.concat(await e.chunks('text')).toString()).toBe(expected(4001, 400));
     // the newer snapshot is being compressed: this scrape does not wait for it
@@ -75,6 +72,37 @@ describe('Exposition', () => {
       latest = await e.deflated('text');
     }
     expect(inflate(latest)).toBe(expected(4001, 400));
+  });
+
+  it('compresses a large snapshot before the first scrape asks, and a scrape never sees a half-built one', async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 4000, 400);
+    e.prepare('openmetrics');
+    // the data changes while the prepared compression runs: the scrape gets the snapshot taken at prepare, whole
+    fill(e, 4002, 400);
+    const prepared = await e.deflated('openmetrics');
+    expect(inflate(prepared)).toBe(expected(4000, 400, 'openmetrics'));
+    // prepare again for the newer snapshot, then once more: one compression per snapshot version
+    e.prepare('openmetrics');
+    e.prepare('openmetrics');
+    let latest = prepared;
+    for (let tries = 0; tries < 200 && latest === prepared; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      latest = await e.deflated('openmetrics');
+    }
+    expect(inflate(latest)).toBe(expected(4002, 400, 'openmetrics'));
+    e.prepare('openmetrics'); // nothing changed since: nothing to compress
+    expect(await e.deflated('openmetrics')).toBe(latest);
+    // the other format was never prepared nor asked for
+    expect(inflate(await e.deflated('text'))).toBe(expected(4002, 400));
+  });
+
+  it('compresses a small snapshot on demand only (prepare leaves it alone), never serving an older one', async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 5);
+    e.prepare('text');
+    fill(e, 6);
+    expect(inflate(await e.deflated('text'))).toBe(expected(6));
   });
 
   it('compresses a snapshot once per format and shares it between scrapers', async () => {
@@ -109,6 +137,18 @@ describe('MetricsEndpoint', () => {
     const plain = await endpoint.scrape({});
     expect(plain.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(Buffer.concat(plain.body).toString()).toBe(expected(5));
+  });
+
+  it("answers a large fleet's first gzip scrape with gzip that decodes to the same exposition as a plain scrape", async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 12000, 400); // ≈ 5.2 MB: deflated in several slices whose streams are concatenated
+    const endpoint = new MetricsEndpoint(e, new Registry());
+    const gzip = await endpoint.scrape({ accept: 'application/openmetrics-text; version=1.0.0', acceptEncoding: 'gzip' });
+    expect(gzip.contentEncoding).toBe('gzip');
+    const plain = await endpoint.scrape({ accept: 'application/openmetrics-text; version=1.0.0' });
+    expect(plain.contentEncoding).toBeUndefined();
+    expect(gunzipSync(Buffer.concat(gzip.body)).toString()).toBe(Buffer.concat(plain.body).toString());
+    expect(Buffer.concat(plain.body).toString()).toBe(`${expected(12000, 400, 'openmetrics')}# EOF\n`);
   });
 
   it('negotiates the format and the encoding from the request headers', () => {

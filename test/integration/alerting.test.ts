@@ -78,6 +78,9 @@ alerts:
     expect(sample(metrics, 'avahealth_alerts', { alertname: 'AvalancheCheckFailing', severity: 'warning', state: 'firing' })).toBe(4);
     expect(sample(metrics, 'avahealth_notifications_total', { receiver: 'oncall' })).toBe(1);
     expect(sample(metrics, 'avahealth_notification_queue_length', { receiver: 'oncall' })).toBe(0);
+    // each of the five receivers' journals wrote (and fsynced) its enqueue before sending
+    expect(sample(metrics, 'avahealth_outbox_journal_records_total')).toBeGreaterThanOrEqual(5);
+    expect(sample(metrics, 'avahealth_outbox_journal_syncs_total')).toBeGreaterThanOrEqual(5);
     const alerts = JSON.parse((await get(`${d.url}/api/v1/alerts`)).body);
     expect(alerts.alerts).toHaveLength(5);
     expect(alerts.alerts.every((a: { phase: string }) => a.phase === 'firing')).toBe(true);

@@ -8,7 +8,7 @@ import { EXIT, runCheck, type CheckFormat } from './app/check.js';
 import { ConfigError, formatProblem } from './config/errors.js';
 import { StateDirError } from './state/lock.js';
 import { loadConfigFile, parseConfig, type Config } from './config/load.js';
-import { LISTEN_PATTERN, parseListen, type ListenAddress } from './config/primitives.js';
+import { LISTEN_PATTERN, listenUrl, parseListen, type ListenAddress } from './config/primitives.js';
 import { jsonSchema } from './config/schema.js';
 import { Daemon } from './app/daemon.js';
 import { parseShard, type Shard } from './shard.js';
@@ -321,7 +321,7 @@ async function demo(values: Values): Promise<number> {
   const file = join(mkdtempSync(join(tmpdir(), 'avahealth-demo-')), 'demo.yaml');
   writeFileSync(file, fleetConfigYaml(fleet, { baseUrl: sim.baseUrl, listen }));
   const config = parseConfig(fleetConfigYaml(fleet, { baseUrl: sim.baseUrl, listen }), file);
-  const url = `http://${listen.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}`;
+  const url = listenUrl(config.listen);
   process.stderr.write(
     `\navahealth demo: ${fleet.length} simulated nodes (${fleet.map((n) => `${n.name}: ${n.scenario}`).join(', ')})\n` +
       `  status page:  ${url}/\n` +

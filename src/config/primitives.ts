@@ -3,6 +3,7 @@
  * listen addresses, label sets, matchers, `*_file` contents. Receiver config slices build on these.
  */
 import { readFileSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { parseGoDuration } from '../util/go-duration.js';
@@ -51,6 +52,15 @@ export function parseListen(listen: string): ListenAddress {
   const i = listen.lastIndexOf(':');
   const host = listen.slice(0, i).replace(/^\[(.*)\]$/, '$1');
   return { host: host === '' ? '0.0.0.0' : host, port: Number(listen.slice(i + 1)) };
+}
+
+/**
+ * The URL a listen address is reached at from this host: an unspecified address (`0.0.0.0`, `::`)
+ * becomes loopback (`127.0.0.1`, `[::1]`), and an IPv6 address keeps its brackets.
+ */
+export function listenUrl({ host, port }: ListenAddress): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : isIPv6(host) && /^[0:]+$/.test(host) ? '::1' : host;
+  return `http://${isIPv6(reachable) ? `[${reachable}]` : reachable}:${port}`;
 }
 
 export const LISTEN_PATTERN = /^(?:\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/;

@@ -4,7 +4,7 @@
  * JSON Schema (`avahealth schema`). Every object is strict: an unknown key is an error.
  */
 import { z } from 'zod';
-import { byteSize, duration, listen, report } from './primitives.js';
+import { byteSize, duration, listen, listenUrl, report } from './primitives.js';
 import { alertsSchema } from './schema/alerts.js';
 import { defaultsSchema, nodeSchema, resolveNode } from './schema/nodes.js';
 import { serviceSchema } from './schema/services.js';
@@ -68,7 +68,6 @@ function crossReferences(config: z.output<typeof fields>, ctx: z.RefinementCtx):
 
 export const configSchema = fields.superRefine(crossReferences).transform((c) => {
   const network = c.chain_data?.network ?? DEFAULT_NETWORK;
-  const { host, port } = c.listen;
   return {
     listen: c.listen,
     log: c.log,
@@ -80,7 +79,7 @@ export const configSchema = fields.superRefine(crossReferences).transform((c) =>
       ? { discovery: { ...c.discovery, /** `defaults:` alone: discovered nodes are this with their own name, URL and labels. */ template: resolveNode({ name: 'discovered', url: 'http://discovered' }, c.defaults, network) } }
       : {}),
     stateDir: c.state_dir,
-    externalUrl: c.external_url ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    externalUrl: c.external_url ?? listenUrl(c.listen),
     alerts: c.alerts,
   };
 });

@@ -110,6 +110,18 @@ describe('config loading', () => {
     expect(secretsOf(config)).not.toContain('probe/1.0');
   });
 
+  it('external_url defaults to a URL that reaches the listen address: IPv6 in brackets, unspecified as loopback', () => {
+    const externalUrl = (listen: string) => parseConfig(`listen: "${listen}"\n`, 'cfg.yaml').externalUrl;
+    expect(externalUrl('[::1]:9101')).toBe('http://[::1]:9101');
+    expect(externalUrl('[::]:9101')).toBe('http://[::1]:9101');
+    expect(externalUrl('[2001:db8::7]:9101')).toBe('http://[2001:db8::7]:9101');
+    expect(externalUrl('0.0.0.0:9660')).toBe('http://127.0.0.1:9660');
+    expect(externalUrl(':9660')).toBe('http://127.0.0.1:9660');
+    expect(externalUrl('monitor.internal:9660')).toBe('http://monitor.internal:9660');
+    for (const listen of ['[::1]:9101', '[::]:9101', '[2001:db8::7]:9101']) expect(URL.canParse(externalUrl(listen))).toBe(true);
+    expect(parseConfig('listen: "[::]:9101"\nexternal_url: https://health.example\n', 'cfg.yaml').externalUrl).toBe('https://health.example');
+  });
+
   it('reads *_file secrets relative to the config, and reports unreadable ones', () => {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-cfg-'));
     writeFileSync(join(dir, 'token'), 's3cret-token\n');

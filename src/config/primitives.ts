@@ -91,7 +91,15 @@ export const targetName = z
 export const isHttpUrl = (u: string) => /^https?:\/\//i.test(u) && URL.canParse(u);
 export const httpUrl = z.string().refine(isHttpUrl, 'must be an http:// or https:// URL');
 
-export const headers = z.record(z.string(), z.string());
+/** Request headers, names lowercased (HTTP names are case-insensitive): a configured `Accept` replaces avahealth's own. */
+export const headers = z
+  .record(z.string(), z.string())
+  .superRefine((h, ctx) => {
+    const names = Object.keys(h).map((name) => name.toLowerCase());
+    const twice = names.find((name, i) => names.indexOf(name) !== i);
+    if (twice) ctx.addIssue({ code: 'custom', message: `header "${twice}" is given twice (header names are case-insensitive)` });
+  })
+  .transform((h) => Object.fromEntries(Object.entries(h).map(([name, value]) => [name.toLowerCase(), value])));
 
 /**
  * Request headers whose values describe the request, never a credential: written out in the

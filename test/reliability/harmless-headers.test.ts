@@ -29,7 +29,7 @@ nodes:
     endpoints: [health]
     validator: false
     bearer_token: ${TOKEN}
-    headers: {accept: application/json, X-Tenant: ${TENANT}, user-agent: "\${AVAHEALTH_TEST_AGENT}"}
+    headers: {Accept: application/json, X-Tenant: ${TENANT}, User-Agent: "\${AVAHEALTH_TEST_AGENT}"}
 `);
   });
 

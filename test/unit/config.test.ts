@@ -108,6 +108,8 @@ describe('config loading', () => {
     expect(secretsOf(config)).not.toContain('application/json');
     expect(secretsOf(config)).not.toContain('no-cache');
     expect(secretsOf(config)).not.toContain('probe/1.0');
+    expect(config.nodes[0]!.headers).toMatchObject({ 'cache-control': 'no-cache', accept: 'application/json' }); // names lowercased
+    expect(problems('nodes:\n  - {name: a, url: "http://x:1", headers: {Accept: a/b, accept: c/d}}\n')[0]).toContain('header "accept" is given twice');
   });
 
   it('external_url defaults to a URL that reaches the listen address: IPv6 in brackets, unspecified as loopback', () => {

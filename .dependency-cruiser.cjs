@@ -72,7 +72,7 @@ module.exports = {
       name: 'only-cli-and-app-use-the-sim',
       severity: 'error',
       comment: 'The simulator is started by the CLI and the app (demo), never used by the daemon parts.',
-      from: { path: '^src/', pathNot: `${sim}|^src/cli[.]ts$|^src/app/` },
+      from: { path: '^src/', pathNot: `${sim}|^src/cli/main[.]ts$|^src/app/` },
       to: { path: sim },
     },
     {

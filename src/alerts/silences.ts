@@ -3,9 +3,9 @@
  * recurring maintenance windows: matching alerts keep their state but do not notify.
  */
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Cron } from 'croner';
-import { RE2JS } from 're2js';
 import { z } from 'zod';
 import type { AlertsConfig, Matcher } from '../config/load.js';
 import type { Logger } from '../log.js';
@@ -29,10 +29,15 @@ const MAX_MATCHER_VALUE = 1024;
 /** A compiled label matcher: `~regex` is a full match in RE2 syntax (linear time, as Alertmanager's Go regexp), anything else equality. */
 export type LabelTest = (value: string) => boolean;
 
+type RE2 = typeof import('re2js').RE2JS;
+let loadedRe2: RE2 | undefined;
+/** re2js (≈ 1.6 MiB of RSS) is loaded with the first regex matcher: most daemons never have one. */
+const re2 = (): RE2 => (loadedRe2 ??= (createRequire(import.meta.url)('re2js') as { RE2JS: RE2 }).RE2JS);
+
 /** Compiles `value`; throws with RE2's message when the regex is invalid. */
 export function compileLabelMatcher(value: string): LabelTest {
   if (!value.startsWith('~')) return (label) => label === value;
-  const pattern = RE2JS.compile(value.slice(1));
+  const pattern = re2().compile(value.slice(1));
   return (label) => pattern.matches(label);
 }
 

@@ -23,6 +23,7 @@ import { lockStateDir, type StateDirLock } from '../state/lock.js';
 import { secretsOf } from '../config/secrets.js';
 import { watchStateWrites } from '../state/write-health.js';
 import type { Store } from '../store.js';
+import { tuneForFleet } from '../util/heap.js';
 import { VERSION } from '../version.js';
 import { buildComponents, effectiveConfig, type Components, type DaemonOptions } from './components.js';
 import { listenOrExplain } from './listen.js';
@@ -63,6 +64,7 @@ export class Daemon {
     this.baseConfig = config;
     redactLogsOf(secretsOf(config));
     this.parts = buildComponents(this.effective(), log);
+    this.tuneHeap();
     this.watchers = new FileWatchers(options.watchIntervalMs);
     this.scheduler = new Scheduler({
       poll: (key) => this.runJob(key),
@@ -171,6 +173,11 @@ export class Daemon {
   /** Brings the components to the effective config (after a reload or a discovery change). */
   private async apply(): Promise<void> {
     await applyDiff(this.parts, this.scheduler, diffConfigs(this.parts.config, this.effective()), this.options.logger);
+    this.tuneHeap();
+  }
+
+  private tuneHeap(): void {
+    if (this.options.tuneHeap) tuneForFleet(targetsOf(this.parts.config).length);
   }
 
   private async runJob(key: string): Promise<void> {

@@ -1,18 +1,71 @@
 /**
- * V8 tuned for a long-running daemon. A poll loop allocates fast, and for a fast allocator V8's
- * default heuristics let the old generation grow to several times what is live between major
- * collections (measured at 1,000 nodes × 3 endpoints a second: 160 MiB of old space for ≈ 65 MiB
- * live, RSS ≈ 330 MiB). Capping the growth factor at 1.5 keeps the heap near its live size (RSS
- * ≈ 230 MiB there) at no measurable CPU cost; smaller semi-spaces or `--optimize-for-size` saved
- * more but cost 3–5× the CPU per poll (bench/RESULTS.md). Set once at start, before the daemon
- * allocates, unless the operator passed their own `--heap-growing-percent` to node.
+ * V8 tuned for a long-running daemon (bench/RESULTS.md, "Memory", has the measurements).
+ *
+ * Old generation: a poll loop allocates fast, and for a fast allocator V8's default heuristics let
+ * the old generation grow to several times what is live between major collections (1,000 nodes ×
+ * 3 endpoints a second: 160 MiB of old space for ≈ 65 MiB live, RSS ≈ 330 MiB). Capping the growth
+ * factor at 1.5 keeps the heap near its live size at no measurable CPU cost.
+ *
+ * Young generation: V8 grows each semi-space from 1 MiB up to 16 MiB when many objects survive a
+ * scavenge, as they do while the modules load; a one-node sidecar then carries up to 32 MiB of young
+ * generation for a few KiB of garbage a poll. A process starts with the semi-space fixed at its
+ * initial size (cli.ts, before the modules are parsed); the daemon lets it grow again for a fleet
+ * above SMALL_FLEET_TARGETS, where a small young generation would promote the poll loop's
+ * short-lived garbage and cost CPU per poll.
+ *
+ * WebAssembly: undici's HTTP parser (llhttp) is WebAssembly, and V8 re-compiles its hot functions
+ * with TurboFan in background threads: ≈ 35 MiB of malloc at the first requests, ≈ 10 MiB of which
+ * glibc keeps in those threads' arenas for good. A small fleet parses a few responses a second and
+ * runs the parser as first compiled (Liftoff); a large fleet keeps the faster optimised code.
+ *
+ * Flags the operator gave node (on the command line or in NODE_OPTIONS) always win.
  */
 import { setFlagsFromString } from 'node:v8';
 
 export const HEAP_GROWING_FLAG = '--heap-growing-percent=50';
+/** Fleets of up to this many targets keep the young generation at its initial size and the parser unoptimised. */
+export const SMALL_FLEET_TARGETS = 20;
+const DEFAULT_SEMI_SPACE_GROWTH = 2;
 
-export function tuneHeapForDaemon(execArgv: readonly string[] = process.execArgv): boolean {
-  if (execArgv.some((arg) => arg.startsWith('--heap-growing-percent'))) return false;
+/** node's own flags: the command line's and NODE_OPTIONS'. */
+export function nodeFlags(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string[] {
+  return [...execArgv, ...nodeOptions.split(/\s+/).filter(Boolean)];
+}
+
+const given = (flags: readonly string[], ...names: string[]) => flags.some((flag) => names.some((name) => flag.replace(/_/g, '-').replace(/^--no-/, '--').startsWith(name)));
+
+/** Caps the old generation's growth; false when the operator set it. */
+export function tuneHeapForDaemon(flags: readonly string[] = nodeFlags()): boolean {
+  if (given(flags, '--heap-growing-percent')) return false;
   setFlagsFromString(HEAP_GROWING_FLAG);
   return true;
+}
+
+/** The V8 flags this module set for a fleet (the operator's own are left alone and not listed). */
+export interface FleetTuning {
+  semiSpaceGrowthFactor?: number;
+  liftoffOnly?: boolean;
+}
+
+/**
+ * Sizes V8 for a fleet of `targets` (at start and whenever the fleet changes). The parser setting
+ * applies to WebAssembly compiled afterwards: undici compiles its parser once, at the first request.
+ */
+export function tuneForFleet(targets: number, flags: readonly string[] = nodeFlags()): FleetTuning {
+  const small = targets <= SMALL_FLEET_TARGETS;
+  const tuning: FleetTuning = {};
+  if (!given(flags, '--semi-space-growth-factor', '--max-semi-space-size', '--min-semi-space-size')) {
+    tuning.semiSpaceGrowthFactor = small ? 1 : DEFAULT_SEMI_SPACE_GROWTH;
+    setFlagsFromString(`--semi-space-growth-factor=${tuning.semiSpaceGrowthFactor}`);
+  }
+  if (!given(flags, '--liftoff-only', '--liftoff', '--wasm-tier-up', '--wasm-dynamic-tiering')) {
+    tuning.liftoffOnly = small;
+    setFlagsFromString(small ? '--liftoff-only' : '--no-liftoff-only');
+  }
+  return tuning;
+}
+
+/** Before the CLI's modules load: a process is small until its config says otherwise. */
+export function startSmall(flags: readonly string[] = nodeFlags()): void {
+  if (!given(flags, '--semi-space-growth-factor', '--max-semi-space-size', '--min-semi-space-size')) setFlagsFromString('--semi-space-growth-factor=1');
 }

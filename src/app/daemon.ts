@@ -132,7 +132,8 @@ export class Daemon {
     }
     await this.startDiscovery();
     const watched = new Set(targetsOf(this.effective()).map((t) => t.name));
-    this.parts.alerts.settleRestored(watched, (name) => inShard(name, this.options.shard), !this.baseConfig.discovery);
+    // With discovery, a target missing from an incomplete first answer (a failed lookup) may still be there.
+    this.parts.alerts.settleRestored(watched, (name) => inShard(name, this.options.shard), !this.baseConfig.discovery || this.discovery?.complete === true);
     for (const target of targetsOf(this.parts.config)) this.pending.add(target.name);
     this.scheduler.start();
     if (this.pending.size === 0) {

@@ -48,6 +48,11 @@ export class DiscoveryManager {
     this.timers.length = 0;
   }
 
+  /** Every source has answered, the last time without a problem: the list is the whole fleet. */
+  get complete(): boolean {
+    return this.sources().every((s) => this.results.has(s.label) && !this.problems.get(s.label));
+  }
+
   nodes(): NodeTarget[] {
     const seen = new Set<string>();
     const nodes: NodeTarget[] = [];

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,28 @@ alerts:
       await waitFor('the resolve for the removed node', () => hooks(stateDir).some((h) => about(h, 'gone').some((a) => a.status === 'resolved')), 15_000);
       const alerts = JSON.parse((await get(`${d.url}/api/v1/alerts`)).body) as { alerts: { labels: Record<string, string> }[] };
       expect(alerts.alerts.filter((a) => a.labels.target === 'gone')).toEqual([]);
+    } finally {
+      await d.stop();
+    }
+  });
+
+  it('a discovered target gone while the daemon was down is resolved at the next start once every discovery source answered', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'avahealth-restored-'));
+    const sdFile = join(stateDir, 'fleet.json');
+    const gone = downUrl.replace('http://', '');
+    const discovered = gone; // host:port is the discovered target's name
+    const withSd = (targets: string[]) => {
+      writeFileSync(sdFile, JSON.stringify([{ targets }]));
+      return `listen: 127.0.0.1:0\nstate_dir: ${stateDir}\ndefaults: {interval: 1s, timeout: 500ms, validator: false}\ndiscovery:\n  file_sd:\n    - {files: ["${sdFile}"], refresh_interval: 1s}\n` +
+        `alerts:\n  receivers:\n    - {name: hook, webhook: {url: "${capture.url}/hook-${stateDir.slice(-6)}"}}\n`;
+    };
+    const first = await startDaemon(withSd([gone]));
+    await waitFor('the page for the unreachable discovered node', () => hooks(stateDir).some((h) => about(h, discovered).some((a) => a.status === 'firing')), 20_000);
+    await first.stop();
+    const d = await startDaemon(withSd([sim.nodeUrl('healthy-1').replace('http://', '').split('/')[0]!]));
+    try {
+      await waitFor('the resolve for the vanished node', () => hooks(stateDir).some((h) => about(h, discovered).some((a) => a.status === 'resolved')), 15_000);
+      expect(d.daemon.alerts.list().filter((a) => a.target === discovered)).toEqual([]);
     } finally {
       await d.stop();
     }

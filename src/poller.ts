@@ -23,6 +23,8 @@ export class Poller {
   private jobs = new Map<string, ProbeJob>();
   /** Jobs running now: a run asked for meanwhile shares the running one. */
   private readonly running = new Map<string, Promise<void>>();
+  /** Replaced by a reload (or stopped): polls still running record nothing. */
+  private closed = false;
 
   constructor(
     config: Config,
@@ -105,9 +107,10 @@ export class Poller {
     const job = this.jobs.get(key);
     if (!job) return;
     const result = await runProbe(job, this.context);
-    // A target removed or replaced by a reload while it ran must not record (it would come back).
+    // A target removed or replaced by a reload while it ran must not record (it would come back),
+    // nor may a poll of a Poller a reload replaced (its config is the old one).
     const now = this.jobs.get(key);
-    if (!now || (job.target && now.subject !== job.subject)) return;
+    if (this.closed || !now || (job.target && now.subject !== job.subject)) return;
     if ('observation' in result) {
       this.logPoll(result.observation);
       this.logTransitions(result.observation);
@@ -132,6 +135,7 @@ export class Poller {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.http.close();
   }
 

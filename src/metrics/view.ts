@@ -23,6 +23,11 @@ interface TargetMetrics {
   skipped: number;
   /** Each collector's memory of this target (counters, render caches), by collector position. */
   memos: unknown[];
+  /** Exposition owner of each collector's series of this target. */
+  owners: string[];
+  /** What each collector rendered from last time (its `depends`), and with which config. */
+  rendered: Array<readonly unknown[] | undefined>;
+  renderedWith?: Config;
 }
 
 /** Exposition owner of the whole-store series (target names cannot contain `@`). */
@@ -57,7 +62,7 @@ export class MetricsView {
       if (existing && existing.base === base) existing.target = target;
       else {
         if (existing) this.removeTarget(target.name);
-        this.targets.set(target.name, { target, base, skipped: 0, memos: COLLECTORS.map((c) => c.newMemo?.()) });
+        this.targets.set(target.name, { target, base, skipped: 0, memos: COLLECTORS.map((c) => c.newMemo?.()), owners: COLLECTORS.map((c) => `${target.name}\u0000${c.name}`), rendered: [] });
         // counters exist at 0 from the start, so rate() over them works before the first poll
         this.renderTarget(target.name);
       }
@@ -85,8 +90,10 @@ export class MetricsView {
   }
 
   removeTarget(name: string): void {
-    if (!this.targets.delete(name)) return;
-    this.exposition.delete(name);
+    const entry = this.targets.get(name);
+    if (!entry) return;
+    this.targets.delete(name);
+    for (const owner of entry.owners) this.exposition.delete(owner);
     this.storeDirty = true;
   }
 
@@ -129,14 +136,36 @@ export class MetricsView {
     if (state.observation.kind === 'node') this.storeDirty = true;
   }
 
-  /** Every collector's series of one target, replacing what it had. */
+  /**
+   * Every collector's series of one target, replacing what it had. Each collector's series are their
+   * own exposition owner, so a collector whose inputs did not change (`depends`) is skipped whole:
+   * after a poll that returned the same bodies only the probe series are rendered and encoded.
+   */
   private renderTarget(name: string, state: TargetState | undefined = this.store?.get(name)): void {
     const entry = this.targets.get(name)!;
-    const sample = new SampleWriter(FAMILIES);
-    const fork = () => new SampleWriter(FAMILIES);
     const input = { target: entry.target, base: entry.base, state, config: this.config, skipped: entry.skipped };
-    COLLECTORS.forEach((collector, i) => collector.target?.(new Writer(sample, OFFSETS[i]!, fork), input, entry.memos[i]));
-    this.exposition.set(name, sample.take());
+    const sameConfig = entry.renderedWith === this.config;
+    entry.renderedWith = this.config;
+    for (let i = 0; i < COLLECTORS.length; i++) {
+      const collector = COLLECTORS[i]!;
+      if (!collector.target) continue;
+      const depends = collector.depends?.(input, entry.memos[i]);
+      const last = entry.rendered[i];
+      entry.rendered[i] = depends;
+      if (sameConfig && depends && last && sameValues(depends, last)) continue;
+      const sample = new SampleWriter(collector.families);
+      const fork = () => new SampleWriter(collector.families);
+      collector.target(new Writer(sample, 0, fork), input, entry.memos[i]);
+      this.setCollectorPart(entry.owners[i]!, OFFSETS[i]!, sample.take());
+    }
+  }
+
+  /** One collector's fragments placed at its families' positions; an owner with no samples is dropped. */
+  private setCollectorPart(owner: string, offset: number, fragments: string[]): void {
+    if (fragments.every((f) => f === '')) return void this.exposition.delete(owner);
+    const all = new Array<string>(FAMILIES.length).fill('');
+    for (let j = 0; j < fragments.length; j++) all[offset + j] = fragments[j]!;
+    this.exposition.set(owner, all);
   }
 
   /** The `avahealth_alerts` gauge: counts by alertname, severity and state. */
@@ -156,6 +185,12 @@ export class MetricsView {
     COLLECTORS.forEach((collector, i) => collector.store?.(new Writer(sample, OFFSETS[i]!, fork), input));
     this.exposition.set(STORE_OWNER, sample.take());
   }
+}
+
+function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function receiverNames(config: Config): string[] {

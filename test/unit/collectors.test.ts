@@ -4,8 +4,8 @@ import { COLLECTORS, FAMILIES } from '../../src/metrics/collectors/index.js';
 import { MetricsView } from '../../src/metrics/view.js';
 import type { EndpointObservation, TargetObservation } from '../../src/model/observation.js';
 import { Store } from '../../src/store.js';
-import { parseExposition, sample } from '../helpers/harness.js';
-import { HEALTHY } from '../helpers/states.js';
+import { parseExposition, sample, series } from '../helpers/harness.js';
+import { failing, HEALTHY } from '../helpers/states.js';
 
 const config = parseConfig(`nodes:\n  - {name: n1, url: "http://127.0.0.1:1", labels: {role: validator}}\n`, 'test.yaml');
 const endpoint = (name: string, extra: Partial<EndpointObservation> = {}): EndpointObservation => ({ endpoint: name, view: 'all', ok: true, durationSeconds: 0.01, at: 0, ...extra });
@@ -34,5 +34,44 @@ describe('metric collectors', () => {
     expect(sample(m, 'avahealth_probe_failures_total', { ...labels, endpoint: 'validator', reason: 'bad_shape' })).toBe(1);
     expect(sample(m, 'avahealth_node_healthy', { ...labels, endpoint: 'health' })).toBe(1);
     expect(sample(m, 'avahealth_scheduler_skipped_polls_total', labels)).toBe(1);
+  });
+
+  it('a poll with the same report keeps its check series and still moves the probe series; a changed check or a skip re-renders', async () => {
+    const store = new Store();
+    const view = new MetricsView(config, { defaultMetrics: false });
+    view.attach(store);
+    const labels = { target: 'n1', role: 'validator', endpoint: 'health', view: 'all' };
+    const healthy = HEALTHY();
+    const checkName = healthy.checks[0]!.name;
+    const observe = (at: number, durationSeconds: number, report = healthy): TargetObservation => ({
+      target: 'n1',
+      kind: 'node',
+      network: 'mainnet',
+      at,
+      endpoints: [endpoint('health', { httpStatus: 200, durationSeconds, report })],
+    });
+    store.record(observe(1, 0.01));
+    let m = parseExposition(await view.render());
+    const checks = series(m, 'avahealth_node_check_passing', labels).length;
+    expect(checks).toBe(healthy.checks.length);
+
+    store.record(observe(2, 0.02)); // the same report object: an unchanged body
+    m = parseExposition(await view.render());
+    expect(sample(m, 'avahealth_probe_duration_seconds', labels)).toBe(0.02);
+    expect(series(m, 'avahealth_node_check_passing', labels)).toHaveLength(checks);
+    expect(sample(m, 'avahealth_node_healthy', labels)).toBe(1);
+
+    store.record(observe(3, 0.03, failing({ [checkName]: 2 }, healthy))); // one check changed
+    m = parseExposition(await view.render());
+    expect(sample(m, 'avahealth_node_check_passing', { ...labels, check: checkName })).toBe(0);
+    expect(sample(m, 'avahealth_node_check_contiguous_failures', { ...labels, check: checkName })).toBe(2);
+    expect(sample(m, 'avahealth_node_check_passing', { ...labels, check: healthy.checks[1]!.name })).toBe(1);
+    expect(sample(m, 'avahealth_node_healthy', labels)).toBe(0);
+
+    view.countSkippedPoll('n1');
+    m = parseExposition(await view.render());
+    expect(sample(m, 'avahealth_scheduler_skipped_polls_total', { target: 'n1', role: 'validator' })).toBe(1);
+    expect(series(m, 'avahealth_node_check_passing', labels)).toHaveLength(checks);
+
   });
 });

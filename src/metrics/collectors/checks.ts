@@ -27,6 +27,9 @@ export default defineCollector<Memo>({
   name: 'checks',
   families: F.list,
   newMemo: () => ({ rendered: new Map(), dropped: 0, counted: new WeakSet() }),
+  // The reports; a report over the limit counts dropped checks once per recorded observation, so then always.
+  depends: ({ state, config }) =>
+    state && !state.latest.endpoints.some((e) => e.report && e.report.checks.length > config.limits.maxChecksPerTarget) ? state.observation.endpoints.map((e) => e.report) : undefined,
   target(w, { base, state, config }, memo) {
     if (!state) return;
     const { maxChecksPerTarget: max, maxLabelLength } = config.limits;

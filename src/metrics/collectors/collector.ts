@@ -79,6 +79,12 @@ export interface Collector<Memo = undefined> {
   /** Network-wide families without a target, served by prom-client: created once per registry here. */
   register?(registry: Registry): void;
   target?(w: Writer, input: TargetInput, memo: Memo): void;
+  /**
+   * What `target` renders from, beyond the target, its labels and the config: while every value is
+   * identical (===) to the last render's, the view keeps the series it has (no render, no encoding;
+   * a node's unchanged body costs nothing here). Undefined, or no `depends`: render on every update.
+   */
+  depends?(input: TargetInput, memo: Memo): readonly unknown[] | undefined;
   store?(w: Writer, input: StoreInput): void;
 }
 

@@ -39,6 +39,7 @@ export default defineCollector<Memo>({
   name: 'node-details',
   families: F.list,
   newMemo: () => ({}),
+  depends: ({ state }) => state?.observation.endpoints.map((e) => e.report),
   target(w, { base, state, config }, memo) {
     if (!state) return;
     const reports = state.observation.endpoints.filter((e) => e.endpoint === 'health' && e.report).map((e) => e.report!);

@@ -10,6 +10,7 @@ const F = defineFamilies({
 export default defineCollector({
   name: 'node',
   families: F.list,
+  depends: ({ state }) => state && [state.nodeId, ...state.observation.endpoints.map((e) => e.report)],
   target(w, { base, state }) {
     if (!state) return;
     for (const e of state.observation.endpoints) {

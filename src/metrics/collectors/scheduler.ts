@@ -8,6 +8,7 @@ const F = defineFamilies({
 export default defineCollector({
   name: 'scheduler',
   families: F.list,
+  depends: ({ skipped }) => [skipped],
   target(w, { base, skipped }) {
     w.add(F.index.skippedPolls, base, skipped);
   },

@@ -39,6 +39,7 @@ export function validatorReportOf(endpoints: readonly EndpointObservation[]): Va
 export default defineCollector({
   name: 'validator',
   families: F.list,
+  depends: ({ state }) => [state ? validatorReportOf(state.observation.endpoints) : undefined],
   target(w, { base, state, config }) {
     const report = state ? validatorReportOf(state.observation.endpoints) : undefined;
     if (!report) return;

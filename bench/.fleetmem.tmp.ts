@@ -1,0 +1,36 @@
+// node --import tsx bench/.fleetmem.tmp.ts NODES INTERVAL WARM_S WINDOW_S [ENV=V ...] -- [node flags]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { cpuSeconds, freePort, sleep, stop, waitReady } from './lib.js';
+const ROOT = process.env.ROOT ?? new URL('../', import.meta.url).pathname;
+const argv = process.argv.slice(2);
+const [nodes, interval, warm, window] = argv.slice(0, 4);
+const dd = argv.indexOf('--');
+const envs = Object.fromEntries(argv.slice(4, dd < 0 ? undefined : dd).map((s) => s.split(/=(.*)/s).slice(0, 2)));
+const flags = dd < 0 ? [] : argv.slice(dd + 1);
+const simPort = await freePort();
+const sim = spawn(process.execPath, ['--import', 'tsx', 'bench/sim.ts', nodes!, String(simPort), '30000'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: new URL('../', import.meta.url).pathname });
+await new Promise((r) => sim.once('message', r));
+const requests = () => new Promise<number>((resolve) => { sim.once('message', (m: any) => resolve(m.requests)); sim.send({}); });
+const dir = mkdtempSync(join(tmpdir(), 'fleetmem-'));
+const file = join(dir, 'c.yaml');
+writeFileSync(file, `state_dir: ${dir}/state\ndefaults: {interval: ${interval}, timeout: 5s}\nnodes:\n${Array.from({ length: Number(nodes) }, (_, i) => `  - {name: node-${i + 1}, url: "http://127.0.0.1:${simPort}/nodes/node-${i + 1}"}`).join('\n')}\n`);
+const port = await freePort();
+const d = spawn(process.execPath, [...flags, join(ROOT, 'dist/cli.js'), 'run', '--config', file, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...envs } });
+await waitReady(port, 300_000);
+await sleep(Number(warm) * 1000);
+const st = () => { const s = readFileSync(`/proc/${d.pid}/status`, 'utf8'); return (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(s)?.[1]) / 1024; };
+const rss: number[] = [];
+const [c0, n0] = [cpuSeconds(d.pid!), await requests()];
+for (let i = 0; i < Number(window); i++) { await sleep(1000); rss.push(st()('VmRSS')); }
+const [c1, n1] = [cpuSeconds(d.pid!), await requests()];
+const text = await (await request(`http://127.0.0.1:${port}/metrics`)).body.text();
+const m = (n: string, l = '') => Number(new RegExp(`^${n}${l ? `\\{[^}]*${l}[^}]*\\}` : '(?:\\{[^}]*\\})?'} (\\S+)$`, 'm').exec(text)?.[1]) / 1048576;
+const s = st();
+const r1 = (x: number) => Math.round(x * 10) / 10;
+console.log(JSON.stringify({ nodes, interval, envs, flags, load: loadavg().map(r1), rssEnd: r1(s('VmRSS')), rssMax: r1(Math.max(...rss)), rssMedian: r1(rss.sort((a, b) => a - b)[rss.length >> 1]!), anon: r1(s('RssAnon')), file: r1(s('RssFile')), pollsPerCpuSecond: Math.round((n1 - n0) / (c1 - c0)), pollsPerSecond: Math.round((n1 - n0) / Number(window)), heapTotal: r1(m('nodejs_heap_size_total_bytes')), heapUsed: r1(m('nodejs_heap_size_used_bytes')), external: r1(m('nodejs_external_memory_bytes')), newSpace: r1(m('nodejs_heap_space_size_total_bytes', 'space="new"')), oldSpace: r1(m('nodejs_heap_space_size_total_bytes', 'space="old"')), oldUsed: r1(m('nodejs_heap_space_size_used_bytes', 'space="old"')) }));
+if (flags.some((f) => f.startsWith("--heapsnapshot-signal"))) { d.kill("SIGUSR2"); await sleep(25000); }
+await stop(d); sim.kill('SIGTERM');

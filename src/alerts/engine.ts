@@ -175,7 +175,7 @@ export class AlertEngine {
       if (watched.has(name)) continue;
       if (!ownedHere(name)) {
         this.states.delete(name);
-        for (const key of this.flapHeld) if (key.split('|')[1] === name) this.flapHeld.delete(key);
+        this.flaps.forgetTarget(name, this.flapHeld);
         this.options.log.info({ target: name }, 'restored alerts of a target in another shard dropped');
         this.schedulePersist();
       } else if (resolveUnwatched) this.removeTarget(name, now);
@@ -188,7 +188,7 @@ export class AlertEngine {
     const heldBy = (s: AlertState) => (s.notified?.phase === 'firing' ? this.gate.hold(this.gateView(s), now)?.reason : undefined);
     for (const s of this.states.get(name)?.values() ?? []) if (heldBy(s)) this.options.log.info({ target: name, alertname: s.alertname, labels: s.labels, heldBy: heldBy(s) }, 'alert of a target that left the config resolved despite its silence or hold: the page it sent is closed');
     if (covers.length > 0) this.evaluate({ target: name, covers, unknown: [], conditions: [] }, now, { resolveAtOnce: true });
-    for (const key of this.flapHeld) if (key.split('|')[1] === name) this.flapHeld.delete(key);
+    this.flaps.forgetTarget(name, this.flapHeld);
   }
 
   /** At most MAX_ALERTS_PER_TARGET conditions of one evaluation: a target reporting thousands of failures is not thousands of alerts. */

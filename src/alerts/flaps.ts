@@ -25,6 +25,15 @@ export class Flaps {
     return recent.length > this.threshold;
   }
 
+  /** A target that is gone: its alerts' change times, and their flap holds in `held`, are let go (keys are `alertname|target|…`). */
+  forgetTarget(target: string, held: Set<string>): void {
+    for (const key of [...this.times.keys(), ...held]) {
+      if (key.split('|')[1] !== target) continue;
+      this.times.delete(key);
+      held.delete(key);
+    }
+  }
+
   toJSON(): Record<string, number[]> {
     return Object.fromEntries(this.times);
   }

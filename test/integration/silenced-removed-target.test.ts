@@ -57,8 +57,9 @@ describe('a silenced alert of a target that left the config', () => {
     const api = JSON.parse((await get(`${d.url}/api/v1/alerts`)).body) as { alerts: Array<{ labels: Record<string, string> }> };
     expect(api.alerts.filter((a) => a.labels.target === 'leaving')).toEqual([]);
     d.daemon.alerts.flush();
-    const saved = JSON.parse(readFileSync(join(dirname(file), 'state', 'alerts.json'), 'utf8')) as { alerts: Array<{ target: string }> };
+    const saved = JSON.parse(readFileSync(join(dirname(file), 'state', 'alerts.json'), 'utf8')) as { alerts: Array<{ target: string }>; flaps: Record<string, number[]> };
     expect(saved.alerts.filter((a) => a.target === 'leaving')).toEqual([]);
+    expect(Object.keys(saved.flaps).filter((key) => key.split('|')[1] === 'leaving')).toEqual([]); // nor its flap history
     expect(d.logs()).toMatch(/"target":"leaving"[^\n]*silence[^\n]*resolved|resolved[^\n]*silence[^\n]*"target":"leaving"/);
   });
 });

@@ -122,9 +122,10 @@ nodes:
 
   it('a scenario switch changes check_passing, contiguous_failures and node_healthy as the node would', async () => {
     const v2 = { target: 'v2', endpoint: 'health', view: 'all' };
+    // Two polls after each switch: one under way at the switch may carry the old answer; the next began after it.
     let rounds = d.daemon.store.get('v2')!.rounds;
     await setScenario(sim, 'v2', 'network-down');
-    await waitForRounds(d, 'v2', ++rounds);
+    await waitForRounds(d, 'v2', (rounds += 2));
     let m = await scrape(d.url);
     expect(sample(m, 'avahealth_node_healthy', v2)).toBe(0);
     expect(sample(m, 'avahealth_probe_success', v2)).toBe(1); // a 503 with a valid body is a successful probe
@@ -139,12 +140,12 @@ nodes:
 
     // Another health period of the same failure: the node's own counter goes up.
     await setScenario(sim, 'v2', 'network-down');
-    await waitForRounds(d, 'v2', ++rounds);
+    await waitForRounds(d, 'v2', (rounds += 2));
     m = await scrape(d.url);
     expect(sample(m, 'avahealth_node_check_contiguous_failures', { ...v2, check: 'network' })).toBe(2);
 
     await setScenario(sim, 'v2', 'healthy');
-    await waitForRounds(d, 'v2', ++rounds);
+    await waitForRounds(d, 'v2', (rounds += 2));
     m = await scrape(d.url);
     expect(sample(m, 'avahealth_node_healthy', v2)).toBe(1);
     expect(sample(m, 'avahealth_node_check_passing', { ...v2, check: 'network' })).toBe(1);
@@ -162,9 +163,9 @@ nodes:
     expect(sample(m, 'avahealth_node_bootstrapping_subnets', { target: 'boot' })).toBe(1);
     let rounds = d.daemon.store.get('boot')!.rounds;
     await setScenario(sim, 'boot', 'healthy');
-    await waitForRounds(d, 'boot', ++rounds);
+    await waitForRounds(d, 'boot', (rounds += 2));
     await setScenario(sim, 'boot', 'network-down');
-    await waitForRounds(d, 'boot', ++rounds);
+    await waitForRounds(d, 'boot', (rounds += 2));
     m = await scrape(d.url);
     expect(sample(m, 'avahealth_node_healthy', boot)).toBe(1);
     expect(sample(m, 'avahealth_node_healthy', { ...boot, endpoint: 'health' })).toBe(0);
@@ -174,7 +175,7 @@ nodes:
   it('tag views report the filtered result; an unknown tag hides chain failures (JSON-RPC)', async () => {
     let rounds = d.daemon.store.get('l1')!.rounds;
     await setScenario(sim, 'l1', 'flapping'); // C fails on this health period; the L1 chain does not
-    await waitForRounds(d, 'l1', ++rounds);
+    await waitForRounds(d, 'l1', (rounds += 2));
     const l1Chain = sim.nodes.get('l1')!.l1ChainId!;
     const m = await scrape(d.url);
     const view = (name: string) => ({ target: 'l1', endpoint: 'health', view: name });
@@ -197,7 +198,7 @@ nodes:
     expect(sample(m, 'avahealth_node_check_passing', { target: 'l1', endpoint: 'health', view: 'all', check: l1Chain })).toBe(1);
     const rounds = d.daemon.store.get('l1')!.rounds;
     await (await request(`${sim.baseUrl}/sim/nodes/l1/restart`, { method: 'POST', body: '{"l1":false}' })).body.text();
-    await waitForRounds(d, 'l1', rounds + 1);
+    await waitForRounds(d, 'l1', rounds + 2);
     m = await scrape(d.url);
     expect(series(m, 'avahealth_node_check_passing', { target: 'l1', check: l1Chain })).toEqual([]);
     expect(series(m, 'avahealth_node_chain_last_accepted_height', { target: 'l1', chain: l1Chain })).toEqual([]);

@@ -351,15 +351,25 @@ async function deflateSlices(snapshot: Snapshot, headers: Buffer[], atOnce: numb
     output.then(release, release);
     await new Promise((resolve) => setImmediate(resolve));
   };
-  for (const { header, samples } of snapshot.slices(headers, true)) {
+  // the copy itself yields every SLICE_BYTES too: a 4 MiB slice is ≈ 25,000 owner fragments at 1,000 nodes
+  let sinceYield = 0;
+  for (const { header, samples, length: sampleBytes } of snapshot.slices(headers, true)) {
     for (const part of header ? [header, ...samples] : samples) {
       for (let offset = 0; offset < part.length; ) {
         slice ??= await take();
         const copied = part.copy(slice, used, offset);
         offset += copied;
         used += copied;
-        if (used === slice.length) await flush();
+        if (used === slice.length) {
+          await flush();
+          sinceYield = 0;
+        }
       }
+    }
+    sinceYield += sampleBytes;
+    if (sinceYield >= SLICE_BYTES) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sinceYield = 0;
     }
   }
   if (used > 0) await flush();

@@ -156,7 +156,7 @@ export class Outbox {
     this.log.debug({ receiver: name, target: item.batch.target, alerts: item.batch.alerts.length, attempt: item.attempts + 1 }, 'notification delivery attempt');
     try {
       await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: this.post });
-      this.items.shift();
+      this.remove(item);
       void this.record([{ done: item.batch.id }], { lazy: true });
       this.events.delivered(name);
       this.log.info({ receiver: name, target: item.batch.target, alerts: item.batch.alerts.length, attempts: item.attempts + 1 }, 'notification delivered');
@@ -165,7 +165,7 @@ export class Outbox {
       const error = redact(failure.message, this.config.secrets);
       this.events.failed(name, failure.reason);
       if (!failure.retryable) {
-        this.items.shift();
+        this.remove(item);
         void this.record([{ done: item.batch.id }], { lazy: true });
         this.log.error({ receiver: name, target: item.batch.target, error }, 'notification rejected by the receiver; dropped');
       } else {
@@ -176,6 +176,12 @@ export class Outbox {
         this.log.warn({ receiver: name, error, attempts: item.attempts, retryAt: new Date(item.nextAttemptAt).toISOString() }, 'notification delivery failed; will retry');
       }
     }
+  }
+
+  /** The head, unless a full queue dropped it while it was being sent (then the new head stays). */
+  private remove(item: OutboxItem): void {
+    const index = this.items.indexOf(item);
+    if (index >= 0) this.items.splice(index, 1);
   }
 
   /** Appends to the journal (a failure is logged and counted by write-health, once per change). */

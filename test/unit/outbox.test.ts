@@ -1,0 +1,38 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { Outbox } from '../../src/alerts/outbox.js';
+import type { OutgoingRequest } from '../../src/alerts/receivers/receiver.js';
+import type { NotificationBatch } from '../../src/alerts/types.js';
+import { parseConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { waitFor } from '../helpers/harness.js';
+
+const batch = (id: string): NotificationBatch => ({ id, target: 't', createdAt: 0, alerts: [] });
+
+describe('outbox', () => {
+  it('a full queue dropping the notification being sent does not also drop the next one', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-outbox-'));
+    const config = parseConfig(`state_dir: ${dir}\nalerts:\n  receivers:\n    - {name: hook, webhook: {url: "http://127.0.0.1:9/hook", secret: s3cret}}\n`, join(dir, 'c.yaml'), {});
+    const sent: string[] = [];
+    let release!: () => void;
+    const firstAnswer = new Promise<void>((resolve) => (release = resolve));
+    const post = async (request: OutgoingRequest) => {
+      sent.push(request.headers['webhook-id']!);
+      if (sent.length === 1) await firstAnswer;
+    };
+    const events = { delivered: () => undefined, failed: () => undefined, queueLength: () => undefined };
+    const log = createLogger({ level: 'fatal', format: 'json', destination: new PassThrough() });
+    const outbox = new Outbox(config.alerts.receivers[0]!, dir, post, () => '', events, log);
+    outbox.enqueue(batch('first'));
+    await waitFor('the first notification in flight', () => sent.length === 1);
+    for (let i = 0; i < 10_000; i++) outbox.enqueue(batch(`q${i}`)); // the 10,001st item drops the oldest: the one in flight
+    expect(outbox.length).toBe(10_000);
+    release();
+    await waitFor('two more sent', () => sent.length >= 3, 30_000);
+    await outbox.stop();
+    expect(sent.slice(0, 3)).toEqual(['first', 'q0', 'q1']);
+  });
+});

@@ -13,7 +13,7 @@ import type { EndpointObservation, TargetObservation } from './model/observation
 import { ParseCache } from './probes/exchange.js';
 import { jobsOf, runProbe, type ProbeContext, type ProbeJob } from './probes/registry.js';
 import type { Schedule } from './scheduler/scheduler.js';
-import { endpointKey, sourceOf, type Store } from './store.js';
+import { sourceOf, type Store } from './store.js';
 import { VERSION } from './version.js';
 import type { ConfigDiff } from './config/diff.js';
 
@@ -159,21 +159,24 @@ export class Poller {
   }
 
   private logTransitions(observation: TargetObservation): void {
-    const previous = this.store.get(observation.target)?.jobs.get(sourceOf(observation));
-    const before = new Map(previous?.endpoints.map((e) => [endpointKey(e), e]));
-    for (const e of observation.endpoints) {
-      const was = before.get(endpointKey(e));
-      const fields = { target: observation.target, endpoint: e.endpoint, view: e.view };
-      if (!e.ok && (was === undefined || was.ok || was.reason !== e.reason)) {
-        this.log.warn({ ...fields, reason: e.reason, status: e.httpStatus, error: e.error }, 'probe failed');
-      } else if (e.ok && was && !was.ok) {
-        this.log.info(fields, 'probe recovered');
-      }
+    const previous = this.store.get(observation.target)?.jobs.get(sourceOf(observation))?.endpoints ?? [];
+    for (let i = 0; i < observation.endpoints.length; i++) {
+      const e = observation.endpoints[i]!;
+      const was = sameEndpoint(previous[i], e) ? previous[i] : previous.find((p) => sameEndpoint(p, e));
+      const failed = !e.ok && (was === undefined || was.ok || was.reason !== e.reason);
+      const recovered = e.ok && was !== undefined && !was.ok;
       const healthy = healthOf(e);
-      if (healthy === undefined) continue;
       const wasHealthy = was ? healthOf(was) : undefined;
       // The first poll only reports trouble; after that every change of health is logged.
-      if (healthy !== wasHealthy && !(wasHealthy === undefined && healthy)) {
+      const healthChanged = healthy !== undefined && healthy !== wasHealthy && !(wasHealthy === undefined && healthy);
+      if (!failed && !recovered && !healthChanged) continue; // the usual poll: nothing to log, nothing built
+      const fields = { target: observation.target, endpoint: e.endpoint, view: e.view };
+      if (failed) {
+        this.log.warn({ ...fields, reason: e.reason, status: e.httpStatus, error: e.error }, 'probe failed');
+      } else if (recovered) {
+        this.log.info(fields, 'probe recovered');
+      }
+      if (healthChanged) {
         const failing = e.report?.checks.filter((c) => !c.passing).map((c) => c.name) ?? e.service?.components.filter((c) => !c.up).map((c) => c.name);
         const message = e.service?.message;
         const kind = observation.kind === 'node' ? 'node' : 'service';
@@ -181,6 +184,11 @@ export class Poller {
       }
     }
   }
+}
+
+/** Previous endpoints are usually in the same order: matched by position first, then searched. */
+function sameEndpoint(a: EndpointObservation | undefined, b: EndpointObservation): boolean {
+  return a !== undefined && a.endpoint === b.endpoint && a.view === b.view;
 }
 
 function healthOf(e: EndpointObservation): boolean | undefined {

@@ -45,13 +45,14 @@ export class AlertEngine {
   /** Alert keys under a flap hold (for the log lines when a hold begins and ends). */
   private readonly flapHeld = new Set<string>();
   /** What rules keep between evaluations, by rule and target. */
-  private readonly ruleStates = new Map<string, unknown>();
+  /** Each rule's own state, by target then rule name. */
+  private readonly ruleStates = new Map<string, Map<string, unknown>>();
   /** Targets whose last evaluation was over MAX_ALERTS_PER_TARGET (warned once until it is not). */
   private readonly overLimit = new Set<string>();
   private readonly file: DependentFile;
   private config: Config;
   private persistTimer?: NodeJS.Timeout;
-  private readonly rules = new Map<string, RuleSettings>();
+  private readonly rules = new Map<string, Map<string, RuleSettings>>();
 
   constructor(config: Config, private readonly options: EngineOptions) {
     this.config = config;
@@ -88,14 +89,15 @@ export class AlertEngine {
 
   /** Merged rule settings, computed once per rule and target until the config changes. */
   private rule(name: string, target: string): RuleSettings {
-    const key = `${name}\u0000${target}`;
-    let rule = this.rules.get(key);
+    let ofTarget = this.rules.get(target);
+    if (!ofTarget) this.rules.set(target, (ofTarget = new Map()));
+    let rule = ofTarget.get(name);
     if (!rule) {
       const definition = ruleNamed(name);
       rule = definition
         ? ruleSettings(definition, [this.alerts.rules[definition.name], this.alerts.targetRules[target]?.[definition.name]], this.alerts.bootstrapGraceMs)
         : { disabled: true, forMs: 0, severity: 'warning' };
-      this.rules.set(key, rule);
+      ofTarget.set(name, rule);
     }
     return rule;
   }
@@ -159,9 +161,10 @@ export class AlertEngine {
 
   private ruleState(rule: AnyRule, target: string): unknown {
     if (!rule.newState) return undefined;
-    const key = `${rule.name}\u0000${target}`;
-    if (!this.ruleStates.has(key)) this.ruleStates.set(key, rule.newState());
-    return this.ruleStates.get(key);
+    let ofTarget = this.ruleStates.get(target);
+    if (!ofTarget) this.ruleStates.set(target, (ofTarget = new Map()));
+    if (!ofTarget.has(rule.name)) ofTarget.set(rule.name, rule.newState());
+    return ofTarget.get(rule.name);
   }
 
   /**
@@ -183,7 +186,7 @@ export class AlertEngine {
   }
 
   removeTarget(name: string, now = Date.now()): void {
-    for (const key of this.ruleStates.keys()) if (key.endsWith(`\u0000${name}`)) this.ruleStates.delete(key);
+    this.ruleStates.delete(name);
     const covers = [...new Set(this.list().filter((s) => s.target === name).map((s) => s.alertname))];
     const heldBy = (s: AlertState) => (s.notified?.phase === 'firing' ? this.gate.hold(this.gateView(s), now)?.reason : undefined);
     for (const s of this.states.get(name)?.values() ?? []) if (heldBy(s)) this.options.log.info({ target: name, alertname: s.alertname, labels: s.labels, heldBy: heldBy(s) }, 'alert of a target that left the config resolved despite its silence or hold: the page it sent is closed');

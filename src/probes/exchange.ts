@@ -5,20 +5,31 @@ import type { EndpointObservation } from '../model/observation.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
 import { redact, redactDeep, snippet } from '../util/text.js';
 
+/** Bodies kept for the status page (and compared whole by ParseCache) up to this size. */
+const RAW_LIMIT = 32 * 1024;
+
 /**
  * A node caches its health results for a whole health-check period (30 s), so consecutive polls
- * usually return the very same bytes. Same hash and status, same report object: nothing is parsed
+ * usually return the very same bytes. Same body and status, same report object: nothing is parsed
  * again, and everything keyed on the report object (rendered series, change history) is reused.
+ * A body up to RAW_LIMIT is compared whole (the status page keeps the health body anyway); a
+ * larger one by its SHA-1, so a hostile target's megabytes are not kept.
  */
 export class ParseCache {
-  private readonly entries = new Map<string, { hash: string; status: number; value: unknown }>();
+  private readonly entries = new Map<string, { body?: string; hash?: string; status: number; value: unknown }>();
 
   parse<T>(key: string, response: HttpResponse, parse: () => T): T {
-    const hash = createHash('sha1').update(response.body).digest('base64');
     const last = this.entries.get(key);
-    if (last && last.hash === hash && last.status === response.status) return last.value as T;
+    const small = response.body.length <= RAW_LIMIT;
+    const hash = small ? undefined : createHash('sha1').update(response.body).digest('base64');
+    if (last && last.status === response.status && (small ? last.body === response.body : last.hash === hash)) {
+      // The string kept since last time stands for this body from now on: whatever the caller keeps
+      // of it (the status page's raw body) is then long-lived already instead of a fresh copy per poll.
+      if (last.body !== undefined) response.body = last.body;
+      return last.value as T;
+    }
     const value = parse();
-    this.entries.set(key, { hash, status: response.status, value });
+    this.entries.set(key, { ...(small ? { body: response.body } : { hash }), status: response.status, value });
     return value;
   }
 
@@ -54,7 +65,6 @@ export async function observe(
   return redactDeep(observation, secrets);
 }
 
-const RAW_LIMIT = 32 * 1024;
 
 /** Keeps the body for the status page: capped, and copied so it never pins a larger string. */
 export function keepRaw(observation: EndpointObservation, response: HttpResponse): void {

@@ -3,7 +3,7 @@
  * over plain GET or JSON-RPC 2.0, each exchange classified into success or one failure reason.
  */
 import type { NodeTarget, NodeView } from '../config/load.js';
-import { ProbeError, type HttpResponse } from '../http/client.js';
+import { ProbeError, type HttpRequest, type HttpResponse } from '../http/client.js';
 import { type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../model/observation.js';
 import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
 import { keepRaw, observe, parseJson, readHealthBody, statusError } from './exchange.js';
@@ -23,19 +23,52 @@ const GET_PATHS: Record<NodeEndpoint, string> = {
 
 let nextRpcId = 1;
 
+/** One exchange of a node's poll, worked out once per target config (URL, cache key, request options). */
+interface PlannedExchange {
+  endpoint: NodeEndpoint;
+  view: NodeView;
+  /** ParseCache key. */
+  key: string;
+  /** The GET request (unused for JSON-RPC, whose body carries a fresh id each time). */
+  get: HttpRequest;
+  keepRaw: boolean;
+}
+
+/** Plans by target config object: a reload brings new objects, so a plan never outlives its config. */
+const plans = new WeakMap<NodeTarget, PlannedExchange[]>();
+
+function planOf(target: NodeTarget): PlannedExchange[] {
+  let plan = plans.get(target);
+  if (!plan) {
+    plan = [];
+    for (const endpoint of target.endpoints) {
+      // Tag views filter /ext/health; readiness and liveness are polled unfiltered.
+      for (const view of endpoint === 'health' ? target.views : target.views.slice(0, 1)) {
+        const query = view.tags.map((tag) => `tag=${encodeURIComponent(tag)}`).join('&');
+        plan.push({
+          endpoint,
+          view,
+          key: `${target.name}\u0000${endpoint}\u0000${view.name}`,
+          get: { url: `${target.baseUrl}${GET_PATHS[endpoint]}${query ? `?${query}` : ''}`, headers: target.headers, timeoutMs: target.timeoutMs, tls: target.tls, secrets: target.secrets },
+          keepRaw: endpoint === 'health' && view.tags.length === 0,
+        });
+      }
+    }
+    plans.set(target, plan);
+  }
+  return plan;
+}
+
 export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<TargetObservation> {
   const at = ctx.now() / 1000;
-  const exchanges: Array<[NodeEndpoint, NodeView]> = [];
-  for (const endpoint of target.endpoints) {
-    // Tag views filter /ext/health; readiness and liveness are polled unfiltered.
-    for (const view of endpoint === 'health' ? target.views : target.views.slice(0, 1)) exchanges.push([endpoint, view]);
-  }
-  const endpoints = await Promise.all(exchanges.map(([endpoint, view]) => ctx.limit(() => probeEndpoint(target, endpoint, view, ctx))));
+  const plan = planOf(target);
+  const endpoints = await Promise.all(plan.map((exchange) => ctx.limit(() => probeEndpoint(target, exchange, ctx))));
   const nodeId = endpoints.find((e) => e.nodeId)?.nodeId;
   return { target: target.name, kind: 'node', network: target.network, at, endpoints, ...(nodeId ? { nodeId } : {}) };
 }
 
-function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: NodeView, ctx: ProbeContext): Promise<EndpointObservation> {
+function probeEndpoint(target: NodeTarget, planned: PlannedExchange, ctx: ProbeContext): Promise<EndpointObservation> {
+  const { endpoint, view } = planned;
   return observe(endpoint, view.name, target.secrets, async (observation) => {
     let response: HttpResponse;
     if (target.protocol === 'jsonrpc') {
@@ -51,21 +84,17 @@ function probeEndpoint(target: NodeTarget, endpoint: NodeEndpoint, view: NodeVie
         secrets: target.secrets,
       });
       observation.httpStatus = response.status;
-      if (endpoint === 'health' && view.tags.length === 0) keepRaw(observation, response);
+      if (planned.keepRaw) keepRaw(observation, response);
       observation.report = readJsonRpc(response, id);
     } else {
-      const query = view.tags.map((tag) => `tag=${encodeURIComponent(tag)}`).join('&');
-      response = await ctx.http.request({
-        url: `${target.baseUrl}${GET_PATHS[endpoint]}${query ? `?${query}` : ''}`,
-        headers: target.headers,
-        timeoutMs: target.timeoutMs,
-        tls: target.tls,
-        secrets: target.secrets,
-      });
+      response = await ctx.http.request(planned.get);
       observation.httpStatus = response.status;
-      if (endpoint === 'health' && view.tags.length === 0) keepRaw(observation, response);
-      const parse = () => readHealthBody(response, parseHealthReport);
-      observation.report = ctx.parsed.parse(`${target.name}\u0000${endpoint}\u0000${view.name}`, response, parse);
+      try {
+        observation.report = ctx.parsed.parse(planned.key, response, () => readHealthBody(response, parseHealthReport));
+      } finally {
+        // after the cache: an unchanged body is the string kept last time (the new copy dies young)
+        if (planned.keepRaw) keepRaw(observation, response);
+      }
     }
     const nodeId = headerNodeId(response.headers['node-id']);
     if (nodeId) observation.nodeId = nodeId;

@@ -18,6 +18,18 @@ describe('ParseCache', () => {
     expect(parses).toBe(4);
   });
 
+  it('tells a large body (compared by hash) from one that differs in a single character', () => {
+    const cache = new ParseCache();
+    let parses = 0;
+    const big = (flag: string) => JSON.stringify({ healthy: true, pad: 'x'.repeat(40_000), flag });
+    const parse = (body: string) => () => (parses++, JSON.parse(body) as { flag: string });
+    const a = cache.parse('n/health', response(big('a')), parse(big('a')));
+    expect(cache.parse('n/health', response(big('a')), parse(big('a')))).toBe(a);
+    expect(cache.parse('n/health', response(big('b')), parse(big('b'))).flag).toBe('b');
+    expect(cache.parse('n/health', response('{"flag":"c"}'), parse('{"flag":"c"}')).flag).toBe('c'); // small again
+    expect(parses).toBe(3);
+  });
+
   it('never caches a failure, and forgets a removed target', () => {
     const cache = new ParseCache();
     let parses = 0;

@@ -1,4 +1,11 @@
-// node --import tsx bench/.fleetmem.tmp.ts NODES INTERVAL WARM_S WINDOW_S [ENV=V ...] -- [node flags]
+/**
+ * RSS, V8 heap spaces and CPU per poll of one daemon polling N simulated nodes (bench/RESULTS.md,
+ * "Memory"): for A/B runs of builds (ROOT=<checkout with dist/>), environment variables and node
+ * flags. Prints one JSON line. A node flag `--heapsnapshot-signal=SIGUSR2` also writes a heap
+ * snapshot into the working directory at the end.
+ *   node --import tsx bench/memory.ts NODES INTERVAL WARM_S WINDOW_S [ENV=VALUE ...] [-- node flags]
+ *   node --import tsx bench/memory.ts 1000 1s 15 15 -- --max-semi-space-size=4
+ */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

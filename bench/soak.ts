@@ -1,12 +1,12 @@
 /**
  * Soak: a time-compressed run against a few hundred simulated nodes under `churn`. Every node is
  * polled every second, so `--duration 240` is the polling of an hour at the default 15 s interval.
- * Samples the daemon's RSS, heap, open handles and file descriptors, CPU, the load average, and
+ * Samples the daemon's RSS (anonymous/file, V8 heap total and old space, external, malloc arenas), heap, open handles and file descriptors, CPU, the load average, and
  * the outbox journal's fsyncs per notification, and checks every notification it sent arrived.
  *   npm run soak -- --nodes 300 --duration 240
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -69,6 +69,49 @@ function openFds(pid: number | undefined): number {
   }
 }
 
+/** RSS split (anonymous vs file-backed pages) from /proc/<pid>/status, MiB. */
+function rssSplit(pid: number | undefined): { rssAnonMiB: number; rssFileMiB: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssAnonMiB: Math.round(kib('RssAnon') / 1024), rssFileMiB: Math.round(kib('RssFile') / 1024) };
+  } catch {
+    return { rssAnonMiB: NaN, rssFileMiB: NaN };
+  }
+}
+
+const ARENA_BYTES = 64 * 1024 * 1024;
+/**
+ * What glibc malloc holds resident: the main arena (the brk `[heap]`) plus the per-thread arenas
+ * (anonymous 64 MiB-aligned reservations of 64 MiB, read-write part then `---p` rest), from
+ * /proc/<pid>/smaps. The rest of RssAnon is V8's heap pages, thread stacks and other mmaps.
+ */
+function mallocResident(pid: number | undefined): { arenas: number; mallocMiB: number } {
+  try {
+    const maps: Array<{ start: bigint; end: bigint; perm: string; anon: boolean; name: string; rssKiB: number }> = [];
+    for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+      const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+      if (head) maps.push({ start: BigInt(`0x${head[1]}`), end: BigInt(`0x${head[2]}`), perm: head[3]!, anon: head[4] === '0' && !head[5], name: head[5] ?? '', rssKiB: 0 });
+      const rss = /^Rss:\s+(\d+) kB/.exec(line);
+      if (rss && maps.length > 0) maps.at(-1)!.rssKiB = Number(rss[1]);
+    }
+    let arenas = 0;
+    let kib = 0;
+    maps.forEach((m, i) => {
+      if (m.name === '[heap]') kib += m.rssKiB;
+      if (!m.anon || !m.perm.startsWith('rw') || m.start % BigInt(ARENA_BYTES) !== 0n) return;
+      const next = maps[i + 1];
+      const end = next && next.anon && next.perm === '---p' && next.start === m.end ? next.end : m.end;
+      if (end - m.start !== BigInt(ARENA_BYTES)) return;
+      arenas++;
+      kib += m.rssKiB;
+    });
+    return { arenas, mallocMiB: Math.round(kib / 1024) };
+  } catch {
+    return { arenas: NaN, mallocMiB: NaN };
+  }
+}
+
 /** The sum over every series of a family (e.g. active handles by type). */
 function sum(text: string, name: string): number {
   let total = 0;
@@ -83,7 +126,7 @@ async function scrape(): Promise<string> {
   return (res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
 }
 
-const samples: Array<{ t: number; rssMiB: number; handles: number; fds: number; heapMiB: number; delivered: number; queued: number; dropped: number; syncs: number; records: number; cpuSeconds: number; eventLoopP99Ms: number; load1: number }> = [];
+const samples: Array<{ t: number; rssMiB: number; rssAnonMiB: number; rssFileMiB: number; heapTotalMiB: number; oldSpaceTotalMiB: number; externalMiB: number; mallocMiB: number; arenas: number; handles: number; fds: number; heapMiB: number; delivered: number; queued: number; dropped: number; syncs: number; records: number; cpuSeconds: number; eventLoopP99Ms: number; load1: number }> = [];
 const start = Date.now();
 const startedAt = new Date(start).toISOString();
 while (Date.now() - start < durationS * 1000) {
@@ -93,6 +136,11 @@ while (Date.now() - start < durationS * 1000) {
     t: Math.round((Date.now() - start) / 1000),
     rssMiB: Math.round((await metric(text, 'process_resident_memory_bytes')) / 1048576),
     heapMiB: Math.round((await metric(text, 'nodejs_heap_size_used_bytes')) / 1048576),
+    heapTotalMiB: Math.round((await metric(text, 'nodejs_heap_size_total_bytes')) / 1048576),
+    oldSpaceTotalMiB: Math.round((await metric(text, 'nodejs_heap_space_size_total_bytes', 'space="old"')) / 1048576),
+    externalMiB: Math.round((await metric(text, 'nodejs_external_memory_bytes')) / 1048576),
+    ...rssSplit(daemon.pid),
+    ...mallocResident(daemon.pid),
     handles: sum(text, 'nodejs_active_handles'),
     delivered: await metric(text, 'avahealth_notifications_total', 'receiver="hook"'),
     queued: await metric(text, 'avahealth_notification_queue_length', 'receiver="hook"'),
@@ -106,7 +154,7 @@ while (Date.now() - start < durationS * 1000) {
   });
   const last = samples.at(-1)!;
   process.stderr.write(
-    `t=${last.t}s rss=${last.rssMiB}MiB heap=${last.heapMiB}MiB handles=${last.handles} fds=${last.fds} delivered=${last.delivered} queued=${last.queued} dropped=${last.dropped} syncs=${last.syncs} cpu=${last.cpuSeconds}s loopP99=${last.eventLoopP99Ms}ms load=${last.load1}\n`,
+    `t=${last.t}s rss=${last.rssMiB}MiB (anon ${last.rssAnonMiB}, file ${last.rssFileMiB}) heap=${last.heapMiB}/${last.heapTotalMiB}MiB old=${last.oldSpaceTotalMiB}MiB external=${last.externalMiB}MiB malloc=${last.mallocMiB}MiB arenas=${last.arenas} handles=${last.handles} fds=${last.fds} delivered=${last.delivered} queued=${last.queued} dropped=${last.dropped} syncs=${last.syncs} cpu=${last.cpuSeconds}s loopP99=${last.eventLoopP99Ms}ms load=${last.load1}\n`,
   );
 }
 // settle: no more churn, then every queued notification must arrive
@@ -161,6 +209,13 @@ const result = {
     max: Math.max(...samples.map((s) => s.rssMiB)),
   },
   heapMiB: { early: Math.round(avg(early.map((s) => s.heapMiB))), middle: Math.round(avg(middle.map((s) => s.heapMiB))), late: Math.round(avg(late.map((s) => s.heapMiB))) },
+  /** Where the RSS is, by thirds (averages of samples): V8's heap total and old space, ArrayBuffers/external, malloc's arenas, file-backed pages. */
+  memoryByThirds: Object.fromEntries(
+    (['rssAnonMiB', 'rssFileMiB', 'heapTotalMiB', 'oldSpaceTotalMiB', 'externalMiB', 'mallocMiB', 'arenas'] as const).map((key) => [
+      key,
+      { first: samples[0]?.[key], early: Math.round(avg(early.map((s) => s[key]))), middle: Math.round(avg(middle.map((s) => s[key]))), late: Math.round(avg(late.map((s) => s[key]))), last: samples.at(-1)?.[key], max: Math.max(...samples.map((s) => s[key])) },
+    ]),
+  ),
   handles: { early: avg(early.map((s) => s.handles)), late: avg(late.map((s) => s.handles)), afterSettle: final.handles },
   openFds: { early: Math.round(avg(early.map((s) => s.fds))), late: Math.round(avg(late.map((s) => s.fds))), max: Math.max(...samples.map((s) => s.fds)), afterSettle: final.fds },
   loadAverage1m: { min: Math.min(...samples.map((s) => s.load1)), median: [...samples.map((s) => s.load1)].sort((a, b) => a - b)[Math.floor(samples.length / 2)], max: Math.max(...samples.map((s) => s.load1)) },

@@ -37,7 +37,7 @@ const dir = mkdtempSync(join(tmpdir(), 'avahealth-soak-'));
 const configFile = join(dir, 'soak.yaml');
 writeFileSync(
   configFile,
-  `listen: 127.0.0.1:0\nstate_dir: ./state\ndefaults: {interval: 1s, timeout: 900ms, endpoints: [health]}\nnodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: n${i}, url: "${sim.nodeUrl(`n${i}`)}"}`).join('\n')}\nalerts:\n  for_polls: 1\n  flap_threshold: 100000\n  receivers:\n    - {name: hook, webhook: {url: "${receiverUrl}"}}\n`,
+  `listen: 127.0.0.1:0\nstate_dir: ./state\ndefaults: {interval: 1s, timeout: 900ms, endpoints: [health]}\nnodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: n${i}, url: "${sim.nodeUrl(`n${i}`)}"}`).join('\n')}\nalerts:\n  for_polls: 1\n  flap_threshold: 100000\n  flap_window: 1m\n  receivers:\n    - {name: hook, webhook: {url: "${receiverUrl}"}}\n`,
 );
 const port = await freePort();
 const daemon = spawn(process.execPath, ['dist/cli.js', 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -1,7 +1,8 @@
 /**
  * Flap detection: an alert that changed state (fired or resolved) more than `flap_threshold` times
  * within `flap_window` is flapping; its notifications are held until it has been stable for the
- * window. Only the last flap_threshold + 1 changes can matter, so no more are ever kept.
+ * window. Only the last flap_threshold + 1 changes within the window can matter, so no more are ever
+ * kept (nor persisted).
  */
 export class Flaps {
   constructor(
@@ -10,12 +11,19 @@ export class Flaps {
     private readonly times = new Map<string, number[]>(),
   ) {}
 
+  /** The latest change recorded: the persisted state is cut to the window before it (the engine's clock, not the wall's). */
+  private latest = -Infinity;
+
   setLimits(threshold: number, windowMs: number): void {
     [this.threshold, this.windowMs] = [threshold, windowMs];
   }
 
+  /** Only changes within the window can make an alert flap: older ones are let go here, or a large threshold keeps every change ever seen (and persists them all each save). */
   record(key: string, now: number): void {
-    this.times.set(key, [...(this.times.get(key) ?? []), now].slice(-(this.threshold + 1)));
+    this.latest = Math.max(this.latest, now);
+    const recent = (this.times.get(key) ?? []).filter((t) => now - t < this.windowMs);
+    recent.push(now);
+    this.times.set(key, recent.length > this.threshold + 1 ? recent.slice(-(this.threshold + 1)) : recent);
   }
 
   isFlapping(key: string, now: number): boolean {
@@ -34,7 +42,13 @@ export class Flaps {
     }
   }
 
-  toJSON(): Record<string, number[]> {
+  /** What is persisted: the changes still within the window (keys with none left are let go). */
+  toJSON(now = this.latest): Record<string, number[]> {
+    for (const [key, times] of this.times) {
+      const recent = times.filter((t) => now - t < this.windowMs);
+      if (recent.length === 0) this.times.delete(key);
+      else if (recent.length < times.length) this.times.set(key, recent);
+    }
     return Object.fromEntries(this.times);
   }
 }

@@ -44,7 +44,6 @@ export class AlertEngine {
   private readonly flaps: Flaps;
   /** Alert keys under a flap hold (for the log lines when a hold begins and ends). */
   private readonly flapHeld = new Set<string>();
-  /** What rules keep between evaluations, by rule and target. */
   /** Each rule's own state, by target then rule name. */
   private readonly ruleStates = new Map<string, Map<string, unknown>>();
   /** Targets whose last evaluation was over MAX_ALERTS_PER_TARGET (warned once until it is not). */

@@ -59,10 +59,11 @@ export default defineRule({
   },
 });
 
+/** Readings arrive in time order: the expired ones are at the front (trimmed in place, once a poll). */
 function record(samples: Samples, now: number, ratio: number): void {
-  const kept = samples.filter(([t]) => now - t <= WINDOW_MS);
-  kept.push([now, ratio]);
-  samples.splice(0, samples.length, ...kept.slice(-MAX_SAMPLES));
+  while (samples.length > 0 && now - samples[0]![0] > WINDOW_MS) samples.shift();
+  samples.push([now, ratio]);
+  if (samples.length > MAX_SAMPLES) samples.splice(0, samples.length - MAX_SAMPLES);
 }
 
 /** Seconds until the free ratio reaches `floor` at the least-squares rate of the last hour (needs ≥ 10 minutes of samples). */

@@ -14,7 +14,8 @@ import { createLogger, type Logger } from '../log.js';
 import type { FleetNode } from '../sim/fleet.js';
 import type { SimServer } from '../sim/server.js';
 import { parseGoDuration } from '../util/go-duration.js';
-import { tuneHeapForDaemon } from '../util/heap.js';
+import { tuneForFleet, tuneHeapForDaemon } from '../util/heap.js';
+import { targetsOf } from '../model/targets.js';
 import { redact } from '../util/text.js';
 import { VERSION } from '../version.js';
 import { COMMAND_HELP, HELP } from './help.js';
@@ -217,6 +218,7 @@ async function check(values: Values): Promise<number> {
     }
     throw err;
   }
+  tuneForFleet(targetsOf(config).length);
   const logger = createLogger({ level: values['log.level'] ?? 'error', format: 'json', destination: process.stderr });
   const { runCheck } = await import('../app/check.js');
   const result = await runCheck(config, { format, logger, color: process.stdout.isTTY === true && !process.env.NO_COLOR, ...(values.target ? { target: values.target } : {}) });
@@ -302,6 +304,7 @@ async function startSimulator(fleet: FleetNode[], port: number): Promise<SimServ
 
 async function simulate(values: Values): Promise<number> {
   const fleet = await fleetFrom(values);
+  tuneForFleet(fleet.length);
   const { DEMO_SIM_PORT, fleetConfigYaml, SCENARIOS } = await simulator();
   const sim = await startSimulator(fleet, Number(values.port ?? (values.fleet === 'demo' ? DEMO_SIM_PORT : 9650)));
   const yaml = fleetConfigYaml(fleet, { baseUrl: sim.baseUrl });

@@ -18,6 +18,12 @@
  * glibc keeps in those threads' arenas for good. A small fleet parses a few responses a second and
  * runs the parser as first compiled (Liftoff); a large fleet keeps the faster optimised code.
  *
+ * JavaScript: a sidecar polls three endpoints a few times a minute, so V8's interpreter (Ignition)
+ * is fast enough, and its baseline and optimising compilers (Sparkplug, TurboFan) only cost memory:
+ * their machine code, and the pages of the `node` binary their own code occupies (≈ 2 MiB of RSS
+ * each way for a one-node sidecar; bench/RESULTS.md). A small fleet runs interpreted from the
+ * first module on; a large fleet gets both compilers back.
+ *
  * Flags the operator gave node (on the command line or in NODE_OPTIONS) always win.
  */
 import { setFlagsFromString } from 'node:v8';
@@ -32,7 +38,13 @@ export function nodeFlags(execArgv: readonly string[] = process.execArgv, nodeOp
   return [...execArgv, ...nodeOptions.split(/\s+/).filter(Boolean)];
 }
 
-const given = (flags: readonly string[], ...names: string[]) => flags.some((flag) => names.some((name) => flag.replace(/_/g, '-').replace(/^--no-/, '--').startsWith(name)));
+/** `--no-foo_bar=1` → `--foo-bar`: V8 accepts both spellings and both polarities of a flag. */
+const flagName = (flag: string) => flag.replace(/_/g, '-').replace(/^--no-/, '--').split('=')[0]!;
+const given = (flags: readonly string[], ...names: string[]) => flags.some((flag) => names.includes(flagName(flag)));
+
+const SEMI_SPACE_FLAGS = ['--semi-space-growth-factor', '--max-semi-space-size', '--min-semi-space-size'];
+/** Any of these on node's command line means the operator chose how JavaScript is compiled. */
+const COMPILER_FLAGS = ['--opt', '--turbofan', '--sparkplug', '--always-sparkplug', '--maglev', '--jitless', '--lite-mode'];
 
 /** Caps the old generation's growth; false when the operator set it. */
 export function tuneHeapForDaemon(flags: readonly string[] = nodeFlags()): boolean {
@@ -45,6 +57,13 @@ export function tuneHeapForDaemon(flags: readonly string[] = nodeFlags()): boole
 export interface FleetTuning {
   semiSpaceGrowthFactor?: number;
   liftoffOnly?: boolean;
+  /** Sparkplug and TurboFan on (a large fleet) or off (a small one). */
+  optimisingCompilers?: boolean;
+}
+
+function setCompilers(on: boolean): void {
+  setFlagsFromString(on ? '--opt' : '--no-opt');
+  setFlagsFromString(on ? '--sparkplug' : '--no-sparkplug');
 }
 
 /**
@@ -54,7 +73,7 @@ export interface FleetTuning {
 export function tuneForFleet(targets: number, flags: readonly string[] = nodeFlags()): FleetTuning {
   const small = targets <= SMALL_FLEET_TARGETS;
   const tuning: FleetTuning = {};
-  if (!given(flags, '--semi-space-growth-factor', '--max-semi-space-size', '--min-semi-space-size')) {
+  if (!given(flags, ...SEMI_SPACE_FLAGS)) {
     tuning.semiSpaceGrowthFactor = small ? 1 : DEFAULT_SEMI_SPACE_GROWTH;
     setFlagsFromString(`--semi-space-growth-factor=${tuning.semiSpaceGrowthFactor}`);
   }
@@ -62,10 +81,15 @@ export function tuneForFleet(targets: number, flags: readonly string[] = nodeFla
     tuning.liftoffOnly = small;
     setFlagsFromString(small ? '--liftoff-only' : '--no-liftoff-only');
   }
+  if (!given(flags, ...COMPILER_FLAGS)) {
+    tuning.optimisingCompilers = !small;
+    setCompilers(!small);
+  }
   return tuning;
 }
 
-/** Before the CLI's modules load: a process is small until its config says otherwise. */
+/** Before the CLI's modules load: a process is small until its config (or simulated fleet) says otherwise. */
 export function startSmall(flags: readonly string[] = nodeFlags()): void {
-  if (!given(flags, '--semi-space-growth-factor', '--max-semi-space-size', '--min-semi-space-size')) setFlagsFromString('--semi-space-growth-factor=1');
+  if (!given(flags, ...SEMI_SPACE_FLAGS)) setFlagsFromString('--semi-space-growth-factor=1');
+  if (!given(flags, ...COMPILER_FLAGS)) setCompilers(false);
 }

@@ -1,6 +1,7 @@
 /**
  * V8 sized for the fleet (src/util/heap.ts): a one-node daemon keeps its young generation at the
- * initial semi-space, a large fleet lets it grow, and flags the operator gave node win.
+ * initial semi-space and runs JavaScript interpreted, a large fleet lets the young generation grow
+ * and gets the optimising compilers, and flags the operator gave node win.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -13,34 +14,52 @@ const HEAP = fileURLToPath(new URL('../../dist/util/heap.js', import.meta.url));
 const MiB = 1024 * 1024;
 
 /** Runs `tuneForFleet(targets)` in a fresh node, allocates garbage of which much survives a scavenge, returns the young generation's size. */
-function newSpaceAfterChurn(targets: number, nodeArgs: string[] = []): Promise<{ newSpace: number; tuning: Record<string, unknown> }> {
+/**
+ * Runs `tuneForFleet(targets)` (after `startSmall()`, as the CLI does) in a fresh node, allocates
+ * garbage of which much survives a scavenge, returns the young generation's size and whether a hot
+ * function ended up interpreted (V8's own status bits: 128 interpreted, 64 TurboFan code).
+ */
+function afterChurn(targets: number, nodeArgs: string[] = []): Promise<{ newSpace: number; tuning: Record<string, unknown>; interpreted: boolean; turbofanned: boolean }> {
   const script = `
     import v8 from 'node:v8';
-    const { tuneForFleet } = await import(${JSON.stringify(HEAP)});
+    const { startSmall, tuneForFleet } = await import(${JSON.stringify(HEAP)});
+    startSmall();
     const tuning = tuneForFleet(${targets});
     let keep = [];
-    for (let i = 0; i < 3e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 200000) keep = []; }
+    const entry = (i) => ({ i, s: 'x' + i });
+    for (let i = 0; i < 3e6; i++) { keep.push(entry(i)); if (keep.length > 200000) keep = []; }
     const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
-    process.stdout.write(JSON.stringify({ newSpace, tuning }));`;
+    const status = %GetOptimizationStatus(entry);
+    process.stdout.write(JSON.stringify({ newSpace, tuning, interpreted: (status & 128) !== 0, turbofanned: (status & 64) !== 0 }));`;
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' } }, (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout)))),
+    execFile(process.execPath, [...nodeArgs, '--allow-natives-syntax', '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' } }, (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout)))),
   );
 }
 
 describe('V8 sized for the fleet', () => {
-  it('keeps the young generation at its initial size for a small fleet and lets it grow for a large one', async () => {
-    const small = await newSpaceAfterChurn(1);
-    expect(small.tuning).toEqual({ semiSpaceGrowthFactor: 1, liftoffOnly: true });
+  it('keeps the young generation at its initial size and JavaScript interpreted for a small fleet', async () => {
+    const small = await afterChurn(1);
+    expect(small.tuning).toEqual({ semiSpaceGrowthFactor: 1, liftoffOnly: true, optimisingCompilers: false });
     expect(small.newSpace).toBeLessThanOrEqual(2 * MiB);
-    const large = await newSpaceAfterChurn(1000);
-    expect(large.tuning).toEqual({ semiSpaceGrowthFactor: 2, liftoffOnly: false });
-    expect(large.newSpace).toBeGreaterThan(4 * MiB);
+    expect(small.interpreted).toBe(true);
+    expect(small.turbofanned).toBe(false);
   });
 
-  it('leaves the sizes to the operator when node was given them', async () => {
-    const own = await newSpaceAfterChurn(1, ['--max-semi-space-size=8', '--no-liftoff-only']);
+  it('lets the young generation grow and optimises hot code for a large fleet', async () => {
+    const large = await afterChurn(1000);
+    expect(large.tuning).toEqual({ semiSpaceGrowthFactor: 2, liftoffOnly: false, optimisingCompilers: true });
+    expect(large.newSpace).toBeGreaterThan(4 * MiB);
+    expect(large.turbofanned).toBe(true);
+  });
+
+  it('leaves the sizes and the compilers to the operator when node was given them', async () => {
+    const own = await afterChurn(1, ['--max-semi-space-size=8', '--no-liftoff-only', '--opt']);
     expect(own.tuning).toEqual({});
     expect(own.newSpace).toBeGreaterThan(4 * MiB);
+    expect(own.turbofanned).toBe(true);
+    const interpreted = await afterChurn(1000, ['--no-opt', '--no_sparkplug']);
+    expect(interpreted.tuning).toEqual({ semiSpaceGrowthFactor: 2, liftoffOnly: false });
+    expect(interpreted.interpreted).toBe(true);
   });
 });
 

@@ -7,7 +7,7 @@
 const layers = [
   ['cli', '^src/cli([.]ts$|/)'],
   ['app', '^src/app/'],
-  ['http-server', '^src/http/(server|webconfig|bcrypt-worker)[.]ts$|^src/http/routes/'],
+  ['http-server', '^src/http/(server|webconfig|gate|bcrypt-worker|front|front-worker|front-protocol|heartbeat)[.]ts$|^src/http/routes/'],
   ['status', '^src/status/'],
   ['alerts', '^src/alerts/'],
   ['metrics', '^src/metrics/'],

@@ -3,7 +3,6 @@
  * read-only view (app/view.ts), and orders start, reload (SIGHUP, POST /-/reload, --config.watch)
  * and graceful stop (SIGTERM/SIGINT).
  */
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AlertEngine } from '../alerts/engine.js';
 import { diffConfigs, keepRestartOnly, restartRequired } from '../config/diff.js';
@@ -11,9 +10,11 @@ import { ConfigError } from '../config/errors.js';
 import { loadConfigFile, type Config, type NodeTarget } from '../config/load.js';
 import { DiscoveryManager } from '../discovery/index.js';
 import type { ReloadResult } from '../http/routes/admin.js';
-import { closeServer, createHttpServer } from '../http/server.js';
+import { openFront, type Front } from '../http/front.js';
+import { Gatekeeper } from '../http/gate.js';
+import type { Route } from '../http/route.js';
 import type { Gauge } from 'prom-client';
-import { Gatekeeper, loadWebConfig } from '../http/webconfig.js';
+import { loadWebConfig } from '../http/webconfig.js';
 import { webConfigReloadGauge } from '../metrics/collectors/webconfig.js';
 import { redactLogsOf } from '../log.js';
 import { targetsOf } from '../model/targets.js';
@@ -23,7 +24,7 @@ import { lockStateDir, type StateDirLock } from '../state/lock.js';
 import { secretsOf } from '../config/secrets.js';
 import { watchStateWrites } from '../state/write-health.js';
 import type { Store } from '../store.js';
-import { tuneForFleet } from '../util/heap.js';
+import { SMALL_FLEET_TARGETS, tuneForFleet } from '../util/heap.js';
 import { VERSION } from '../version.js';
 import { buildComponents, effectiveConfig, type Components, type DaemonOptions } from './components.js';
 import { listenOrExplain } from './listen.js';
@@ -38,7 +39,8 @@ export { StartError } from './listen.js';
 export class Daemon {
   private readonly parts: Components;
   private readonly scheduler: Scheduler;
-  private readonly server: Server;
+  private readonly routes: Route[];
+  private front?: Front;
   private readonly gate?: Gatekeeper;
   private readonly webConfigApplied?: Gauge;
   /** Held from before anything in state_dir is read until stop(): one daemon per state_dir. */
@@ -79,11 +81,10 @@ export class Daemon {
       this.gate = new Gatekeeper(loadWebConfig(options.webConfigFile));
       this.webConfigApplied = webConfigReloadGauge(this.parts.metrics.families.registry);
     }
-    const routes = daemonRoutes(this.parts, () => this.firstRoundDone, {
+    this.routes = daemonRoutes(this.parts, () => this.firstRoundDone, {
       ...(options.enableLifecycle ? { reload: () => this.reload() } : {}),
       ...(options.enableAdminApi ? { silences: { add: (silence) => this.parts.alerts.silences.add(silence), expire: (id) => this.parts.alerts.silences.expire(id) } } : {}),
     });
-    this.server = createHttpServer(routes, (err) => log.error({ err }, 'HTTP handler failed'), this.gate);
   }
 
   get store(): Store {
@@ -97,6 +98,11 @@ export class Daemon {
   /** `https` when the web config turns TLS on. */
   get scheme(): 'http' | 'https' {
     return this.gate?.current.tls ? 'https' : 'http';
+  }
+
+  /** Who serves HTTP (the main thread, or a worker for a large fleet); undefined until start(). */
+  get httpFront(): Front | undefined {
+    return this.front;
   }
 
   get ready(): boolean {
@@ -124,7 +130,11 @@ export class Daemon {
     const config = this.parts.config;
     const { host, port } = this.options.listen ?? config.listen;
     try {
-      this.address = await listenOrExplain(this.server, host, port);
+      // A fleet above a sidecar's size is served from a worker thread (http/front.ts): the main
+      // thread's garbage collections then never delay /-/healthy. Discovered fleets start empty.
+      const inWorker = targetsOf(config).length > SMALL_FLEET_TARGETS || Boolean(this.baseConfig.discovery);
+      this.front = await listenOrExplain(() => openFront({ host, port, routes: this.routes, log, inWorker, ...(this.gate ? { gate: this.gate } : {}) }), host, port);
+      this.address = this.front.address;
     } catch (err) {
       this.stateLock.release();
       this.stopWriteWatch();
@@ -141,10 +151,10 @@ export class Daemon {
       this.runSources();
     }
     this.parts.notifier.start();
-    if (this.gate) this.watchers.watch(() => this.gate!.current.files, () => reloadWebConfig(this.options.webConfigFile!, this.gate!, this.server, log, this.webConfigApplied));
+    if (this.gate) this.watchers.watch(() => this.gate!.current.files, () => reloadWebConfig(this.options.webConfigFile!, this.gate!, this.front, log, this.webConfigApplied));
     if (this.options.watchConfig) this.watchers.watch(() => [this.baseConfig.file], () => void this.reload());
     for (const warning of config.warnings) log.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
-    log.info({ address: `${this.address.address}:${this.address.port}`, targets: this.pending.size, version: VERSION }, 'avahealth started');
+    log.info({ address: `${this.address.address}:${this.address.port}`, targets: this.pending.size, http: this.front.servedBy === 'worker' ? 'worker thread' : 'main thread', version: VERSION }, 'avahealth started');
   }
 
   /** Re-reads the config file; a config that does not load leaves the running one in place. */
@@ -219,7 +229,7 @@ export class Daemon {
     parts.metrics.exposition.stop();
     await parts.notifier.stop();
     await parts.alerts.flush();
-    await closeServer(this.server);
+    await this.front?.close();
     await parts.poller.close();
     await parts.deliveryHttp.close();
     this.stateLock.release();

@@ -1,7 +1,4 @@
 /** Opening the daemon's address, with a one-line reason when it cannot be had. */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { listen } from '../http/server.js';
 
 /** The daemon could not start (its address is taken, …): one line for the operator, exit 1. */
 export class StartError extends Error {}
@@ -13,9 +10,9 @@ const LISTEN_ERRORS: Record<string, string> = {
   ENOTFOUND: 'no such host',
 };
 
-export async function listenOrExplain(server: Server, host: string, port: number): Promise<AddressInfo> {
+export async function listenOrExplain<T>(open: () => Promise<T>, host: string, port: number): Promise<T> {
   try {
-    return await listen(server, host, port);
+    return await open();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? '';
     throw new StartError(`cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${LISTEN_ERRORS[code] ?? (err as Error).message}`);

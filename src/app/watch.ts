@@ -1,8 +1,9 @@
 /** Watched files (the config, the web config and its certificates) and the web config's reload. */
-import type { Server } from 'node:http';
 import { ConfigError } from '../config/errors.js';
 import type { Gauge } from 'prom-client';
-import { fingerprintFiles, loadWebConfig, reloadProblem, type Gatekeeper } from '../http/webconfig.js';
+import type { Front } from '../http/front.js';
+import type { Gatekeeper } from '../http/gate.js';
+import { fingerprintFiles, loadWebConfig, reloadProblem } from '../http/webconfig.js';
 import type { Logger } from '../log.js';
 
 /** How often watched files are checked for changes. */
@@ -36,7 +37,7 @@ export class FileWatchers {
  * basic auth or client certificates, switch HTTP/HTTPS) is refused and the current one kept.
  * `applied` reports the outcome (avahealth_web_config_last_reload_successful).
  */
-export function reloadWebConfig(file: string, gate: Gatekeeper, server: Server, log: Logger, applied?: Gauge): void {
+export function reloadWebConfig(file: string, gate: Gatekeeper, front: Front | undefined, log: Logger, applied?: Gauge): void {
   try {
     const next = loadWebConfig(file);
     const problem = reloadProblem(gate.current, next);
@@ -45,8 +46,8 @@ export function reloadWebConfig(file: string, gate: Gatekeeper, server: Server, 
       log.error({ error: problem }, 'web config refused; keeping the current one');
       return;
     }
-    if (next.tls) (server as unknown as { setSecureContext(o: object): void }).setSecureContext(next.tls);
     gate.update(next);
+    front?.applySecurity(next);
     applied?.set(1);
     log.info({ tls: Boolean(next.tls), users: next.users.size }, 'web config reloaded');
   } catch (err) {

@@ -3,29 +3,42 @@
  * page's own), applies the web config's gate and headers, reads bodies under a cap and writes the
  * replies. It knows no route by itself.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { BadRequest, text, type Reply, type Route } from './route.js';
-import type { Denial, Gatekeeper } from './webconfig.js';
+import type { Denial, Gatekeeper } from './gate.js';
 
 const MAX_REQUEST_BODY = 64 * 1024;
 export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 export const MAX_CONNECTIONS = 512;
 
-async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+/** The body, up to MAX_REQUEST_BODY; a larger one is not kept (the rest is drained by the server). */
+export async function readBody(req: IncomingMessage): Promise<{ body: Buffer; tooLarge: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BODY) throw new BadRequest('request body too large');
+    if (size > MAX_REQUEST_BODY) return { body: Buffer.alloc(0), tooLarge: true };
     chunks.push(chunk as Buffer);
   }
+  return { body: Buffer.concat(chunks), tooLarge: false };
+}
+
+function parseJsonBody({ body, tooLarge }: { body: Buffer; tooLarge: boolean }): unknown {
+  if (tooLarge) throw new BadRequest('request body too large');
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+    return JSON.parse(body.toString('utf8') || 'null');
   } catch (err) {
     throw new BadRequest((err as Error).message);
   }
+}
+
+/** What a route sees of a request, wherever the request was read (here, or in the HTTP front's worker). */
+export interface RequestHead {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
 }
 
 const SECURITY_HEADERS = {
@@ -35,6 +48,22 @@ const SECURITY_HEADERS = {
 
 /** Plain HTTP, or HTTPS when the web config has TLS; with a gatekeeper, every route needs to pass it. */
 export function createHttpServer(routes: readonly Route[], onError: (err: unknown) => void, gate?: Gatekeeper): Server {
+  return createServerWith((req) => dispatch(routes, headOf(req), () => readBody(req)), onError, gate);
+}
+
+export function headOf(req: IncomingMessage): RequestHead {
+  return { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers };
+}
+
+/** The reply to a handler's failure: a BadRequest's own status, anything else a 500 (and reported). */
+export function failureReply(err: unknown, onError: (err: unknown) => void): Reply {
+  if (err instanceof BadRequest) return text(err.status, `${err.message}\n`);
+  onError(err);
+  return text(500, 'internal error\n');
+}
+
+/** A server whose requests, once past the gate, are answered by `answer`. */
+export function createServerWith(answer: (req: IncomingMessage) => Promise<Reply>, onError: (err: unknown) => void, gate?: Gatekeeper): Server {
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(gate?.current.headers ?? {})) res.setHeader(name, value);
     const denied = gate?.deny(req);
@@ -53,17 +82,15 @@ export function createHttpServer(routes: readonly Route[], onError: (err: unknow
       send(res, text(denial.status, `${denial.message}\n`, denial.headers));
     }
     function serve(): void {
-      dispatch(routes, req)
+      answer(req)
+        .catch((err: unknown) => failureReply(err, onError))
         .then((reply) => {
           req.resume();
           send(res, reply);
         })
         .catch((err: unknown) => {
-          req.resume();
-          if (err instanceof BadRequest) return send(res, text(err.status, `${err.message}\n`));
           onError(err);
-          if (!res.headersSent) send(res, text(500, 'internal error\n'));
-          else res.destroy();
+          res.destroy();
         });
     }
   };
@@ -94,9 +121,10 @@ function decodeParams(params: string[]): string[] {
   }
 }
 
-async function dispatch(routes: readonly Route[], req: IncomingMessage): Promise<Reply> {
-  const [path = '/', query = ''] = (req.url ?? '/').split('?');
-  const method = req.method ?? 'GET';
+/** Matches the request to a route and runs it; `body` is read only when the route asks for JSON. */
+export async function dispatch(routes: readonly Route[], head: RequestHead, body: () => Promise<{ body: Buffer; tooLarge: boolean }>): Promise<Reply> {
+  const [path = '/', query = ''] = head.url.split('?');
+  const { method, headers } = head;
   const allowed = new Set<string>();
   for (const route of routes) {
     const params = matchPath(route.path, path);
@@ -105,7 +133,7 @@ async function dispatch(routes: readonly Route[], req: IncomingMessage): Promise
       for (const m of route.methods) allowed.add(m);
       continue;
     }
-    return route.handle({ method, path, params: decodeParams(params), query: new URLSearchParams(query), headers: req.headers, json: () => readJsonBody(req) });
+    return route.handle({ method, path, params: decodeParams(params), query: new URLSearchParams(query), headers, json: async () => parseJsonBody(await body()) });
   }
   if (allowed.size > 0) return text(405, 'method not allowed\n', { allow: [...allowed].join(', ') });
   if (method !== 'GET' && method !== 'HEAD') return text(405, 'method not allowed\n', { allow: 'GET, HEAD' });

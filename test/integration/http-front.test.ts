@@ -1,0 +1,189 @@
+/**
+ * A fleet above SMALL_FLEET_TARGETS is served by the HTTP front's worker thread (src/http/front.ts):
+ * every route, the web config's gate (TLS, basic auth, headers) and its reload behave as on the
+ * main thread; /-/healthy is answered in the worker from the main thread's heartbeat.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { Worker } from 'node:worker_threads';
+import { gunzipSync } from 'node:zlib';
+import bcrypt from 'bcryptjs';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openFront } from '../../src/http/front.js';
+import { beat, heartbeatBuffer, lastBeat, STALE_AFTER_MS } from '../../src/http/heartbeat.js';
+import { text } from '../../src/http/route.js';
+import { createLogger } from '../../src/log.js';
+import type { SimServer } from '../../src/sim/server.js';
+import { SMALL_FLEET_TARGETS } from '../../src/util/heap.js';
+import { startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
+
+const NODES = SMALL_FLEET_TARGETS + 5;
+
+describe('a large fleet served by the HTTP front worker, behind TLS and basic auth', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'avahealth-front-'));
+  let sim: SimServer;
+  let d: RunningDaemon;
+  let ca: string;
+  let agent: Agent;
+  const hashOf = (password: string) => bcrypt.hashSync(password, 4).replace(/^\$2b\$/, '$2y$');
+  const webConfig = (password: string) =>
+    `tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: ${hashOf(password)}\nhttp_server_config:\n  headers:\n    X-Frame-Options: DENY\n`;
+  const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`prometheus:${password}`).toString('base64')}` });
+  let auth = basic('correct horse');
+
+  beforeAll(async () => {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'server.key'), '-out', join(dir, 'server.crt')], { stdio: 'ignore' });
+    ca = readFileSync(join(dir, 'server.crt'), 'utf8');
+    agent = new Agent({ connect: { ca } });
+    writeFileSync(join(dir, 'web.yml'), webConfig('correct horse'));
+    sim = await startSim(Array.from({ length: NODES }, (_, i) => ({ name: `node-${i + 1}`, scenario: 'healthy' as const })));
+    const nodes = Array.from({ length: NODES }, (_, i) => `  - name: node-${i + 1}\n    url: ${sim.nodeUrl(`node-${i + 1}`)}\n`).join('');
+    d = await startDaemon(`defaults:\n  interval: 1s\nnodes:\n${nodes}`, { webConfigFile: join(dir, 'web.yml') });
+  });
+  afterAll(async () => {
+    await d?.stop();
+    await sim?.close();
+    await agent?.close();
+  });
+
+  const call = async (path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}) => {
+    const res = await request(`${d.url}${path}`, { dispatcher: agent, method: (options.method ?? 'GET') as 'GET', headers: { ...auth, ...options.headers }, ...(options.body !== undefined ? { body: options.body } : {}) });
+    return { status: res.statusCode, headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) };
+  };
+
+  it('is served by the worker thread, over TLS', () => {
+    expect(d.daemon.httpFront?.servedBy).toBe('worker');
+    expect(d.url).toMatch(/^https:/);
+    expect(d.logs()).toContain('"http":"worker thread"');
+  });
+
+  it('/-/healthy is answered in the worker, behind the same gate and headers', async () => {
+    const refused = await call('/-/healthy', { headers: { authorization: '' } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).toBe('Basic realm="avahealth", charset="UTF-8"');
+    const healthy = await call('/-/healthy');
+    expect([healthy.status, healthy.body.toString()]).toEqual([200, 'Healthy\n']);
+    expect(healthy.headers['x-frame-options']).toBe('DENY');
+    expect(healthy.headers['x-content-type-options']).toBe('nosniff');
+    const head = await call('/-/healthy', { method: 'HEAD' });
+    expect([head.status, head.body.length]).toEqual([200, 0]);
+    // other methods are the main thread's routes' answer, as before
+    const post = await call('/-/healthy', { method: 'POST' });
+    expect([post.status, post.headers.allow]).toEqual([405, 'GET, HEAD']);
+  });
+
+  it('the main thread beats the heartbeat the worker reads', async () => {
+    const heartbeat = d.daemon.httpFront!.heartbeat!;
+    const first = lastBeat(heartbeat);
+    await waitFor('a later beat', () => lastBeat(heartbeat) > first);
+  });
+
+  it('/-/ready, /metrics (plain, gzip, OpenMetrics), the status page and API come from the main thread', async () => {
+    await waitFor('ready', async () => (await call('/-/ready')).status === 200, 20_000);
+    const plain = await call('/metrics');
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(plain.headers['x-frame-options']).toBe('DENY');
+    expect(plain.body.toString()).toContain(`target="node-${NODES}"`);
+    expect(Number(plain.headers['content-length'])).toBe(plain.body.length);
+    const gzip = await call('/metrics', { headers: { accept: 'application/openmetrics-text;version=1.0.0', 'accept-encoding': 'gzip' } });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gzip.headers['content-type']).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
+    const unzipped = gunzipSync(gzip.body).toString();
+    expect(unzipped).toContain(`target="node-${NODES}"`);
+    expect(unzipped.endsWith('# EOF\n')).toBe(true);
+    const head = await call('/metrics', { method: 'HEAD' });
+    expect([head.status, head.body.length]).toEqual([200, 0]);
+    const status = JSON.parse((await call('/api/v1/status')).body.toString()) as { ready: boolean; targets: unknown[] };
+    expect([status.ready, status.targets.length]).toEqual([true, NODES]);
+    const page = await call('/');
+    expect(page.status).toBe(200);
+    expect(page.body.toString()).toContain(`node-${NODES}`);
+    expect((await call('/nope')).status).toBe(404);
+  });
+
+  it('admin routes take a JSON body through the worker, capped in size', async () => {
+    const json = { 'content-type': 'application/json' };
+    const created = await call('/api/v1/silences', { method: 'POST', headers: json, body: JSON.stringify({ matchers: { target: 'node-1' }, endsAt: new Date(Date.now() + 3_600_000).toISOString(), comment: 'through the front' }) });
+    expect(created.status).toBe(200);
+    const { id } = JSON.parse(created.body.toString()) as { id: string };
+    const alerts = JSON.parse((await call('/api/v1/alerts')).body.toString()) as { silences: Array<{ id: string; comment: string }> };
+    expect(alerts.silences.find((s) => s.id === id)?.comment).toBe('through the front');
+    expect((await call(`/api/v1/silences/${id}`, { method: 'DELETE' })).status).toBe(200);
+    const broken = await call('/api/v1/silences', { method: 'POST', headers: json, body: '{"matchers":' });
+    expect(broken.status).toBe(400);
+    expect(broken.body.toString()).toContain('body must be JSON');
+    const huge = await call('/api/v1/silences', { method: 'POST', headers: json, body: JSON.stringify({ comment: 'x'.repeat(100_000) }) });
+    expect(JSON.parse(huge.body.toString())).toEqual({ error: 'body must be JSON: request body too large' });
+    const reload = await call('/-/reload', { method: 'POST' });
+    expect([reload.status, reload.body.toString()]).toEqual([200, 'config reloaded\n']);
+  });
+
+  it('a reloaded web config applies in the worker', async () => {
+    writeFileSync(join(dir, 'web.yml'), webConfig('battery staple'));
+    await waitFor('the new password', async () => (await call('/-/healthy', { headers: basic('battery staple') })).status === 200, 10_000);
+    expect((await call('/-/healthy')).status).toBe(401);
+    auth = basic('battery staple');
+    expect((await call('/metrics')).status).toBe(200);
+    expect(d.logs()).toContain('web config reloaded');
+  });
+});
+
+describe('the HTTP front worker on its own', () => {
+  const log = createLogger({ level: 'error', format: 'json', destination: new PassThrough().resume() });
+  const routes = [{ methods: ['GET'], path: '/hello', handle: () => text(200, 'from the main thread\n') }];
+
+  it('answers /-/healthy 503 with the reason when the main loop stops beating, 200 again when it beats', async () => {
+    const heartbeat = heartbeatBuffer();
+    beat(heartbeat);
+    const front = await openFront({ host: '127.0.0.1', port: 0, routes, log, inWorker: true, heartbeat });
+    try {
+      const get = async (path: string) => {
+        const res = await request(`http://127.0.0.1:${front.address.port}${path}`);
+        return [res.statusCode, await res.body.text()];
+      };
+      expect(await get('/-/healthy')).toEqual([200, 'Healthy\n']);
+      beat(heartbeat, Date.now() - STALE_AFTER_MS - 5_000);
+      const [status, body] = await get('/-/healthy');
+      expect(status).toBe(503);
+      expect(body).toMatch(/^Unhealthy: the main event loop has not run for 1\d\.\d s \(limit 10 s\)\n$/);
+      expect(await get('/hello')).toEqual([200, 'from the main thread\n']);
+      beat(heartbeat);
+      expect(await get('/-/healthy')).toEqual([200, 'Healthy\n']);
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('when the worker dies, the main thread serves the same address and the log says so', async () => {
+    let logText = '';
+    const stream = new PassThrough().on('data', (chunk: Buffer) => (logText += chunk.toString()));
+    const logged = createLogger({ level: 'info', format: 'json', destination: stream });
+    const front = await openFront({ host: '127.0.0.1', port: 0, routes, log: logged, inWorker: true });
+    try {
+      const hello = async () => {
+        const res = await request(`http://127.0.0.1:${front.address.port}/hello`);
+        return [res.statusCode, await res.body.text()];
+      };
+      expect(await hello()).toEqual([200, 'from the main thread\n']);
+      await (front as unknown as { worker: Worker }).worker.terminate();
+      await waitFor('the fallback', async () => (await hello().catch(() => undefined))?.[0] === 200);
+      expect(logText).toContain('HTTP front worker exited; the main thread serves HTTP from now on');
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('a port in use fails the open with the listen error\'s code', async () => {
+    const first = await openFront({ host: '127.0.0.1', port: 0, routes, log, inWorker: true });
+    try {
+      await expect(openFront({ host: '127.0.0.1', port: first.address.port, routes, log, inWorker: true })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    } finally {
+      await first.close();
+    }
+  });
+});

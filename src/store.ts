@@ -155,22 +155,34 @@ export class Store {
     this.removeListeners.push(listener);
   }
 
-  /** Records one job's observation of a target; other jobs' endpoints of the target are kept. */
+  /**
+   * Records one job's observation of a target; other jobs' endpoints of the target are kept. A known
+   * target's state is updated in place (its jobs, its history only when something changed): at a
+   * poll a second per target, fresh containers per poll lived until the next one and were promoted.
+   */
   record(observation: TargetObservation): TargetState {
     const source = sourceOf(observation);
     const own = source === observation.kind;
     const previous = this.targets.get(observation.target);
-    const lastSuccessAt = previous?.lastSuccessAt ?? new Map<string, number>();
-    for (const e of observation.endpoints) if (e.ok) lastSuccessAt.set(endpointKey(e), e.at + e.durationSeconds);
-    const jobs = new Map(previous?.jobs);
-    jobs.set(source, observation);
-    const merged = merge(jobs, observation.kind);
-    const changes = previous ? describeChanges(previous.observation, merged) : [];
-    const history = [...changes, ...(previous?.history ?? [])].slice(0, HISTORY);
-    const state: TargetState = { observation: merged, lastSuccessAt, history, rounds: (previous?.rounds ?? 0) + (own ? 1 : 0), jobs, latest: observation };
-    const nodeId = observation.nodeId ?? previous?.nodeId;
-    if (nodeId) state.nodeId = nodeId;
-    this.targets.set(observation.target, state);
+    let state: TargetState;
+    if (previous) {
+      for (const e of observation.endpoints) if (e.ok) previous.lastSuccessAt.set(endpointKey(e), e.at + e.durationSeconds);
+      previous.jobs.set(source, observation);
+      const merged = merge(previous.jobs, observation.kind);
+      const changes = describeChanges(previous.observation, merged);
+      if (changes.length > 0) previous.history = [...changes, ...previous.history].slice(0, HISTORY);
+      previous.observation = merged;
+      previous.latest = observation;
+      if (own) previous.rounds++;
+      if (observation.nodeId && observation.nodeId !== previous.nodeId) previous.nodeId = observation.nodeId;
+      state = previous;
+    } else {
+      const lastSuccessAt = new Map<string, number>();
+      for (const e of observation.endpoints) if (e.ok) lastSuccessAt.set(endpointKey(e), e.at + e.durationSeconds);
+      state = { observation, lastSuccessAt, history: [], rounds: own ? 1 : 0, jobs: new Map([[source, observation]]), latest: observation };
+      if (observation.nodeId) state.nodeId = observation.nodeId;
+      this.targets.set(observation.target, state);
+    }
     if (source === 'node') this.lagCache = undefined;
     for (const listener of this.listeners) listener(observation.target, state, source);
     return state;

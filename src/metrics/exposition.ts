@@ -111,13 +111,19 @@ const DEFLATES_WHILE_WAITED_FOR = 2;
 /** How long a scrape waits for the first compression of a large snapshot before it is answered uncompressed. */
 const FIRST_DEFLATE_WAIT_MS = 2_000;
 
-/** One owner's samples as bytes; family i is `bytes[ends[i-1] .. ends[i])`. */
+/**
+ * One owner's samples as bytes; family i is `bytes[ends[i-1] .. ends[i])` (the buffer may be longer).
+ * Rewritten in place by the next `set` of its owner while no snapshot holds it (a node polled every
+ * second between scrapes 15 s apart: no new buffers for 14 polls of 15), replaced once one does.
+ */
 interface Encoded {
   bytes: Buffer;
   ends: Uint32Array;
+  /** A snapshot holds it: never changed again. */
+  frozen: boolean;
 }
 
-/** The owners' bytes at one moment (Encoded values are never changed, only replaced). */
+/** The owners' bytes at one moment (the Encoded values it holds are frozen). */
 class Snapshot {
   private joined?: Promise<Buffer[]>;
   readonly deflated = new Map<Format, Promise<Deflated>>();
@@ -129,7 +135,10 @@ class Snapshot {
     private readonly families: number,
   ) {
     let bytes = 0;
-    for (const owner of owners) bytes += owner.bytes.length;
+    for (const owner of owners) {
+      owner.frozen = true;
+      bytes += owner.ends[families - 1] ?? 0;
+    }
     this.bytes = bytes;
   }
 
@@ -202,7 +211,8 @@ export class Exposition {
   }
 
   set(owner: string, fragments: string[]): void {
-    this.owners.set(owner, encode(fragments, this.families.length));
+    const existing = this.owners.get(owner);
+    if (!existing || existing.frozen || !encodeInto(existing, fragments)) this.owners.set(owner, encode(fragments, this.families.length));
     this.changed();
   }
 
@@ -300,12 +310,27 @@ function encode(fragments: string[], count: number): Encoded {
     if (fragment) total += Buffer.byteLength(fragment);
     ends[i] = total;
   }
-  const bytes = Buffer.allocUnsafeSlow(total);
+  // room for numbers that grow a little (a duration with more digits) without a new buffer
+  const bytes = Buffer.allocUnsafeSlow(total + (total >> 4));
   for (let i = 0, pos = 0; i < count; i++) {
     const fragment = fragments[i];
     if (fragment) pos += bytes.write(fragment, pos);
   }
-  return { bytes, ends };
+  return { bytes, ends, frozen: false };
+}
+
+/** Rewrites an Encoded no snapshot holds with new fragments, if they fit in its buffer. */
+function encodeInto(encoded: Encoded, fragments: string[]): boolean {
+  const { bytes, ends } = encoded;
+  let total = 0;
+  for (let i = 0; i < ends.length; i++) if (fragments[i]) total += Buffer.byteLength(fragments[i]!);
+  if (total > bytes.length) return false;
+  for (let i = 0, pos = 0; i < ends.length; i++) {
+    const fragment = fragments[i];
+    if (fragment) pos += bytes.write(fragment, pos);
+    ends[i] = pos;
+  }
+  return true;
 }
 
 /**

@@ -9,7 +9,7 @@
 import type { Config, Target } from '../config/load.js';
 import { targetsOf } from '../model/targets.js';
 import type { Store, TargetState } from '../store.js';
-import { Writer, type StoreInput } from './collectors/collector.js';
+import { Dependencies, Writer, type StoreInput } from './collectors/collector.js';
 import { COLLECTORS, FAMILIES, OFFSETS } from './collectors/index.js';
 import { MetricsEndpoint, type ScrapeRequest, type ScrapeResponse } from './endpoint.js';
 import { Exposition, labelText, SampleWriter } from './exposition.js';
@@ -26,7 +26,7 @@ interface TargetMetrics {
   /** Exposition owner of each collector's series of this target. */
   owners: string[];
   /** What each collector rendered from last time (its `depends`), and with which config. */
-  rendered: Array<readonly unknown[] | undefined>;
+  rendered: Dependencies[];
   renderedWith?: Config;
 }
 
@@ -62,7 +62,7 @@ export class MetricsView {
       if (existing && existing.base === base) existing.target = target;
       else {
         if (existing) this.removeTarget(target.name);
-        this.targets.set(target.name, { target, base, skipped: 0, memos: COLLECTORS.map((c) => c.newMemo?.()), owners: COLLECTORS.map((c) => `${target.name}\u0000${c.name}`), rendered: [] });
+        this.targets.set(target.name, { target, base, skipped: 0, memos: COLLECTORS.map((c) => c.newMemo?.()), owners: COLLECTORS.map((c) => `${target.name}\u0000${c.name}`), rendered: COLLECTORS.map(() => new Dependencies()) });
         // counters exist at 0 from the start, so rate() over them works before the first poll
         this.renderTarget(target.name);
       }
@@ -149,10 +149,11 @@ export class MetricsView {
     for (let i = 0; i < COLLECTORS.length; i++) {
       const collector = COLLECTORS[i]!;
       if (!collector.target) continue;
-      const depends = collector.depends?.(input, entry.memos[i]);
-      const last = entry.rendered[i];
-      entry.rendered[i] = depends;
-      if (sameConfig && depends && last && sameValues(depends, last)) continue;
+      const deps = entry.rendered[i]!;
+      deps.start();
+      const known = collector.depends?.(input, entry.memos[i], deps) ?? false;
+      if (!known) deps.clear();
+      else if (!deps.changed() && sameConfig) continue;
       const sample = new SampleWriter(collector.families);
       const fork = () => new SampleWriter(collector.families);
       collector.target(new Writer(sample, 0, fork), input, entry.memos[i]);
@@ -185,12 +186,6 @@ export class MetricsView {
     COLLECTORS.forEach((collector, i) => collector.store?.(new Writer(sample, OFFSETS[i]!, fork), input));
     this.exposition.set(STORE_OWNER, sample.take());
   }
-}
-
-function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function receiverNames(config: Config): string[] {

@@ -32,6 +32,8 @@ interface PlannedExchange {
   /** The GET request (unused for JSON-RPC, whose body carries a fresh id each time). */
   get: HttpRequest;
   keepRaw: boolean;
+  /** The NodeID this exchange saw last: an unchanged header keeps that string (no new copy per poll). */
+  nodeId?: string;
 }
 
 /** Plans by target config object: a reload brings new objects, so a plan never outlives its config. */
@@ -97,7 +99,7 @@ function probeEndpoint(target: NodeTarget, planned: PlannedExchange, ctx: ProbeC
       }
     }
     const nodeId = headerNodeId(response.headers['node-id']);
-    if (nodeId) observation.nodeId = nodeId;
+    if (nodeId) observation.nodeId = nodeId === planned.nodeId ? planned.nodeId : (planned.nodeId = nodeId);
   });
 }
 

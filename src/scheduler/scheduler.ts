@@ -25,9 +25,9 @@ export interface Schedule {
 
 interface Job {
   schedule: Schedule;
-  running?: Promise<void>;
+  running: Promise<void> | undefined;
   /** When the running poll's deadline comes (its tick's time + deadlineMs). */
-  runningUntil?: number;
+  runningUntil: number | undefined;
   /** A tick that came at the running poll's deadline, waiting for its timeout to settle. */
   following?: boolean;
   timer?: NodeJS.Timeout;
@@ -68,7 +68,7 @@ export class Scheduler {
         continue;
       }
       if (existing) this.cancel(existing);
-      const job: Job = { schedule, nextAt: 0, ...(existing?.running ? { running: existing.running, ...(existing.runningUntil !== undefined ? { runningUntil: existing.runningUntil } : {}) } : {}) };
+      const job: Job = { schedule, nextAt: 0, running: existing?.running, runningUntil: existing?.running ? existing.runningUntil : undefined };
       this.jobs.set(schedule.name, job);
       if (this.started) this.begin(job, !existing);
     }
@@ -134,18 +134,12 @@ export class Scheduler {
     const running = this.hooks.poll(name).finally(() => {
       // The job may have been replaced by a reschedule meanwhile: clear whichever holds this poll.
       const current = this.jobs.get(name);
-      if (current?.running === running) {
-        delete current.running;
-        delete current.runningUntil;
-      }
-      if (job.running === running) {
-        delete job.running;
-        delete job.runningUntil;
-      }
+      // (set to undefined, not deleted: a deleted property turns the job into a dictionary that is reallocated every poll)
+      if (current?.running === running) current.running = current.runningUntil = undefined;
+      if (job.running === running) job.running = job.runningUntil = undefined;
     });
     job.running = running;
-    if (job.schedule.deadlineMs !== undefined) job.runningUntil = at + job.schedule.deadlineMs;
-    else delete job.runningUntil;
+    job.runningUntil = job.schedule.deadlineMs !== undefined ? at + job.schedule.deadlineMs : undefined;
   }
 
   private cancel(job: Job): void {

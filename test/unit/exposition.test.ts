@@ -54,6 +54,28 @@ describe('Exposition', () => {
     expect(e.render().toString()).toContain('x_up{target="t1",pad=""} 1\nx_up{target="new"} 0\n# HELP x_failures_total');
   });
 
+  it('rewrites an owner in place between scrapes, but never the bytes a scrape already took', async () => {
+    const e = new Exposition(FAMILIES);
+    const put = (value: number, extra = '') => {
+      const w = e.writer();
+      w.add(0, `target="a"${extra}`, value);
+      e.set('a', w.take());
+    };
+    put(1);
+    const taken = await e.chunks('text');
+    const before = Buffer.concat(taken).toString();
+    put(0.123456789, ',grown="with a label much longer than the room the buffer had left"'); // a new buffer: the old one is the scrape's
+    put(2); // shorter: rewritten in place (no scrape since)
+    put(3);
+    expect(Buffer.concat(taken).toString()).toBe(before);
+    expect(before).toContain('x_up{target="a"} 1\n');
+    expect(e.render().toString()).toBe(`${familyHeader(FAMILIES[0]!, 'text')}x_up{target="a"} 3\n`);
+    const second = await e.chunks('text');
+    put(4);
+    expect(Buffer.concat(second).toString()).toContain('x_up{target="a"} 3\n');
+    expect(e.render().toString()).toContain('x_up{target="a"} 4\n');
+  });
+
   it('joins a large fleet in slices with the same result; its gzip scrapes get the last finished compression meanwhile', async () => {
     const e = new Exposition(FAMILIES);
     fill(e, 4000, 400); // ≈ 1.7 MB: above the on-the-spot limit

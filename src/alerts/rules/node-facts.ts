@@ -18,12 +18,19 @@ export interface NodeFacts {
   diskCheck?: CheckResult;
 }
 
-const cache = new WeakMap<TargetObservation, NodeFacts>();
+/**
+ * The rules of one poll run one after the other: the facts of the last observation asked about are
+ * all the cache needs (a WeakMap entry per poll kept each poll's facts alive until the next one).
+ */
+let lastObservation: TargetObservation | undefined;
+let lastFacts: NodeFacts | undefined;
 
 export function nodeFacts(observation: TargetObservation): NodeFacts {
-  let facts = cache.get(observation);
-  if (!facts) cache.set(observation, (facts = derive(observation)));
-  return facts;
+  if (lastObservation !== observation || !lastFacts) {
+    lastFacts = derive(observation);
+    lastObservation = observation;
+  }
+  return lastFacts;
 }
 
 function derive(observation: TargetObservation): NodeFacts {

@@ -73,4 +73,16 @@ describe('AvalancheDiskLow keeps its own trend', () => {
     for (let i = 0; i < 40; i++) expect(AvalancheDiskLow.evaluate(observation(0.5), ctx(i * 5 * 60_000), state)).toEqual([]);
     expect(state.length).toBeLessThanOrEqual(13); // one hour of 5-minute readings
   });
+
+  it('a node polled every second keeps readings spread over the whole hour, so its trend still shows', () => {
+    const state = AvalancheDiskLow.newState!();
+    // falls a point every two minutes, polled every second for 20 minutes
+    let result: unknown = [];
+    for (let s = 0; s <= 20 * 60; s++) result = AvalancheDiskLow.evaluate(observation(0.3 - (s / 120) * 0.01), ctx(s * 1000), state);
+    expect(state.length).toBe(81); // one reading per 15 s
+    expect(secondsUntil(state, 0.1)).toBeCloseTo(20 * 60, 0);
+    expect(result).toMatchObject([{ severity: 'critical', summary: 'v1: disk 20% free' }]);
+    for (let s = 20 * 60 + 1; s <= 2 * 3600; s++) AvalancheDiskLow.evaluate(observation(0.5), ctx(s * 1000), state);
+    expect(state.length).toBe(240);
+  });
 });

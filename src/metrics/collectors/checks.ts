@@ -1,9 +1,11 @@
-/** Every health check of every view: passing, failures, timing. Rendered once per distinct report. */
-import type { CheckResult, HealthReport } from '../../model/observation.js';
-import { endpointKey } from '../../store.js';
+/**
+ * Every health check of every view: passing, failures, timing. Rendered when a report changed (see
+ * `depends`); the exposition's bytes are the only copy kept (no rendered strings beside them).
+ */
+import type { CheckResult } from '../../model/observation.js';
 import { sanitizeLabelValue } from '../../util/labels.js';
 import { escapeLabel } from '../exposition.js';
-import { counter, defineCollector, defineFamilies, gauge, type Writer } from './collector.js';
+import { counter, defineCollector, defineFamilies, gauge, addReports, type Writer } from './collector.js';
 
 const F = defineFamilies({
   passing: gauge('node_check_passing', 'The check has no error. A check the node has not run yet counts as failing.'),
@@ -17,38 +19,30 @@ const F = defineFamilies({
 const I = F.index;
 
 interface Memo {
-  /** Rendered series per endpoint/view, reused while the report object is the same (an unchanged body). */
-  rendered: Map<string, { report: HealthReport; parts: string[] }>;
   dropped: number;
-  counted: WeakSet<object>;
+  /** The last observation whose dropped checks were counted (a target is re-rendered without a new poll, e.g. on a skipped poll). */
+  counted?: object;
 }
 
 export default defineCollector<Memo>({
   name: 'checks',
   families: F.list,
-  newMemo: () => ({ rendered: new Map(), dropped: 0, counted: new WeakSet() }),
+  newMemo: () => ({ dropped: 0 }),
   // The reports; a report over the limit counts dropped checks once per recorded observation, so then always.
-  depends: ({ state, config }) =>
-    state && !state.latest.endpoints.some((e) => e.report && e.report.checks.length > config.limits.maxChecksPerTarget) ? state.observation.endpoints.map((e) => e.report) : undefined,
+  depends: ({ state, config }, _memo, deps) =>
+    state !== undefined && !state.latest.endpoints.some((e) => e.report && e.report.checks.length > config.limits.maxChecksPerTarget) && addReports(deps, state),
   target(w, { base, state, config }, memo) {
     if (!state) return;
     const { maxChecksPerTarget: max, maxLabelLength } = config.limits;
-    if (!memo.counted.has(state.latest)) {
-      memo.counted.add(state.latest);
+    if (memo.counted !== state.latest) {
+      memo.counted = state.latest;
       for (const e of state.latest.endpoints) if (e.report && e.report.checks.length > max) memo.dropped += e.report.checks.length - max;
     }
     for (const e of state.observation.endpoints) {
       if (!e.report) continue;
-      const key = endpointKey(e);
-      let cached = memo.rendered.get(key);
-      if (cached?.report !== e.report) {
-        const cw = w.fork();
-        const labels = `${base},endpoint="${escapeLabel(e.endpoint)}",view="${escapeLabel(e.view)}"`;
-        for (const check of e.report.checks.slice(0, max)) writeCheck(cw, `${labels},check="${escapeLabel(sanitizeLabelValue(check.name, maxLabelLength))}"`, check);
-        cached = { report: e.report, parts: cw.parts() };
-        memo.rendered.set(key, cached);
-      }
-      w.append(cached.parts);
+      const labels = `${base},endpoint="${escapeLabel(e.endpoint)}",view="${escapeLabel(e.view)}"`;
+      const checks = e.report.checks;
+      for (let i = 0; i < checks.length && i < max; i++) writeCheck(w, `${labels},check="${escapeLabel(sanitizeLabelValue(checks[i]!.name, maxLabelLength))}"`, checks[i]!);
     }
     if (memo.dropped > 0) w.add(I.dropped, base, memo.dropped);
   },

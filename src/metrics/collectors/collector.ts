@@ -80,12 +80,54 @@ export interface Collector<Memo = undefined> {
   register?(registry: Registry): void;
   target?(w: Writer, input: TargetInput, memo: Memo): void;
   /**
-   * What `target` renders from, beyond the target, its labels and the config: while every value is
-   * identical (===) to the last render's, the view keeps the series it has (no render, no encoding;
-   * a node's unchanged body costs nothing here). Undefined, or no `depends`: render on every update.
+   * What `target` renders from, beyond the target, its labels and the config, each value handed to
+   * `deps.add`: while every value is identical (===) to the last render's, the view keeps the series
+   * it has (no render, no encoding; a node's unchanged body costs nothing here, and the comparison
+   * allocates nothing). False, or no `depends`: render on every update.
    */
-  depends?(input: TargetInput, memo: Memo): readonly unknown[] | undefined;
+  depends?(input: TargetInput, memo: Memo, deps: Dependencies): boolean;
   store?(w: Writer, input: StoreInput): void;
+}
+
+/** What a collector rendered from last time, compared value by value as `depends` hands in the new ones. */
+export class Dependencies {
+  private readonly values: unknown[] = [];
+  private count = 0;
+  private differs = false;
+
+  /** Before a `depends`. */
+  start(): void {
+    this.count = 0;
+    this.differs = false;
+  }
+
+  add(value: unknown): void {
+    if (this.count === this.values.length || this.values[this.count] !== value) {
+      this.values[this.count] = value;
+      this.differs = true;
+    }
+    this.count++;
+  }
+
+  /** After a `depends`: whether anything differs from the values of the time before. */
+  changed(): boolean {
+    if (this.count !== this.values.length) {
+      this.values.length = this.count;
+      return true;
+    }
+    return this.differs;
+  }
+
+  /** Forgets the values (the next comparison differs). */
+  clear(): void {
+    this.values.length = 0;
+  }
+}
+
+/** For `depends`: the report of each endpoint of the target's observation. */
+export function addReports(deps: Dependencies, state: TargetState): true {
+  for (const e of state.observation.endpoints) deps.add(e.report);
+  return true;
 }
 
 export function defineCollector<Memo = undefined>(collector: Collector<Memo>): Collector<unknown> {

@@ -3,10 +3,10 @@
  * /ext/health view (the unfiltered one first, so an L1 node polled only through a tag view still
  * reports its chain). Re-rendered only when a report changes.
  */
-import type { CheckResult, EndpointObservation, HealthReport } from '../../model/observation.js';
+import type { CheckResult, EndpointObservation } from '../../model/observation.js';
 import { sanitizeLabelValue } from '../../util/labels.js';
 import { escapeLabel } from '../exposition.js';
-import { defineCollector, defineFamilies, gauge, type Writer } from './collector.js';
+import { defineCollector, defineFamilies, gauge, addReports, type Writer } from './collector.js';
 
 const F = defineFamilies({
   chainConnectedStake: gauge('node_chain_connected_stake_ratio', 'Share of the validating stake the node is connected to (0–1).'),
@@ -30,26 +30,14 @@ const F = defineFamilies({
 });
 const I = F.index;
 
-interface Memo {
-  reports?: HealthReport[];
-  parts?: string[];
-}
-
-export default defineCollector<Memo>({
+export default defineCollector({
   name: 'node-details',
   families: F.list,
-  newMemo: () => ({}),
-  depends: ({ state }) => state?.observation.endpoints.map((e) => e.report),
-  target(w, { base, state, config }, memo) {
+  // rendered when a report changed: the exposition's bytes are the only copy kept
+  depends: ({ state }, _memo, deps) => state !== undefined && addReports(deps, state),
+  target(w, { base, state, config }) {
     if (!state) return;
-    const reports = state.observation.endpoints.filter((e) => e.endpoint === 'health' && e.report).map((e) => e.report!);
-    if (!memo.parts || memo.reports!.length !== reports.length || memo.reports!.some((r, i) => r !== reports[i])) {
-      const dw = w.fork();
-      writeDetails(dw, base, detailChecks(state.observation.endpoints, config.limits.maxChecksPerTarget), config.limits.maxLabelLength);
-      memo.reports = reports;
-      memo.parts = dw.parts();
-    }
-    w.append(memo.parts);
+    writeDetails(w, base, detailChecks(state.observation.endpoints, config.limits.maxChecksPerTarget), config.limits.maxLabelLength);
   },
 });
 

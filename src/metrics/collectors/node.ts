@@ -1,6 +1,6 @@
 /** A node's health per endpoint and view, and its NodeID. */
 import { escapeLabel } from '../exposition.js';
-import { defineCollector, defineFamilies, gauge } from './collector.js';
+import { defineCollector, defineFamilies, gauge, addReports } from './collector.js';
 
 const F = defineFamilies({
   healthy: gauge('node_healthy', 'The node reports healthy for this endpoint and view (from the body, not the status code).'),
@@ -10,7 +10,7 @@ const F = defineFamilies({
 export default defineCollector({
   name: 'node',
   families: F.list,
-  depends: ({ state }) => state && [state.nodeId, ...state.observation.endpoints.map((e) => e.report)],
+  depends: ({ state }, _memo, deps) => state !== undefined && (deps.add(state.nodeId), addReports(deps, state)),
   target(w, { base, state }) {
     if (!state) return;
     for (const e of state.observation.endpoints) {

@@ -15,15 +15,15 @@ const I = F.index;
 interface Memo {
   /** Failures by `endpoint/view/reason` label text: counters live as long as the target. */
   failures: Map<string, number>;
-  /** Observations already counted (a target is re-rendered without a new poll, e.g. on a skipped poll). */
-  counted: WeakSet<object>;
+  /** The last observation counted (a target is re-rendered without a new poll, e.g. on a skipped poll). */
+  counted?: object;
 }
 
 export default defineCollector<Memo>({
   name: 'probe',
   families: F.list,
-  newMemo: () => ({ failures: new Map(), counted: new WeakSet() }),
-  target(w, { base, state }, { failures, counted }) {
+  newMemo: () => ({ failures: new Map() }),
+  target(w, { base, state }, memo) {
     if (!state) return;
     for (const e of state.observation.endpoints) {
       const labels = `${base},endpoint="${escapeLabel(e.endpoint)}",view="${escapeLabel(e.view)}"`;
@@ -33,13 +33,13 @@ export default defineCollector<Memo>({
       w.add(I.lastSuccess, labels, state.lastSuccessAt.get(endpointKey(e)));
     }
     // Each job's observation is counted once, when it is recorded.
-    const fresh = counted.has(state.latest) ? [] : state.latest.endpoints;
-    counted.add(state.latest);
-    for (const e of fresh) {
+    const fresh = memo.counted !== state.latest;
+    memo.counted = state.latest;
+    for (const e of fresh ? state.latest.endpoints : []) {
       if (e.ok) continue;
       const key = `${base},endpoint="${escapeLabel(e.endpoint)}",view="${escapeLabel(e.view)}",reason="${e.reason ?? 'connect'}"`;
-      failures.set(key, (failures.get(key) ?? 0) + 1);
+      memo.failures.set(key, (memo.failures.get(key) ?? 0) + 1);
     }
-    for (const [labels, count] of failures) w.add(I.failures, labels, count);
+    for (const [labels, count] of memo.failures) w.add(I.failures, labels, count);
   },
 });

@@ -8,7 +8,7 @@ const F = defineFamilies({
 export default defineCollector({
   name: 'scheduler',
   families: F.list,
-  depends: ({ skipped }) => [skipped],
+  depends: ({ skipped }, _memo, deps) => (deps.add(skipped), true),
   target(w, { base, skipped }) {
     w.add(F.index.skippedPolls, base, skipped);
   },

@@ -39,7 +39,7 @@ export function validatorReportOf(endpoints: readonly EndpointObservation[]): Va
 export default defineCollector({
   name: 'validator',
   families: F.list,
-  depends: ({ state }) => [state ? validatorReportOf(state.observation.endpoints) : undefined],
+  depends: ({ state }, _memo, deps) => (deps.add(state ? validatorReportOf(state.observation.endpoints) : undefined), true),
   target(w, { base, state, config }) {
     const report = state ? validatorReportOf(state.observation.endpoints) : undefined;
     if (!report) return;

@@ -1,6 +1,6 @@
 /** Shared by the benchmarks: child processes, their CPU time from /proc, percentiles, free ports. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
@@ -16,6 +16,55 @@ export function cpuSeconds(pid: number): number {
 export function rssMiB(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
   return Number(line.split(/\s+/)[1]) / 1024;
+}
+
+const ARENA_BYTES = 64 * 1024 * 1024;
+/**
+ * What glibc malloc holds resident: the main arena (the brk `[heap]`) plus the per-thread arenas
+ * (anonymous 64 MiB-aligned reservations of 64 MiB, read-write part then `---p` rest), from
+ * /proc/<pid>/smaps. The rest of RssAnon is V8's heap pages, thread stacks and other mmaps.
+ */
+export function mallocResident(pid: number | undefined): { arenas: number; mallocMiB: number } {
+  try {
+    const maps: Array<{ start: bigint; end: bigint; perm: string; anon: boolean; name: string; rssKiB: number }> = [];
+    for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+      const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+      if (head) maps.push({ start: BigInt(`0x${head[1]}`), end: BigInt(`0x${head[2]}`), perm: head[3]!, anon: head[4] === '0' && !head[5], name: head[5] ?? '', rssKiB: 0 });
+      const rss = /^Rss:\s+(\d+) kB/.exec(line);
+      if (rss && maps.length > 0) maps.at(-1)!.rssKiB = Number(rss[1]);
+    }
+    let arenas = 0;
+    let kib = 0;
+    maps.forEach((m, i) => {
+      if (m.name === '[heap]') kib += m.rssKiB;
+      if (!m.anon || !m.perm.startsWith('rw') || m.start % BigInt(ARENA_BYTES) !== 0n) return;
+      const next = maps[i + 1];
+      const end = next && next.anon && next.perm === '---p' && next.start === m.end ? next.end : m.end;
+      if (end - m.start !== BigInt(ARENA_BYTES)) return;
+      arenas++;
+      kib += m.rssKiB;
+    });
+    return { arenas, mallocMiB: Math.round(kib / 1024) };
+  } catch {
+    return { arenas: NaN, mallocMiB: NaN };
+  }
+}
+
+/** Where a process' RSS is, MiB: anonymous and file-backed pages, the part of the latter that is the `node` binary, malloc's. */
+export function rssBreakdown(pid: number): { anonMiB: number; fileMiB: number; nodeBinaryMiB: number; mallocMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  const binary = realpathSync(process.execPath);
+  let binaryKiB = 0;
+  let inBinary = false;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (head) inBinary = head[1] === binary;
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && inBinary) binaryKiB += Number(rss[1]);
+  }
+  const mib = (k: number) => Math.round((k / 1024) * 10) / 10;
+  return { anonMiB: mib(kib('RssAnon')), fileMiB: mib(kib('RssFile')), nodeBinaryMiB: mib(binaryKiB), mallocMiB: mallocResident(pid).mallocMiB };
 }
 
 export async function freePort(): Promise<number> {

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { SimServer } from '../src/sim/server.js';
 import { blackboxProbesPerCpuSecond, fleet1000, fleet5000 } from './fleet.js';
-import { cpuSeconds, freePort, median, percentile, rssMiB, sleep, spawnDaemon, stop, waitReady } from './lib.js';
+import { cpuSeconds, freePort, median, percentile, rssBreakdown, rssMiB, sleep, spawnDaemon, stop, waitReady } from './lib.js';
 
 const { values: args } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, check: { type: 'boolean', default: false }, only: { type: 'string' } },
@@ -194,11 +194,19 @@ async function sidecarRss(seconds: number) {
   const port = await freePort();
   const daemon = spawnDaemon(file, port);
   await waitReady(port);
-  await sleep(seconds * 1000);
-  const rss = Math.round(rssMiB(daemon.pid!));
+  // RSS moves by ≈ 1 MiB with each garbage collection: the median of the last five seconds' samples.
+  await sleep(Math.max(0, seconds - 4) * 1000);
+  const samples: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    samples.push(rssMiB(daemon.pid!));
+    if (i < 4) await sleep(1000);
+  }
+  const where = rssBreakdown(daemon.pid!);
+  const metrics = await request(`http://127.0.0.1:${port}/metrics`).then((r) => r.body.text());
+  const heapMiB = (name: string) => Math.round((Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1]) / 1048576) * 10) / 10;
   await stop(daemon);
   await sim.close();
-  return { rssMiB: rss };
+  return { rssMiB: round(median(samples)), rssSamplesMiB: samples.map(round), ...where, heapUsedMiB: heapMiB('nodejs_heap_size_used_bytes'), heapTotalMiB: heapMiB('nodejs_heap_size_total_bytes') };
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;

@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { SimServer } from '../src/sim/server.js';
+import { mallocResident } from './lib.js';
 
 const { values } = parseArgs({ options: { nodes: { type: 'string', default: '300' }, duration: { type: 'string', default: '240' }, out: { type: 'string' } } });
 const nodes = Number(values.nodes);
@@ -77,38 +78,6 @@ function rssSplit(pid: number | undefined): { rssAnonMiB: number; rssFileMiB: nu
     return { rssAnonMiB: Math.round(kib('RssAnon') / 1024), rssFileMiB: Math.round(kib('RssFile') / 1024) };
   } catch {
     return { rssAnonMiB: NaN, rssFileMiB: NaN };
-  }
-}
-
-const ARENA_BYTES = 64 * 1024 * 1024;
-/**
- * What glibc malloc holds resident: the main arena (the brk `[heap]`) plus the per-thread arenas
- * (anonymous 64 MiB-aligned reservations of 64 MiB, read-write part then `---p` rest), from
- * /proc/<pid>/smaps. The rest of RssAnon is V8's heap pages, thread stacks and other mmaps.
- */
-function mallocResident(pid: number | undefined): { arenas: number; mallocMiB: number } {
-  try {
-    const maps: Array<{ start: bigint; end: bigint; perm: string; anon: boolean; name: string; rssKiB: number }> = [];
-    for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-      const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ (\d+)\s*(.*)$/.exec(line);
-      if (head) maps.push({ start: BigInt(`0x${head[1]}`), end: BigInt(`0x${head[2]}`), perm: head[3]!, anon: head[4] === '0' && !head[5], name: head[5] ?? '', rssKiB: 0 });
-      const rss = /^Rss:\s+(\d+) kB/.exec(line);
-      if (rss && maps.length > 0) maps.at(-1)!.rssKiB = Number(rss[1]);
-    }
-    let arenas = 0;
-    let kib = 0;
-    maps.forEach((m, i) => {
-      if (m.name === '[heap]') kib += m.rssKiB;
-      if (!m.anon || !m.perm.startsWith('rw') || m.start % BigInt(ARENA_BYTES) !== 0n) return;
-      const next = maps[i + 1];
-      const end = next && next.anon && next.perm === '---p' && next.start === m.end ? next.end : m.end;
-      if (end - m.start !== BigInt(ARENA_BYTES)) return;
-      arenas++;
-      kib += m.rssKiB;
-    });
-    return { arenas, mallocMiB: Math.round(kib / 1024) };
-  } catch {
-    return { arenas: NaN, mallocMiB: NaN };
   }
 }
 

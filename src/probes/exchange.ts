@@ -39,6 +39,27 @@ export class ParseCache {
 }
 
 /**
+ * An observation as `observe` starts it. Built by a constructor, not a literal, so that V8 sizes
+ * its objects for the fields an exchange adds later (status, report, raw body, NodeID) instead of
+ * giving every poll's observations an out-of-object property array as well.
+ */
+class Observed {
+  endpoint: string;
+  view: string;
+  ok: boolean;
+  durationSeconds: number;
+  at: number;
+
+  constructor(endpoint: string, view: string, at: number) {
+    this.endpoint = endpoint;
+    this.view = view;
+    this.ok = false;
+    this.durationSeconds = 0;
+    this.at = at;
+  }
+}
+
+/**
  * Runs `exchange` and records it: on success it fills the observation (status, report…); a thrown
  * ProbeError becomes the failure reason and (redacted) error text. Anything else is a bug in
  * parsing code; it is reported, never allowed to crash the daemon.
@@ -49,7 +70,7 @@ export async function observe(
   secrets: readonly string[],
   exchange: (observation: EndpointObservation) => Promise<void>,
 ): Promise<EndpointObservation> {
-  const observation: EndpointObservation = { endpoint, view, ok: false, durationSeconds: 0, at: Date.now() / 1000 };
+  const observation: EndpointObservation = new Observed(endpoint, view, Date.now() / 1000);
   const started = performance.now();
   try {
     await exchange(observation);

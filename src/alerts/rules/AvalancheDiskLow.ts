@@ -18,34 +18,53 @@ const READING_SPACING_MS = WINDOW_MS / MAX_SAMPLES;
 
 const defaults: RuleDefaults = { severity: 'warning', threshold: 0.15, criticalThreshold: 0.11 };
 
-/** [epoch ms, free ratio] readings of the last hour, oldest first, in a ring of MAX_SAMPLES. */
+/**
+ * [epoch ms, free ratio] readings of the last hour, oldest first, in a ring that grows (doubling)
+ * up to MAX_SAMPLES: a node with a few readings holds a few (240 of each from the start were 19 MB
+ * at 5,000 nodes before the first hour was in).
+ */
 export class Samples {
-  private readonly times = new Float64Array(MAX_SAMPLES);
-  private readonly ratios = new Float64Array(MAX_SAMPLES);
+  private times = new Float64Array(8);
+  private ratios = new Float64Array(8);
   private start = 0;
   length = 0;
 
   time(i: number): number {
-    return this.times[(this.start + i) % MAX_SAMPLES]!;
+    return this.times[(this.start + i) % this.times.length]!;
   }
 
   ratio(i: number): number {
-    return this.ratios[(this.start + i) % MAX_SAMPLES]!;
+    return this.ratios[(this.start + i) % this.ratios.length]!;
   }
 
   /** Drops the readings older than `window` before `now`, and the oldest when full. */
   record(now: number, ratio: number): void {
     while (this.length > 0 && now - this.time(0) > WINDOW_MS) this.dropOldest();
     if (this.length > 0 && now - this.time(this.length - 1) < READING_SPACING_MS) return;
-    if (this.length === MAX_SAMPLES) this.dropOldest();
-    const at = (this.start + this.length) % MAX_SAMPLES;
+    if (this.length === this.times.length) {
+      if (this.length < MAX_SAMPLES) this.grow(Math.min(MAX_SAMPLES, this.length * 2));
+      else this.dropOldest();
+    }
+    const at = (this.start + this.length) % this.times.length;
     this.times[at] = now;
     this.ratios[at] = ratio;
     this.length++;
   }
 
+  private grow(capacity: number): void {
+    const times = new Float64Array(capacity);
+    const ratios = new Float64Array(capacity);
+    for (let i = 0; i < this.length; i++) {
+      times[i] = this.time(i);
+      ratios[i] = this.ratio(i);
+    }
+    this.times = times;
+    this.ratios = ratios;
+    this.start = 0;
+  }
+
   private dropOldest(): void {
-    this.start = (this.start + 1) % MAX_SAMPLES;
+    this.start = (this.start + 1) % this.times.length;
     this.length--;
   }
 }

@@ -17,7 +17,8 @@ const MiB = 1024 * 1024;
 /**
  * Runs `tuneForFleet(targets)` (after `startSmall()`, as the CLI does) in a fresh node, allocates
  * garbage of which much survives a scavenge, returns the young generation's size and whether a hot
- * function ended up interpreted (V8's own status bits: 128 interpreted, 64 TurboFan code).
+ * function ended up interpreted (V8's own status bits: 128 interpreted, 64 TurboFan code; a
+ * TurboFan compile runs in a background thread, so the check waits for it, whatever the load).
  */
 function afterChurn(targets: number, nodeArgs: string[] = []): Promise<{ newSpace: number; tuning: Record<string, unknown>; interpreted: boolean; turbofanned: boolean }> {
   const script = `
@@ -29,6 +30,8 @@ function afterChurn(targets: number, nodeArgs: string[] = []): Promise<{ newSpac
     const entry = (i) => ({ i, s: 'x' + i });
     for (let i = 0; i < 3e6; i++) { keep.push(entry(i)); if (keep.length > 200000) keep = []; }
     const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+    %WaitForBackgroundOptimization();
+    entry(0);
     const status = %GetOptimizationStatus(entry);
     process.stdout.write(JSON.stringify({ newSpace, tuning, interpreted: (status & 128) !== 0, turbofanned: (status & 64) !== 0 }));`;
   return new Promise((resolve, reject) =>

@@ -19,7 +19,8 @@ import { text } from '../../src/http/route.js';
 import { createLogger } from '../../src/log.js';
 import type { SimServer } from '../../src/sim/server.js';
 import { SMALL_FLEET_TARGETS } from '../../src/util/heap.js';
-import { startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
+import { startCli } from '../helpers/cli.js';
+import { startDaemon, startSim, waitFor, writeConfig, type RunningDaemon } from '../helpers/harness.js';
 
 const NODES = SMALL_FLEET_TARGETS + 5;
 
@@ -184,6 +185,28 @@ describe('the HTTP front worker on its own', () => {
       await expect(openFront({ host: '127.0.0.1', port: first.address.port, routes, log, inWorker: true })).rejects.toMatchObject({ code: 'EADDRINUSE' });
     } finally {
       await first.close();
+    }
+  });
+});
+
+describe('avahealth run with a large fleet', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('serves from the worker thread and stops cleanly on %s, a keep-alive connection open', async (signal) => {
+    const sim = await startSim(Array.from({ length: NODES }, (_, i) => ({ name: `n${i}`, scenario: 'healthy' as const })));
+    const file = writeConfig(`listen: 127.0.0.1:0\nnodes:\n${Array.from({ length: NODES }, (_, i) => `  - {name: n${i}, url: "${sim.nodeUrl(`n${i}`)}"}\n`).join('')}`);
+    const daemon = startCli(['run', '--config', file]);
+    const agent = new Agent({ keepAliveTimeout: 60_000 });
+    try {
+      const [, port] = await daemon.waitForOutput(/"address":"127\.0\.0\.1:(\d+)".*"http":"worker thread"/);
+      const res = await request(`http://127.0.0.1:${port}/-/healthy`, { dispatcher: agent });
+      expect([res.statusCode, await res.body.text()]).toEqual([200, 'Healthy\n']);
+      daemon.child.kill(signal);
+      expect(await daemon.exit).toBe(0);
+      expect(daemon.output()).toContain('"msg":"stopped"');
+      expect(daemon.output()).not.toContain('HTTP front worker');
+    } finally {
+      daemon.child.kill('SIGKILL');
+      await agent.close();
+      await sim.close();
     }
   });
 });

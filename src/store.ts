@@ -30,7 +30,10 @@ export interface TargetState {
   rounds: number;
   /** The latest observation of each job that recorded into this target, by source. */
   jobs: Map<string, TargetObservation>;
-  /** The observation whose recording produced this state (one job's; `observation` merges them all). */
+  /**
+   * The observation whose recording produced this state (one job's; `observation` merges them all);
+   * after a job's endpoints were dropped (dropSource), one with no endpoints.
+   */
   latest: TargetObservation;
 }
 
@@ -214,8 +217,10 @@ export class Store {
     jobs.delete(source);
     for (const e of dropped.endpoints) previous.lastSuccessAt.delete(endpointKey(e));
     const { kind, at, network } = previous.observation;
-    const observation = jobs.size > 0 ? merge(jobs, kind) : { target, kind, at, ...(network ? { network } : {}), endpoints: [] };
-    const state: TargetState = { ...previous, observation, jobs, latest: jobs.get(kind) ?? observation };
+    // nothing was recorded: `latest` has no endpoints, so nothing already counted is counted again
+    const nothingNew: TargetObservation = { target, kind, at, ...(network ? { network } : {}), endpoints: [] };
+    const observation = jobs.size > 0 ? merge(jobs, kind) : nothingNew;
+    const state: TargetState = { ...previous, observation, jobs, latest: nothingNew };
     this.targets.set(target, state);
     for (const listener of this.listeners) listener(target, state, source);
   }

@@ -108,6 +108,8 @@ function wire(reply: Reply, id: number): { message: MainToFront; transfer: Array
 class WorkerFront implements Front {
   readonly servedBy = 'worker';
   private fallback?: MainThreadFront;
+  /** The fallback being opened after the worker exited (close() waits for it, then closes it). */
+  private opening?: Promise<unknown>;
   private closing = false;
   private exited = false;
   private readonly stopHeartbeat: () => void;
@@ -176,11 +178,11 @@ class WorkerFront implements Front {
     const { log, host } = this.options;
     this.stopHeartbeat();
     log.error({ code }, 'HTTP front worker exited; the main thread serves HTTP from now on');
-    try {
-      this.fallback = await MainThreadFront.open({ ...this.options, port: this.address.port, host });
-    } catch (err) {
-      log.error({ err, address: `${host}:${this.address.port}` }, 'cannot serve HTTP after the front worker exited');
-    }
+    this.opening = MainThreadFront.open({ ...this.options, port: this.address.port, host }).then(
+      (fallback) => (this.fallback = fallback),
+      (err: unknown) => void log.error({ err, address: `${host}:${this.address.port}` }, 'cannot serve HTTP after the front worker exited'),
+    );
+    await this.opening;
   }
 
   applySecurity(security: WebSecurity): void {
@@ -192,6 +194,7 @@ class WorkerFront implements Front {
   async close(): Promise<void> {
     this.closing = true;
     this.stopHeartbeat();
+    await this.opening;
     if (this.fallback) return this.fallback.close();
     if (this.exited) return;
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));

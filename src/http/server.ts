@@ -140,8 +140,14 @@ export async function dispatch(routes: readonly Route[], head: RequestHead, body
   return text(404, 'not found\n');
 }
 
+/** Servers being closed: their replies end their connections (closeServer). */
+const closing = new WeakSet<Server>();
+
 function send(res: ServerResponse, reply: Reply): void {
   const { body } = reply;
+  // a reply finished after close() would leave its keep-alive connection open until keepAliveTimeout
+  const server = (res.socket as { server?: Server } | null)?.server;
+  if (server && closing.has(server)) res.shouldKeepAlive = false;
   const length = typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : body.reduce((n, chunk) => n + chunk.length, 0);
   res.writeHead(reply.status, { ...SECURITY_HEADERS, 'content-type': reply.contentType, 'content-length': length, ...reply.headers });
   if (res.req.method === 'HEAD') return void res.end();
@@ -162,7 +168,9 @@ export async function listen(server: Server, host: string, port: number): Promis
   return server.address() as AddressInfo;
 }
 
+/** Stops accepting, closes idle connections and ends the others with the reply in flight. */
 export async function closeServer(server: Server): Promise<void> {
+  closing.add(server);
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();

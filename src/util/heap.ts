@@ -22,7 +22,9 @@
  * is fast enough, and its baseline and optimising compilers (Sparkplug, TurboFan) only cost memory:
  * their machine code, and the pages of the `node` binary their own code occupies (≈ 2 MiB of RSS
  * each way for a one-node sidecar; bench/RESULTS.md). A small fleet runs interpreted from the
- * first module on; a large fleet gets both compilers back.
+ * first module on; a large fleet gets both compilers back, and so does any process that hashes
+ * passwords (basic auth: bcryptjs is JavaScript, and a bcrypt check runs ≈ 16× slower interpreted,
+ * ≈ 1.1 s instead of 70 ms at cost 10; V8's flags are the process's, its worker threads' too).
  *
  * Flags the operator gave node (on the command line or in NODE_OPTIONS) always win.
  */
@@ -61,6 +63,9 @@ export interface FleetTuning {
   optimisingCompilers?: boolean;
 }
 
+/** Set once something needs compiled JavaScript whatever the fleet (optimisingCompilersNeeded). */
+let compilersNeeded = false;
+
 function setCompilers(on: boolean): void {
   setFlagsFromString(on ? '--opt' : '--no-opt');
   setFlagsFromString(on ? '--sparkplug' : '--no-sparkplug');
@@ -82,10 +87,21 @@ export function tuneForFleet(targets: number, flags: readonly string[] = nodeFla
     setFlagsFromString(small ? '--liftoff-only' : '--no-liftoff-only');
   }
   if (!given(flags, ...COMPILER_FLAGS)) {
-    tuning.optimisingCompilers = !small;
-    setCompilers(!small);
+    tuning.optimisingCompilers = !small || compilersNeeded;
+    setCompilers(tuning.optimisingCompilers);
   }
   return tuning;
+}
+
+/**
+ * Turns Sparkplug and TurboFan on for good, whatever the fleet (unless the operator chose): for
+ * CPU-bound JavaScript such as the bcrypt checks of basic auth. Returns whether they are on.
+ */
+export function optimisingCompilersNeeded(flags: readonly string[] = nodeFlags()): boolean {
+  compilersNeeded = true;
+  if (given(flags, ...COMPILER_FLAGS)) return false;
+  setCompilers(true);
+  return true;
 }
 
 /** Before the CLI's modules load: a process is small until its config (or simulated fleet) says otherwise. */

@@ -20,11 +20,12 @@ const MiB = 1024 * 1024;
  * function ended up interpreted (V8's own status bits: 128 interpreted, 64 TurboFan code; a
  * TurboFan compile runs in a background thread, so the check waits for it, whatever the load).
  */
-function afterChurn(targets: number, nodeArgs: string[] = []): Promise<{ newSpace: number; tuning: Record<string, unknown>; interpreted: boolean; turbofanned: boolean }> {
+function afterChurn(targets: number, nodeArgs: string[] = [], compilersNeeded = false): Promise<{ newSpace: number; tuning: Record<string, unknown>; interpreted: boolean; turbofanned: boolean }> {
   const script = `
     import v8 from 'node:v8';
-    const { startSmall, tuneForFleet } = await import(${JSON.stringify(HEAP)});
+    const { startSmall, tuneForFleet, optimisingCompilersNeeded } = await import(${JSON.stringify(HEAP)});
     startSmall();
+    if (${compilersNeeded}) optimisingCompilersNeeded();
     const tuning = tuneForFleet(${targets});
     let keep = [];
     const entry = (i) => ({ i, s: 'x' + i });
@@ -53,6 +54,12 @@ describe('V8 sized for the fleet', () => {
     expect(large.tuning).toEqual({ semiSpaceGrowthFactor: 2, liftoffOnly: false, optimisingCompilers: true });
     expect(large.newSpace).toBeGreaterThan(4 * MiB);
     expect(large.turbofanned).toBe(true);
+  });
+
+  it('keeps the optimising compilers for a small fleet once something needs them (basic auth hashes with bcryptjs)', async () => {
+    const small = await afterChurn(1, [], true);
+    expect(small.tuning).toEqual({ semiSpaceGrowthFactor: 1, liftoffOnly: true, optimisingCompilers: true });
+    expect(small.turbofanned).toBe(true);
   });
 
   it('leaves the sizes and the compilers to the operator when node was given them', async () => {

@@ -179,6 +179,17 @@ describe('the HTTP front worker on its own', () => {
     }
   });
 
+  it('closing while the fallback is being opened closes the fallback too (nothing left listening)', async () => {
+    const front = await openFront({ host: '127.0.0.1', port: 0, routes, log, inWorker: true });
+    const url = `http://127.0.0.1:${front.address.port}/hello`;
+    await (front as unknown as { worker: Worker }).worker.terminate();
+    await front.close();
+    for (let i = 0; i < 5; i++) {
+      await expect(request(url).then((res) => res.body.dump())).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
   it('a port in use fails the open with the listen error\'s code', async () => {
     const first = await openFront({ host: '127.0.0.1', port: 0, routes, log, inWorker: true });
     try {

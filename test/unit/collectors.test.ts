@@ -36,6 +36,20 @@ describe('metric collectors', () => {
     expect(sample(m, 'avahealth_scheduler_skipped_polls_total', labels)).toBe(1);
   });
 
+  it('dropping a job (validator turned off by a reload) counts no failure again', async () => {
+    const store = new Store();
+    const view = new MetricsView(config, { defaultMetrics: false });
+    view.attach(store);
+    store.record({ target: 'n1', kind: 'node', network: 'mainnet', at: 1, endpoints: [endpoint('health', { ok: false, reason: 'timeout' })] });
+    store.record({ target: 'n1', kind: 'node', source: 'validator', at: 2, endpoints: [endpoint('validator', { httpStatus: 200 })] });
+    store.dropSource('n1', 'validator');
+    const m = parseExposition(await view.render());
+    const labels = { target: 'n1', role: 'validator' };
+    expect(sample(m, 'avahealth_probe_failures_total', { ...labels, endpoint: 'health', reason: 'timeout' })).toBe(1);
+    expect(series(m, 'avahealth_probe_success', { ...labels, endpoint: 'validator' })).toHaveLength(0);
+    expect(sample(m, 'avahealth_probe_success', { ...labels, endpoint: 'health' })).toBe(0);
+  });
+
   it('a poll with the same report keeps its check series and still moves the probe series; a changed check or a skip re-renders', async () => {
     const store = new Store();
     const view = new MetricsView(config, { defaultMetrics: false });

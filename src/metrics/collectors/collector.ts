@@ -94,6 +94,8 @@ export class Dependencies {
   private readonly values: unknown[] = [];
   private count = 0;
   private differs = false;
+  /** Cleared since the last comparison: the next one differs even with nothing handed in. */
+  private forgotten = true;
 
   /** Before a `depends`. */
   start(): void {
@@ -111,7 +113,8 @@ export class Dependencies {
 
   /** After a `depends`: whether anything differs from the values of the time before. */
   changed(): boolean {
-    if (this.count !== this.values.length) {
+    if (this.forgotten || this.count !== this.values.length) {
+      this.forgotten = false;
       this.values.length = this.count;
       return true;
     }
@@ -121,6 +124,7 @@ export class Dependencies {
   /** Forgets the values (the next comparison differs). */
   clear(): void {
     this.values.length = 0;
+    this.forgotten = true;
   }
 }
 

@@ -68,11 +68,6 @@ export class SampleWriter {
     this.parts[family]!.push(`${this.families[family]!.name}{${labels}} ${formatValue(value)}\n`);
   }
 
-  /** Adds samples rendered earlier (by another writer), family by family. */
-  append(parts: string[]): void {
-    for (let i = 0; i < parts.length; i++) if (parts[i]) this.parts[i]!.push(parts[i]!);
-  }
-
   take(): string[] {
     return this.parts.map((lines) => lines.join(''));
   }

@@ -21,7 +21,7 @@ interface TargetMetrics {
   /** Label text of `target` and the static labels, escaped once. */
   base: string;
   skipped: number;
-  /** Each collector's memory of this target (counters, render caches), by collector position. */
+  /** Each collector's memory of this target (counters), by collector position. */
   memos: unknown[];
   /** Exposition owner of each collector's series of this target. */
   owners: string[];
@@ -155,8 +155,7 @@ export class MetricsView {
       if (!known) deps.clear();
       else if (!deps.changed() && sameConfig) continue;
       const sample = new SampleWriter(collector.families);
-      const fork = () => new SampleWriter(collector.families);
-      collector.target(new Writer(sample, 0, fork), input, entry.memos[i]);
+      collector.target(new Writer(sample, 0), input, entry.memos[i]);
       this.setCollectorPart(entry.owners[i]!, OFFSETS[i]!, sample.take());
     }
   }
@@ -181,9 +180,8 @@ export class MetricsView {
     if (!this.storeDirty || !this.store) return;
     this.storeDirty = false;
     const sample = new SampleWriter(FAMILIES);
-    const fork = () => new SampleWriter(FAMILIES);
     const input: StoreInput = { store: this.store, config: this.config, bases: new Map([...this.targets].map(([name, t]) => [name, t.base])), registry: this.families.registry };
-    COLLECTORS.forEach((collector, i) => collector.store?.(new Writer(sample, OFFSETS[i]!, fork), input));
+    COLLECTORS.forEach((collector, i) => collector.store?.(new Writer(sample, OFFSETS[i]!), input));
     this.exposition.set(STORE_OWNER, sample.take());
   }
 }

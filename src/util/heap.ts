@@ -95,13 +95,11 @@ export function tuneForFleet(targets: number, flags: readonly string[] = nodeFla
 
 /**
  * Turns Sparkplug and TurboFan on for good, whatever the fleet (unless the operator chose): for
- * CPU-bound JavaScript such as the bcrypt checks of basic auth. Returns whether they are on.
+ * CPU-bound JavaScript such as the bcrypt checks of basic auth.
  */
-export function optimisingCompilersNeeded(flags: readonly string[] = nodeFlags()): boolean {
+export function optimisingCompilersNeeded(flags: readonly string[] = nodeFlags()): void {
   compilersNeeded = true;
-  if (given(flags, ...COMPILER_FLAGS)) return false;
-  setCompilers(true);
-  return true;
+  if (!given(flags, ...COMPILER_FLAGS)) setCompilers(true);
 }
 
 /** Before the CLI's modules load: a process is small until its config (or simulated fleet) says otherwise. */

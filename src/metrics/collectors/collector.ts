@@ -28,26 +28,11 @@ export class Writer {
   constructor(
     private readonly inner: SampleWriter,
     private readonly offset: number,
-    private readonly forkInner: () => SampleWriter,
   ) {}
 
   /** `labels` is label text (labelText/escapeLabel); nothing is written for an undefined value. */
   add(family: number, labels: string, value: number | undefined): void {
     this.inner.add(this.offset + family, labels, value);
-  }
-
-  /** A writer for samples to keep and append later (render caches), see `parts`. */
-  fork(): Writer {
-    return new Writer(this.forkInner(), this.offset, this.forkInner);
-  }
-
-  /** What a forked writer collected, for `append`. */
-  parts(): string[] {
-    return this.inner.take();
-  }
-
-  append(parts: string[]): void {
-    this.inner.append(parts);
   }
 }
 
@@ -74,7 +59,7 @@ export interface StoreInput {
 export interface Collector<Memo = undefined> {
   name: string;
   families: Family[];
-  /** Memory kept per target as long as it exists (counters, render caches). */
+  /** Memory kept per target as long as it exists (counters). */
   newMemo?(): Memo;
   /** Network-wide families without a target, served by prom-client: created once per registry here. */
   register?(registry: Registry): void;

@@ -107,15 +107,28 @@ const DEFLATES_WHILE_WAITED_FOR = 2;
 const FIRST_DEFLATE_WAIT_MS = 2_000;
 
 /**
- * One owner's samples as bytes; family i is `bytes[ends[i-1] .. ends[i])` (the buffer may be longer).
+ * One owner's samples as bytes. An owner has a range of families (a collector's own): family
+ * `first + i` is `bytes[ends[i-1] .. ends[i])` (from 0 for i = 0; the buffer may be longer), and
+ * it has nothing of the families outside its range. The ends are a small array of the range's
+ * length, not one typed array of every family per owner: six owners per node each held a
+ * 58-entry Uint32Array with its own off-heap backing store.
  * Rewritten in place by the next `set` of its owner while no snapshot holds it (a node polled every
  * second between scrapes 15 s apart: no new buffers for 14 polls of 15), replaced once one does.
  */
 interface Encoded {
   bytes: Buffer;
-  ends: Uint32Array;
+  first: number;
+  ends: number[];
   /** A snapshot holds it: never changed again. */
   frozen: boolean;
+}
+
+/** The byte range of family `f` in `owner`, or undefined when the owner has nothing of it. */
+function familyRange(owner: Encoded, f: number): [number, number] | undefined {
+  const i = f - owner.first;
+  if (i < 0 || i >= owner.ends.length) return undefined;
+  const start = i === 0 ? 0 : owner.ends[i - 1]!;
+  return owner.ends[i]! > start ? [start, owner.ends[i]!] : undefined;
 }
 
 /** The owners' bytes at one moment (the Encoded values it holds are frozen). */
@@ -132,7 +145,7 @@ class Snapshot {
     let bytes = 0;
     for (const owner of owners) {
       owner.frozen = true;
-      bytes += owner.ends[families - 1] ?? 0;
+      bytes += owner.ends[owner.ends.length - 1] ?? 0;
     }
     this.bytes = bytes;
   }
@@ -147,11 +160,14 @@ class Snapshot {
       let batch: Buffer[] = [];
       let length = 0;
       let header = withHeaders ? headers[f] : undefined;
-      for (const { bytes, ends } of this.owners) {
-        const start = f === 0 ? 0 : ends[f - 1]!;
-        if (ends[f]! <= start) continue;
-        batch.push(bytes.subarray(start, ends[f]));
-        length += ends[f]! - start;
+      for (const owner of this.owners) {
+        const i = f - owner.first;
+        if (i < 0 || i >= owner.ends.length) continue;
+        const start = i === 0 ? 0 : owner.ends[i - 1]!;
+        const end = owner.ends[i]!;
+        if (end <= start) continue;
+        batch.push(owner.bytes.subarray(start, end));
+        length += end - start;
         if (length >= SLICE_BYTES) {
           yield { header, samples: batch, length };
           header = undefined;
@@ -205,17 +221,21 @@ export class Exposition {
     return new SampleWriter(this.families);
   }
 
-  set(owner: string, fragments: string[]): void {
+  /** An owner's samples of the families `first .. first + fragments.length - 1`, replacing everything it had. */
+  set(owner: string, fragments: string[], first = 0): void {
     const existing = this.owners.get(owner);
-    if (!existing || existing.frozen || !encodeInto(existing, fragments)) this.owners.set(owner, encode(fragments, this.families.length));
+    if (!existing || existing.frozen || !encodeInto(existing, fragments, first)) this.owners.set(owner, encode(fragments, first));
     this.changed();
   }
 
   /** Replaces one family of an owner's samples, keeping the others (e.g. a counter that moved between polls). */
   setFamily(owner: string, family: number, samples: string): void {
     const existing = this.owners.get(owner);
-    const fragments = this.families.map((_, i) => (i === family ? samples : existing ? existing.bytes.toString('utf8', i === 0 ? 0 : existing.ends[i - 1], existing.ends[i]) : ''));
-    this.set(owner, fragments);
+    const text = (i: number) => {
+      const range = existing && familyRange(existing, i);
+      return range ? existing.bytes.toString('utf8', range[0], range[1]) : '';
+    };
+    this.set(owner, this.families.map((_, i) => (i === family ? samples : text(i))));
   }
 
   delete(owner: string): void {
@@ -297,26 +317,27 @@ export class Exposition {
   }
 }
 
-function encode(fragments: string[], count: number): Encoded {
-  const ends = new Uint32Array(count);
+function encode(fragments: string[], first: number): Encoded {
+  const ends = new Array<number>(fragments.length);
   let total = 0;
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < fragments.length; i++) {
     const fragment = fragments[i];
     if (fragment) total += Buffer.byteLength(fragment);
     ends[i] = total;
   }
   // room for numbers that grow a little (a duration with more digits) without a new buffer
   const bytes = Buffer.allocUnsafeSlow(total + (total >> 4));
-  for (let i = 0, pos = 0; i < count; i++) {
+  for (let i = 0, pos = 0; i < fragments.length; i++) {
     const fragment = fragments[i];
     if (fragment) pos += bytes.write(fragment, pos);
   }
-  return { bytes, ends, frozen: false };
+  return { bytes, first, ends, frozen: false };
 }
 
-/** Rewrites an Encoded no snapshot holds with new fragments, if they fit in its buffer. */
-function encodeInto(encoded: Encoded, fragments: string[]): boolean {
+/** Rewrites an Encoded no snapshot holds with new fragments of the same families, if they fit in its buffer. */
+function encodeInto(encoded: Encoded, fragments: string[], first: number): boolean {
   const { bytes, ends } = encoded;
+  if (encoded.first !== first || ends.length !== fragments.length) return false;
   let total = 0;
   for (let i = 0; i < ends.length; i++) if (fragments[i]) total += Buffer.byteLength(fragments[i]!);
   if (total > bytes.length) return false;

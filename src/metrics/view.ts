@@ -160,12 +160,10 @@ export class MetricsView {
     }
   }
 
-  /** One collector's fragments placed at its families' positions; an owner with no samples is dropped. */
+  /** One collector's fragments, owning its families' range only; an owner with no samples is dropped. */
   private setCollectorPart(owner: string, offset: number, fragments: string[]): void {
     if (fragments.every((f) => f === '')) return void this.exposition.delete(owner);
-    const all = new Array<string>(FAMILIES.length).fill('');
-    for (let j = 0; j < fragments.length; j++) all[offset + j] = fragments[j]!;
-    this.exposition.set(owner, all);
+    this.exposition.set(owner, fragments, offset);
   }
 
   /** The `avahealth_alerts` gauge: counts by alertname, severity and state. */

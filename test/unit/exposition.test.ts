@@ -54,6 +54,23 @@ describe('Exposition', () => {
     expect(e.render().toString()).toContain('x_up{target="t1",pad=""} 1\nx_up{target="new"} 0\n# HELP x_failures_total');
   });
 
+  it("places an owner that holds a range of families (a collector's) among owners of every family, and moves it to another range", async () => {
+    const three: Family[] = [...FAMILIES, { name: 'x_depth', type: 'gauge', help: 'Depth.' }];
+    const e = new Exposition(three);
+    e.set('whole', ['x_up{o="whole"} 1\n', '', 'x_depth{o="whole"} 3\n']);
+    e.set('tail', ['x_failures_total{o="tail"} 2\n', 'x_depth{o="tail"} 4\n'], 1);
+    e.set('head', ['x_up{o="head"} 5\n'], 0);
+    const header = (i: number) => familyHeader(three[i]!, 'text');
+    expect(e.render().toString()).toBe(
+      `${header(0)}x_up{o="whole"} 1\nx_up{o="head"} 5\n${header(1)}x_failures_total{o="tail"} 2\n${header(2)}x_depth{o="whole"} 3\nx_depth{o="tail"} 4\n`,
+    );
+    e.set('tail', ['x_depth{o="tail"} 6\n'], 2); // a different range: the owner has nothing of family 1 any more
+    e.setFamily('head', 2, 'x_depth{o="head"} 7\n');
+    expect(Buffer.concat(await e.chunks('text')).toString()).toBe(
+      `${header(0)}x_up{o="whole"} 1\nx_up{o="head"} 5\n${header(2)}x_depth{o="whole"} 3\nx_depth{o="tail"} 6\nx_depth{o="head"} 7\n`,
+    );
+  });
+
   it('rewrites an owner in place between scrapes, but never the bytes a scrape already took', async () => {
     const e = new Exposition(FAMILIES);
     const put = (value: number, extra = '') => {

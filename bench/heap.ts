@@ -2,8 +2,13 @@
  * Where the memory of a large fleet goes, in process: N nodes × 3 endpoints with distinct parsed
  * reports, measured after a full GC at each stage (run with --expose-gc):
  *   node --expose-gc --import tsx bench/heap.ts 1000
+ * Stages: reports parsed, store + metrics view, alert rules evaluated, a plain and a gzip snapshot.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AlertEngine } from '../src/alerts/engine.js';
+import { createLogger } from '../src/log.js';
 import { parseConfig } from '../src/config/load.js';
 import { MetricsView } from '../src/metrics/view.js';
 import { parseHealthReport } from '../src/parse/avalanchego.js';
@@ -20,7 +25,7 @@ const mem = () => {
   return { heapUsed: m.heapUsed / 1048576, external: (m.external + m.arrayBuffers * 0) / 1048576, rss: m.rss / 1048576 };
 };
 const stages: Array<[string, ReturnType<typeof mem>]> = [['start', mem()]];
-const config = parseConfig(`nodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: n${i}, url: "http://127.0.0.1:9/n${i}", labels: {network: mainnet}}`).join('\n')}\n`, '/tmp/heap.yaml');
+const config = parseConfig(`state_dir: ${mkdtempSync(join(tmpdir(), 'heap-'))}\nnodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: n${i}, url: "http://127.0.0.1:9/n${i}", labels: {network: mainnet}}`).join('\n')}\n`, '/tmp/heap.yaml');
 const reports: HealthReport[][] = Array.from({ length: nodes }, () => (['health', 'readiness', 'liveness'] as const).map(() => (parseHealthReport(JSON.parse(text)) as { value: HealthReport }).value));
 stages.push(['reports parsed', mem()]);
 const store = new Store();
@@ -36,6 +41,9 @@ const observe = (i: number) =>
   });
 for (let i = 0; i < nodes; i++) observe(i);
 stages.push(['store + view updated', mem()]);
+const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), onBatch: () => undefined });
+for (let i = 0; i < nodes; i++) engine.nodeUpdated(config.nodes[i]!, store.get(`n${i}`)!);
+stages.push(['alert rules evaluated', mem()]);
 const plain = await view.scrape({});
 stages.push(['text snapshot', mem()]);
 const zipped = await view.scrape({ acceptEncoding: 'gzip', accept: 'application/openmetrics-text' });

@@ -23,6 +23,7 @@ import { ZERO_TIME, type AlertNotice, type AlertState, type Condition, type Eval
 import type { ConfigDiff } from '../config/diff.js';
 
 const PERSIST_DELAY_MS = 1000;
+const SHARED_RULES = ''; // see rule(); target names are never empty
 /** Alerts tracked per target: enough for every real check of a node, few enough to keep state and notifications small. */
 export const MAX_ALERTS_PER_TARGET = 100;
 
@@ -86,17 +87,16 @@ export class AlertEngine {
     this.flaps.setLimits(config.alerts.flapThreshold, config.alerts.flapWindowMs);
   }
 
-  /** Merged rule settings, computed once per rule and target until the config changes. */
+  /** Merged rule settings until the config changes: one per rule for all targets without a tuning of their own for it (SHARED_RULES), else per target. */
   private rule(name: string, target: string): RuleSettings {
-    let ofTarget = this.rules.get(target);
-    if (!ofTarget) this.rules.set(target, (ofTarget = new Map()));
-    let rule = ofTarget.get(name);
+    const definition = ruleNamed(name);
+    const own = definition ? this.alerts.targetRules[target]?.[definition.name] : undefined;
+    let byRule = this.rules.get(own ? target : SHARED_RULES);
+    if (!byRule) this.rules.set(own ? target : SHARED_RULES, (byRule = new Map()));
+    let rule = byRule.get(name);
     if (!rule) {
-      const definition = ruleNamed(name);
-      rule = definition
-        ? ruleSettings(definition, [this.alerts.rules[definition.name], this.alerts.targetRules[target]?.[definition.name]], this.alerts.bootstrapGraceMs)
-        : { disabled: true, forMs: 0, severity: 'warning' };
-      ofTarget.set(name, rule);
+      rule = definition ? ruleSettings(definition, [this.alerts.rules[definition.name], own], this.alerts.bootstrapGraceMs) : { disabled: true, forMs: 0, severity: 'warning' };
+      byRule.set(name, rule);
     }
     return rule;
   }

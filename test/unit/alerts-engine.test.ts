@@ -192,6 +192,17 @@ describe('alert state machine', () => {
     expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/P critical']);
   });
 
+  it("per-target tuning stays the target's own while the other targets share the fleet's settings, whichever is evaluated first", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
+    const nodes = ['v1', 'v2', 'v3'].map((name, i) => `  - {name: ${name}, url: "http://127.0.0.1:${i + 1}"}`).join('\n');
+    const config = parseConfig(`state_dir: ${dir}\nnodes:\n${nodes}\nalerts:\n  for_polls: 1\n  targets:\n    v2:\n      rules:\n        AvalancheCheckFailing: {disabled: true}\n`, join(dir, 'config.yaml'), {});
+    const batches: NotificationBatch[] = [];
+    const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), onBatch: (b) => batches.push(b) });
+    for (const node of [config.nodes[0]!, config.nodes[1]!, config.nodes[2]!]) engine.nodeUpdated(node, nodeState(node.name, failing({ C: 5 })), T0);
+    const fired = batches.flatMap((b) => b.alerts.map((a) => `${a.labels.target} ${a.labels.alertname}`)).sort();
+    expect(fired).toEqual(['v1 AvalancheCheckFailing', 'v1 AvalancheNodeUnhealthy', 'v2 AvalancheNodeUnhealthy', 'v3 AvalancheCheckFailing', 'v3 AvalancheNodeUnhealthy']);
+  });
+
   it('per-target tuning: disabled for one target only', () => {
     const { engine, node, notices } = setup('  targets:\n    v1:\n      rules:\n        AvalancheCheckFailing: {disabled: true}\n');
     engine.nodeUpdated(node, nodeState('v1', failing({ C: 5 })), T0);

@@ -1,0 +1,10 @@
+import { parseHealthReport } from '../src/parse/avalanchego.js';
+const body = process.argv[2]!;
+const gc = (globalThis as any).gc;
+const text = (await import('node:fs')).readFileSync(body, 'utf8');
+gc(); gc();
+const h0 = process.memoryUsage().heapUsed;
+const keep = [];
+for (let i = 0; i < 3000; i++) keep.push((parseHealthReport(JSON.parse(text.replace('71842516', String(71842516 + i)))) as any).value);
+gc(); gc();
+console.log('bytes per report', Math.round((process.memoryUsage().heapUsed - h0) / 3000));

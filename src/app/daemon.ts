@@ -24,7 +24,7 @@ import { lockStateDir, type StateDirLock } from '../state/lock.js';
 import { secretsOf } from '../config/secrets.js';
 import { watchStateWrites } from '../state/write-health.js';
 import type { Store } from '../store.js';
-import { SMALL_FLEET_TARGETS, tuneForFleet } from '../util/heap.js';
+import { holdYoungGeneration, SMALL_FLEET_TARGETS, tuneForFleet, type YoungGenerationHold } from '../util/heap.js';
 import { VERSION } from '../version.js';
 import { buildComponents, effectiveConfig, type Components, type DaemonOptions } from './components.js';
 import { listenOrExplain } from './listen.js';
@@ -46,6 +46,8 @@ export class Daemon {
   /** Held from before anything in state_dir is read until stop(): one daemon per state_dir. */
   private readonly stateLock: StateDirLock;
   private readonly stopWriteWatch: () => void;
+  /** Keeps V8's young generation at its size for the fleet (util/heap.ts). */
+  private youngGeneration?: YoungGenerationHold;
   private readonly watchers: FileWatchers;
   private readonly pending = new Set<string>();
   private firstRoundDone = false;
@@ -129,6 +131,7 @@ export class Daemon {
     const log = this.options.logger;
     const config = this.parts.config;
     const { host, port } = this.options.listen ?? config.listen;
+    if (this.options.tuneHeap) this.youngGeneration = holdYoungGeneration();
     try {
       // A fleet above a sidecar's size is served from a worker thread (http/front.ts): the main
       // thread's garbage collections then never delay /-/healthy. Discovered fleets start empty.
@@ -136,6 +139,7 @@ export class Daemon {
       this.front = await listenOrExplain(() => openFront({ host, port, routes: this.routes, log, inWorker, ...(this.gate ? { gate: this.gate } : {}) }), host, port);
       this.address = this.front.address;
     } catch (err) {
+      this.youngGeneration?.release();
       this.stateLock.release();
       this.stopWriteWatch();
       throw err;
@@ -148,6 +152,7 @@ export class Daemon {
     this.scheduler.start();
     if (this.pending.size === 0) {
       this.firstRoundDone = true;
+      this.youngGeneration?.grow();
       this.runSources();
     }
     this.parts.notifier.start();
@@ -200,6 +205,7 @@ export class Daemon {
     } finally {
       if (this.pending.delete(key) && this.pending.size === 0 && !this.firstRoundDone) {
         this.firstRoundDone = true;
+        this.youngGeneration?.grow();
         log.info('first poll round complete; ready');
         this.runSources();
         this.parts.metrics.prepareScrape();
@@ -232,6 +238,7 @@ export class Daemon {
     await this.front?.close();
     await parts.poller.close();
     await parts.deliveryHttp.close();
+    this.youngGeneration?.release();
     this.stateLock.release();
     this.stopWriteWatch();
     log.info('stopped');

@@ -11,7 +11,11 @@
  * generation for a few KiB of garbage a poll. A process starts with the semi-space fixed at its
  * initial size (cli.ts, before the modules are parsed); the daemon lets it grow again for a fleet
  * above SMALL_FLEET_TARGETS, where a small young generation would promote the poll loop's
- * short-lived garbage and cost CPU per poll.
+ * short-lived garbage and cost CPU per poll; but only up to LARGE_FLEET_NEW_SPACE (8 MiB
+ * semi-spaces, half V8's default maximum): at 1,000 nodes the other half measured ≈ 20 MiB of RSS
+ * for a CPU per poll within the noise (bench/RESULTS.md, "Fourth session"). V8 fixes
+ * `--max-semi-space-size` when the process starts, but reads the growth factor at each growth:
+ * holdYoungGeneration lets the semi-spaces double until the cap, then stops them.
  *
  * WebAssembly: undici's HTTP parser (llhttp) is WebAssembly, and V8 re-compiles its hot functions
  * with TurboFan in background threads: ≈ 35 MiB of malloc at the first requests, ≈ 10 MiB of which
@@ -28,12 +32,17 @@
  *
  * Flags the operator gave node (on the command line or in NODE_OPTIONS) always win.
  */
-import { setFlagsFromString } from 'node:v8';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import type { Worker } from 'node:worker_threads';
 
 export const HEAP_GROWING_FLAG = '--heap-growing-percent=50';
 /** Fleets of up to this many targets keep the young generation at its initial size and the parser unoptimised. */
 export const SMALL_FLEET_TARGETS = 20;
 const DEFAULT_SEMI_SPACE_GROWTH = 2;
+/** A large fleet's young generation (both semi-spaces, as `nodejs_heap_space_size_total_bytes{space="new"}` reports it) grows up to this. */
+export const LARGE_FLEET_NEW_SPACE = 16 * 1024 * 1024;
 
 /** node's own flags: the command line's and NODE_OPTIONS'. */
 export function nodeFlags(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string[] {
@@ -65,6 +74,28 @@ export interface FleetTuning {
 
 /** Set once something needs compiled JavaScript whatever the fleet (optimisingCompilersNeeded). */
 let compilersNeeded = false;
+/** The growth factor this module last set, undefined when the operator sized the semi-spaces. */
+let semiSpaceGrowthFactor: number | undefined;
+/** Whether the young generation may grow (up to LARGE_FLEET_NEW_SPACE): a large fleet. */
+let youngGenerationGrows = false;
+/** Set while a hold (holdYoungGeneration) keeps the young generation from growing until told. */
+let growthHeld = false;
+
+/** `again`: set it even if unchanged, as V8 raises it to 2 whenever an isolate is made (a worker thread). */
+function setSemiSpaceGrowthFactor(factor: number, again = false): void {
+  if (factor === semiSpaceGrowthFactor && !again) return;
+  semiSpaceGrowthFactor = factor;
+  setFlagsFromString(`--semi-space-growth-factor=${factor}`);
+}
+
+function newSpaceSize(): number {
+  return getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+}
+
+/** The growth factor for a young generation of `newSpace` bytes: doubling while below the cap, none from there. */
+function growthFactorAt(newSpace: number): number {
+  return youngGenerationGrows && !growthHeld && newSpace < LARGE_FLEET_NEW_SPACE ? DEFAULT_SEMI_SPACE_GROWTH : 1;
+}
 
 function setCompilers(on: boolean): void {
   setFlagsFromString(on ? '--opt' : '--no-opt');
@@ -79,8 +110,9 @@ export function tuneForFleet(targets: number, flags: readonly string[] = nodeFla
   const small = targets <= SMALL_FLEET_TARGETS;
   const tuning: FleetTuning = {};
   if (!given(flags, ...SEMI_SPACE_FLAGS)) {
-    tuning.semiSpaceGrowthFactor = small ? 1 : DEFAULT_SEMI_SPACE_GROWTH;
-    setFlagsFromString(`--semi-space-growth-factor=${tuning.semiSpaceGrowthFactor}`);
+    youngGenerationGrows = !small;
+    tuning.semiSpaceGrowthFactor = growthFactorAt(newSpaceSize());
+    setSemiSpaceGrowthFactor(tuning.semiSpaceGrowthFactor);
   }
   if (!given(flags, '--liftoff-only', '--liftoff', '--wasm-tier-up', '--wasm-dynamic-tiering')) {
     tuning.liftoffOnly = small;
@@ -102,8 +134,50 @@ export function optimisingCompilersNeeded(flags: readonly string[] = nodeFlags()
   if (!given(flags, ...COMPILER_FLAGS)) setCompilers(true);
 }
 
+export interface YoungGenerationHold {
+  /** From now on a large fleet's young generation may grow, up to LARGE_FLEET_NEW_SPACE. */
+  grow(): void;
+  release(): void;
+}
+
+/**
+ * Keeps the young generation at the size tuneForFleet chose, for as long as the process runs. A
+ * large fleet's semi-spaces stay at their size until grow() (the daemon calls it after its first
+ * poll round: while it starts, single tasks allocate enough for several scavenges, and V8 would
+ * double the semi-spaces at each, up to 16 MiB, before any callback could stop it); from then on
+ * they may double after a garbage collection while below LARGE_FLEET_NEW_SPACE, and stop there.
+ * A small fleet's stay at their initial size.
+ *
+ * The factor is set again as soon as a worker thread is online: V8 raises it back to its default
+ * of 2 whenever an isolate is created, so each worker (the HTTP front, the bcrypt worker) would
+ * otherwise let the main thread's young generation grow to 32 MiB.
+ * Does nothing when the operator sized the semi-spaces.
+ */
+export function holdYoungGeneration(): YoungGenerationHold {
+  const regulate = (again = false) => {
+    if (semiSpaceGrowthFactor !== undefined) setSemiSpaceGrowthFactor(growthFactorAt(newSpaceSize()), again);
+  };
+  const observer = new PerformanceObserver(() => regulate());
+  observer.observe({ entryTypes: ['gc'] });
+  const onWorker = (message: unknown) => (message as { worker: Worker }).worker.once('online', () => regulate(true));
+  subscribe('worker_threads', onWorker);
+  growthHeld = true;
+  regulate(true);
+  return {
+    grow() {
+      growthHeld = false;
+      regulate();
+    },
+    release() {
+      observer.disconnect();
+      unsubscribe('worker_threads', onWorker);
+      growthHeld = false;
+    },
+  };
+}
+
 /** Before the CLI's modules load: a process is small until its config (or simulated fleet) says otherwise. */
 export function startSmall(flags: readonly string[] = nodeFlags()): void {
-  if (!given(flags, ...SEMI_SPACE_FLAGS)) setFlagsFromString('--semi-space-growth-factor=1');
+  if (!given(flags, ...SEMI_SPACE_FLAGS)) setSemiSpaceGrowthFactor(1);
   if (!given(flags, ...COMPILER_FLAGS)) setCompilers(false);
 }

@@ -1,7 +1,8 @@
 /**
  * V8 sized for the fleet (src/util/heap.ts): a one-node daemon keeps its young generation at the
  * initial semi-space and runs JavaScript interpreted, a large fleet lets the young generation grow
- * and gets the optimising compilers, and flags the operator gave node win.
+ * (up to 16 MiB while held, whatever worker threads start) and gets the optimising compilers, and
+ * flags the operator gave node win.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -13,30 +14,68 @@ import { sample, scrape, startSim, waitFor, writeConfig, get } from '../helpers/
 const HEAP = fileURLToPath(new URL('../../dist/util/heap.js', import.meta.url));
 const MiB = 1024 * 1024;
 
-/** Runs `tuneForFleet(targets)` in a fresh node, allocates garbage of which much survives a scavenge, returns the young generation's size. */
+interface Churn {
+  nodeArgs?: string[];
+  compilersNeeded?: boolean;
+  /** Hold the young generation (holdYoungGeneration), letting it grow only after the first half of the churn. */
+  held?: boolean;
+  /** Start a worker thread (its isolate resets V8's semi-space growth factor) before churning. */
+  worker?: boolean;
+}
+interface AfterChurn {
+  newSpace: number;
+  /** The young generation's size after the first half of the churn. */
+  newSpaceHalfway: number;
+  tuning: Record<string, unknown>;
+  interpreted: boolean;
+  turbofanned: boolean;
+}
+
 /**
  * Runs `tuneForFleet(targets)` (after `startSmall()`, as the CLI does) in a fresh node, allocates
- * garbage of which much survives a scavenge, returns the young generation's size and whether a hot
- * function ended up interpreted (V8's own status bits: 128 interpreted, 64 TurboFan code; a
- * TurboFan compile runs in a background thread, so the check waits for it, whatever the load).
+ * garbage of which much survives a scavenge, in slices as a poll loop does (so a hold's callbacks
+ * run between them), returns the young generation's size and whether a hot function ended up
+ * interpreted (V8's own status bits: 128 interpreted, 64 TurboFan code; a TurboFan compile runs in
+ * a background thread, so the check waits for it, whatever the load).
  */
-function afterChurn(targets: number, nodeArgs: string[] = [], compilersNeeded = false): Promise<{ newSpace: number; tuning: Record<string, unknown>; interpreted: boolean; turbofanned: boolean }> {
+function afterChurn(targets: number, churn: Churn = {}): Promise<AfterChurn> {
   const script = `
     import v8 from 'node:v8';
-    const { startSmall, tuneForFleet, optimisingCompilersNeeded } = await import(${JSON.stringify(HEAP)});
+    import { once } from 'node:events';
+    import { Worker } from 'node:worker_threads';
+    import { setImmediate as slice } from 'node:timers/promises';
+    const { startSmall, tuneForFleet, optimisingCompilersNeeded, holdYoungGeneration } = await import(${JSON.stringify(HEAP)});
     startSmall();
-    if (${compilersNeeded}) optimisingCompilersNeeded();
+    if (${churn.compilersNeeded === true}) optimisingCompilersNeeded();
     const tuning = tuneForFleet(${targets});
+    const hold = ${churn.held === true} ? holdYoungGeneration() : undefined;
+    if (${churn.worker === true}) {
+      const worker = new Worker('setTimeout(() => {}, 60000)', { eval: true });
+      await once(worker, 'online');
+      worker.unref();
+      await slice();
+    }
+    const newSpaceNow = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
     let keep = [];
     const entry = (i) => ({ i, s: 'x' + i });
-    for (let i = 0; i < 3e6; i++) { keep.push(entry(i)); if (keep.length > 200000) keep = []; }
-    const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+    let newSpaceHalfway = 0;
+    for (let i = 0; i < 3e6; i++) {
+      keep.push(entry(i));
+      if (keep.length > 200000) keep = [];
+      if (i % 20000 === 0) await slice();
+      if (i === 1.5e6) {
+        newSpaceHalfway = newSpaceNow();
+        hold?.grow();
+      }
+    }
+    hold?.release();
+    const newSpace = newSpaceNow();
     %WaitForBackgroundOptimization();
     entry(0);
     const status = %GetOptimizationStatus(entry);
-    process.stdout.write(JSON.stringify({ newSpace, tuning, interpreted: (status & 128) !== 0, turbofanned: (status & 64) !== 0 }));`;
+    process.stdout.write(JSON.stringify({ newSpace, newSpaceHalfway, tuning, interpreted: (status & 128) !== 0, turbofanned: (status & 64) !== 0 }));`;
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, [...nodeArgs, '--allow-natives-syntax', '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' } }, (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout)))),
+    execFile(process.execPath, [...(churn.nodeArgs ?? []), '--allow-natives-syntax', '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' } }, (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout)))),
   );
 }
 
@@ -56,18 +95,37 @@ describe('V8 sized for the fleet', () => {
     expect(large.turbofanned).toBe(true);
   });
 
+  it('holds a large fleet\'s young generation until told, then lets it grow to 16 MiB, not V8\'s 32', async () => {
+    const held = await afterChurn(1000, { held: true });
+    expect(held.newSpaceHalfway).toBeLessThanOrEqual(2 * MiB);
+    expect(held.newSpace).toBeGreaterThan(4 * MiB);
+    expect(held.newSpace).toBeLessThanOrEqual(16 * MiB);
+    const unheld = await afterChurn(1000);
+    expect(unheld.newSpace).toBeGreaterThan(16 * MiB);
+  });
+
+  it('keeps holding after a worker thread starts (a new isolate resets V8\'s growth factor to 2)', async () => {
+    const small = await afterChurn(1, { held: true, worker: true });
+    expect(small.newSpace).toBeLessThanOrEqual(2 * MiB);
+    const large = await afterChurn(1000, { held: true, worker: true });
+    expect(large.newSpaceHalfway).toBeLessThanOrEqual(2 * MiB);
+    expect(large.newSpace).toBeLessThanOrEqual(16 * MiB);
+    const unheld = await afterChurn(1, { worker: true });
+    expect(unheld.newSpace).toBeGreaterThan(16 * MiB);
+  });
+
   it('keeps the optimising compilers for a small fleet once something needs them (basic auth hashes with bcryptjs)', async () => {
-    const small = await afterChurn(1, [], true);
+    const small = await afterChurn(1, { compilersNeeded: true });
     expect(small.tuning).toEqual({ semiSpaceGrowthFactor: 1, liftoffOnly: true, optimisingCompilers: true });
     expect(small.turbofanned).toBe(true);
   });
 
   it('leaves the sizes and the compilers to the operator when node was given them', async () => {
-    const own = await afterChurn(1, ['--max-semi-space-size=8', '--no-liftoff-only', '--opt']);
+    const own = await afterChurn(1, { nodeArgs: ['--max-semi-space-size=8', '--no-liftoff-only', '--opt'] });
     expect(own.tuning).toEqual({});
     expect(own.newSpace).toBeGreaterThan(4 * MiB);
     expect(own.turbofanned).toBe(true);
-    const interpreted = await afterChurn(1000, ['--no-opt', '--no_sparkplug']);
+    const interpreted = await afterChurn(1000, { nodeArgs: ['--no-opt', '--no_sparkplug'] });
     expect(interpreted.tuning).toEqual({ semiSpaceGrowthFactor: 2, liftoffOnly: false });
     expect(interpreted.interpreted).toBe(true);
   });

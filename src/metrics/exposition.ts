@@ -4,16 +4,17 @@
  * family by family, when its data changes; they are encoded to bytes once, there, and the strings
  * are let go. A scrape takes a snapshot (the owners' current byte buffers: no copy) and renders the
  * format it wants (Prometheus text or OpenMetrics: they differ only in the family headers) once
- * per snapshot: deflated in zlib's thread pool for gzip scrapers (the main thread only hands over
- * slices of at most 1 MiB and yields between them), joined for the others. Every scraper of a
+ * per snapshot (snapshot.ts): deflated in zlib's thread pool for gzip scrapers (the main thread
+ * only assembles the body, a few milliseconds at a time), joined for the others. Every scraper of a
  * snapshot shares the same buffers, so a scrape of unchanged data costs a buffer write. A large
  * fleet's gzip scrape gets the newest finished compression instead of waiting for a newer one;
  * the first one can be started before anyone asks (`prepare`, once the first poll round is in),
  * and a scrape that comes before any compression has finished waits for the one in flight.
  * (prom-client serves the small families: self, alerts, network-wide, process; see endpoint.ts.)
  */
-import { promisify } from 'node:util';
-import { constants, crc32, deflateRaw } from 'node:zlib';
+import { type Deflated, type Encoded, Snapshot } from './snapshot.js';
+
+export { GZIP_LEVEL, type Deflated } from './snapshot.js';
 
 export interface Family {
   name: string;
@@ -73,30 +74,6 @@ export class SampleWriter {
   }
 }
 
-const deflateRawAsync = promisify(deflateRaw);
-
-/** A raw deflate stream ending in a sync flush (byte-aligned, not final: more may follow), with the CRC-32 and length of its input. */
-export interface Deflated {
-  chunks: Buffer[];
-  crc: number;
-  length: number;
-}
-
-/**
- * zlib's fastest level: at 5,000 nodes (47 MiB of exposition) level 1 costs 61–97 ms of CPU for
- * 2.6 MiB, level 6 173–178 ms for 2.3 MiB; Prometheus only needs a valid gzip stream.
- */
-export const GZIP_LEVEL = 1;
-/** Snapshots larger than this are joined and compressed in slices, yielding to the event loop in between. */
-const LARGE_BYTES = 1 << 20;
-/** Work copied in one go when joining (≈ 0.3 ms of copying per MiB). */
-const SLICE_BYTES = 1 << 20;
-/**
- * Input handed to zlib's thread pool in one go. Every slice costs a round trip through the event
- * loop, which is slow on a busy daemon (47 slices of 1 MiB, one after the other, took seconds at
- * 5,000 nodes), so fewer, larger ones; copying one costs the main thread ≈ 1.5 ms.
- */
-const DEFLATE_SLICE_BYTES = 4 << 20;
 /**
  * Slices deflated side by side while a scrape waits (the first compression); each holds a 4 MiB
  * buffer until done. A compression nobody waits for deflates one slice at a time: zlib's threads
@@ -106,98 +83,12 @@ const DEFLATES_WHILE_WAITED_FOR = 2;
 /** How long a scrape waits for the first compression of a large snapshot before it is answered uncompressed. */
 const FIRST_DEFLATE_WAIT_MS = 2_000;
 
-/**
- * One owner's samples as bytes. An owner has a range of families (a collector's own): family
- * `first + i` is `bytes[ends[i-1] .. ends[i])` (from 0 for i = 0; the buffer may be longer), and
- * it has nothing of the families outside its range. The ends are a small array of the range's
- * length, not one typed array of every family per owner: six owners per node each held a
- * 58-entry Uint32Array with its own off-heap backing store.
- * Rewritten in place by the next `set` of its owner while no snapshot holds it (a node polled every
- * second between scrapes 15 s apart: no new buffers for 14 polls of 15), replaced once one does.
- */
-interface Encoded {
-  bytes: Buffer;
-  first: number;
-  ends: number[];
-  /** A snapshot holds it: never changed again. */
-  frozen: boolean;
-}
-
 /** The byte range of family `f` in `owner`, or undefined when the owner has nothing of it. */
 function familyRange(owner: Encoded, f: number): [number, number] | undefined {
   const i = f - owner.first;
   if (i < 0 || i >= owner.ends.length) return undefined;
   const start = i === 0 ? 0 : owner.ends[i - 1]!;
   return owner.ends[i]! > start ? [start, owner.ends[i]!] : undefined;
-}
-
-/** The owners' bytes at one moment (the Encoded values it holds are frozen). */
-class Snapshot {
-  private joined?: Promise<Buffer[]>;
-  readonly deflated = new Map<Format, Promise<Deflated>>();
-  readonly bytes: number;
-
-  constructor(
-    readonly version: number,
-    private readonly owners: Encoded[],
-    private readonly families: number,
-  ) {
-    let bytes = 0;
-    for (const owner of owners) {
-      owner.frozen = true;
-      bytes += owner.ends[owner.ends.length - 1] ?? 0;
-    }
-    this.bytes = bytes;
-  }
-
-  get large(): boolean {
-    return this.bytes > LARGE_BYTES;
-  }
-
-  /** The samples of every family, family after family: slices of at most about SLICE_BYTES, copied from the owners. */
-  *slices(headers: Buffer[], withHeaders: boolean): Generator<{ header?: Buffer; samples: Buffer[]; length: number }> {
-    for (let f = 0; f < this.families; f++) {
-      let batch: Buffer[] = [];
-      let length = 0;
-      let header = withHeaders ? headers[f] : undefined;
-      for (const owner of this.owners) {
-        const i = f - owner.first;
-        if (i < 0 || i >= owner.ends.length) continue;
-        const start = i === 0 ? 0 : owner.ends[i - 1]!;
-        const end = owner.ends[i]!;
-        if (end <= start) continue;
-        batch.push(owner.bytes.subarray(start, end));
-        length += end - start;
-        if (length >= SLICE_BYTES) {
-          yield { header, samples: batch, length };
-          header = undefined;
-          batch = [];
-          length = 0;
-        }
-      }
-      if (length > 0) yield { header, samples: batch, length };
-    }
-  }
-
-  /** Prometheus text or OpenMetrics, uncompressed: the headers of non-empty families and their samples. */
-  join(headers: Buffer[]): Promise<Buffer[]> {
-    this.joined ??= (async () => {
-      const parts: Buffer[] = [];
-      for (const slice of this.slices(headers, true)) {
-        if (slice.header) parts.push(slice.header);
-        parts.push(Buffer.concat(slice.samples, slice.length));
-        if (this.large) await new Promise((resolve) => setImmediate(resolve));
-      }
-      return parts;
-    })();
-    return this.joined;
-  }
-
-  joinNow(headers: Buffer[]): Buffer {
-    const parts: Buffer[] = [];
-    for (const slice of this.slices(headers, true)) parts.push(...(slice.header ? [slice.header] : []), ...slice.samples);
-    return Buffer.concat(parts);
-  }
 }
 
 export class Exposition {
@@ -290,7 +181,7 @@ export class Exposition {
   private compress(snapshot: Snapshot, format: Format): Promise<Deflated> {
     const existing = snapshot.deflated.get(format);
     if (existing) return existing;
-    const pending = deflateSlices(snapshot, this.headers[format], this.latestDeflated.has(format) ? 1 : DEFLATES_WHILE_WAITED_FOR).then((value) => {
+    const pending = snapshot.deflate(this.headers[format], this.latestDeflated.has(format) ? 1 : DEFLATES_WHILE_WAITED_FOR).then((value) => {
       const newest = this.latestDeflated.get(format);
       if (!newest || newest.version < snapshot.version) this.latestDeflated.set(format, { version: snapshot.version, value });
       return value;
@@ -347,72 +238,4 @@ function encodeInto(encoded: Encoded, fragments: string[], first: number): boole
     ends[i] = pos;
   }
   return true;
-}
-
-/**
- * Deflates in zlib's thread pool, keeping the running CRC-32 the gzip trailer needs. The families
- * are gathered into slices of about DEFLATE_SLICE_BYTES, each deflated on its own (one thread-pool
- * job and one event-loop round trip per slice; a busy daemon's loop makes round trips slow, so
- * `atOnce` run side by side) and ending in a sync flush, so the slices' outputs concatenate into one
- * valid deflate stream (as pigz does). The main thread only copies a slice (≈ 2 ms) and yields.
- */
-async function deflateSlices(snapshot: Snapshot, headers: Buffer[], atOnce: number): Promise<Deflated> {
-  const options = { level: GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: DEFLATE_SLICE_BYTES / 4 };
-  const outputs: Array<Promise<Buffer>> = [];
-  // slice buffers are reused once deflated: a compression allocates at most `atOnce`
-  const free: Buffer[] = [];
-  let allocated = 0;
-  let waiting: (() => void) | undefined;
-  let crc = 0;
-  let length = 0;
-  let slice: Buffer | undefined;
-  let used = 0;
-  const take = async (): Promise<Buffer> => {
-    while (free.length === 0 && allocated >= atOnce) await new Promise<void>((resolve) => (waiting = resolve));
-    if (free.length > 0) return free.pop()!;
-    allocated++;
-    return Buffer.allocUnsafeSlow(DEFLATE_SLICE_BYTES);
-  };
-  const flush = async () => {
-    const buffer = slice!;
-    const bytes = buffer.subarray(0, used);
-    slice = undefined;
-    used = 0;
-    crc = crc32(bytes, crc);
-    length += bytes.length;
-    // copied out: zlib's result is a view of its whole output buffer, which would stay alive with it
-    const output = deflateRawAsync(bytes, options).then((deflated) => Buffer.from(deflated));
-    outputs.push(output);
-    const release = () => {
-      free.push(buffer);
-      const wake = waiting;
-      waiting = undefined;
-      wake?.();
-    };
-    output.then(release, release);
-    await new Promise((resolve) => setImmediate(resolve));
-  };
-  // the copy itself yields every SLICE_BYTES too: a 4 MiB slice is ≈ 25,000 owner fragments at 1,000 nodes
-  let sinceYield = 0;
-  for (const { header, samples, length: sampleBytes } of snapshot.slices(headers, true)) {
-    for (const part of header ? [header, ...samples] : samples) {
-      for (let offset = 0; offset < part.length; ) {
-        slice ??= await take();
-        const copied = part.copy(slice, used, offset);
-        offset += copied;
-        used += copied;
-        if (used === slice.length) {
-          await flush();
-          sinceYield = 0;
-        }
-      }
-    }
-    sinceYield += sampleBytes;
-    if (sinceYield >= SLICE_BYTES) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sinceYield = 0;
-    }
-  }
-  if (used > 0) await flush();
-  return { chunks: await Promise.all(outputs), crc, length };
 }

@@ -65,10 +65,41 @@ describe('Exposition', () => {
       `${header(0)}x_up{o="whole"} 1\nx_up{o="head"} 5\n${header(1)}x_failures_total{o="tail"} 2\n${header(2)}x_depth{o="whole"} 3\nx_depth{o="tail"} 4\n`,
     );
     e.set('tail', ['x_depth{o="tail"} 6\n'], 2); // a different range: the owner has nothing of family 1 any more
-    e.setFamily('head', 2, 'x_depth{o="head"} 7\n');
+    e.setFamily('head', 2, 'x_depth{o="head"} 7\n'); // now a range from family 0, like 'whole'
+    // within a family, owners whose range starts earlier come first, each range's owners in owner order
     expect(Buffer.concat(await e.chunks('text')).toString()).toBe(
-      `${header(0)}x_up{o="whole"} 1\nx_up{o="head"} 5\n${header(2)}x_depth{o="whole"} 3\nx_depth{o="tail"} 6\nx_depth{o="head"} 7\n`,
+      `${header(0)}x_up{o="whole"} 1\nx_up{o="head"} 5\n${header(2)}x_depth{o="whole"} 3\nx_depth{o="head"} 7\nx_depth{o="tail"} 6\n`,
     );
+  });
+
+  it('assembles a large body of owners with different ranges the same way joined, rendered and deflated, pieces split across slices', async () => {
+    const three: Family[] = [...FAMILIES, { name: 'x_depth', type: 'gauge', help: 'Depth.' }];
+    const e = new Exposition(three);
+    const lines: string[][] = [[], [], []];
+    const tails: string[] = [];
+    for (let i = 0; i < 20000; i++) {
+      const pad = 'q'.repeat(i % 400); // fragments of every length: headers and samples end up split across buffers
+      if (i % 3 === 0) {
+        e.set(`w${i}`, [`x_up{o="w${i}",p="${pad}"} 1\n`, '', `x_depth{o="w${i}"} ${i}\n`]);
+        lines[0]!.push(`x_up{o="w${i}",p="${pad}"} 1\n`);
+        lines[2]!.push(`x_depth{o="w${i}"} ${i}\n`);
+      } else if (i % 3 === 1) {
+        e.set(`t${i}`, [`x_failures_total{o="t${i}",p="${pad}"} ${i}\n`, `x_depth{o="t${i}"} 2\n`], 1);
+        lines[1]!.push(`x_failures_total{o="t${i}",p="${pad}"} ${i}\n`);
+        tails.push(`x_depth{o="t${i}"} 2\n`);
+      } else {
+        e.set(`h${i}`, [`x_up{o="h${i}",p="${pad}"} 0\n`], 0);
+        lines[0]!.push(`x_up{o="h${i}",p="${pad}"} 0\n`);
+      }
+    }
+    lines[2]!.push(...tails); // owners whose range starts at family 1 come after those starting at 0
+    for (const format of ['text', 'openmetrics'] as const) {
+      const want = lines.map((samples, f) => familyHeader(three[f]!, format) + samples.join('')).join('');
+      expect(want.length).toBeGreaterThan(4 << 20); // more than one 4 MiB deflate slice
+      expect(Buffer.concat(await e.chunks(format)).toString()).toBe(want);
+      expect(inflate(await e.deflated(format))).toBe(want);
+    }
+    expect(e.render().toString()).toBe(lines.map((samples, f) => familyHeader(three[f]!, 'text') + samples.join('')).join(''));
   });
 
   it('rewrites an owner in place between scrapes, but never the bytes a scrape already took', async () => {

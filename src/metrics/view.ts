@@ -25,8 +25,8 @@ interface TargetMetrics {
   memos: unknown[];
   /** Exposition owner of each collector's series of this target. */
   owners: string[];
-  /** What each collector rendered from last time (its `depends`), and with which config. */
-  rendered: Dependencies[];
+  /** What each collector with a `depends` rendered from last time (none for the others: they render on every update), and with which config. */
+  rendered: Array<Dependencies | undefined>;
   renderedWith?: Config;
 }
 
@@ -62,7 +62,7 @@ export class MetricsView {
       if (existing && existing.base === base) existing.target = target;
       else {
         if (existing) this.removeTarget(target.name);
-        this.targets.set(target.name, { target, base, skipped: 0, memos: COLLECTORS.map((c) => c.newMemo?.()), owners: COLLECTORS.map((c) => `${target.name}\u0000${c.name}`), rendered: COLLECTORS.map(() => new Dependencies()) });
+        this.targets.set(target.name, { target, base, skipped: 0, memos: COLLECTORS.map((c) => c.newMemo?.()), owners: COLLECTORS.map((c) => `${target.name}\u0000${c.name}`), rendered: COLLECTORS.map((c) => (c.target && c.depends ? new Dependencies() : undefined)) });
         // counters exist at 0 from the start, so rate() over them works before the first poll
         this.renderTarget(target.name);
       }
@@ -149,11 +149,12 @@ export class MetricsView {
     for (let i = 0; i < COLLECTORS.length; i++) {
       const collector = COLLECTORS[i]!;
       if (!collector.target) continue;
-      const deps = entry.rendered[i]!;
-      deps.start();
-      const known = collector.depends?.(input, entry.memos[i], deps) ?? false;
-      if (!known) deps.clear();
-      else if (!deps.changed() && sameConfig) continue;
+      const deps = entry.rendered[i];
+      if (deps) {
+        deps.start();
+        if (!collector.depends!(input, entry.memos[i], deps)) deps.clear();
+        else if (!deps.changed() && sameConfig) continue;
+      }
       const sample = new SampleWriter(collector.families);
       collector.target(new Writer(sample, 0), input, entry.memos[i]);
       this.setCollectorPart(entry.owners[i]!, OFFSETS[i]!, sample.take());

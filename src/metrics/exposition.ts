@@ -114,9 +114,9 @@ export class Exposition {
 
   /** An owner's samples of the families `first .. first + fragments.length - 1`, replacing everything it had. */
   set(owner: string, fragments: string[], first = 0): void {
+    this.changed(); // first: the current snapshot, if idle, lets go of the owner
     const existing = this.owners.get(owner);
-    if (!existing || existing.frozen || !encodeInto(existing, fragments, first)) this.owners.set(owner, encode(fragments, first));
-    this.changed();
+    if (!existing || existing.holds > 0 || !encodeInto(existing, fragments, first)) this.owners.set(owner, encode(fragments, first));
   }
 
   /** Replaces one family of an owner's samples, keeping the others (e.g. a counter that moved between polls). */
@@ -204,6 +204,7 @@ export class Exposition {
 
   private changed(): void {
     this.version++;
+    this.snapshot?.retire();
     this.snapshot = undefined;
   }
 }
@@ -222,7 +223,7 @@ function encode(fragments: string[], first: number): Encoded {
     const fragment = fragments[i];
     if (fragment) pos += bytes.write(fragment, pos);
   }
-  return { bytes, first, ends, frozen: false };
+  return { bytes, first, ends, holds: 0 };
 }
 
 /** Rewrites an Encoded no snapshot holds with new fragments of the same families, if they fit in its buffer. */

@@ -14,15 +14,17 @@ import { constants, crc32, deflateRaw } from 'node:zlib';
  * it has nothing of the families outside its range. The ends are a small array of the range's
  * length, not one typed array of every family per owner: six owners per node each held a
  * 58-entry Uint32Array with its own off-heap backing store.
- * Rewritten in place by the next `set` of its owner while no snapshot holds it (a node polled every
- * second between scrapes 15 s apart: no new buffers for 14 polls of 15), replaced once one does.
+ * Rewritten in place by the next `set` of its owner while no snapshot holds it, replaced while one
+ * does. A snapshot holds its owners while it may still read them: while it is the current one, and
+ * after that until its assemblies in flight are done (a gzip scrape every second of a fleet polled
+ * every second: the owners are free again once the compression is done, not replaced every poll).
  */
 export interface Encoded {
   bytes: Buffer;
   first: number;
   ends: number[];
-  /** A snapshot holds it: never changed again. */
-  frozen: boolean;
+  /** How many snapshots may still read it: not changed while any does. */
+  holds: number;
 }
 
 /** A raw deflate stream ending in a sync flush (byte-aligned, not final: more may follow), with the CRC-32 and length of its input. */
@@ -142,8 +144,11 @@ class Assembler {
   }
 }
 
-/** The owners' bytes at one moment (the Encoded values it holds are frozen). */
+/** The owners' bytes at one moment (it holds them: see Encoded). */
 export class Snapshot {
+  /** Assemblies (joins, compressions) in flight. */
+  private working = 0;
+  private retired = false;
   /** The joined body per format (its headers): a plain OpenMetrics scrape must not get the text join of the same snapshot. */
   private readonly joined = new Map<Buffer[], Promise<Buffer[]>>();
   readonly deflated = new Map<string, Promise<Deflated>>();
@@ -161,10 +166,31 @@ export class Snapshot {
   ) {
     let bytes = 0;
     for (const owner of owners) {
-      owner.frozen = true;
+      owner.holds++;
       bytes += owner.ends[owner.ends.length - 1] ?? 0;
     }
     this.bytes = bytes;
+  }
+
+  /** No longer the current snapshot (something changed): lets go of its owners once nothing in flight reads them. */
+  retire(): void {
+    if (this.retired) return;
+    this.retired = true;
+    if (this.working === 0) this.letGo();
+  }
+
+  private letGo(): void {
+    for (const owner of this.owners) owner.holds--;
+  }
+
+  /** Keeps the owners held until `work` is done. */
+  private reading<T>(work: Promise<T>): Promise<T> {
+    this.working++;
+    const done = () => {
+      if (--this.working === 0 && this.retired) this.letGo();
+    };
+    work.then(done, done);
+    return work;
   }
 
   get large(): boolean {
@@ -203,7 +229,7 @@ export class Snapshot {
   join(headers: Buffer[]): Promise<Buffer[]> {
     const existing = this.joined.get(headers);
     if (existing) return existing;
-    const joined = (async () => {
+    const joined = this.reading((async () => {
       const parts: Buffer[] = [];
       const assembler = this.assembler(headers);
       for (let left = this.size(headers); left > 0; left -= parts.at(-1)!.length) {
@@ -215,7 +241,7 @@ export class Snapshot {
         parts.push(part);
       }
       return parts;
-    })();
+    })());
     this.joined.set(headers, joined);
     return joined;
   }
@@ -232,7 +258,11 @@ export class Snapshot {
    * slice; `atOnce` side by side, each holding its slice's buffer until done) and ending in a sync
    * flush, so the slices' outputs concatenate into one valid deflate stream (as pigz does).
    */
-  async deflate(headers: Buffer[], atOnce: number): Promise<Deflated> {
+  deflate(headers: Buffer[], atOnce: number): Promise<Deflated> {
+    return this.reading(this.deflating(headers, atOnce));
+  }
+
+  private async deflating(headers: Buffer[], atOnce: number): Promise<Deflated> {
     const options = { level: GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: DEFLATE_SLICE_BYTES / 4 };
     const outputs: Array<Promise<Buffer>> = [];
     // slice buffers are reused once deflated: a compression allocates at most `atOnce`

@@ -112,7 +112,7 @@ describe('Exposition', () => {
     put(1);
     const taken = await e.chunks('text');
     const before = Buffer.concat(taken).toString();
-    put(0.123456789, ',grown="with a label much longer than the room the buffer had left"'); // a new buffer: the old one is the scrape's
+    put(0.123456789, ',grown="with a label much longer than the room the buffer had left"'); // too long for its buffer: a new one
     put(2); // shorter: rewritten in place (no scrape since)
     put(3);
     expect(Buffer.concat(taken).toString()).toBe(before);
@@ -122,6 +122,34 @@ describe('Exposition', () => {
     put(4);
     expect(Buffer.concat(second).toString()).toContain('x_up{target="a"} 3\n');
     expect(e.render().toString()).toContain('x_up{target="a"} 4\n');
+  });
+
+  it('lets go of an owner once the scrapes that read it are done: a gzip scrape every poll does not cost every owner a new buffer', async () => {
+    const e = new Exposition(FAMILIES);
+    const bytesOf = (owner: string) => (e as unknown as { owners: Map<string, { bytes: Buffer }> }).owners.get(owner)!.bytes;
+    fill(e, 4000, 400); // large: compressed in steps, with the event loop served in between
+    const scraped = bytesOf('t7');
+    const compression = e.deflated('text');
+    // polled while the compression runs: a new buffer, the compression still reads the old one
+    fill(e, 4000, 400);
+    expect(bytesOf('t7')).not.toBe(scraped);
+    const first = await compression;
+    expect(inflate(first)).toBe(expected(4000, 400));
+    // the next scrape's compression is done: the poll after it rewrites the owners in place
+    const current = bytesOf('t7');
+    await e.chunks('text');
+    let latest = await e.deflated('text');
+    for (let tries = 0; tries < 200 && latest === first; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      latest = await e.deflated('text');
+    }
+    expect(inflate(latest)).toBe(expected(4000, 400));
+    const w = e.writer();
+    w.add(0, 'target="t7",pad="q"', 2);
+    w.add(1, 'target="t7"', 7);
+    e.set('t7', w.take());
+    expect(bytesOf('t7')).toBe(current);
+    expect(Buffer.concat(await e.chunks('text')).toString()).toContain('x_up{target="t7",pad="q"} 2\n');
   });
 
   it('joins a large fleet in slices with the same result; its gzip scrapes get the last finished compression meanwhile', async () => {

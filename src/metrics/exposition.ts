@@ -154,8 +154,12 @@ export class Exposition {
     const latest = this.latestDeflated.get(format);
     if (latest?.version === snapshot.version) return latest.value;
     if (!snapshot.large) return this.compress(snapshot, format);
+    if (latest) {
+      // the newer compression starts once this scrape is answered: its first step would delay the answer
+      setImmediate(() => this.prepare(format));
+      return latest.value;
+    }
     const pending = this.compressing.get(format) ?? this.compress(snapshot, format);
-    if (latest) return latest.value;
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), FIRST_DEFLATE_WAIT_MS)));
     try {

@@ -15,7 +15,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -57,11 +57,18 @@ const zodApiPlugin: Plugin = {
   },
 };
 
-/** The names dist imports from `specifier` (`default` for a default import); type-only imports are gone after tsc. */
-function importedNames(sources: readonly string[], specifier: string): string[] {
+/**
+ * The names dist imports (or re-exports) from `specifier` (`default` for a default import);
+ * type-only imports are gone after tsc. A dynamic import or an `export *` of it fails the build:
+ * the bundle of a CommonJS package exports only the names listed here, so a name used through
+ * either would be missing at run time, without an error until then.
+ */
+export function importedNames(sources: readonly string[], specifier: string): string[] {
   const names = new Set<string>();
-  const statement = new RegExp(`\\bimport\\s+([^'";]*?)\\s*from\\s*(['"])${specifier}\\2`, 'g');
+  const statement = new RegExp(`\\b(?:import|export)\\s+([^'";]*?)\\s*from\\s*(['"])${escaped(specifier)}\\2`, 'g');
+  const unlisted = new RegExp(`\\bimport\\s*\\(\\s*(['"])${escaped(specifier)}\\1|\\bexport\\s*\\*[^'";]*from\\s*(['"])${escaped(specifier)}\\2`);
   for (const source of sources) {
+    if (unlisted.test(source)) throw new Error(`vendor: a dynamic import or \`export *\` of ${specifier}; import the names it uses statically instead`);
     for (const [, clause] of source.matchAll(statement)) {
       const braces = /\{([^}]*)\}/.exec(clause!);
       for (const name of braces?.[1]!.split(',') ?? []) if (name.trim()) names.add(name.trim().split(/\s+as\s+/)[0]!);
@@ -72,6 +79,13 @@ function importedNames(sources: readonly string[], specifier: string): string[] 
   }
   return [...names].sort();
 }
+
+/** Whether `source` still loads `specifier` (or a file of it) from node_modules: an import, export, dynamic import or require of it (not any string that happens to equal its name). */
+export function loadsPackage(source: string, specifier: string): boolean {
+  return new RegExp(`(\\bfrom\\s*|\\bimport\\s*\\(\\s*|\\brequire\\s*\\(\\s*|\\bimport\\s*)(['"])${escaped(specifier)}(/[^'"]*)?\\2`).test(source);
+}
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function builtModules(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
@@ -108,10 +122,10 @@ async function main(): Promise<void> {
       let target = relative(dirname(file), join(VENDOR, `${specifier}.js`)).split(sep).join('/');
       if (!target.startsWith('.')) target = `./${target}`;
       rewritten = rewritten.replace(new RegExp(`(\\bfrom\\s*|\\bimport\\s*\\(\\s*)(['"])${specifier}\\2`, 'g'), `$1$2${target}$2`);
-      if (new RegExp(`(['"])${specifier}(/[^'"]*)?\\1`).test(rewritten.replace(/(['"])\.[^'"]*\1/g, ''))) throw new Error(`vendor: ${relative(ROOT, file)} still imports ${specifier} from node_modules`);
+      if (loadsPackage(rewritten, specifier)) throw new Error(`vendor: ${relative(ROOT, file)} still imports ${specifier} from node_modules`);
     }
     if (rewritten !== source) writeFileSync(file, rewritten);
   }
 }
 
-await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -348,6 +348,12 @@ async function demo(values: Values): Promise<number> {
   return code;
 }
 
+// A reader that stops early (`avahealth schema | head`) closes the pipe: the end of the output, not a crash.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

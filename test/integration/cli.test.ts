@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SIM_PORT, demoFleet, fleetConfigYaml } from '../../src/sim/fleet.js';
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { ROOT, runCli, startCli } from '../helpers/cli.js';
+import { CLI, ROOT, runCli, startCli } from '../helpers/cli.js';
 import { closedPort, get, parseExposition, sample, startSim, writeConfig } from '../helpers/harness.js';
 
 describe('avahealth --version, --help, schema', () => {
@@ -23,6 +25,16 @@ describe('avahealth --version, --help, schema', () => {
     const result = await runCli(['schema']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(readFileSync(join(ROOT, 'config', 'avahealth.schema.json'), 'utf8'));
+  });
+
+  it('stops quietly when the reader of its output goes away (`avahealth schema | head`)', async () => {
+    const child = spawn(process.execPath, [CLI, 'schema'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // the schema (80 KB) is more than a pipe holds: the write fails with EPIPE
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('rejects unknown commands and flags with usage', async () => {

@@ -172,6 +172,20 @@ describe('Exposition', () => {
     expect(inflate(latest)).toBe(expected(4001, 400));
   });
 
+  it("compresses a large fleet's changed data within the freshness bound, however seldom it is scraped", async () => {
+    const e = new Exposition(FAMILIES, 50);
+    try {
+      fill(e, 4000, 400);
+      expect(inflate(await e.deflated('text'))).toBe(expected(4000, 400));
+      fill(e, 4001, 400);
+      // no scrape in between: the compression of the changed data ran on its own (its timer: 50 ms)
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(inflate(await e.deflated('text'))).toBe(expected(4001, 400));
+    } finally {
+      e.stop();
+    }
+  });
+
   it('compresses a large snapshot before the first scrape asks, and a scrape never sees a half-built one', async () => {
     const e = new Exposition(FAMILIES);
     fill(e, 4000, 400);

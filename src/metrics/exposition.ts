@@ -9,7 +9,8 @@
  * snapshot shares the same buffers, so a scrape of unchanged data costs a buffer write. A large
  * fleet's gzip scrape gets the newest finished compression instead of waiting for a newer one;
  * the first one can be started before anyone asks (`prepare`, once the first poll round is in),
- * and a scrape that comes before any compression has finished waits for the one in flight.
+ * a scrape that comes before any compression has finished waits for the one in flight, and
+ * changed data is compressed again within FRESH_WITHIN_MS for the formats scraped lately.
  * (prom-client serves the small families: self, alerts, network-wide, process; see endpoint.ts.)
  */
 import { type Deflated, type Encoded, Snapshot } from './snapshot.js';
@@ -88,6 +89,8 @@ const FIRST_DEFLATE_WAIT_MS = 2_000;
  * not (at 5,000 nodes ≈ 100 ms of compression every 5 s; a 1,000-node body ≈ 10 ms).
  */
 export const FRESH_WITHIN_MS = 5_000;
+/** A format nobody has scraped for this long is no longer compressed ahead (a Prometheus gone or moved to another format). */
+export const SCRAPER_GONE_AFTER_MS = 10 * 60_000;
 
 /** The byte range of family `f` in `owner`, or undefined when the owner has nothing of it. */
 function familyRange(owner: Encoded, f: number): [number, number] | undefined {
@@ -108,10 +111,13 @@ export class Exposition {
   private readonly compressing = new Map<Format, Promise<Deflated>>();
   /** The next compression of changed data, scrape or not (FRESH_WITHIN_MS). */
   private refresh?: NodeJS.Timeout;
+  /** When each format's compression was last asked for by a scrape. */
+  private readonly scrapedAt = new Map<Format, number>();
 
   constructor(
     readonly families: Family[],
     private readonly freshWithinMs = FRESH_WITHIN_MS,
+    private readonly scraperGoneAfterMs = SCRAPER_GONE_AFTER_MS,
   ) {
     this.headers = {
       text: families.map((f) => Buffer.from(familyHeader(f, 'text'))),
@@ -163,6 +169,7 @@ export class Exposition {
    * undefined then, and the scrape is answered uncompressed, which every scraper accepts).
    */
   async deflated(format: Format): Promise<Deflated | undefined> {
+    this.scrapedAt.set(format, Date.now());
     const snapshot = this.current();
     const latest = this.latestDeflated.get(format);
     if (latest?.version === snapshot.version) return latest.value;
@@ -225,11 +232,15 @@ export class Exposition {
     this.version++;
     this.snapshot?.retire();
     this.snapshot = undefined;
-    // once a format has been compressed, changed data is compressed again within freshWithinMs
-    if (!this.refresh && this.latestDeflated.size > 0) {
+    // changed data is compressed again within freshWithinMs in the formats scraped lately
+    if (!this.refresh && this.scrapedAt.size > 0) {
       this.refresh = setTimeout(() => {
         this.refresh = undefined;
-        for (const format of this.latestDeflated.keys()) this.prepare(format);
+        const since = Date.now() - this.scraperGoneAfterMs;
+        for (const [format, at] of this.scrapedAt) {
+          if (at >= since) this.prepare(format);
+          else this.scrapedAt.delete(format);
+        }
       }, this.freshWithinMs);
       this.refresh.unref();
     }

@@ -186,6 +186,21 @@ describe('Exposition', () => {
     }
   });
 
+  it('stops compressing ahead once no scraper has asked for a while', async () => {
+    const e = new Exposition(FAMILIES, 20, 100);
+    try {
+      fill(e, 4000, 400);
+      const first = await e.deflated('text');
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the scraper is gone (100 ms)
+      fill(e, 4001, 400);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // nothing compressed the changed data: the scrape that comes back gets the last compression
+      expect(await e.deflated('text')).toBe(first);
+    } finally {
+      e.stop();
+    }
+  });
+
   it('compresses a large snapshot before the first scrape asks, and a scrape never sees a half-built one', async () => {
     const e = new Exposition(FAMILIES);
     fill(e, 4000, 400);

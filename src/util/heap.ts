@@ -92,9 +92,9 @@ function newSpaceSize(): number {
   return getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
 }
 
-/** The growth factor for a young generation of `newSpace` bytes: doubling while below the cap, none from there. */
-function growthFactorAt(newSpace: number): number {
-  return youngGenerationGrows && !growthHeld && newSpace < LARGE_FLEET_NEW_SPACE ? DEFAULT_SEMI_SPACE_GROWTH : 1;
+/** Doubling while a large fleet's young generation may grow and is below the cap, none otherwise (the heap is only measured then). */
+function growthFactor(): number {
+  return youngGenerationGrows && !growthHeld && newSpaceSize() < LARGE_FLEET_NEW_SPACE ? DEFAULT_SEMI_SPACE_GROWTH : 1;
 }
 
 function setCompilers(on: boolean): void {
@@ -111,7 +111,7 @@ export function tuneForFleet(targets: number, flags: readonly string[] = nodeFla
   const tuning: FleetTuning = {};
   if (!given(flags, ...SEMI_SPACE_FLAGS)) {
     youngGenerationGrows = !small;
-    tuning.semiSpaceGrowthFactor = growthFactorAt(newSpaceSize());
+    tuning.semiSpaceGrowthFactor = growthFactor();
     setSemiSpaceGrowthFactor(tuning.semiSpaceGrowthFactor);
   }
   if (!given(flags, '--liftoff-only', '--liftoff', '--wasm-tier-up', '--wasm-dynamic-tiering')) {
@@ -155,7 +155,7 @@ export interface YoungGenerationHold {
  */
 export function holdYoungGeneration(): YoungGenerationHold {
   const regulate = (again = false) => {
-    if (semiSpaceGrowthFactor !== undefined) setSemiSpaceGrowthFactor(growthFactorAt(newSpaceSize()), again);
+    if (semiSpaceGrowthFactor !== undefined) setSemiSpaceGrowthFactor(growthFactor(), again);
   };
   const observer = new PerformanceObserver(() => regulate());
   observer.observe({ entryTypes: ['gc'] });

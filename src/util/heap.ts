@@ -23,10 +23,10 @@
  * runs the parser as first compiled (Liftoff); a large fleet keeps the faster optimised code.
  *
  * JavaScript: a sidecar polls three endpoints a few times a minute, so V8's interpreter (Ignition)
- * is fast enough, and its baseline and optimising compilers (Sparkplug, TurboFan) only cost memory:
- * their machine code, and the pages of the `node` binary their own code occupies (≈ 2 MiB of RSS
- * each way for a one-node sidecar; bench/RESULTS.md). A small fleet runs interpreted from the
- * first module on; a large fleet gets both compilers back, and so does any process that hashes
+ * is fast enough, and its compilers (Sparkplug, TurboFan, and Maglev where V8 runs it: Node.js 24)
+ * only cost memory: their machine code, and the pages of the `node` binary their own code occupies
+ * (≈ 2 MiB of RSS each way for a one-node sidecar; bench/RESULTS.md). A small fleet runs
+ * interpreted from the first module on; a large fleet gets the compilers back, and so does any process that hashes
  * passwords (basic auth: bcryptjs is JavaScript, and a bcrypt check runs ≈ 16× slower interpreted,
  * ≈ 1.1 s instead of 70 ms at cost 10; V8's flags are the process's, its worker threads' too).
  *
@@ -97,9 +97,29 @@ function growthFactor(): number {
   return youngGenerationGrows && !growthHeld && newSpaceSize() < LARGE_FLEET_NEW_SPACE ? DEFAULT_SEMI_SPACE_GROWTH : 1;
 }
 
+/**
+ * V8 13 (Node.js 24) runs Maglev, its mid-tier compiler, by default; earlier versions ship it off
+ * (Node.js 20 and 22: `--no-maglev`), and there it is left so.
+ */
+const MAGLEV_BY_DEFAULT = Number(process.versions.v8.split('.')[0]) >= 13;
+
+/** Sets a boolean V8 flag either way. */
+const setFlag = (name: string, on: boolean) => setFlagsFromString(on ? `--${name}` : `--no-${name}`);
+
+/**
+ * Each flag is set on its own: a flag V8 implies from another (`--no-opt` → no Maglev,
+ * `--liftoff-only` → no tier-up) is applied when V8 starts, and V8 13 no longer applies it to a
+ * flag set at runtime. Node.js 24 otherwise ran a small fleet with Maglev and TurboFan-compiled
+ * WebAssembly: a one-node sidecar at 92 MiB of RSS instead of 75 (bench/RESULTS.md, "Node.js 22 and 24").
+ */
 function setCompilers(on: boolean): void {
-  setFlagsFromString(on ? '--opt' : '--no-opt');
-  setFlagsFromString(on ? '--sparkplug' : '--no-sparkplug');
+  for (const name of ['opt', 'sparkplug', 'turbofan', ...(MAGLEV_BY_DEFAULT ? ['maglev'] : [])]) setFlag(name, on);
+}
+
+function setLiftoffOnly(on: boolean): void {
+  setFlag('liftoff-only', on);
+  setFlag('wasm-tier-up', !on);
+  setFlag('wasm-dynamic-tiering', !on);
 }
 
 /**
@@ -116,7 +136,7 @@ export function tuneForFleet(targets: number, flags: readonly string[] = nodeFla
   }
   if (!given(flags, '--liftoff-only', '--liftoff', '--wasm-tier-up', '--wasm-dynamic-tiering')) {
     tuning.liftoffOnly = small;
-    setFlagsFromString(small ? '--liftoff-only' : '--no-liftoff-only');
+    setLiftoffOnly(small);
   }
   if (!given(flags, ...COMPILER_FLAGS)) {
     tuning.optimisingCompilers = !small || compilersNeeded;

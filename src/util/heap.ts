@@ -110,7 +110,7 @@ const setFlag = (name: string, on: boolean) => setFlagsFromString(on ? `--${name
  * Each flag is set on its own: a flag V8 implies from another (`--no-opt` → no Maglev,
  * `--liftoff-only` → no tier-up) is applied when V8 starts, and V8 13 no longer applies it to a
  * flag set at runtime. Node.js 24 otherwise ran a small fleet with Maglev and TurboFan-compiled
- * WebAssembly: a one-node sidecar at 92 MiB of RSS instead of 75 (bench/RESULTS.md, "Node.js 22 and 24").
+ * WebAssembly: a one-node sidecar at 90 MiB of RSS instead of 74 (bench/RESULTS.md, "Fifth session").
  */
 function setCompilers(on: boolean): void {
   for (const name of ['opt', 'sparkplug', 'turbofan', ...(MAGLEV_BY_DEFAULT ? ['maglev'] : [])]) setFlag(name, on);

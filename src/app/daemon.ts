@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { AlertEngine } from '../alerts/engine.js';
 import { diffConfigs, keepRestartOnly, restartRequired } from '../config/diff.js';
 import { ConfigError } from '../config/errors.js';
-import { loadConfigFile, type Config, type NodeTarget } from '../config/load.js';
+import { loadConfigFile, overrideListen, type Config, type NodeTarget } from '../config/load.js';
 import { DiscoveryManager } from '../discovery/index.js';
 import type { ReloadResult } from '../http/routes/admin.js';
 import { openFront, type Front } from '../http/front.js';
@@ -65,7 +65,7 @@ export class Daemon {
     this.stateLock = lockStateDir(config.stateDir);
     if (this.stateLock.tookOverFrom) log.warn({ stateDir: config.stateDir, pid: this.stateLock.tookOverFrom }, 'state_dir lock of a process that is gone taken over');
     this.stopWriteWatch = watchStateWrites(config.stateDir, log);
-    this.baseConfig = config;
+    this.baseConfig = overrideListen(config, options.listen);
     redactLogsOf(secretsOf(config));
     this.parts = buildComponents(this.effective(), log);
     this.tuneHeap();
@@ -130,7 +130,7 @@ export class Daemon {
   async start(): Promise<void> {
     const log = this.options.logger;
     const config = this.parts.config;
-    const { host, port } = this.options.listen ?? config.listen;
+    const { host, port } = config.listen;
     if (this.options.tuneHeap) this.youngGeneration = holdYoungGeneration();
     try {
       // A fleet above a sidecar's size is served from a worker thread (http/front.ts): the main
@@ -167,7 +167,7 @@ export class Daemon {
     const log = this.options.logger;
     let loaded: Config;
     try {
-      loaded = loadConfigFile(this.baseConfig.file);
+      loaded = overrideListen(loadConfigFile(this.baseConfig.file), this.options.listen);
     } catch (err) {
       this.parts.metrics.setReloadResult(false);
       const error = err instanceof ConfigError ? err.message : String(err);

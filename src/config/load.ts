@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './errors.js';
+import { listenUrl, type ListenAddress } from './primitives.js';
 import { configSchema, knownKeys } from './schema.js';
 import { keepTemplatedHeadersSecret } from './secrets.js';
 import type { NodeTarget } from './schema/nodes.js';
@@ -47,6 +48,17 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   const { data, warnings, templated } = parseYaml(text, file, configSchema, env, { relativePaths: { baseDir, isPathKey }, knownKeys: cachedKnownKeys });
   keepTemplatedHeadersSecret(data, templated);
   return { file, warnings, ...data, stateDir: resolvePath(baseDir, data.stateDir) };
+}
+
+/**
+ * `--listen` (or `--web.listen-address`) instead of the file's `listen:`; a default `external_url`,
+ * the base of the links in notifications, moves with it (not to port 0, "any free port", whose URL
+ * is not known before the daemon binds it).
+ */
+export function overrideListen(config: Config, listen: ListenAddress | undefined): Config {
+  if (!listen) return config;
+  const follows = config.externalUrlFollowsListen && listen.port !== 0;
+  return { ...config, listen, ...(follows ? { externalUrl: listenUrl(listen) } : {}) };
 }
 
 let keys: string[] | undefined;

@@ -44,7 +44,7 @@ const fields = z.strictObject({
   discovery: discoverySchema.optional().describe('Nodes found in files (file_sd) or DNS; they take their settings from defaults:.'),
   chain_data: chainDataSchema.optional().describe('Opt-in: what only the network can tell about a node (height lag, validator status, chain status, TPS).'),
   state_dir: z.string().prefault('./data').describe('Where alert states, silences and undelivered notifications are kept (relative to the config file).'),
-  external_url: z.string().optional().describe('URL of this avahealth, used in notifications (default http://<listen>).'),
+  external_url: z.string().optional().describe('URL of this avahealth, used in notifications (default http://<listen>, or the --listen address).'),
   alerts: alertsSchema.prefault({}),
 });
 
@@ -80,6 +80,8 @@ export const configSchema = fields.superRefine(crossReferences).transform((c) =>
       : {}),
     stateDir: c.state_dir,
     externalUrl: c.external_url ?? listenUrl(c.listen),
+    /** No `external_url:`: the URL is derived from `listen`, and follows `--listen` (overrideListen). */
+    externalUrlFollowsListen: c.external_url === undefined,
     alerts: c.alerts,
   };
 });

@@ -36,6 +36,9 @@ export type { DaemonOptions } from './components.js';
 
 export { StartError } from './listen.js';
 
+/** What a restart would change for a fleet that outgrew its HTTP front (Daemon.checkFront), as a reload's answer lists it. */
+const FRONT_IN_WORKER = `HTTP on a worker thread (over ${SMALL_FLEET_TARGETS} targets)`;
+
 export class Daemon {
   private readonly parts: Components;
   private readonly scheduler: Scheduler;
@@ -51,6 +54,8 @@ export class Daemon {
   private readonly watchers: FileWatchers;
   private readonly pending = new Set<string>();
   private firstRoundDone = false;
+  /** The fleet has grown past a small one's size since the HTTP front started on the main thread (warned once). */
+  private frontOutgrown = false;
   /** The config as the file says; the components' config adds discovered nodes and keeps this replica's shard. */
   private baseConfig: Config;
   private discovered: NodeTarget[] = [];
@@ -183,6 +188,7 @@ export class Daemon {
     this.parts.metrics.setReloadResult(true);
     if (restart.length > 0) log.warn({ settings: restart }, `config reloaded, but ${restart.join(', ')} changed: restart avahealth to apply (the running value stays until then)`);
     log.info({ targets: targetsOf(this.parts.config).length }, 'config reloaded');
+    if (this.frontOutgrown) restart.push(FRONT_IN_WORKER);
     return { ok: true, ...(restart.length > 0 ? { restartRequired: restart } : {}) };
   }
 
@@ -190,6 +196,18 @@ export class Daemon {
   private async apply(): Promise<void> {
     await applyDiff(this.parts, this.scheduler, diffConfigs(this.parts.config, this.effective()), this.options.logger);
     this.tuneHeap();
+    this.checkFront();
+  }
+
+  /** The HTTP front moves to a worker thread only when the daemon starts: a fleet grown past a small one's size by a reload or discovery is told so. */
+  private checkFront(): void {
+    const targets = targetsOf(this.parts.config).length;
+    if (this.frontOutgrown || this.front?.servedBy !== 'main' || targets <= SMALL_FLEET_TARGETS) return;
+    this.frontOutgrown = true;
+    this.options.logger.warn(
+      { targets },
+      `the fleet is now over ${SMALL_FLEET_TARGETS} targets, but HTTP is still served by the main thread, where a large fleet's garbage collections can delay /-/healthy: restart avahealth to serve it from a worker thread`,
+    );
   }
 
   private tuneHeap(): void {

@@ -3,11 +3,19 @@
  * page's own), applies the web config's gate and headers, reads bodies under a cap and writes the
  * replies. It knows no route by itself.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { BadRequest, text, type Reply, type Route } from './route.js';
 import type { Denial, Gatekeeper } from './gate.js';
+
+/**
+ * `http` as CommonJS exports, not `import … from 'node:http'`: from Node.js 22 on, the ES module
+ * of `http` reads every export, and its lazy `WebSocket`, `CloseEvent` and `MessageEvent` load
+ * Node's own copy of undici (fetch and WebSocket), ≈ 10 MiB of RSS and 2 MiB of heap that
+ * avahealth never uses (bench/RESULTS.md, "Fifth session").
+ */
+const { createServer } = process.getBuiltinModule('node:http');
 
 const MAX_REQUEST_BODY = 64 * 1024;
 export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;

@@ -164,6 +164,17 @@ describe('V8 sized for the fleet', () => {
   });
 });
 
+describe('the daemon\'s modules', () => {
+  it('load neither fetch nor WebSocket (Node.js 22 and later bring their own undici for them through `import … from \'node:http\'`)', async () => {
+    const daemon = fileURLToPath(new URL('../../dist/app/daemon.js', import.meta.url));
+    const loaded = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(daemon)}); process.stdout.write(process.moduleLoadList.join('\\n'))`], { env: { ...process.env, NODE_OPTIONS: '' } }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    );
+    expect(loaded).toContain('NativeModule http');
+    expect(loaded).not.toContain('internal/deps/undici/undici');
+  });
+});
+
 describe('a one-node daemon', () => {
   let sim: SimServer;
   beforeAll(async () => {

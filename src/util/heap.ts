@@ -26,9 +26,10 @@
  * is fast enough, and its compilers (Sparkplug, TurboFan, and Maglev where V8 runs it: Node.js 24)
  * only cost memory: their machine code, and the pages of the `node` binary their own code occupies
  * (≈ 2 MiB of RSS each way for a one-node sidecar; bench/RESULTS.md). A small fleet runs
- * interpreted from the first module on; a large fleet gets the compilers back, and so does any process that hashes
- * passwords (basic auth: bcryptjs is JavaScript, and a bcrypt check runs ≈ 16× slower interpreted,
- * ≈ 1.1 s instead of 70 ms at cost 10; V8's flags are the process's, its worker threads' too).
+ * interpreted from the first module on; a large fleet gets the compilers back, and so does any
+ * process that hashes passwords (basic auth: bcryptjs is JavaScript, and a bcrypt check runs
+ * ≈ 16× slower interpreted, ≈ 1.1 s instead of 70 ms at cost 10; V8's flags are the process's, its
+ * worker threads' too).
  *
  * Flags the operator gave node (on the command line or in NODE_OPTIONS) always win.
  */

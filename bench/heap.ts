@@ -4,7 +4,7 @@
  *   node --expose-gc --import tsx bench/heap.ts 1000
  * Stages: reports parsed, store + metrics view, alert rules evaluated, a plain and a gzip snapshot.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AlertEngine } from '../src/alerts/engine.js';
@@ -25,7 +25,9 @@ const mem = () => {
   return { heapUsed: m.heapUsed / 1048576, external: (m.external + m.arrayBuffers * 0) / 1048576, rss: m.rss / 1048576 };
 };
 const stages: Array<[string, ReturnType<typeof mem>]> = [['start', mem()]];
-const config = parseConfig(`state_dir: ${mkdtempSync(join(tmpdir(), 'heap-'))}\nnodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: n${i}, url: "http://127.0.0.1:9/n${i}", labels: {network: mainnet}}`).join('\n')}\n`, '/tmp/heap.yaml');
+// the alert engine keeps its state here; removed at the end
+const stateDir = mkdtempSync(join(tmpdir(), 'heap-'));
+const config = parseConfig(`state_dir: ${stateDir}\nnodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: n${i}, url: "http://127.0.0.1:9/n${i}", labels: {network: mainnet}}`).join('\n')}\n`, '/tmp/heap.yaml');
 const reports: HealthReport[][] = Array.from({ length: nodes }, () => (['health', 'readiness', 'liveness'] as const).map(() => (parseHealthReport(JSON.parse(text)) as { value: HealthReport }).value));
 stages.push(['reports parsed', mem()]);
 const store = new Store();
@@ -56,3 +58,5 @@ for (const [name, m] of stages) {
 }
 process.stdout.write(`exposition ${size(plain.body).toFixed(1)} MiB, gzip ${size(zipped.body).toFixed(2)} MiB\n`);
 view.exposition.stop();
+await engine.flush();
+rmSync(stateDir, { recursive: true, force: true });

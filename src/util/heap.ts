@@ -69,7 +69,7 @@ export function tuneHeapForDaemon(flags: readonly string[] = nodeFlags()): boole
 export interface FleetTuning {
   semiSpaceGrowthFactor?: number;
   liftoffOnly?: boolean;
-  /** Sparkplug and TurboFan on (a large fleet) or off (a small one). */
+  /** Sparkplug and TurboFan (and Maglev where V8 runs it by default) on (a large fleet) or off (a small one). */
   optimisingCompilers?: boolean;
 }
 

@@ -6,8 +6,8 @@
  */
 import pLimit from 'p-limit';
 import type { Config } from './config/load.js';
-import { HttpClient } from './http/client.js';
-import { RateLimitGate } from './http/rate-limit.js';
+import { HttpClient } from './transport/client.js';
+import { RateLimitGate } from './transport/rate-limit.js';
 import type { Logger } from './log.js';
 import type { EndpointObservation, TargetObservation } from './model/observation.js';
 import { ParseCache } from './probes/exchange.js';

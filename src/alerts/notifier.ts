@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Config, ReceiverConfig } from '../config/load.js';
-import { ProbeError, type HttpClient } from '../http/client.js';
-import { backoffSeconds } from '../http/rate-limit.js';
+import { ProbeError, type HttpClient } from '../transport/client.js';
+import { backoffSeconds } from '../transport/rate-limit.js';
 import type { Logger } from '../log.js';
 import { snippet } from '../util/text.js';
 import { Outbox, type OutboxEvents } from './outbox.js';

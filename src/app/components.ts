@@ -6,8 +6,8 @@
 import { AlertEngine } from '../alerts/engine.js';
 import { Notifier } from '../alerts/notifier.js';
 import type { Config, NodeTarget } from '../config/load.js';
-import { HttpClient } from '../http/client.js';
-import { RateLimitGate } from '../http/rate-limit.js';
+import { HttpClient } from '../transport/client.js';
+import { RateLimitGate } from '../transport/rate-limit.js';
 import type { Logger } from '../log.js';
 import { registerStateWriteMetrics } from '../metrics/collectors/state.js';
 import { MetricsView } from '../metrics/view.js';

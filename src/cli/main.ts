@@ -258,7 +258,7 @@ async function notifyTest(values: Values): Promise<number> {
   const names = config.alerts.receivers.map((r) => r.name);
   const receiver = config.alerts.receivers.find((r) => r.name === values.receiver);
   if (!receiver) throw new UsageError(`--receiver must name a receiver of ${config.file}${names.length ? ` (${names.join(', ')})` : ' (it has none)'}`);
-  const [{ HttpClient }, { Notifier }] = await Promise.all([import('../http/client.js'), import('../alerts/notifier.js')]);
+  const [{ HttpClient }, { Notifier }] = await Promise.all([import('../transport/client.js'), import('../alerts/notifier.js')]);
   const http = new HttpClient({ maxResponseBytes: 1024 * 1024, userAgent: `avahealth/${VERSION}` });
   try {
     await Notifier.sendTest(config, receiver, http);

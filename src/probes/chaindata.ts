@@ -6,7 +6,7 @@
  * new snapshot from the last one in the store and records it there.
  */
 import { C_CHAIN, type ChainDataConfig, type Config, type NodeTarget, type ServiceTarget } from '../config/load.js';
-import { ProbeError } from '../http/client.js';
+import { ProbeError } from '../transport/client.js';
 import { emptySnapshot, VALIDATOR_STATUSES, type ChainDataSnapshot, type ChainInfo, type ValidatorInfo, type ValidatorStatus } from '../model/chaindata.js';
 import { isObject } from '../parse/avalanchego.js';
 import { parseStakingDistribution, parseValidatorRecordHealth } from '../parse/validator.js';

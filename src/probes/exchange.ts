@@ -1,6 +1,6 @@
 /** What every probe shares: timing an exchange and turning its outcome into an EndpointObservation. */
 import { createHash } from 'node:crypto';
-import { ProbeError, type HttpResponse } from '../http/client.js';
+import { ProbeError, type HttpResponse } from '../transport/client.js';
 import type { EndpointObservation } from '../model/observation.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
 import { redact, redactDeep, snippet } from '../util/text.js';

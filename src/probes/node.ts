@@ -3,7 +3,7 @@
  * over plain GET or JSON-RPC 2.0, each exchange classified into success or one failure reason.
  */
 import type { NodeTarget, NodeView } from '../config/load.js';
-import { ProbeError, type HttpRequest, type HttpResponse } from '../http/client.js';
+import { ProbeError, type HttpRequest, type HttpResponse } from '../transport/client.js';
 import { type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../model/observation.js';
 import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
 import { keepRaw, observe, parseJson, readHealthBody, statusError } from './exchange.js';

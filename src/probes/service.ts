@@ -5,7 +5,7 @@
  * window resets.
  */
 import { serviceEndpointPath, type ApiProbe, type ServiceTarget } from '../config/load.js';
-import { ProbeError, type HttpResponse } from '../http/client.js';
+import { ProbeError, type HttpResponse } from '../transport/client.js';
 import type { EndpointObservation, TargetObservation } from '../model/observation.js';
 import { ApiSpec } from '../openapi/spec.js';
 import { parseErrorBody, parseServiceHealth } from '../parse/terminus.js';

@@ -1,7 +1,7 @@
 /** The one signature every probe has, and what it is given (see registry.ts for how to add a probe). */
 import type { Config } from '../config/load.js';
-import type { HttpClient } from '../http/client.js';
-import type { RateLimitGate } from '../http/rate-limit.js';
+import type { HttpClient } from '../transport/client.js';
+import type { RateLimitGate } from '../transport/rate-limit.js';
 import type { Logger } from '../log.js';
 import type { ChainDataSnapshot } from '../model/chaindata.js';
 import type { TargetObservation } from '../model/observation.js';

@@ -5,7 +5,7 @@
  * when the node's version changes (or every few hours). Each call is classified on its own: one
  * failing call costs its part, never the others, and never the node's health series.
  */
-import { ProbeError, type HttpResponse } from '../http/client.js';
+import { ProbeError, type HttpResponse } from '../transport/client.js';
 import type { NodeTarget, ValidatorPoll } from '../config/load.js';
 import type { EndpointObservation, TargetObservation } from '../model/observation.js';
 import { economicsOf, type ValidatorProblem, type ValidatorReport } from '../model/validator.js';

@@ -3,7 +3,7 @@ import { poster } from '../../src/alerts/notifier.js';
 import { send } from '../../src/alerts/receivers/index.js';
 import { receiverSchema } from '../../src/alerts/receivers/schemas.js';
 import type { NotificationBatch } from '../../src/alerts/types.js';
-import { HttpClient } from '../../src/http/client.js';
+import { HttpClient } from '../../src/transport/client.js';
 import { startCapture, type Captured } from './capture.js';
 
 export async function deliverTo(config: (url: string) => unknown, batch: NotificationBatch): Promise<Captured[]> {

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/http/client.js';
+import { HttpClient } from '../../src/transport/client.js';
 import type { ProbeContext } from '../../src/probes/types.js';
 import { probeValidator, validatorChanges, type ValidatorMemory, type ValidatorSettings } from '../../src/probes/validator.js';
 import type { SimServer } from '../../src/sim/server.js';

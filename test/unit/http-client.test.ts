@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient, ProbeError } from '../../src/http/client.js';
+import { HttpClient, ProbeError } from '../../src/transport/client.js';
 import { startFixtureServer } from '../helpers/harness.js';
 
 /** The exchange reads bodies straight from undici's dispatch API: what a response stream used to do for us is checked here. */

@@ -42,7 +42,7 @@ function loadedPackages(modules: string[], then = ''): Promise<string[]> {
 
 describe('module loading', () => {
   it('a daemon loads undici’s Agent, not its fetch, WebSocket or index; nor re2js, bcryptjs, ajv or pino-pretty', async () => {
-    const loaded = await loadedPackages(['app/daemon.js', 'http/client.js'], `new m1.HttpClient({ maxResponseBytes: 1024 });`);
+    const loaded = await loadedPackages(['app/daemon.js', 'transport/client.js'], `new m1.HttpClient({ maxResponseBytes: 1024 });`);
     expect(loaded).toContain('undici/lib/dispatcher/agent.js');
     expect(loaded.filter((f) => f === 'undici/index.js' || f.startsWith('undici/lib/web/'))).toEqual([]);
     expect(loaded.filter((f) => /^(re2js|bcryptjs|ajv|pino-pretty)\//.test(f))).toEqual([]);

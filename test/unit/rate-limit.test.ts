@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { currentValidation } from '../../src/probes/chaindata.js';
-import { backoffSeconds, RateLimitGate, readRateLimit } from '../../src/http/rate-limit.js';
+import { backoffSeconds, RateLimitGate, readRateLimit } from '../../src/transport/rate-limit.js';
 
 describe('rate-limit headers', () => {
   it('reads ratelimit-limit and -remaining (and the x- variants)', () => {

@@ -27,7 +27,7 @@ const MAX_CACHED_RESULTS = 1024;
  * undefined. bcrypt runs in a worker thread (bcrypt-worker.ts), never on the event loop, and only
  * for credentials not seen before: results are cached as exporter-toolkit does, keyed by a
  * hash of user, password and stored hash. An unknown user costs a bcrypt check against a dummy hash
- * of the same cost, so timing does not tell which users exist. A client with repeated failures is
+ * of the highest cost among the users, so timing does not tell which users exist. A client with repeated failures is
  * answered 429 without a check until its window passes.
  */
 export class Gatekeeper {
@@ -111,15 +111,18 @@ export class Gatekeeper {
     this.results.set(key, ok);
   }
 
-  /** bcrypt against the stored hash, or against a dummy hash of the same cost for an unknown user. */
+  /** bcrypt against the stored hash, or against the dummy hash for an unknown user. */
   private async compare(password: string, hash: string | undefined): Promise<boolean> {
-    const against = hash ?? (await this.dummyHash(this.costOfUsers()));
-    return BCRYPT.compare(password, against);
+    return BCRYPT.compare(password, hash ?? (await this.unknownUserHash()));
   }
 
-  private costOfUsers(): number {
-    const first = this.security.users.values().next().value;
-    return first ? Number(first.slice(4, 6)) : 10;
+  /**
+   * What an unknown user's password is checked against: a hash of the highest cost among the
+   * users, so no known user's check costs more than a made-up name's.
+   */
+  unknownUserHash(): Promise<string> {
+    const costs = [...this.security.users.values()].map(bcryptCost);
+    return this.dummyHash(costs.length > 0 ? Math.max(...costs) : 10);
   }
 
   private dummyHash(cost: number): Promise<string> {
@@ -127,6 +130,11 @@ export class Gatekeeper {
     if (!hash) this.dummyHashes.set(cost, (hash = BCRYPT.hash('avahealth: no such user', cost)));
     return hash;
   }
+}
+
+/** The cost factor of a bcrypt hash (`$2y$12$…` → 12). */
+export function bcryptCost(hash: string): number {
+  return Number(/^\$2[abxy]?\$(\d{2})\$/.exec(hash)?.[1] ?? 10);
 }
 
 const UNAUTHORIZED: Denial = { status: 401, message: 'authentication required', headers: { 'www-authenticate': 'Basic realm="avahealth", charset="UTF-8"' } };

@@ -215,7 +215,7 @@ export class AlertEngine {
       const rule = this.rule(condition.alertname, target);
       if (rule.disabled) continue;
       const labels = { alertname: condition.alertname, target, ...condition.identity, ...this.targetLabels(target) };
-      const key = keyOf(labels);
+      const key = keyOf(condition.alertname, target, condition.identity);
       active.add(key);
       let state = states.get(key);
       if (!state || state.phase === 'resolved') {
@@ -390,8 +390,19 @@ export class AlertEngine {
   }
 }
 
-function keyOf(labels: Record<string, string>): string {
-  return [labels.alertname, labels.target, labels.check ?? '', labels.component ?? '', labels.chain ?? ''].join('|');
+const SUBJECT_LABELS = ['check', 'component', 'chain'];
+
+/**
+ * alertname, target and every identity label a rule gave the finding (one alert per distinct
+ * identity). The subject labels keep their fixed places, so keys and fingerprints of alerts that
+ * have only those stay what earlier versions persisted; any other identity label follows, sorted.
+ */
+function keyOf(alertname: string, target: string, identity: Record<string, string>): string {
+  const others = Object.keys(identity)
+    .filter((name) => !SUBJECT_LABELS.includes(name))
+    .sort()
+    .map((name) => `${name}=${identity[name]}`);
+  return [alertname, target, ...SUBJECT_LABELS.map((name) => identity[name] ?? ''), ...others].join('|');
 }
 
 /** Stable across restarts and replicas: the dedup key at every receiver. */

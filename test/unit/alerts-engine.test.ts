@@ -1,12 +1,15 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { AlertEngine } from '../../src/alerts/engine.js';
+import type { ValidatorInput } from '../../src/alerts/rules/index.js';
 import type { NotificationBatch } from '../../src/alerts/types.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
+import { economicsOf, type ValidatorReport } from '../../src/model/validator.js';
 import { BOOTSTRAPPING, failing, fixtureReport, HEALTHY, nodeState, serviceState } from '../helpers/states.js';
 
 const MIN = 60_000;
@@ -277,5 +280,45 @@ describe('alert state machine', () => {
     engine.chainDataUpdated(snapshot, () => undefined, T0);
     expect(notices()).toEqual(['firing AvalancheNodeHeightLag critical', 'firing AvalancheValidatorEndingSoon warning']);
     expect(engine.list().find((a) => a.alertname === 'AvalancheNodeHeightLag')!.labels.chain).toBe('C');
+  });
+});
+
+describe('alert identity', () => {
+  const SUBNET = 'csu12v5GV2hVy5gLTGap8zJNX2q6Ka4cKZ4Xfyq6sqh7GtpPB';
+  const A = '2H7pEcXNnmKpYZ6VxNY2nRZ6Kx1BT2qgcM8J9o8zWLgqDTN5E8';
+  const B = '29VTdXzE3N4dFQq3Zb3xqnhxZjTAGcJPFMjQSgSNwAjPAkXFYG';
+  /** A validator poll of v1 with its L1 validations (balances in nAVAX) at 512 nAVAX/s. */
+  const poll = (balances: Record<string, number>): ValidatorInput => {
+    const l1 = Object.entries(balances).map(([validationId, balanceNAvax]) => ({ subnetId: SUBNET, validationId, balanceNAvax }));
+    const report: ValidatorReport = { l1, problems: [], feeState: { priceNAvaxPerSecond: 512 } };
+    report.economics = economicsOf(report, T0 / 1000);
+    return { observation: { endpoint: 'validator', view: 'all', ok: true, durationSeconds: 0, at: T0 / 1000, validator: report } };
+  };
+  const l1Notices = (batches: NotificationBatch[]) => batches.flatMap((b) => b.alerts.map((a) => `${a.kind} ${a.labels.alertname} ${a.labels.validation_id}`));
+
+  it('every identity label a rule gives is part of the key: two inactive L1 validations are two alerts', () => {
+    const { engine, batches } = setup('  for_polls: 1\n');
+    engine.observe('validator', 'v1', poll({ [A]: 0, [B]: 0 }), T0);
+    expect(l1Notices(batches)).toEqual([`firing AvalancheL1ValidatorInactive ${A}`, `firing AvalancheL1ValidatorInactive ${B}`]);
+    const [first, second] = engine.list();
+    expect(first!.fingerprint).not.toBe(second!.fingerprint);
+    // each alert's labels and text name the same validation
+    for (const alert of engine.list()) expect(alert.annotations.description).toContain(alert.labels.validation_id);
+  });
+
+  it('topping up one validation while the other runs dry resolves the one and fires the other', () => {
+    const { engine, batches } = setup('  for_polls: 1\n  resolve_polls: 1\n');
+    engine.observe('validator', 'v1', poll({ [A]: 0, [B]: 10 * 86_400 * 512 }), T0);
+    expect(l1Notices(batches)).toEqual([`firing AvalancheL1ValidatorBalanceLow ${B}`, `firing AvalancheL1ValidatorInactive ${A}`]);
+    engine.observe('validator', 'v1', poll({ [A]: 30 * 86_400 * 512, [B]: 0 }), T0 + MIN);
+    expect(l1Notices(batches).slice(2).sort()).toEqual([`firing AvalancheL1ValidatorInactive ${B}`, `resolved AvalancheL1ValidatorBalanceLow ${B}`, `resolved AvalancheL1ValidatorInactive ${A}`]);
+  });
+
+  it('alerts whose identity is only check/component/chain keep the fingerprints earlier versions persisted', () => {
+    const { engine, node } = setup('  for_polls: 1\n');
+    engine.nodeUpdated(node, nodeState('v1', failing({ network: 0 })), T0);
+    const check = engine.list().find((a) => a.alertname === 'AvalancheCheckFailing')!;
+    expect(check.key).toBe('AvalancheCheckFailing|v1|network||');
+    expect(check.fingerprint).toBe(createHash('sha256').update('AvalancheCheckFailing|v1|network||').digest('hex').slice(0, 16));
   });
 });

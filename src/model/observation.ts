@@ -49,6 +49,15 @@ export interface UpgradeDetails {
   /** modeUpgradeWeightPercentage / 100. */
   modeWeightRatio?: number;
   timeUntilSeconds?: number;
+  /** Epoch seconds of the newest upgrade this node's version knows (localUpgradeTime). */
+  localTime?: number;
+  /** Epoch seconds of the upgrade time most stake advertises (modeUpgradeTime). */
+  modeTime?: number;
+  /**
+   * Epoch seconds by which the node must be upgraded: the stake majority's upgrade time when it is
+   * later than the node's own and holds at least half of the stake (AvalancheGo node/node.go).
+   */
+  deadline?: number;
 }
 
 export interface CheckResult {

@@ -202,6 +202,12 @@ function upgradeDetails(message: JsonObject): UpgradeDetails {
   const weight = num(message.modeUpgradeWeightPercentage);
   if (weight !== undefined) details.modeWeightRatio = weight / 100;
   setIfDefined(details, 'timeUntilSeconds', durationField(message.timeUntilUpgrade));
+  setIfDefined(details, 'localTime', parseGoTime(message.localUpgradeTime));
+  setIfDefined(details, 'modeTime', parseGoTime(message.modeUpgradeTime));
+  // The node's own test (node/node.go, futureUpgradeCheck): a later upgrade time held by >= half of the stake.
+  if (details.localTime !== undefined && details.modeTime !== undefined && details.localTime < details.modeTime && (details.modeWeightRatio ?? 0) >= 0.5) {
+    details.deadline = details.modeTime;
+  }
   return details;
 }
 

@@ -36,7 +36,8 @@ describe('shared fixtures', () => {
     });
     expect(check(r, 'router').router).toEqual({ outstandingRequests: 6, longestRunningRequestSeconds: expect.closeTo(0.001873361, 12) });
     expect(check(r, 'diskspace').disk).toEqual({ availableBytes: 1184389120000, availableRatio: 0.38 });
-    expect(check(r, 'futureupgrade').upgrade).toEqual({ modeWeightRatio: expect.closeTo(0.9873164170922519, 12) });
+    const granite = utc(2025, 11, 19, 16, 0, 0);
+    expect(check(r, 'futureupgrade').upgrade).toEqual({ modeWeightRatio: expect.closeTo(0.9873164170922519, 12), localTime: granite, modeTime: granite });
     expect(check(r, 'bootstrapped').bootstrappingSubnets).toEqual([]);
     expect(check(r, 'bls').message).toBe('node has the correct BLS key');
     expect('message' in check(r, 'database')).toBe(false);
@@ -62,7 +63,7 @@ describe('shared fixtures', () => {
       ingressConnections: 0,
       primaryNetworkValidator: false,
     });
-    expect(check(r, 'futureupgrade').upgrade).toEqual({ modeWeightRatio: 0 });
+    expect(check(r, 'futureupgrade').upgrade).toEqual({ modeWeightRatio: 0, localTime: utc(2025, 11, 19, 16, 0, 0), modeTime: 0 });
   });
 
   it('JSON-RPC result with an L1 chain keyed by blockchain ID', () => {
@@ -184,12 +185,26 @@ describe('own fixtures: the reference edge cases', () => {
     expect(c.failingSince).toBe(utc(2026, 8, 22, 13, 53, 41));
   });
 
+  // The check is AvalancheGo's futureUpgradeCheck (node/node.go): a deadline only when the mode
+  // upgrade time is later than the node's own (localUpgradeTime) and holds >= 50 % of the stake.
   it('futureupgrade: scheduled upgrade, unknown upgrade, no validators (1970 mode time)', () => {
-    expect(check(report(own('futureupgrade-scheduled.json')), 'futureupgrade').upgrade).toEqual({ modeWeightRatio: 0.645, timeUntilSeconds: 215 * 3600 + 56 * 60 + 18.5 });
+    const scheduled = check(report(own('futureupgrade-scheduled.json')), 'futureupgrade').upgrade;
+    expect(scheduled).toMatchObject({ modeWeightRatio: 0.645, timeUntilSeconds: 215 * 3600 + 56 * 60 + 18.5 });
+    expect(scheduled?.deadline).toBeUndefined(); // the node knows this upgrade: nothing to do
     const unknown = check(report(own('futureupgrade-unknown-upgrade.json')), 'futureupgrade');
     expect(unknown).toMatchObject({ passing: false, error: 'unknown network upgrade detected - update as soon as possible', upgrade: { modeWeightRatio: 0.7125, timeUntilSeconds: 2700 } });
+    expect(unknown.upgrade).toMatchObject({ localTime: utc(2025, 11, 19, 16, 0, 0), modeTime: utc(2026, 11, 22, 20, 0, 0), deadline: utc(2026, 11, 22, 20, 0, 0) });
     const none = check(report(own('futureupgrade-no-validators.json')), 'futureupgrade');
-    expect(none).toMatchObject({ passing: false, error: 'no validators in the current validator set', upgrade: { modeWeightRatio: 0 } });
+    expect(none).toMatchObject({ passing: false, error: 'no validators in the current validator set', upgrade: { modeWeightRatio: 0, modeTime: 0 } });
+    expect(none.upgrade?.deadline).toBeUndefined();
+  });
+
+  it('futureupgrade: a later upgrade held by under half of the stake is no deadline (node/node.go: modeUpgradeWeightPortion < .5)', () => {
+    const minority = parseHealthReport({
+      healthy: true,
+      checks: { futureupgrade: { message: { localUpgradeTime: '2025-11-19T16:00:00Z', modeUpgradeTime: '2026-11-22T20:00:00Z', modeUpgradeWeightPercentage: 49.9, numUpgradeTimes: 2 }, timestamp: '2026-11-20T00:00:00Z', duration: 1000 } },
+    });
+    expect(minority.ok && minority.value.checks[0]!.upgrade).toEqual({ modeWeightRatio: 0.499, localTime: utc(2025, 11, 19, 16, 0, 0), modeTime: utc(2026, 11, 22, 20, 0, 0) });
   });
 
   it('floats in exponent form, zero and one; "us" and µs; exponent durations are not Go durations', () => {

@@ -1,5 +1,6 @@
 /** One alert per failing check that may page; the node's own contiguousFailures can fire it at once. */
 import DiskLow from './AvalancheDiskLow.js';
+import UpgradeRequired from './AvalancheNodeUpgradeRequired.js';
 import { nodeFacts } from './node-facts.js';
 import { HEALTH, NOT_READY } from './promql.js';
 import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
@@ -26,8 +27,10 @@ export default defineRule({
     if (facts.health && !facts.health.ok) return UNKNOWN;
     // With the free ratio known, AvalancheDiskLow speaks for the disk (with its runway): one alert, not two.
     const diskSpokenFor = facts.diskCheck !== undefined && ctx.enabled(DiskLow.name);
+    // So does AvalancheNodeUpgradeRequired for a futureupgrade check failing on a known deadline (with the date).
+    const upgradeSpokenFor = ctx.enabled(UpgradeRequired.name);
     return facts.pageable
-      .filter((check) => !(diskSpokenFor && check === facts.diskCheck))
+      .filter((check) => !(diskSpokenFor && check === facts.diskCheck) && !(upgradeSpokenFor && check.upgrade?.deadline !== undefined))
       .map((check) => ({
         identity: { check: ctx.label(check.name) },
         severity: 'warning' as const,

@@ -13,6 +13,7 @@ import AvalancheNodeHeightLag from './AvalancheNodeHeightLag.js';
 import AvalancheNodeNotReady from './AvalancheNodeNotReady.js';
 import AvalancheNodeUnhealthy from './AvalancheNodeUnhealthy.js';
 import AvalancheNodeUnreachable from './AvalancheNodeUnreachable.js';
+import AvalancheNodeUpgradeRequired from './AvalancheNodeUpgradeRequired.js';
 import AvalancheNodeVersionBehind from './AvalancheNodeVersionBehind.js';
 import AvalancheServiceComponentDown from './AvalancheServiceComponentDown.js';
 import AvalancheServiceUnhealthy from './AvalancheServiceUnhealthy.js';
@@ -27,6 +28,7 @@ export const RULES = [
   AvalancheNodeUnhealthy,
   AvalancheCheckFailing,
   AvalancheDiskLow,
+  AvalancheNodeUpgradeRequired,
   AvalancheServiceUnhealthy,
   AvalancheServiceComponentDown,
   AvalancheNodeHeightLag,

@@ -27,6 +27,7 @@ const F = defineFamilies({
   bootstrappingSubnets: gauge('node_bootstrapping_subnets', 'Subnets the node is still bootstrapping.'),
   upgradeModeWeight: gauge('node_upgrade_mode_weight_ratio', 'Share of stake advertising the most common upgrade time (0–1).'),
   upgradeTimeUntil: gauge('node_upgrade_time_until_seconds', 'Time until the next network upgrade, when one is scheduled.'),
+  upgradeDeadline: gauge('node_upgrade_deadline_timestamp_seconds', "When the stake majority switches to an upgrade this node's version does not know (futureupgrade check)."),
 });
 const I = F.index;
 
@@ -73,6 +74,7 @@ function writeDetails(w: Writer, base: string, checks: CheckResult[], maxLength:
     if (check.upgrade) {
       w.add(I.upgradeModeWeight, base, check.upgrade.modeWeightRatio);
       w.add(I.upgradeTimeUntil, base, check.upgrade.timeUntilSeconds);
+      w.add(I.upgradeDeadline, base, check.upgrade.deadline);
     }
   }
 }

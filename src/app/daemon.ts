@@ -3,6 +3,7 @@
  * read-only view (app/view.ts), and orders start, reload (SIGHUP, POST /-/reload, --config.watch)
  * and graceful stop (SIGTERM/SIGINT).
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AlertEngine } from '../alerts/engine.js';
 import { diffConfigs, keepRestartOnly, restartRequired } from '../config/diff.js';
@@ -10,10 +11,9 @@ import { ConfigError } from '../config/errors.js';
 import { loadConfigFile, overrideListen, type Config, type NodeTarget } from '../config/load.js';
 import { DiscoveryManager } from '../discovery/index.js';
 import type { ReloadResult } from '../http/routes/admin.js';
-import { openFront, type Front } from '../http/front.js';
 import { Gatekeeper } from '../http/gate.js';
-import type { Route } from '../http/route.js';
 import type { Gauge } from 'prom-client';
+import { closeServer, createHttpServer, listen } from '../http/server.js';
 import { loadWebConfig } from '../http/webconfig.js';
 import { webConfigReloadGauge } from '../metrics/collectors/webconfig.js';
 import { redactLogsOf } from '../log.js';
@@ -24,7 +24,7 @@ import { lockStateDir, type StateDirLock } from '../state/lock.js';
 import { secretsOf } from '../config/secrets.js';
 import { watchStateWrites } from '../state/write-health.js';
 import type { Store } from '../store.js';
-import { holdYoungGeneration, SMALL_FLEET_TARGETS, tuneForFleet, type YoungGenerationHold } from '../util/heap.js';
+import { holdYoungGeneration, tuneForFleet, type YoungGenerationHold } from '../util/heap.js';
 import { VERSION } from '../version.js';
 import { buildComponents, effectiveConfig, type Components, type DaemonOptions } from './components.js';
 import { listenOrExplain } from './listen.js';
@@ -36,14 +36,10 @@ export type { DaemonOptions } from './components.js';
 
 export { StartError } from './listen.js';
 
-/** What a restart would change for a fleet that outgrew its HTTP front (Daemon.checkFront), as a reload's answer lists it. */
-const FRONT_IN_WORKER = `HTTP on a worker thread (over ${SMALL_FLEET_TARGETS} targets)`;
-
 export class Daemon {
   private readonly parts: Components;
   private readonly scheduler: Scheduler;
-  private readonly routes: Route[];
-  private front?: Front;
+  private readonly server: Server;
   private readonly gate?: Gatekeeper;
   private readonly webConfigApplied?: Gauge;
   /** Held from before anything in state_dir is read until stop(): one daemon per state_dir. */
@@ -54,8 +50,6 @@ export class Daemon {
   private readonly watchers: FileWatchers;
   private readonly pending = new Set<string>();
   private firstRoundDone = false;
-  /** The fleet has grown past a small one's size since the HTTP front started on the main thread (warned once). */
-  private frontOutgrown = false;
   /** The config as the file says; the components' config adds discovered nodes and keeps this replica's shard. */
   private baseConfig: Config;
   private discovered: NodeTarget[] = [];
@@ -88,10 +82,11 @@ export class Daemon {
       this.gate = new Gatekeeper(loadWebConfig(options.webConfigFile));
       this.webConfigApplied = webConfigReloadGauge(this.parts.metrics.families.registry);
     }
-    this.routes = daemonRoutes(this.parts, () => this.firstRoundDone, {
+    const routes = daemonRoutes(this.parts, { ready: () => this.firstRoundDone, schedulerLagMs: () => this.scheduler.lagMs() }, {
       ...(options.enableLifecycle ? { reload: () => this.reload() } : {}),
       ...(options.enableAdminApi ? { silences: { add: (silence) => this.parts.alerts.silences.add(silence), expire: (id) => this.parts.alerts.silences.expire(id) } } : {}),
     });
+    this.server = createHttpServer(routes, (err) => log.error({ err }, 'HTTP handler failed'), this.gate);
   }
 
   get store(): Store {
@@ -105,11 +100,6 @@ export class Daemon {
   /** `https` when the web config turns TLS on. */
   get scheme(): 'http' | 'https' {
     return this.gate?.current.tls ? 'https' : 'http';
-  }
-
-  /** Who serves HTTP (the main thread, or a worker for a large fleet); undefined until start(). */
-  get httpFront(): Front | undefined {
-    return this.front;
   }
 
   get ready(): boolean {
@@ -138,11 +128,7 @@ export class Daemon {
     const { host, port } = config.listen;
     if (this.options.tuneHeap) this.youngGeneration = holdYoungGeneration();
     try {
-      // A fleet above a sidecar's size is served from a worker thread (http/front.ts): the main
-      // thread's garbage collections then never delay /-/healthy. Discovered fleets start empty.
-      const inWorker = targetsOf(config).length > SMALL_FLEET_TARGETS || Boolean(this.baseConfig.discovery);
-      this.front = await listenOrExplain(() => openFront({ host, port, routes: this.routes, log, inWorker, ...(this.gate ? { gate: this.gate } : {}) }), host, port);
-      this.address = this.front.address;
+      this.address = await listenOrExplain(() => listen(this.server, host, port), host, port);
     } catch (err) {
       this.youngGeneration?.release();
       this.stateLock.release();
@@ -161,10 +147,10 @@ export class Daemon {
       this.runSources();
     }
     this.parts.notifier.start();
-    if (this.gate) this.watchers.watch(() => this.gate!.current.files, () => reloadWebConfig(this.options.webConfigFile!, this.gate!, this.front, log, this.webConfigApplied));
+    if (this.gate) this.watchers.watch(() => this.gate!.current.files, () => reloadWebConfig(this.options.webConfigFile!, this.gate!, this.server, log, this.webConfigApplied));
     if (this.options.watchConfig) this.watchers.watch(() => [this.baseConfig.file], () => void this.reload());
     for (const warning of config.warnings) log.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
-    log.info({ address: `${this.address.address}:${this.address.port}`, targets: this.pending.size, http: this.front.servedBy === 'worker' ? 'worker thread' : 'main thread', version: VERSION }, 'avahealth started');
+    log.info({ address: `${this.address.address}:${this.address.port}`, targets: this.pending.size, version: VERSION }, 'avahealth started');
   }
 
   /** Re-reads the config file; a config that does not load leaves the running one in place. */
@@ -188,7 +174,6 @@ export class Daemon {
     this.parts.metrics.setReloadResult(true);
     if (restart.length > 0) log.warn({ settings: restart }, `config reloaded, but ${restart.join(', ')} changed: restart avahealth to apply (the running value stays until then)`);
     log.info({ targets: targetsOf(this.parts.config).length }, 'config reloaded');
-    if (this.frontOutgrown) restart.push(FRONT_IN_WORKER);
     return { ok: true, ...(restart.length > 0 ? { restartRequired: restart } : {}) };
   }
 
@@ -196,18 +181,6 @@ export class Daemon {
   private async apply(): Promise<void> {
     await applyDiff(this.parts, this.scheduler, diffConfigs(this.parts.config, this.effective()), this.options.logger);
     this.tuneHeap();
-    this.checkFront();
-  }
-
-  /** The HTTP front moves to a worker thread only when the daemon starts: a fleet grown past a small one's size by a reload or discovery is told so. */
-  private checkFront(): void {
-    const targets = targetsOf(this.parts.config).length;
-    if (this.frontOutgrown || this.front?.servedBy !== 'main' || targets <= SMALL_FLEET_TARGETS) return;
-    this.frontOutgrown = true;
-    this.options.logger.warn(
-      { targets },
-      `the fleet is now over ${SMALL_FLEET_TARGETS} targets, but HTTP is still served by the main thread, where a large fleet's garbage collections can delay /-/healthy: restart avahealth to serve it from a worker thread`,
-    );
   }
 
   private tuneHeap(): void {
@@ -253,7 +226,7 @@ export class Daemon {
     parts.metrics.exposition.stop();
     await parts.notifier.stop();
     await parts.alerts.flush();
-    await this.front?.close();
+    if (this.server.listening) await closeServer(this.server);
     await parts.poller.close();
     await parts.deliveryHttp.close();
     this.youngGeneration?.release();

@@ -13,7 +13,10 @@ import { chainDataStatus, targetStatus } from '../status/status.js';
 import { VERSION } from '../version.js';
 import type { Components } from './components.js';
 
-export function stateView(parts: Components, ready: () => boolean): StateView & PageView {
+/** What the daemon itself knows: the first round is done; how far behind the scheduler is. */
+export type DaemonState = Pick<StateView, 'ready' | 'schedulerLagMs'>;
+
+export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonState): StateView & PageView {
   const statuses = () => {
     const { config, store } = parts;
     const lags = config.chainData ? store.lags() : new Map<string, never[]>();
@@ -27,6 +30,7 @@ export function stateView(parts: Components, ready: () => boolean): StateView & 
   const model = (): PageModel => ({ version: VERSION, now: Date.now() / 1000, targets: statuses(), alerts: parts.alerts.list(), silences: parts.alerts.silences.list() });
   return {
     ready,
+    schedulerLagMs,
     metrics: async (headers) => {
       parts.metrics.setAlertCounts(parts.alerts.list());
       const { contentType, contentEncoding, body } = await parts.metrics.scrape({ accept: headers.accept, acceptEncoding: headers['accept-encoding'] });
@@ -51,7 +55,7 @@ export function stateView(parts: Components, ready: () => boolean): StateView & 
 }
 
 /** Every route, in match order: the page's routes come from the status module itself. */
-export function daemonRoutes(parts: Components, ready: () => boolean, actions: AdminActions): Route[] {
-  const view = stateView(parts, ready);
+export function daemonRoutes(parts: Components, state: DaemonState, actions: AdminActions): Route[] {
+  const view = stateView(parts, state);
   return [...healthRoutes(view), ...metricsRoutes(view), ...apiRoutes(view), ...adminRoutes(actions), ...statusPageRoutes(view)];
 }

@@ -1,9 +1,10 @@
 /** Watched files (the config, the web config and its certificates) and the web config's reload. */
 import { ConfigError } from '../config/errors.js';
 import type { Gauge } from 'prom-client';
-import type { Front } from '../http/front.js';
 import type { Gatekeeper } from '../http/gate.js';
+import { applyTls } from '../http/server.js';
 import { fingerprintFiles, loadWebConfig, reloadProblem } from '../http/webconfig.js';
+import type { Server } from 'node:http';
 import type { Logger } from '../log.js';
 
 /** How often watched files are checked for changes. */
@@ -37,7 +38,7 @@ export class FileWatchers {
  * basic auth or client certificates, switch HTTP/HTTPS) is refused and the current one kept.
  * `applied` reports the outcome (avahealth_web_config_last_reload_successful).
  */
-export function reloadWebConfig(file: string, gate: Gatekeeper, front: Front | undefined, log: Logger, applied?: Gauge): void {
+export function reloadWebConfig(file: string, gate: Gatekeeper, server: Server, log: Logger, applied?: Gauge): void {
   try {
     const next = loadWebConfig(file);
     const problem = reloadProblem(gate.current, next);
@@ -47,7 +48,7 @@ export function reloadWebConfig(file: string, gate: Gatekeeper, front: Front | u
       return;
     }
     gate.update(next);
-    front?.applySecurity(next);
+    applyTls(server, next);
     applied?.set(1);
     log.info({ tls: Boolean(next.tls), users: next.users.size }, 'web config reloaded');
   } catch (err) {

@@ -1,7 +1,6 @@
 /**
  * The web config's gate on every request: client certificates and basic auth (bcrypt in a worker
- * thread). Apart from webconfig.ts (which reads and validates the file) so the HTTP front's worker
- * (front-worker.ts) loads the gate without the config loader.
+ * thread). webconfig.ts reads and validates the file.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';

@@ -8,6 +8,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { BadRequest, text, type Reply, type Route } from './route.js';
 import type { Denial, Gatekeeper } from './gate.js';
+import type { WebSecurity } from './webconfig.js';
 
 /**
  * `http` as CommonJS exports, not `import … from 'node:http'`: from Node.js 22 on, the ES module
@@ -22,7 +23,7 @@ export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 export const MAX_CONNECTIONS = 512;
 
 /** The body, up to MAX_REQUEST_BODY; a larger one is not kept (the rest is drained by the server). */
-export async function readBody(req: IncomingMessage): Promise<{ body: Buffer; tooLarge: boolean }> {
+async function readBody(req: IncomingMessage): Promise<{ body: Buffer; tooLarge: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -42,11 +43,22 @@ function parseJsonBody({ body, tooLarge }: { body: Buffer; tooLarge: boolean }):
   }
 }
 
-/** What a route sees of a request, wherever the request was read (here, or in the HTTP front's worker). */
-export interface RequestHead {
+/** What a route sees of a request. */
+interface RequestHead {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
+}
+
+function headOf(req: IncomingMessage): RequestHead {
+  return { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers };
+}
+
+/** The reply to a handler's failure: a BadRequest's own status, anything else a 500 (and reported). */
+function failureReply(err: unknown, onError: (err: unknown) => void): Reply {
+  if (err instanceof BadRequest) return text(err.status, `${err.message}\n`);
+  onError(err);
+  return text(500, 'internal error\n');
 }
 
 const SECURITY_HEADERS = {
@@ -56,22 +68,6 @@ const SECURITY_HEADERS = {
 
 /** Plain HTTP, or HTTPS when the web config has TLS; with a gatekeeper, every route needs to pass it. */
 export function createHttpServer(routes: readonly Route[], onError: (err: unknown) => void, gate?: Gatekeeper): Server {
-  return createServerWith((req) => dispatch(routes, headOf(req), () => readBody(req)), onError, gate);
-}
-
-export function headOf(req: IncomingMessage): RequestHead {
-  return { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers };
-}
-
-/** The reply to a handler's failure: a BadRequest's own status, anything else a 500 (and reported). */
-export function failureReply(err: unknown, onError: (err: unknown) => void): Reply {
-  if (err instanceof BadRequest) return text(err.status, `${err.message}\n`);
-  onError(err);
-  return text(500, 'internal error\n');
-}
-
-/** A server whose requests, once past the gate, are answered by `answer`. */
-export function createServerWith(answer: (req: IncomingMessage) => Promise<Reply>, onError: (err: unknown) => void, gate?: Gatekeeper): Server {
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(gate?.current.headers ?? {})) res.setHeader(name, value);
     const denied = gate?.deny(req);
@@ -90,7 +86,7 @@ export function createServerWith(answer: (req: IncomingMessage) => Promise<Reply
       send(res, text(denial.status, `${denial.message}\n`, denial.headers));
     }
     function serve(): void {
-      answer(req)
+      dispatch(routes, headOf(req), () => readBody(req))
         .catch((err: unknown) => failureReply(err, onError))
         .then((reply) => {
           req.resume();
@@ -130,7 +126,7 @@ function decodeParams(params: string[]): string[] {
 }
 
 /** Matches the request to a route and runs it; `body` is read only when the route asks for JSON. */
-export async function dispatch(routes: readonly Route[], head: RequestHead, body: () => Promise<{ body: Buffer; tooLarge: boolean }>): Promise<Reply> {
+async function dispatch(routes: readonly Route[], head: RequestHead, body: () => Promise<{ body: Buffer; tooLarge: boolean }>): Promise<Reply> {
   const [path = '/', query = ''] = head.url.split('?');
   const { method, headers } = head;
   const allowed = new Set<string>();
@@ -163,6 +159,11 @@ function send(res: ServerResponse, reply: Reply): void {
   res.cork();
   for (const chunk of body) res.write(chunk);
   res.end();
+}
+
+/** A reloaded web config's certificates, for the connections to come. */
+export function applyTls(server: Server, security: WebSecurity): void {
+  if (security.tls) (server as unknown as { setSecureContext(o: object): void }).setSecureContext(security.tls);
 }
 
 export async function listen(server: Server, host: string, port: number): Promise<AddressInfo> {

@@ -87,6 +87,20 @@ export class Scheduler {
     await Promise.allSettled([...this.jobs.values()].map((j) => j.running));
   }
 
+  /**
+   * How far behind the scheduler is: the longest a job's timer is overdue or a poll has outlived its
+   * deadline without settling; 0 while every job is on time. Backs `/-/healthy`.
+   */
+  lagMs(now = Date.now()): number {
+    let lag = 0;
+    if (!this.started) return lag;
+    for (const job of this.jobs.values()) {
+      if (job.timer) lag = Math.max(lag, now - job.nextAt);
+      if (job.runningUntil !== undefined) lag = Math.max(lag, now - job.runningUntil);
+    }
+    return lag;
+  }
+
   private begin(job: Job, pollNow: boolean): void {
     if (pollNow) this.tick(job);
     if (job.schedule.cron) {

@@ -22,6 +22,8 @@ export interface AlertsView {
 export interface StateView {
   /** The first poll round is complete. */
   ready(): boolean;
+  /** How far behind its schedule the scheduler is (0 when on time). */
+  schedulerLagMs(): number;
   /** The exposition for one scrape (the request's headers say what the scraper accepts). */
   metrics(headers: IncomingHttpHeaders): Promise<MetricsBody>;
   /** GET /api/v1/status. */

@@ -1,31 +1,24 @@
 /**
- * A fleet above SMALL_FLEET_TARGETS is served by the HTTP front's worker thread (src/http/front.ts):
- * every route, the web config's gate (TLS, basic auth, headers) and its reload behave as on the
- * main thread; /-/healthy is answered in the worker from the main thread's heartbeat.
+ * Every route is served by the main thread, for any fleet size: the web config's gate (TLS, basic
+ * auth, headers) and its reload, `/metrics` in each format, JSON bodies under a cap, and a clean
+ * stop with a keep-alive connection open.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import type { Worker } from 'node:worker_threads';
 import { gunzipSync } from 'node:zlib';
 import bcrypt from 'bcryptjs';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openFront } from '../../src/http/front.js';
-import { beat, heartbeatBuffer, lastBeat, STALE_AFTER_MS } from '../../src/http/heartbeat.js';
-import { text } from '../../src/http/route.js';
-import { createLogger } from '../../src/log.js';
 import type { SimServer } from '../../src/sim/server.js';
-import { SMALL_FLEET_TARGETS } from '../../src/util/heap.js';
 import { startCli } from '../helpers/cli.js';
 import { startDaemon, startSim, waitFor, writeConfig, type RunningDaemon } from '../helpers/harness.js';
 
-const NODES = SMALL_FLEET_TARGETS + 5;
+const NODES = 25;
 
-describe('a large fleet served by the HTTP front worker, behind TLS and basic auth', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'avahealth-front-'));
+describe('a fleet of 25 nodes behind TLS and basic auth', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'avahealth-serving-'));
   let sim: SimServer;
   let d: RunningDaemon;
   let ca: string;
@@ -56,13 +49,7 @@ describe('a large fleet served by the HTTP front worker, behind TLS and basic au
     return { status: res.statusCode, headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) };
   };
 
-  it('is served by the worker thread, over TLS', () => {
-    expect(d.daemon.httpFront?.servedBy).toBe('worker');
-    expect(d.url).toMatch(/^https:/);
-    expect(d.logs()).toContain('"http":"worker thread"');
-  });
-
-  it('/-/healthy is answered in the worker, behind the same gate and headers', async () => {
+  it('/-/healthy is behind the gate and carries the configured headers', async () => {
     const refused = await call('/-/healthy', { headers: { authorization: '' } });
     expect(refused.status).toBe(401);
     expect(refused.headers['www-authenticate']).toBe('Basic realm="avahealth", charset="UTF-8"');
@@ -72,18 +59,12 @@ describe('a large fleet served by the HTTP front worker, behind TLS and basic au
     expect(healthy.headers['x-content-type-options']).toBe('nosniff');
     const head = await call('/-/healthy', { method: 'HEAD' });
     expect([head.status, head.body.length]).toEqual([200, 0]);
-    // other methods are the main thread's routes' answer, as before
     const post = await call('/-/healthy', { method: 'POST' });
     expect([post.status, post.headers.allow]).toEqual([405, 'GET, HEAD']);
   });
 
-  it('the main thread beats the heartbeat the worker reads', async () => {
-    const heartbeat = d.daemon.httpFront!.heartbeat!;
-    const first = lastBeat(heartbeat);
-    await waitFor('a later beat', () => lastBeat(heartbeat) > first);
-  });
-
-  it('/-/ready, /metrics (plain, gzip, OpenMetrics), the status page and API come from the main thread', async () => {
+  it('serves /-/ready, /metrics (plain, gzip, OpenMetrics), the status page and API over TLS', async () => {
+    expect(d.url).toMatch(/^https:/);
     await waitFor('ready', async () => (await call('/-/ready')).status === 200, 20_000);
     const plain = await call('/metrics');
     expect(plain.status).toBe(200);
@@ -107,13 +88,13 @@ describe('a large fleet served by the HTTP front worker, behind TLS and basic au
     expect((await call('/nope')).status).toBe(404);
   });
 
-  it('admin routes take a JSON body through the worker, capped in size', async () => {
+  it('admin routes take a JSON body, capped in size', async () => {
     const json = { 'content-type': 'application/json' };
-    const created = await call('/api/v1/silences', { method: 'POST', headers: json, body: JSON.stringify({ matchers: { target: 'node-1' }, endsAt: new Date(Date.now() + 3_600_000).toISOString(), comment: 'through the front' }) });
+    const created = await call('/api/v1/silences', { method: 'POST', headers: json, body: JSON.stringify({ matchers: { target: 'node-1' }, endsAt: new Date(Date.now() + 3_600_000).toISOString(), comment: 'over TLS' }) });
     expect(created.status).toBe(200);
     const { id } = JSON.parse(created.body.toString()) as { id: string };
     const alerts = JSON.parse((await call('/api/v1/alerts')).body.toString()) as { silences: Array<{ id: string; comment: string }> };
-    expect(alerts.silences.find((s) => s.id === id)?.comment).toBe('through the front');
+    expect(alerts.silences.find((s) => s.id === id)?.comment).toBe('over TLS');
     expect((await call(`/api/v1/silences/${id}`, { method: 'DELETE' })).status).toBe(200);
     const broken = await call('/api/v1/silences', { method: 'POST', headers: json, body: '{"matchers":' });
     expect(broken.status).toBe(400);
@@ -124,7 +105,7 @@ describe('a large fleet served by the HTTP front worker, behind TLS and basic au
     expect([reload.status, reload.body.toString()]).toEqual([200, 'config reloaded\n']);
   });
 
-  it('a reloaded web config applies in the worker', async () => {
+  it('a reloaded web config applies to the next requests', async () => {
     writeFileSync(join(dir, 'web.yml'), webConfig('battery staple'));
     await waitFor('the new password', async () => (await call('/-/healthy', { headers: basic('battery staple') })).status === 200, 10_000);
     expect((await call('/-/healthy')).status).toBe(401);
@@ -134,86 +115,19 @@ describe('a large fleet served by the HTTP front worker, behind TLS and basic au
   });
 });
 
-describe('the HTTP front worker on its own', () => {
-  const log = createLogger({ level: 'error', format: 'json', destination: new PassThrough().resume() });
-  const routes = [{ methods: ['GET'], path: '/hello', handle: () => text(200, 'from the main thread\n') }];
-
-  it('answers /-/healthy 503 with the reason when the main loop stops beating, 200 again when it beats', async () => {
-    const heartbeat = heartbeatBuffer();
-    beat(heartbeat);
-    const front = await openFront({ host: '127.0.0.1', port: 0, routes, log, inWorker: true, heartbeat });
-    try {
-      const get = async (path: string) => {
-        const res = await request(`http://127.0.0.1:${front.address.port}${path}`);
-        return [res.statusCode, await res.body.text()];
-      };
-      expect(await get('/-/healthy')).toEqual([200, 'Healthy\n']);
-      beat(heartbeat, Date.now() - STALE_AFTER_MS - 5_000);
-      const [status, body] = await get('/-/healthy');
-      expect(status).toBe(503);
-      expect(body).toMatch(/^Unhealthy: the main event loop has not run for 1\d\.\d s \(limit 10 s\)\n$/);
-      expect(await get('/hello')).toEqual([200, 'from the main thread\n']);
-      beat(heartbeat);
-      expect(await get('/-/healthy')).toEqual([200, 'Healthy\n']);
-    } finally {
-      await front.close();
-    }
-  });
-
-  it('when the worker dies, the main thread serves the same address and the log says so', async () => {
-    let logText = '';
-    const stream = new PassThrough().on('data', (chunk: Buffer) => (logText += chunk.toString()));
-    const logged = createLogger({ level: 'info', format: 'json', destination: stream });
-    const front = await openFront({ host: '127.0.0.1', port: 0, routes, log: logged, inWorker: true });
-    try {
-      const hello = async () => {
-        const res = await request(`http://127.0.0.1:${front.address.port}/hello`);
-        return [res.statusCode, await res.body.text()];
-      };
-      expect(await hello()).toEqual([200, 'from the main thread\n']);
-      await (front as unknown as { worker: Worker }).worker.terminate();
-      await waitFor('the fallback', async () => (await hello().catch(() => undefined))?.[0] === 200);
-      expect(logText).toContain('HTTP front worker exited; the main thread serves HTTP from now on');
-    } finally {
-      await front.close();
-    }
-  });
-
-  it('closing while the fallback is being opened closes the fallback too (nothing left listening)', async () => {
-    const front = await openFront({ host: '127.0.0.1', port: 0, routes, log, inWorker: true });
-    const url = `http://127.0.0.1:${front.address.port}/hello`;
-    await (front as unknown as { worker: Worker }).worker.terminate();
-    await front.close();
-    for (let i = 0; i < 5; i++) {
-      await expect(request(url).then((res) => res.body.dump())).rejects.toMatchObject({ code: 'ECONNREFUSED' });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  });
-
-  it('a port in use fails the open with the listen error\'s code', async () => {
-    const first = await openFront({ host: '127.0.0.1', port: 0, routes, log, inWorker: true });
-    try {
-      await expect(openFront({ host: '127.0.0.1', port: first.address.port, routes, log, inWorker: true })).rejects.toMatchObject({ code: 'EADDRINUSE' });
-    } finally {
-      await first.close();
-    }
-  });
-});
-
-describe('avahealth run with a large fleet', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('serves from the worker thread and stops cleanly on %s, a keep-alive connection open', async (signal) => {
+describe('avahealth run with 25 nodes', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('stops cleanly on %s, a keep-alive connection open', async (signal) => {
     const sim = await startSim(Array.from({ length: NODES }, (_, i) => ({ name: `n${i}`, scenario: 'healthy' as const })));
     const file = writeConfig(`listen: 127.0.0.1:0\nnodes:\n${Array.from({ length: NODES }, (_, i) => `  - {name: n${i}, url: "${sim.nodeUrl(`n${i}`)}"}\n`).join('')}`);
     const daemon = startCli(['run', '--config', file]);
     const agent = new Agent({ keepAliveTimeout: 60_000 });
     try {
-      const [, port] = await daemon.waitForOutput(/"address":"127\.0\.0\.1:(\d+)".*"http":"worker thread"/);
+      const [, port] = await daemon.waitForOutput(/"address":"127\.0\.0\.1:(\d+)"/);
       const res = await request(`http://127.0.0.1:${port}/-/healthy`, { dispatcher: agent });
       expect([res.statusCode, await res.body.text()]).toEqual([200, 'Healthy\n']);
       daemon.child.kill(signal);
       expect(await daemon.exit).toBe(0);
       expect(daemon.output()).toContain('"msg":"stopped"');
-      expect(daemon.output()).not.toContain('HTTP front worker');
     } finally {
       daemon.child.kill('SIGKILL');
       await agent.close();

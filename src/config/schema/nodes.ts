@@ -33,9 +33,26 @@ const validatorFields = {
     .describe('Subnet IDs of the L1s the node validates: their balances, runway and fee price are polled.'),
   uptime_requirement: z.number().min(0.5).max(1).describe('Overrides the uptime requirement (0.8; 0.9 for periods starting at or after Helicon).'),
 };
+
+/** `validator.network`: the network baseline (docs/validators.md); a node's keys refine those under defaults. */
+const NETWORK_DESCRIPTION =
+  "The network baseline (docs/validators.md): a few fleet nodes per network read every validator's observed uptime, so an alert can say whether a drop is this validator's or everyone's. false turns it off.";
+const networkFields = {
+  interval: duration({ ms: 10_000, text: '10s' }).describe('How often the whole platform.getCurrentValidators list is read (default 5m).'),
+  observers: z.number().int().min(1).max(16).describe('Fleet nodes per network that read it (default 3).'),
+};
+const NETWORK_DEFAULTS = { interval: '5m', observers: 3 };
+const nodeNetwork = z.union([z.literal(false), z.strictObject({ interval: networkFields.interval.optional(), observers: networkFields.observers.optional() })]).describe(NETWORK_DESCRIPTION);
+const defaultNetwork = z
+  .union([z.literal(false), z.strictObject({ interval: networkFields.interval.prefault(NETWORK_DEFAULTS.interval), observers: networkFields.observers.prefault(NETWORK_DEFAULTS.observers) })])
+  .describe(NETWORK_DESCRIPTION);
+
 const validatorExtras = { subnets: validatorFields.subnets.optional(), uptime_requirement: validatorFields.uptime_requirement.optional() };
-const nodeValidator = z.union([z.literal(false), z.strictObject({ interval: validatorFields.interval.optional(), ...validatorExtras })]);
-const defaultValidator = z.union([z.literal(false), z.strictObject({ interval: validatorFields.interval.prefault(VALIDATOR_INTERVAL), ...validatorExtras })]);
+const nodeValidator = z.union([z.literal(false), z.strictObject({ interval: validatorFields.interval.optional(), ...validatorExtras, network: nodeNetwork.optional() })]);
+const defaultValidator = z.union([
+  z.literal(false),
+  z.strictObject({ interval: validatorFields.interval.prefault(VALIDATOR_INTERVAL), ...validatorExtras, network: defaultNetwork.prefault({}) }),
+]);
 
 /** Settings a node may set itself or inherit from `defaults:`, where their defaults live. */
 const nodeSettings = {
@@ -174,6 +191,14 @@ export interface ValidatorPoll {
   subnets: string[];
   /** Overrides the 0.8 / 0.9 (Helicon) rule. */
   uptimeRequirement?: number;
+  /** The network baseline this node may answer for its network; absent when turned off. */
+  network?: NetworkBaseline;
+}
+
+export interface NetworkBaseline {
+  intervalMs: number;
+  /** Fleet nodes per network that read the whole validator list. */
+  observers: number;
 }
 
 /** A node's validator settings refine those under defaults; false on either side turns the poll off. */
@@ -181,7 +206,20 @@ function resolveValidator(own: NodeInput['validator'], inherited: NodeSettings['
   if (own === false || (own === undefined && inherited === false)) return undefined;
   const merged = { ...(inherited || {}), ...(own || {}) };
   const intervalMs = merged.interval ?? validatorFields.interval.parse(VALIDATOR_INTERVAL);
-  return { intervalMs, subnets: [...new Set(merged.subnets ?? [])], ...(merged.uptime_requirement !== undefined ? { uptimeRequirement: merged.uptime_requirement } : {}) };
+  const network = resolveNetwork(own ? own.network : undefined, inherited ? inherited.network : undefined);
+  return {
+    intervalMs,
+    subnets: [...new Set(merged.subnets ?? [])],
+    ...(merged.uptime_requirement !== undefined ? { uptimeRequirement: merged.uptime_requirement } : {}),
+    ...(network ? { network } : {}),
+  };
+}
+
+/** The same rule one level down: a node's `network` keys refine those under defaults; false turns it off. */
+function resolveNetwork(own: z.output<typeof nodeNetwork> | undefined, inherited: z.output<typeof defaultNetwork> | undefined): NetworkBaseline | undefined {
+  if (own === false || (own === undefined && inherited === false)) return undefined;
+  const base = inherited || (defaultNetwork.parse({}) as Exclude<z.output<typeof defaultNetwork>, false>);
+  return { intervalMs: own?.interval ?? base.interval, observers: own?.observers ?? base.observers };
 }
 
 export interface TlsSettings {

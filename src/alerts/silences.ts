@@ -31,7 +31,7 @@ export type LabelTest = (value: string) => boolean;
 
 type RE2 = typeof import('re2js').RE2JS;
 let loadedRe2: RE2 | undefined;
-/** re2js (≈ 1.6 MiB of RSS) is loaded with the first regex matcher: most daemons never have one. */
+/** re2js is loaded with the first regex matcher: most daemons never have one. */
 const re2 = (): RE2 => (loadedRe2 ??= (createRequire(import.meta.url)('re2js') as { RE2JS: RE2 }).RE2JS);
 
 /** Compiles `value`; throws with RE2's message when the regex is invalid. */

@@ -32,8 +32,6 @@ export interface DaemonOptions {
   /** Re-read the config file when it changes (opt-in; SIGHUP and POST /-/reload always work). */
   watchConfig?: boolean;
   watchIntervalMs?: number;
-  /** Size V8's young generation for the fleet (util/heap.ts): set by `avahealth run`, which owns the process. */
-  tuneHeap?: boolean;
 }
 
 export interface Components {

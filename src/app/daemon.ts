@@ -24,7 +24,6 @@ import { lockStateDir, type StateDirLock } from '../state/lock.js';
 import { secretsOf } from '../config/secrets.js';
 import { watchStateWrites } from '../state/write-health.js';
 import type { Store } from '../store.js';
-import { holdYoungGeneration, tuneForFleet, type YoungGenerationHold } from '../util/heap.js';
 import { VERSION } from '../version.js';
 import { buildComponents, effectiveConfig, type Components, type DaemonOptions } from './components.js';
 import { listenOrExplain } from './listen.js';
@@ -45,8 +44,6 @@ export class Daemon {
   /** Held from before anything in state_dir is read until stop(): one daemon per state_dir. */
   private readonly stateLock: StateDirLock;
   private readonly stopWriteWatch: () => void;
-  /** Keeps V8's young generation at its size for the fleet (util/heap.ts). */
-  private youngGeneration?: YoungGenerationHold;
   private readonly watchers: FileWatchers;
   private readonly pending = new Set<string>();
   private firstRoundDone = false;
@@ -67,7 +64,6 @@ export class Daemon {
     this.baseConfig = overrideListen(config, options.listen);
     redactLogsOf(secretsOf(config));
     this.parts = buildComponents(this.effective(), log);
-    this.tuneHeap();
     this.watchers = new FileWatchers(options.watchIntervalMs);
     this.scheduler = new Scheduler({
       poll: (key) => this.runJob(key),
@@ -126,11 +122,9 @@ export class Daemon {
     const log = this.options.logger;
     const config = this.parts.config;
     const { host, port } = config.listen;
-    if (this.options.tuneHeap) this.youngGeneration = holdYoungGeneration();
     try {
       this.address = await listenOrExplain(() => listen(this.server, host, port), host, port);
     } catch (err) {
-      this.youngGeneration?.release();
       this.stateLock.release();
       this.stopWriteWatch();
       throw err;
@@ -143,7 +137,6 @@ export class Daemon {
     this.scheduler.start();
     if (this.pending.size === 0) {
       this.firstRoundDone = true;
-      this.youngGeneration?.grow();
       this.runSources();
     }
     this.parts.notifier.start();
@@ -180,11 +173,6 @@ export class Daemon {
   /** Brings the components to the effective config (after a reload or a discovery change). */
   private async apply(): Promise<void> {
     await applyDiff(this.parts, this.scheduler, diffConfigs(this.parts.config, this.effective()), this.options.logger);
-    this.tuneHeap();
-  }
-
-  private tuneHeap(): void {
-    if (this.options.tuneHeap) tuneForFleet(targetsOf(this.parts.config).length);
   }
 
   private async runJob(key: string): Promise<void> {
@@ -196,7 +184,6 @@ export class Daemon {
     } finally {
       if (this.pending.delete(key) && this.pending.size === 0 && !this.firstRoundDone) {
         this.firstRoundDone = true;
-        this.youngGeneration?.grow();
         log.info('first poll round complete; ready');
         this.runSources();
         this.parts.metrics.prepareScrape();
@@ -229,7 +216,6 @@ export class Daemon {
     if (this.server.listening) await closeServer(this.server);
     await parts.poller.close();
     await parts.deliveryHttp.close();
-    this.youngGeneration?.release();
     this.stateLock.release();
     this.stopWriteWatch();
     log.info('stopped');

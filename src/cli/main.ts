@@ -14,8 +14,6 @@ import { createLogger, type Logger } from '../log.js';
 import type { FleetNode } from '../sim/fleet.js';
 import type { SimServer } from '../sim/server.js';
 import { parseGoDuration } from '../util/go-duration.js';
-import { tuneForFleet, tuneHeapForDaemon } from '../util/heap.js';
-import { targetsOf } from '../model/targets.js';
 import { redact } from '../util/text.js';
 import { VERSION } from '../version.js';
 import { COMMAND_HELP, HELP } from './help.js';
@@ -142,7 +140,6 @@ function listenOption(values: Values): ListenAddress | undefined {
 }
 
 async function run(values: Values, preloaded?: Config): Promise<number> {
-  tuneHeapForDaemon();
   let config: Config;
   try {
     config = preloaded ?? loadConfigFile(configPath(values));
@@ -159,7 +156,6 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
   try {
     daemon = new Daemon(config, {
     logger,
-    tuneHeap: true,
     enableLifecycle: values['web.enable-lifecycle'] ?? false,
     enableAdminApi: values['web.enable-admin-api'] ?? false,
     watchConfig: values['config.watch'] ?? false,
@@ -218,7 +214,6 @@ async function check(values: Values): Promise<number> {
     }
     throw err;
   }
-  tuneForFleet(targetsOf(config).length);
   const logger = createLogger({ level: values['log.level'] ?? 'error', format: 'json', destination: process.stderr });
   const { runCheck } = await import('../app/check.js');
   const result = await runCheck(config, { format, logger, color: process.stdout.isTTY === true && !process.env.NO_COLOR, ...(values.target ? { target: values.target } : {}) });
@@ -304,7 +299,6 @@ async function startSimulator(fleet: FleetNode[], port: number): Promise<SimServ
 
 async function simulate(values: Values): Promise<number> {
   const fleet = await fleetFrom(values);
-  tuneForFleet(fleet.length);
   const { DEMO_SIM_PORT, fleetConfigYaml, SCENARIOS } = await simulator();
   const sim = await startSimulator(fleet, Number(values.port ?? (values.fleet === 'demo' ? DEMO_SIM_PORT : 9650)));
   const yaml = fleetConfigYaml(fleet, { baseUrl: sim.baseUrl });

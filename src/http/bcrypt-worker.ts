@@ -5,7 +5,6 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { optimisingCompilersNeeded } from '../util/heap.js';
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -52,8 +51,6 @@ export class BcryptWorker {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    // bcryptjs interpreted takes ≈ 1.1 s a check instead of 70 ms (a small fleet turns the compilers off)
-    optimisingCompilersNeeded();
     const bcrypt = createRequire(import.meta.url).resolve('bcryptjs');
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcrypt } });
     worker.unref();

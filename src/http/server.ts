@@ -13,8 +13,8 @@ import type { WebSecurity } from './webconfig.js';
 /**
  * `http` as CommonJS exports, not `import … from 'node:http'`: from Node.js 22 on, the ES module
  * of `http` reads every export, and its lazy `WebSocket`, `CloseEvent` and `MessageEvent` load
- * Node's own copy of undici (fetch and WebSocket), ≈ 10 MiB of RSS and 2 MiB of heap that
- * avahealth never uses (bench/RESULTS.md, "Fifth session").
+ * Node's own copy of undici (fetch and WebSocket), which avahealth never uses (its cost in RSS:
+ * bench/RESULTS.md).
  */
 const { createServer } = process.getBuiltinModule('node:http');
 

@@ -7,7 +7,6 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { acceptsGzip, MetricsEndpoint, negotiateFormat } from '../../src/metrics/endpoint.js';
 import { Exposition, familyHeader, type Family } from '../../src/metrics/exposition.js';
-import { HEAP_GROWING_FLAG, tuneHeapForDaemon } from '../../src/util/heap.js';
 
 const FAMILIES: Family[] = [
   { name: 'x_up', type: 'gauge', help: 'Up.' },
@@ -288,13 +287,5 @@ describe('MetricsEndpoint', () => {
     expect(acceptsGzip('gzip;q=0')).toBe(false);
     expect(acceptsGzip('identity')).toBe(false);
     expect(acceptsGzip(undefined)).toBe(false);
-  });
-});
-
-describe('tuneHeapForDaemon', () => {
-  it('caps the heap growth unless the operator gave node their own setting', () => {
-    expect(HEAP_GROWING_FLAG).toBe('--heap-growing-percent=50');
-    expect(tuneHeapForDaemon(['--heap-growing-percent=100'])).toBe(false);
-    expect(tuneHeapForDaemon([])).toBe(true);
   });
 });

@@ -76,3 +76,14 @@ describe('module loading', () => {
     expect(readFileSync(join(DIST, 'vendor', 'zod.js'), 'utf8')).not.toMatch(/[^\x00-\x7f]/);
   });
 });
+
+describe('the daemon\'s modules', () => {
+  it('load neither fetch nor WebSocket (Node.js 22 and later bring their own undici for them through `import … from \'node:http\'`)', async () => {
+    const daemon = join(DIST, 'app/daemon.js');
+    const loaded = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(daemon)}); process.stdout.write(process.moduleLoadList.join('\\n'))`], { env: { ...process.env, NODE_OPTIONS: '' } }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    );
+    expect(loaded).toContain('NativeModule http');
+    expect(loaded).not.toContain('internal/deps/undici/undici');
+  });
+});

@@ -2,8 +2,7 @@
  * Free disk low, or falling fast enough to reach AvalancheGo's own 10% warning soon. Keeps the last
  * hour of free-ratio readings per node (its own state) for the trend: at most one per
  * READING_SPACING_MS, so the hour fits in MAX_SAMPLES at any poll interval, in two fixed arrays of
- * numbers (no allocation per poll: at 1,000 nodes polled every second a reading object per poll was
- * 15 MB of old space and garbage made at 64 kB/s).
+ * numbers (no allocation per poll: a reading object per poll filled the old space of large fleets).
  */
 import { formatBytes, formatDuration } from './format.js';
 import { nodeFacts } from './node-facts.js';
@@ -20,8 +19,7 @@ const defaults: RuleDefaults = { severity: 'warning', threshold: 0.15, criticalT
 
 /**
  * [epoch ms, free ratio] readings of the last hour, oldest first, in a ring that grows (doubling)
- * up to MAX_SAMPLES: a node with a few readings holds a few (240 of each from the start were 19 MB
- * at 5,000 nodes before the first hour was in).
+ * up to MAX_SAMPLES: a node with a few readings holds a few, not MAX_SAMPLES from the start.
  */
 export class Samples {
   private times = new Float64Array(8);

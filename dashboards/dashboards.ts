@@ -124,12 +124,21 @@ function services(): dash.DashboardBuilder {
     .withPanel(timeline('Components', 'Each component of the health report (database, cache, …).', `avahealth_service_component_up{${S}}`, '{{target}} {{component}}'))
     .withPanel(ts('Latency', 's', 'Duration of health checks and API probes.', `avahealth_probe_duration_seconds{${S}}`, '{{target}} {{endpoint}}'))
     .withPanel(ts('Probe success (5m)', 'percentunit', 'API probes succeed when the status is expected and the body matches the published schema.', `avahealth:probe_success:avg5m{${S}}`, '{{target}} {{endpoint}}'))
-    .withPanel(ts('Failures by reason', 'short', 'Failed probes per reason; bad_shape means the response no longer matches the published schema.', `sum by (target, endpoint, reason) (increase(avahealth_probe_failures_total{${S}}[$__rate_interval]))`, '{{target}} {{endpoint}} {{reason}}'))
+    .withPanel(ts('Failures by reason', 'short', 'Failed probes per reason; bad_shape means the response no longer matches the published schema.', `sum by (target, endpoint, reason) (${countedFromZero(`avahealth_probe_failures_total{${S}}`)})`, '{{target}} {{endpoint}} {{reason}}'))
     .withPanel(ts('Rate-limit headroom', 'percentunit', 'Share of the rate-limit window left; at 0 the service answers 429 and avahealth backs off.', `avahealth_service_rate_limit_remaining{${S}} / avahealth_service_rate_limit_limit{${S}}`, '{{target}}'))
     .withRow(new dash.RowBuilder('Chain data'))
     .withPanel(ts('Latest block height', 'short', 'Latest block of each followed chain, from the Data API.', 'avahealth_chain_latest_block_height', '{{chain_id}}', 8))
     .withPanel(ts('Average TPS (last hour)', 'suffix: tx/s', 'From the Metrics API.', 'avahealth_chain_avg_tps', '{{chain_id}}', 8))
     .withPanel(ts('Validators and delegators', 'short', 'Network totals from the Data API.', 'avahealth_network_validators', '{{network}} validators', 8));
+}
+
+/**
+ * increase() over the panel's range, counting a series that first appeared within it from 0: a
+ * failure counter is created at its first failure, at 1, and increase() of that alone reads 0.
+ */
+export function countedFromZero(series: string, range = '$__rate_interval'): string {
+  const appeared = `(${series} unless ${series} offset ${range})`;
+  return `(increase(${series}[${range}]) unless ${appeared}) or ${appeared}`;
 }
 
 function alerts(): dash.DashboardBuilder {

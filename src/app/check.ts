@@ -71,7 +71,7 @@ function formatText(statuses: TargetStatus[], exitCode: number, color: boolean):
   const summary =
     bad.length === 0
       ? `${statuses.length} target${statuses.length === 1 ? '' : 's'} healthy`
-      : bad.map((s) => `${s.name} ${s.state}${s.failingChecks.length ? ` (${s.failingChecks.join(', ')})` : ''}`).join('; ');
+      : bad.map((s) => `${s.name} ${s.failure ?? s.state}${s.failingChecks.length ? ` (${s.failingChecks.join(', ')})` : ''}`).join('; ');
   const perfdata = [
     `healthy=${count('healthy')};;;0;${statuses.length}`,
     `warning=${count('warning')};;;0;${statuses.length}`,
@@ -81,7 +81,7 @@ function formatText(statuses: TargetStatus[], exitCode: number, color: boolean):
   const lines = [`${STATE_NAMES[exitCode]} - ${summary} | ${perfdata}`];
   const width = Math.max(...statuses.map((s) => s.name.length), 4);
   for (const s of statuses) {
-    const state = s.state.toUpperCase().padEnd(11);
+    const state = (s.failure ?? s.state).toUpperCase().padEnd(12);
     const heights = Object.entries(s.heights)
       .map(([chain, h]) => `${chain}=${h}`)
       .join(' ');

@@ -48,7 +48,7 @@ Exit: 0 valid, 1 invalid, 2 usage.
 
 Prints the JSON Schema of the config (for editor completion and validation).
 `,
-  simulate: `Usage: avahealth simulate [--nodes N] [--port P] [--scenario NAME] [--fleet demo] [--config-out FILE] [--period DURATION]
+  simulate: `Usage: avahealth simulate [--nodes N] [--port P] [--scenario NAME] [--fleet demo] [--config-out FILE] [--listen HOST:PORT] [--period DURATION]
 
 Serves simulated AvalancheGo nodes and hosted APIs on loopback, with a control API under /sim/.
 
@@ -57,8 +57,20 @@ Options:
   --port P                 port (default 9650; 0 picks a free one)
   --scenario NAME          the nodes' scenario (default healthy)
   --fleet demo             the demo fleet instead of --nodes/--scenario
-  --config-out FILE        write an avahealth config that polls the simulated fleet
+  --config-out FILE        write an avahealth config that polls the simulated fleet, and
+                           avahealth.schema.json beside it (the config names it for editors)
+  --listen HOST:PORT       the daemon's listen: in that config (default 127.0.0.1:9660)
   --period DURATION        the nodes' health-check period (default 3s)
+
+Control API (on the simulator's port):
+  GET  /sim/nodes                          the nodes, their scenario, NodeID and URL
+  POST /sim/nodes/NAME/scenario            {"scenario":"network-down"} (or any scenario)
+  POST /sim/scenario                       the same body, for every node
+  POST /sim/nodes/NAME/restart             {"l1":true} restarts the node tracking an L1 chain
+                                           (a health check named after its blockchain ID);
+                                           {"l1":false} drops it; {} restarts it as it was
+  POST /sim/services/data-api/scenario     {"scenario":"degraded"} (or metrics-api)
+An L1 node from the start: --fleet demo has l1-node, l1-validator and l1-only.
 `,
   demo: `Usage: avahealth demo [--port P] [--listen HOST:PORT] [--period DURATION]
 

@@ -1,10 +1,10 @@
 /** avahealth command line: run, check, validate, schema, simulate, demo (started by cli.ts). */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CheckFormat } from '../app/check.js';
-import { ConfigError, formatProblem } from '../config/errors.js';
+import { closest, ConfigError, formatProblem } from '../config/errors.js';
 import { StateDirError } from '../state/lock.js';
 import { loadConfigFile, parseConfig, type Config } from '../config/load.js';
 import { LISTEN_PATTERN, listenUrl, parseListen, type ListenAddress } from '../config/primitives.js';
@@ -53,12 +53,20 @@ const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'
 /** Set once the options are read: an unexpected error shows its stack only at debug or trace. */
 let showStacks = false;
 
+/** Node's message, or for an unknown option the nearest known one ("--confg": did you mean --config?). */
+function parseArgsMessage(err: NodeJS.ErrnoException): string {
+  const unknown = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-{1,2}[^'=]+)/.exec(err.message)?.[1] : undefined;
+  if (!unknown) return err.message;
+  const hint = closest(unknown.replace(/^-+/, ''), Object.keys(OPTIONS));
+  return `unknown option ${unknown}${hint ? ` (did you mean --${hint}?)` : ''}`;
+}
+
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
-    process.stderr.write(`avahealth: ${(err as Error).message}\nRun avahealth --help for usage.\n`);
+    process.stderr.write(`avahealth: ${parseArgsMessage(err as NodeJS.ErrnoException)}\nRun avahealth --help for usage.\n`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -301,13 +309,21 @@ async function simulate(values: Values): Promise<number> {
   const fleet = await fleetFrom(values);
   const { DEMO_SIM_PORT, fleetConfigYaml, SCENARIOS } = await simulator();
   const sim = await startSimulator(fleet, Number(values.port ?? (values.fleet === 'demo' ? DEMO_SIM_PORT : 9650)));
-  const yaml = fleetConfigYaml(fleet, { baseUrl: sim.baseUrl });
-  if (values['config-out']) writeFileSync(values['config-out'], yaml);
+  const listen = listenText(values);
+  if (listen !== undefined && !LISTEN_PATTERN.test(listen)) throw new UsageError(`--listen must be HOST:PORT (got "${listen}")`);
+  const yaml = fleetConfigYaml(fleet, { baseUrl: sim.baseUrl, ...(listen ? { listen } : {}) });
+  if (values['config-out']) {
+    writeFileSync(values['config-out'], yaml);
+    // The config names ./avahealth.schema.json for editor completion: write it beside.
+    const { jsonSchema } = await import('../config/schema.js');
+    writeFileSync(join(dirname(values['config-out']), 'avahealth.schema.json'), `${JSON.stringify(jsonSchema(), null, 2)}\n`);
+  }
   process.stdout.write(
     `Simulating ${fleet.length} AvalancheGo node${fleet.length === 1 ? '' : 's'} on ${sim.baseUrl}\n` +
       `  nodes:    ${sim.baseUrl}/nodes/{name}/ext/health (the first node also at ${sim.baseUrl}/ext/health)\n` +
       `  control:  curl ${sim.baseUrl}/sim/nodes\n` +
       `            curl -X POST ${sim.baseUrl}/sim/nodes/${fleet[0]!.name}/scenario -d '{"scenario":"network-down"}'\n` +
+      `            curl -X POST ${sim.baseUrl}/sim/nodes/${fleet[0]!.name}/restart -d '{"l1":true}'   (restart it with an L1 chain)\n` +
       (values['config-out'] ? `  config:   ${values['config-out']}\n` : '') +
       `Scenarios: ${Object.keys(SCENARIOS).join(', ')}\n`,
   );
@@ -323,7 +339,8 @@ async function demo(values: Values): Promise<number> {
   const { DEMO_SIM_PORT, fleetConfigYaml } = await simulator();
   const sim = await startSimulator(fleet, Number(values.port ?? DEMO_SIM_PORT));
   const listen = listenText(values) ?? '127.0.0.1:9660';
-  const file = join(mkdtempSync(join(tmpdir(), 'avahealth-demo-')), 'demo.yaml');
+  const dir = mkdtempSync(join(tmpdir(), 'avahealth-demo-'));
+  const file = join(dir, 'demo.yaml');
   writeFileSync(file, fleetConfigYaml(fleet, { baseUrl: sim.baseUrl, listen }));
   const config = parseConfig(fleetConfigYaml(fleet, { baseUrl: sim.baseUrl, listen }), file);
   const url = listenUrl(config.listen);
@@ -337,9 +354,12 @@ async function demo(values: Values): Promise<number> {
       `  config:       ${file}\n` +
       `Press Ctrl+C to stop.\n\n`,
   );
-  const code = await run({ ...values, 'log.format': values['log.format'] ?? 'pretty' }, config);
-  await sim.close();
-  return code;
+  try {
+    return await run({ ...values, 'log.format': values['log.format'] ?? 'pretty' }, config);
+  } finally {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 // A reader that stops early (`avahealth schema | head`) closes the pipe: the end of the output, not a crash.

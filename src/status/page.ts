@@ -42,7 +42,9 @@ export function age(seconds: number | undefined, now: number): string {
 
 const when = (seconds: number | undefined) => (seconds === undefined ? '' : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'));
 const timeTag = (seconds: number | undefined, now: number) => (seconds === undefined ? '<span class="muted">never</span>' : `<time datetime="${when(seconds)}" title="${when(seconds)}">${age(seconds, now)}</time>`);
-const badge = (state: TargetStatus['state']) => `<span class="badge ${state}">${STATE[state]}</span>`;
+/** The state's badge; a target that answered wrongly shows how (`✖ bad json`), not "unreachable". */
+const badge = (state: TargetStatus['state'], failure?: TargetStatus['failure']) =>
+  `<span class="badge ${state}">${failure ? `✖ ${failure.replace('_', ' ')}` : STATE[state]}</span>`;
 
 function failingList(checks: CheckStatus[], now: number): string {
   if (checks.length === 0) return '<span class="muted">none</span>';
@@ -81,7 +83,7 @@ export function renderFleetMain(model: PageModel): string {
     .map(
       (t) => `<tr class="${t.state}">
 <td data-label="Node"><a href="/targets/${encodeURIComponent(t.name)}">${e(t.name)}</a>${t.nodeId ? `<div class="muted"><code>${e(t.nodeId)}</code></div>` : ''}</td>
-<td data-label="State">${badge(t.state)}${t.state === 'unreachable' ? `<div class="error">${e(t.summary)}</div>` : ''}</td>
+<td data-label="State">${badge(t.state, t.failure)}${t.state === 'unreachable' ? `<div class="error">${e(t.summary)}</div>` : ''}</td>
 <td data-label="Failing checks">${failingList(t.failing, model.now)}</td>
 <td data-label="Chains" class="num">${chainCell(t)}</td>
 <td data-label="Readiness">${readiness(t)}</td>
@@ -95,7 +97,7 @@ export function renderFleetMain(model: PageModel): string {
       const components = health.flatMap((x) => x.components ?? []).filter((c, i, all) => all.findIndex((d) => d.name === c.name) === i);
       return `<tr class="${t.state}">
 <td data-label="Service"><a href="/targets/${encodeURIComponent(t.name)}">${e(t.name)}</a><div class="muted">${e(t.url)}</div></td>
-<td data-label="State">${badge(t.state)}${t.state !== 'healthy' ? `<div class="error">${e(t.summary)}</div>` : ''}</td>
+<td data-label="State">${badge(t.state, t.failure)}${t.state !== 'healthy' ? `<div class="error">${e(t.summary)}</div>` : ''}</td>
 <td data-label="Components">${components.length ? components.map((c) => `<span class="badge ${c.up ? 'up' : 'down'}">${c.up ? '✔' : '✖'} ${e(c.name)}</span>`).join(' ') : '<span class="muted">–</span>'}</td>
 <td data-label="Last success">${timeTag(t.lastSuccessAt, model.now)}</td>
 </tr>`;
@@ -200,7 +202,7 @@ export function renderTargetMain(target: TargetStatus, raw: string | undefined, 
     : '<p class="empty">No changes seen since avahealth started.</p>';
   const alerts = model.alerts.filter((a) => a.target === target.name);
   return `<p><a href="/">← all targets</a></p>
-<h2>${e(target.name)} ${badge(target.state)}</h2>
+<h2>${e(target.name)} ${badge(target.state, target.failure)}</h2>
 <p class="muted">${e(target.url)}${target.nodeId ? ` · <code>${e(target.nodeId)}</code>` : ''}${labels ? ` · ${labels}` : ''}${target.ready !== undefined ? ` · ${target.ready ? 'ready' : 'not ready'}` : ''}</p>
 ${target.state !== 'healthy' ? `<p class="error">${e(target.summary)}</p>` : ''}
 <section aria-labelledby="changes"><h2 id="changes">Recent changes</h2>${history}</section>

@@ -5,6 +5,7 @@
 import type { ChainDataSnapshot } from '../model/chaindata.js';
 import type { Target } from '../config/load.js';
 import type { CheckResult, EndpointObservation } from '../model/observation.js';
+import type { FailureReason } from '../model/failure.js';
 import { displayUrl } from '../util/text.js';
 import { endpointKey, type Change, type Store } from '../store.js';
 import { validatorPanel, type ValidatorPanel } from './validator.js';
@@ -79,6 +80,11 @@ export interface TargetStatus {
   url: string;
   labels: Record<string, string>;
   state: TargetState;
+  /**
+   * With state `unreachable`: the failure when the target did answer, but wrongly (`bad_json`,
+   * `http_status`, …), so that a garbage answer is not shown as a node that cannot be reached.
+   */
+  failure?: FailureReason;
   summary: string;
   nodeId?: string;
   lastPollAt?: number;
@@ -97,6 +103,9 @@ export interface TargetStatus {
   /** Validator economics, from the node's validator poll (see docs/validators.md). */
   validator?: ValidatorPanel;
 }
+
+/** Failures where no answer came back: only these make a target "unreachable" on the page and in `check`. */
+const NOT_REACHED = new Set<FailureReason>(['timeout', 'connect', 'dns', 'tls']);
 
 /** Failing checks that only warn: the node's own disk warning, and checks it has not run yet. */
 function isWarningOnly(check: CheckResult): boolean {
@@ -123,9 +132,11 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
 
   let status: TargetState;
   let summary: string;
+  let failure: FailureReason | undefined;
   if (unreachable.length > 0) {
     status = 'unreachable';
     summary = unreachable.map((e) => `${e.endpoint}${e.view === 'all' ? '' : `[${e.view}]`}: ${e.reason} (${e.error ?? ''})`).join('; ');
+    if (unreachable.every((e) => e.reason && !NOT_REACHED.has(e.reason))) failure = unreachable[0]!.reason;
   } else if (unhealthyServices.length > 0) {
     status = 'unhealthy';
     summary = unhealthyServices.map((e) => `${e.endpoint}: ${e.service!.status}${e.service!.message ? ` (${e.service!.message})` : ''}`).join('; ');
@@ -144,6 +155,7 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
   return {
     ...base,
     state: status,
+    ...(failure ? { failure } : {}),
     summary,
     ...(state.nodeId ? { nodeId: state.nodeId } : {}),
     lastPollAt: state.observation.at,

@@ -2,7 +2,7 @@
  * An L1 validation (ACP-77) pays a continuous fee from its balance and is deactivated at zero:
  * warn while there is time to top it up. One alert per validation.
  */
-import { defineRule, promAlert, thresholdTuning, type RuleDefaults } from './rule.js';
+import { defineRule, durationThresholdTuning, promAlert, type RuleDefaults } from './rule.js';
 import { avax, days, reportFor, shortId } from './validator-facts.js';
 
 const DAY = 86_400;
@@ -13,7 +13,7 @@ export default defineRule({
   source: 'validator',
   fires: "an L1 validation's balance runs out within 14 days at today's fee price; critical within 3 days",
   defaults,
-  tuning: thresholdTuning('number of seconds of runway', defaults),
+  tuning: durationThresholdTuning('runway', defaults),
   phrases: { firing: 'L1 validator balance low', resolved: 'L1 validator balance topped up' },
   prometheus: [
     promAlert(

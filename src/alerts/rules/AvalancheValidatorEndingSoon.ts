@@ -1,6 +1,6 @@
 /** With chain data: the node's active validation ends soon (re-stake in time). */
 import { formatDuration } from './format.js';
-import { defineRule, promAlert, thresholdTuning, type RuleDefaults } from './rule.js';
+import { defineRule, durationThresholdTuning, promAlert, type RuleDefaults } from './rule.js';
 
 const DAY = 86_400;
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 7 * DAY, criticalThreshold: DAY };
@@ -10,7 +10,7 @@ export default defineRule({
   source: 'chain',
   fires: 'with `chain_data`: the active validation ends within 7 days; critical within 1 day',
   defaults,
-  tuning: thresholdTuning('number of seconds left', defaults),
+  tuning: durationThresholdTuning('time left', defaults),
   phrases: { firing: 'validation ending soon', resolved: 'validation renewed' },
   prometheus: [
     promAlert(

@@ -6,6 +6,7 @@
  * Rule modules sit at the bottom of the layers: they import only model/, util/, zod and this folder.
  */
 import { z } from 'zod';
+import { parseGoDuration } from '../../util/go-duration.js';
 import type { EndpointObservation, TargetObservation } from '../../model/observation.js';
 import type { VersionStake } from '../../model/validator.js';
 
@@ -150,6 +151,32 @@ export function thresholdTuning(unit: string, defaults: RuleDefaults): z.ZodObje
   return z.strictObject({
     threshold: z.number().optional().meta({ default: defaults.threshold }).describe(`Fires at this ${unit} (default ${defaults.threshold}).`),
     critical_threshold: z.number().optional().meta({ default: defaults.criticalThreshold }).describe(`Critical at once at this ${unit} (default ${defaults.criticalThreshold}).`),
+  });
+}
+
+const DAYS = /^(?:(\d+(?:\.\d+)?)d)?(.*)$/;
+
+/** Seconds from a duration such as `14d`, `36h` or `1d12h` (Go's units plus `d` for 24h), or undefined. */
+export function durationSeconds(text: string): number | undefined {
+  const [, days, rest] = DAYS.exec(text)!;
+  if (days === undefined && rest === '') return undefined;
+  const seconds = rest === '' ? 0 : parseGoDuration(rest!);
+  return seconds === undefined || seconds < 0 ? undefined : Number(days ?? 0) * 86_400 + seconds;
+}
+
+/** A threshold in seconds, also written as a duration (`14d`, `36h`). */
+const secondsOrDuration = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  const seconds = typeof value === 'number' ? value : durationSeconds(value);
+  if (seconds === undefined) ctx.addIssue({ code: 'custom', message: 'must be a number of seconds or a duration such as 14d, 36h or 90m' });
+  return seconds ?? 0;
+});
+
+/** `threshold` and `critical_threshold` for a rule whose unit is seconds: a number or a duration (`14d`). */
+export function durationThresholdTuning(what: string, defaults: RuleDefaults): z.ZodObject {
+  const show = (seconds: number | undefined) => (seconds !== undefined && seconds % 86_400 === 0 ? `${seconds / 86_400}d` : `${seconds}s`);
+  return z.strictObject({
+    threshold: secondsOrDuration.optional().meta({ default: defaults.threshold }).describe(`Fires at this ${what}, in seconds or as a duration such as 14d (default ${show(defaults.threshold)}).`),
+    critical_threshold: secondsOrDuration.optional().meta({ default: defaults.criticalThreshold }).describe(`Critical at once at this ${what}, in seconds or as a duration (default ${show(defaults.criticalThreshold)}).`),
   });
 }
 

@@ -1,0 +1,88 @@
+/**
+ * Issue 26's small things, each through the built CLI or the config loader: a mistyped option gets
+ * a suggestion, duration thresholds take `14d`, a garbage answer is shown as what it is, `simulate`
+ * writes the schema its config names and uses the chosen listen, `demo` leaves no temporary
+ * directory behind, and the README counts the dashboards there are.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/config/errors.js';
+import { ROOT, runCli, startCli } from '../helpers/cli.js';
+import { startSim, writeConfig } from '../helpers/harness.js';
+
+describe('small things (issue 26)', () => {
+  it('a mistyped option gets "did you mean"', async () => {
+    expect(await runCli(['validate', '--confg', 'x.yaml'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown option --confg (did you mean --config?)') });
+    expect(await runCli(['check', '--fromat', 'json'])).toMatchObject({ code: 2, stderr: expect.stringContaining('(did you mean --format?)') });
+    expect(await runCli(['check', '--zzzzzzzz'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown option --zzzzzzzz\n') });
+  });
+
+  it('thresholds in seconds take a duration (14d, 36h) and refuse other text', () => {
+    const yaml = (threshold: string) => `nodes: [{name: n, url: "http://127.0.0.1:9650"}]\nalerts:\n  rules:\n    AvalancheL1ValidatorBalanceLow: {threshold: ${threshold}, critical_threshold: 36h}\n    AvalancheValidatorEndingSoon: {threshold: 1d12h}\n`;
+    const config = parseConfig(yaml('14d'), 'a.yaml');
+    expect(config.alerts.rules.AvalancheL1ValidatorBalanceLow).toMatchObject({ threshold: 14 * 86_400, critical_threshold: 36 * 3600 });
+    expect(config.alerts.rules.AvalancheValidatorEndingSoon).toMatchObject({ threshold: 1.5 * 86_400 });
+    expect(parseConfig(yaml('1209600'), 'a.yaml').alerts.rules.AvalancheL1ValidatorBalanceLow).toMatchObject({ threshold: 1_209_600 });
+    expect(() => parseConfig(yaml('two-weeks'), 'a.yaml')).toThrow(ConfigError);
+    expect(() => parseConfig(yaml('two-weeks'), 'a.yaml')).toThrow(/a duration such as 14d/);
+  });
+
+  it('a node answering garbage shows as bad_json in check, not UNREACHABLE', async () => {
+    const sim = await startSim([{ name: 'garbled', scenario: 'truncated' }, { name: 'gone', scenario: 'healthy' }]);
+    try {
+      const file = writeConfig(`nodes:\n  - {name: garbled, url: "${sim.nodeUrl('garbled')}"}\n  - {name: gone, url: "http://127.0.0.1:1"}\n`);
+      const result = await runCli(['check', '--config', file]);
+      expect(result.stdout).toMatch(/^garbled +BAD_JSON +health: bad_json/m);
+      expect(result.stdout).toMatch(/^gone +UNREACHABLE +health: connect/m);
+      const json = JSON.parse((await runCli(['check', '--config', file, '--format', 'json'])).stdout) as { targets: Array<{ name: string; state: string; failure?: string }> };
+      expect(json.targets.find((t) => t.name === 'garbled')).toMatchObject({ state: 'unreachable', failure: 'bad_json' });
+      expect(json.targets.find((t) => t.name === 'gone')!.failure).toBeUndefined();
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('simulate --config-out writes the schema its config names, with the chosen --listen', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'avahealth-simulate-')), 'sim.yaml');
+    const sim = startCli(['simulate', '--nodes', '1', '--port', '0', '--listen', '127.0.0.1:9777', '--config-out', out]);
+    try {
+      await sim.waitForOutput(/config: /);
+      const yaml = readFileSync(out, 'utf8');
+      expect(yaml).toContain('$schema=./avahealth.schema.json');
+      expect(yaml).toContain('listen: 127.0.0.1:9777');
+      expect(readFileSync(join(dirname(out), 'avahealth.schema.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'config/avahealth.schema.json'), 'utf8'));
+      expect(sim.output()).toContain('/restart -d \'{"l1":true}\'');
+    } finally {
+      sim.child.kill('SIGTERM');
+      await sim.exit;
+    }
+    const help = await runCli(['simulate', '--help']);
+    expect(help.stdout).toContain('POST /sim/nodes/NAME/restart');
+    expect(help.stdout).toContain('{"l1":true}');
+  });
+
+  it('demo removes its temporary directory when stopped', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'avahealth-demo-parent-'));
+    const demo = startCli(['demo', '--port', '0', '--listen', '127.0.0.1:0'], { TMPDIR: tmp });
+    try {
+      await demo.waitForOutput(/config: +(\S+)/, 30_000);
+      const [, config] = demo.output().match(/config: +(\S+)/)!;
+      expect(existsSync(config!)).toBe(true);
+      await demo.waitForOutput(/first poll round complete|"msg":"listening"|listening/, 30_000);
+      demo.child.kill('SIGINT');
+      expect(await demo.exit).toBe(0);
+      expect(readdirSync(tmp).filter((f) => f.startsWith('avahealth-demo-'))).toEqual([]);
+    } finally {
+      demo.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('README counts the dashboards there are', () => {
+    const count = readdirSync(join(ROOT, 'dashboards')).filter((f) => f.endsWith('.json')).length;
+    const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`Import the ${words[count]} dashboards`);
+  });
+});

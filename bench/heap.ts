@@ -44,7 +44,7 @@ const observe = (i: number) =>
 for (let i = 0; i < nodes; i++) observe(i);
 stages.push(['store + view updated', mem()]);
 const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), onBatch: () => undefined });
-for (let i = 0; i < nodes; i++) engine.nodeUpdated(config.nodes[i]!, store.get(`n${i}`)!);
+engine.attach(store);
 stages.push(['alert rules evaluated', mem()]);
 const plain = await view.scrape({});
 stages.push(['text snapshot', mem()]);

@@ -8,14 +8,14 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { ChainDataSnapshot, ChainLag } from '../model/chaindata.js';
-import type { AlertsConfig, Config, NodeTarget, ServiceTarget } from '../config/load.js';
+import type { AlertsConfig, Config, Target } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { DependentFile, readJsonFile } from '../state/atomic.js';
 import { alertStateFileSchema } from './persisted.js';
-import type { TargetState } from '../store.js';
+import { targetNamed, targetsOf } from '../model/targets.js';
+import type { Store, TargetState } from '../store.js';
 import { sanitizeLabelValue } from '../util/labels.js';
-import { ruleNamed, rulesOf, ruleSettings, UNKNOWN, type AnyRule, type RuleInputs, type RuleSettings, type RuleSource } from './rules/index.js';
+import { RULE_SOURCE_NAMES, RULE_SOURCES, ruleNamed, rulesOf, ruleSettings, UNKNOWN, type AnyRule, type RuleInputs, type RuleSettings, type RuleSource, type SourceUpdate } from './rules/index.js';
 import { Flaps } from './flaps.js';
 import { NotificationGate } from './gate.js';
 import { Silences } from './silences.js';
@@ -115,32 +115,45 @@ export class AlertEngine {
       .map((s) => this.notice(s, 'firing', now));
   }
 
-  nodeUpdated(target: NodeTarget, state: TargetState, now = Date.now()): void {
-    this.observe('node', target.name, state.observation, now);
+  /**
+   * Follows the store: every report on a target (a probe job's observation, a job turned off, a
+   * chain-data refresh for every target) evaluates the rules it feeds (rules/sources.ts). What the
+   * store holds already is evaluated at once.
+   */
+  attach(store: Store): void {
+    const updated = (source: string, name: string, state: TargetState | undefined) => {
+      const target = targetNamed(this.config, name);
+      if (target) this.updated(this.updateOf(source, target, state, store));
+    };
+    store.onUpdate((name, state, source) => updated(source, name, state));
+    store.onChainData(() => {
+      for (const target of targetsOf(this.config)) updated('chaindata', target.name, store.get(target.name));
+    });
+    for (const [name, state] of store.entries()) for (const source of state.jobs.keys()) updated(source, name, state);
   }
 
-  /** A node's validator poll arrived (its rules, with its network's stake per version), or was turned off (store.dropSource: its alerts resolve). */
-  validatorUpdated(target: NodeTarget, state: TargetState, chainData: ChainDataSnapshot | undefined, now = Date.now()): void {
-    const observation = state.jobs.get('validator')?.endpoints.find((e) => e.endpoint === 'validator');
-    if (!observation) return this.evaluate({ target: target.name, covers: rulesOf('validator').map((r) => r.name), unknown: [], conditions: [] }, now, { resolveAtOnce: true });
-    const versionStake = chainData?.networks.get(target.network)?.versionStake;
-    this.observe('validator', target.name, { observation, ...(versionStake ? { versionStake } : {}) }, now);
+  private updateOf(source: string, target: Target, state: TargetState | undefined, store: Store): SourceUpdate {
+    const chainData = this.config.chainData ? store.chainData : undefined;
+    return {
+      source,
+      target: target.name,
+      kind: target.kind,
+      ...(target.kind === 'node' ? { network: target.network } : {}),
+      ...(state ? { observation: state.observation } : {}),
+      jobs: state?.jobs ?? new Map(),
+      lags: () => store.lagsOf(target.name),
+      ...(chainData ? { chainData } : {}),
+    };
   }
 
-  serviceUpdated(target: ServiceTarget, state: TargetState, now = Date.now()): void {
-    this.observe('service', target.name, state.observation, now);
-  }
-
-  /** After each poll of a node, with chain data configured: its height lag (the store's). */
-  heightLagUpdated(target: NodeTarget, state: TargetState, lags: ChainLag[], now = Date.now()): void {
-    this.observe('lag', target.name, { lags, node: state.observation }, now);
-  }
-
-  chainDataUpdated(snapshot: ChainDataSnapshot, stateOf: (target: string) => TargetState | undefined, now = Date.now()): void {
-    for (const node of this.config.nodes) {
-      const validator = [...snapshot.validators.values()].find((v) => v.target === node.name);
-      const observation = stateOf(node.name)?.observation;
-      this.observe('chain', node.name, { ...(validator ? { validator } : {}), ...(observation ? { node: observation } : {}) }, now);
+  /** One report on a target: the rules of every source it feeds evaluate (a source that stopped resolves its alerts at once). */
+  updated(update: SourceUpdate, now = Date.now()): void {
+    for (const source of RULE_SOURCE_NAMES) {
+      const feed = RULE_SOURCES[source];
+      if (feed.from !== update.source) continue;
+      const input = feed.input(update);
+      if (input === null) this.evaluate({ target: update.target, covers: rulesOf(source).map((r) => r.name), unknown: [], conditions: [] }, now, { resolveAtOnce: true });
+      else if (input !== undefined) this.observe(source, update.target, input, now);
     }
   }
 

@@ -11,7 +11,6 @@ import { RateLimitGate } from '../transport/rate-limit.js';
 import type { Logger } from '../log.js';
 import { registerStateWriteMetrics } from '../metrics/collectors/state.js';
 import { MetricsView } from '../metrics/view.js';
-import { targetNamed } from '../model/targets.js';
 import { Poller } from '../poller.js';
 import { inShard, type Shard } from '../shard.js';
 import { Store } from '../store.js';
@@ -62,15 +61,7 @@ export function buildComponents(config: Config, log: Logger): Components {
   parts.poller = new Poller(config, store, log, gates);
   parts.alerts = new AlertEngine(config, { log, onBatch: (batch) => parts.notifier.dispatch(batch), outboxesWritten: () => parts.notifier.pendingWrites() });
   parts.notifier = buildNotifier(parts, log);
-  store.onUpdate((name, state, source) => {
-    const target = targetNamed(parts.config, name);
-    if (target?.kind === 'node' && source === 'node') {
-      parts.alerts.nodeUpdated(target, state);
-      if (parts.config.chainData) parts.alerts.heightLagUpdated(target, state, store.lagsOf(name));
-    } else if (target?.kind === 'node' && source === 'validator') parts.alerts.validatorUpdated(target, state, store.chainData);
-    else if (target?.kind === 'service' && source === 'service') parts.alerts.serviceUpdated(target, state);
-  });
-  store.onChainData((snapshot) => parts.alerts.chainDataUpdated(snapshot, (name) => store.get(name)));
+  parts.alerts.attach(store);
   return parts;
 }
 

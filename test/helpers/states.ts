@@ -1,6 +1,8 @@
 /** Builds store states from real parsed payloads, for tests that drive the alert engine directly. */
 import { join } from 'node:path';
 import type { EndpointObservation, HealthReport, ServiceReport } from '../../src/model/observation.js';
+import type { SourceUpdate } from '../../src/alerts/rules/index.js';
+import type { NodeTarget, ServiceTarget } from '../../src/config/load.js';
 import type { TargetState } from '../../src/store.js';
 import { OWN_FIXTURES, report, SHARED_FIXTURES } from './fixtures.js';
 
@@ -35,4 +37,18 @@ export function serviceState(target: string, reports: ServiceReport | { reason: 
   );
   const observation = { target, kind: 'service' as const, at: 0, endpoints };
   return { observation, lastSuccessAt: new Map(), history: [], rounds: 1, jobs: new Map([['service', observation]]), latest: observation };
+}
+
+/** What the engine is handed when `source` reported on a target (app: AlertEngine.attach builds it from the store). */
+export function update(source: string, target: NodeTarget | ServiceTarget, state?: TargetState, extra: Partial<SourceUpdate> = {}): SourceUpdate {
+  return {
+    source,
+    target: target.name,
+    kind: target.kind,
+    ...(target.kind === 'node' ? { network: target.network } : {}),
+    ...(state ? { observation: state.observation } : {}),
+    jobs: state?.jobs ?? new Map(),
+    lags: () => [],
+    ...extra,
+  };
 }

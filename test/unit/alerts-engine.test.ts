@@ -10,10 +10,15 @@ import type { NotificationBatch } from '../../src/alerts/types.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { economicsOf, type ValidatorReport } from '../../src/model/validator.js';
-import { BOOTSTRAPPING, failing, fixtureReport, HEALTHY, nodeState, serviceState } from '../helpers/states.js';
+import type { NodeTarget, ServiceTarget } from '../../src/config/load.js';
+import { Store, type TargetState } from '../../src/store.js';
+import { BOOTSTRAPPING, failing, fixtureReport, HEALTHY, nodeState, serviceState, update } from '../helpers/states.js';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+
+const nodeUpdated = (engine: AlertEngine, node: NodeTarget, state: TargetState, now: number) => engine.updated(update('node', node, state), now);
+const serviceUpdated = (engine: AlertEngine, service: ServiceTarget, state: TargetState, now: number) => engine.updated(update('service', service, state), now);
 
 function setup(alerts = '', extra = '', logs?: string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
@@ -34,13 +39,13 @@ function setup(alerts = '', extra = '', logs?: string[]) {
 describe('alert state machine', () => {
   it('a failing check fires after for_polls (2) polls, with its facts, and resolves once', () => {
     const { engine, node, batches, notices } = setup();
-    engine.nodeUpdated(node, nodeState('v1', failing({ network: 0 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ network: 0 })), T0);
     expect(batches).toEqual([]);
     expect(engine.list().map((a) => [a.alertname, a.phase])).toEqual([
       ['AvalancheNodeUnhealthy', 'pending'],
       ['AvalancheCheckFailing', 'pending'],
     ]);
-    engine.nodeUpdated(node, nodeState('v1', failing({ network: 0 })), T0 + 15_000);
+    nodeUpdated(engine, node, nodeState('v1', failing({ network: 0 })), T0 + 15_000);
     expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/network warning']);
     const check = batches[0]!.alerts[1]!;
     expect(check).toMatchObject({
@@ -51,9 +56,9 @@ describe('alert state machine', () => {
       endsAt: '0001-01-01T00:00:00Z',
     });
     expect(check.fingerprint).toMatch(/^[0-9a-f]{16}$/);
-    engine.nodeUpdated(node, nodeState('v1', failing({ network: 0 })), T0 + 30_000);
+    nodeUpdated(engine, node, nodeState('v1', failing({ network: 0 })), T0 + 30_000);
     expect(batches).toHaveLength(1); // still firing: nothing new
-    engine.nodeUpdated(node, nodeState('v1', HEALTHY()), T0 + 45_000);
+    nodeUpdated(engine, node, nodeState('v1', HEALTHY()), T0 + 45_000);
     expect(notices().slice(2)).toEqual(['resolved AvalancheNodeUnhealthy warning', 'resolved AvalancheCheckFailing/network warning']);
     expect(batches[1]!.alerts[1]).toMatchObject({ status: 'resolved', fingerprint: check.fingerprint, endsAt: new Date(T0 + 45_000).toISOString() });
     expect(engine.list()).toEqual([]);
@@ -61,13 +66,13 @@ describe('alert state machine', () => {
 
   it("the node's own contiguousFailures fire at once (they survive our restarts)", () => {
     const { engine, node, notices } = setup();
-    engine.nodeUpdated(node, nodeState('v1', failing({ network: 7 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ network: 7 })), T0);
     expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning']);
   });
 
   it('escalates to critical after critical_after, and reminds at repeat_interval', () => {
     const { engine, node, notices } = setup('  repeat_interval: 1h\n  rules:\n    AvalancheCheckFailing: {critical_after: 10m}\n    AvalancheNodeUnhealthy: {disabled: true}\n');
-    const poll = (t: number) => engine.nodeUpdated(node, nodeState('v1', failing({ network: 5 })), t);
+    const poll = (t: number) => nodeUpdated(engine, node, nodeState('v1', failing({ network: 5 })), t);
     poll(T0);
     poll(T0 + 9 * MIN);
     poll(T0 + 11 * MIN);
@@ -78,12 +83,12 @@ describe('alert state machine', () => {
 
   it('an unreachable node pages once, and its check alerts neither resolve nor re-fire meanwhile', () => {
     const { engine, node, notices } = setup();
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 5 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 5 })), T0);
     expect(notices()).toEqual(['firing AvalancheCheckFailing/C warning']); // the node counted 5 failures
     const down = nodeState('v1', { reason: 'connect', error: 'connection refused (ECONNREFUSED)' });
-    engine.nodeUpdated(node, down, T0 + MIN);
-    engine.nodeUpdated(node, down, T0 + 2 * MIN);
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 8 })), T0 + 3 * MIN);
+    nodeUpdated(engine, node, down, T0 + MIN);
+    nodeUpdated(engine, node, down, T0 + 2 * MIN);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 8 })), T0 + 3 * MIN);
     // Unhealthy was pending at the outage and completes its second failing poll after it; C stayed firing throughout.
     expect(notices().slice(1)).toEqual(['firing AvalancheNodeUnreachable warning', 'firing AvalancheNodeUnhealthy warning', 'resolved AvalancheNodeUnreachable warning']);
     expect(engine.list().find((a) => a.labels.check === 'C')?.phase).toBe('firing');
@@ -91,7 +96,7 @@ describe('alert state machine', () => {
 
   it('a bootstrapping node does not page for its chain checks; NotReady fires after the grace period', () => {
     const { engine, node, notices } = setup('  bootstrap_grace: 20m\n');
-    const poll = (t: number) => engine.nodeUpdated(node, nodeState('v1', BOOTSTRAPPING(), false), t);
+    const poll = (t: number) => nodeUpdated(engine, node, nodeState('v1', BOOTSTRAPPING(), false), t);
     poll(T0);
     poll(T0 + MIN);
     // network is not a chain check: it pages (the node counted 7 failures); the disk at 9% pages as DiskLow
@@ -104,15 +109,15 @@ describe('alert state machine', () => {
   it('"not yet run" checks after a restart never page', () => {
     const { engine, node, notices } = setup();
     const fresh = fixtureReport('shutting-down.json'); // shuttingDown: not yet run
-    engine.nodeUpdated(node, nodeState('v1', fresh), T0);
-    engine.nodeUpdated(node, nodeState('v1', fresh), T0 + MIN);
-    engine.nodeUpdated(node, nodeState('v1', fresh), T0 + 2 * MIN);
+    nodeUpdated(engine, node, nodeState('v1', fresh), T0);
+    nodeUpdated(engine, node, nodeState('v1', fresh), T0 + MIN);
+    nodeUpdated(engine, node, nodeState('v1', fresh), T0 + 2 * MIN);
     expect(notices()).toEqual([]);
   });
 
   it('a flapping check stops notifying on every flip, then reports its state once stable', () => {
     const { engine, node, notices } = setup('  for_polls: 1\n  flap_threshold: 4\n  flap_window: 10m\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n');
-    for (let i = 0; i < 10; i++) engine.nodeUpdated(node, nodeState('v1', i % 2 === 0 ? failing({ C: 1 }) : HEALTHY()), T0 + i * 30_000);
+    for (let i = 0; i < 10; i++) nodeUpdated(engine, node, nodeState('v1', i % 2 === 0 ? failing({ C: 1 }) : HEALTHY()), T0 + i * 30_000);
     // fired and resolved twice, then held: the 3rd firing would be the 5th transition
     expect(notices()).toEqual([
       'firing AvalancheCheckFailing/C warning',
@@ -121,8 +126,8 @@ describe('alert state machine', () => {
       'resolved AvalancheCheckFailing/C warning',
     ]);
     // failing and stable for longer than the window: one notification
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0 + 10 * 30_000);
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0 + 10 * 30_000 + 11 * MIN);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 10 * 30_000);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 10 * 30_000 + 11 * MIN);
     expect(notices().slice(4)).toEqual(['firing AvalancheCheckFailing/C warning']);
   });
 
@@ -131,24 +136,24 @@ describe('alert state machine', () => {
     const { engine, node, notices } = setup('  for_polls: 1\n  flap_threshold: 2\n  flap_window: 10m\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n', '', logs);
     const held = () => engine.list().map((a) => `${a.labels.check} ${a.phase} ${a.state}`);
     const said = () => logs.map((l) => JSON.parse(l) as { msg: string; alertname?: string }).filter((l) => l.alertname).map((l) => l.msg.split(':')[0]);
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
     expect(held()).toEqual(['C firing firing']);
-    engine.nodeUpdated(node, nodeState('v1', HEALTHY()), T0 + 30_000);
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0 + 60_000); // third change: held
+    nodeUpdated(engine, node, nodeState('v1', HEALTHY()), T0 + 30_000);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 60_000); // third change: held
     expect(held()).toEqual(['C firing flapping']);
     expect(engine.firing(T0 + 60_000)).toEqual([]); // not re-sent to Alertmanager either
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0 + 90_000);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 90_000);
     expect(said()).toEqual(['alert is flapping']); // once per hold, not per poll
     // failing and stable for the window: told once, the hold ends
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0 + 60_000 + 11 * MIN);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 60_000 + 11 * MIN);
     expect(held()).toEqual(['C firing firing']);
     expect(said()).toEqual(['alert is flapping', 'alert stopped flapping']);
     // resolved, fired, resolved again: the third change is held, and a held resolve stays listed as flapping
-    for (const [i, report] of [HEALTHY(), failing({ C: 1 }), HEALTHY()].entries()) engine.nodeUpdated(node, nodeState('v1', report), T0 + 20 * MIN + i * 30_000);
+    for (const [i, report] of [HEALTHY(), failing({ C: 1 }), HEALTHY()].entries()) nodeUpdated(engine, node, nodeState('v1', report), T0 + 20 * MIN + i * 30_000);
     expect(said()).toEqual(['alert is flapping', 'alert stopped flapping', 'alert is flapping']);
     expect(held()).toEqual(['C resolved flapping']);
     const told = notices().length;
-    engine.nodeUpdated(node, nodeState('v1', HEALTHY()), T0 + 32 * MIN);
+    nodeUpdated(engine, node, nodeState('v1', HEALTHY()), T0 + 32 * MIN);
     expect(notices().slice(told)).toEqual(['resolved AvalancheCheckFailing/C warning']); // told once, when the hold ends
     expect(held()).toEqual([]);
     expect(said()).toEqual(['alert is flapping', 'alert stopped flapping', 'alert is flapping', 'alert stopped flapping']);
@@ -156,30 +161,30 @@ describe('alert state machine', () => {
 
   it('Alertmanager re-sends only what receivers were told and the gate lets through', () => {
     const { engine, node } = setup(`  silences:\n    - {matchers: {check: X}, ends_at: "${new Date(T0 + 10 * MIN).toISOString()}"}\n`);
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 3, X: 3 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 3, X: 3 })), T0);
     // C told; X silenced; Unhealthy still pending (it needs our second poll)
     expect(engine.firing(T0).map((a) => `${a.labels.alertname}/${a.labels.check ?? ''}`)).toEqual(['AvalancheCheckFailing/C']);
     // the silence is over, but X has not been told yet: it is told (and then re-sent) from the next evaluation
     expect(engine.firing(T0 + 11 * MIN).map((a) => a.labels.check)).toEqual(['C']);
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 4, X: 4 })), T0 + 11 * MIN);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 4, X: 4 })), T0 + 11 * MIN);
     expect(engine.firing(T0 + 11 * MIN).map((a) => `${a.labels.alertname}/${a.labels.check ?? ''}`)).toEqual(['AvalancheNodeUnhealthy/', 'AvalancheCheckFailing/C', 'AvalancheCheckFailing/X']);
   });
 
   it('a silence holds notifications; when it ends, a still-firing alert is announced', () => {
     const { engine, node, notices } = setup(`  silences:\n    - {matchers: {target: v1, alertname: "~Avalanche(Check|Node).*"}, ends_at: "${new Date(T0 + 10 * MIN).toISOString()}"}\n`);
-    engine.nodeUpdated(node, nodeState('v1', failing({ X: 3 })), T0);
-    engine.nodeUpdated(node, nodeState('v1', failing({ X: 3 })), T0 + 5 * MIN);
+    nodeUpdated(engine, node, nodeState('v1', failing({ X: 3 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ X: 3 })), T0 + 5 * MIN);
     expect(notices()).toEqual([]);
-    engine.nodeUpdated(node, nodeState('v1', failing({ X: 3 })), T0 + 11 * MIN);
+    nodeUpdated(engine, node, nodeState('v1', failing({ X: 3 })), T0 + 11 * MIN);
     expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/X warning']);
   });
 
   it('an alert that fires and resolves inside a silence is never announced', () => {
     const { engine, node, notices } = setup();
     engine.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + 60 * MIN }, T0);
-    engine.nodeUpdated(node, nodeState('v1', failing({ X: 3 })), T0);
-    engine.nodeUpdated(node, nodeState('v1', HEALTHY()), T0 + MIN);
-    engine.nodeUpdated(node, nodeState('v1', HEALTHY()), T0 + 61 * MIN);
+    nodeUpdated(engine, node, nodeState('v1', failing({ X: 3 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', HEALTHY()), T0 + MIN);
+    nodeUpdated(engine, node, nodeState('v1', HEALTHY()), T0 + 61 * MIN);
     expect(notices()).toEqual([]);
     expect(engine.list()).toEqual([]);
   });
@@ -187,9 +192,9 @@ describe('alert state machine', () => {
   it('maintenance windows hold notifications while open', () => {
     // a window opening every day at 11:00 UTC for two hours: T0 (12:00) is inside it
     const { engine, node, notices } = setup('  maintenance:\n    - {matchers: {target: v1}, schedule: "0 0 11 * * *", duration: 2h}\n');
-    engine.nodeUpdated(node, nodeState('v1', failing({ P: 4 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ P: 4 })), T0);
     expect(notices()).toEqual([]);
-    engine.nodeUpdated(node, nodeState('v1', failing({ P: 4 })), T0 + 61 * MIN);
+    nodeUpdated(engine, node, nodeState('v1', failing({ P: 4 })), T0 + 61 * MIN);
     // P fired at once (the node counted 4 failures) and, held for an hour, has escalated (critical_after 30m);
     // Unhealthy needed our second poll, so it only starts firing now
     expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/P critical']);
@@ -201,21 +206,21 @@ describe('alert state machine', () => {
     const config = parseConfig(`state_dir: ${dir}\nnodes:\n${nodes}\nalerts:\n  for_polls: 1\n  targets:\n    v2:\n      rules:\n        AvalancheCheckFailing: {disabled: true}\n`, join(dir, 'config.yaml'), {});
     const batches: NotificationBatch[] = [];
     const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), onBatch: (b) => batches.push(b) });
-    for (const node of [config.nodes[0]!, config.nodes[1]!, config.nodes[2]!]) engine.nodeUpdated(node, nodeState(node.name, failing({ C: 5 })), T0);
+    for (const node of [config.nodes[0]!, config.nodes[1]!, config.nodes[2]!]) nodeUpdated(engine, node, nodeState(node.name, failing({ C: 5 })), T0);
     const fired = batches.flatMap((b) => b.alerts.map((a) => `${a.labels.target} ${a.labels.alertname}`)).sort();
     expect(fired).toEqual(['v1 AvalancheCheckFailing', 'v1 AvalancheNodeUnhealthy', 'v2 AvalancheNodeUnhealthy', 'v3 AvalancheCheckFailing', 'v3 AvalancheNodeUnhealthy']);
   });
 
   it('per-target tuning: disabled for one target only', () => {
     const { engine, node, notices } = setup('  targets:\n    v1:\n      rules:\n        AvalancheCheckFailing: {disabled: true}\n');
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 5 })), T0);
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 5 })), T0 + MIN);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 5 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 5 })), T0 + MIN);
     expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning']);
   });
 
   it('states survive a restart: a firing alert is not re-announced, and its resolve still comes', () => {
     const { engine, node, notices, make } = setup();
-    engine.nodeUpdated(node, nodeState('v1', failing({ network: 4 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ network: 4 })), T0);
     expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning']);
     engine.flush(); // what a clean stop does; a crash is covered by the crash tests
     const restarted = make();
@@ -223,17 +228,17 @@ describe('alert state machine', () => {
       ['AvalancheNodeUnhealthy', 'pending'],
       ['AvalancheCheckFailing', 'firing'],
     ]);
-    restarted.nodeUpdated(node, nodeState('v1', failing({ network: 5 })), T0 + MIN);
+    nodeUpdated(restarted, node, nodeState('v1', failing({ network: 5 })), T0 + MIN);
     expect(notices().slice(1)).toEqual(['firing AvalancheNodeUnhealthy warning']);
-    restarted.nodeUpdated(node, nodeState('v1', HEALTHY()), T0 + 2 * MIN);
+    nodeUpdated(restarted, node, nodeState('v1', HEALTHY()), T0 + 2 * MIN);
     expect(notices().slice(2)).toEqual(['resolved AvalancheNodeUnhealthy warning', 'resolved AvalancheCheckFailing/network warning']);
   });
 
   it('a held resolve of a target removed from the config is told at once (it can no longer flap)', () => {
     const { engine, node, notices } = setup('  for_polls: 1\n  flap_threshold: 2\n  flap_window: 10m\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n');
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 1 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
     // resolved, fired and resolved again within the window: the last resolve is held
-    for (const [i, report] of [HEALTHY(), failing({ C: 1 }), HEALTHY()].entries()) engine.nodeUpdated(node, nodeState('v1', report), T0 + 11 * MIN + i * 30_000);
+    for (const [i, report] of [HEALTHY(), failing({ C: 1 }), HEALTHY()].entries()) nodeUpdated(engine, node, nodeState('v1', report), T0 + 11 * MIN + i * 30_000);
     expect(engine.list().map((a) => `${a.phase} ${a.state}`)).toEqual(['resolved flapping']);
     expect(notices()).toHaveLength(3);
     engine.removeTarget('v1', T0 + 13 * MIN);
@@ -243,7 +248,7 @@ describe('alert state machine', () => {
 
   it('a target removed from the config has its alerts resolved', () => {
     const { engine, node, notices } = setup();
-    engine.nodeUpdated(node, nodeState('v1', failing({ C: 5 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 5 })), T0);
     engine.removeTarget('v1', T0 + MIN);
     expect(notices()).toEqual(['firing AvalancheCheckFailing/C warning', 'resolved AvalancheCheckFailing/C warning']);
   });
@@ -255,7 +260,7 @@ describe('alert state machine', () => {
       checks: HEALTHY().checks.map((c) => (c.name === 'diskspace' ? { ...c, disk: { availableBytes: ratio * 3e12, availableRatio: ratio } } : c)),
     });
     // 30% free, falling a point every 2 minutes: 10% is 40 minutes away
-    for (let i = 0; i <= 10; i++) engine.nodeUpdated(node, nodeState('v1', withDisk(0.3 - i * 0.01)), T0 + i * 2 * MIN);
+    for (let i = 0; i <= 10; i++) nodeUpdated(engine, node, nodeState('v1', withDisk(0.3 - i * 0.01)), T0 + i * 2 * MIN);
     expect(notices()).toEqual(['firing AvalancheDiskLow critical']);
     const batch = engine.list().find((a) => a.alertname === 'AvalancheDiskLow')!;
     expect(batch.annotations.description).toMatch(/reaches the node's 10% warning in \d+m/);
@@ -264,22 +269,39 @@ describe('alert state machine', () => {
   it('service rules: unhealthy and component down; a rate-limited poll changes nothing', () => {
     const { engine, service, notices } = setup();
     const degraded = { status: 'error', healthy: false, components: [{ name: 'database', up: true, status: 'up' }, { name: 'cache', up: false, status: 'down', message: 'Connection is closed.' }], message: 'down: cache: Connection is closed.' };
-    engine.serviceUpdated(service, serviceState('data-api', degraded), T0);
-    engine.serviceUpdated(service, serviceState('data-api', degraded), T0 + MIN);
+    serviceUpdated(engine, service, serviceState('data-api', degraded), T0);
+    serviceUpdated(engine, service, serviceState('data-api', degraded), T0 + MIN);
     expect(notices()).toEqual(['firing AvalancheServiceUnhealthy warning', 'firing AvalancheServiceComponentDown/cache warning']);
-    engine.serviceUpdated(service, serviceState('data-api', { reason: 'rate_limited', error: 'rate limited' }), T0 + 2 * MIN);
+    serviceUpdated(engine, service, serviceState('data-api', { reason: 'rate_limited', error: 'rate limited' }), T0 + 2 * MIN);
     expect(notices()).toHaveLength(2);
-    engine.serviceUpdated(service, serviceState('data-api', { status: 'ok', healthy: true, components: [] }), T0 + 3 * MIN);
+    serviceUpdated(engine, service, serviceState('data-api', { status: 'ok', healthy: true, components: [] }), T0 + 3 * MIN);
     expect(notices().slice(2)).toEqual(['resolved AvalancheServiceUnhealthy warning', 'resolved AvalancheServiceComponentDown/cache warning']);
   });
 
   it('chain data rules: height lag by blocks, validation ending by time left', () => {
     const { engine, node, notices } = setup('  for_polls: 1\n');
     const snapshot = { chains: new Map(), networks: new Map(), errors: [], validators: new Map([['NodeID-x', { nodeId: 'NodeID-x', target: 'v1', status: 'active' as const, endTimestamp: T0 / 1000 + 2 * 86400, checkedAt: 0 }]]) };
-    engine.heightLagUpdated(node, nodeState('v1', HEALTHY()), [{ target: 'v1', chain: 'C', lagBlocks: 600 }, { target: 'v1', chain: 'P', lagBlocks: 10 }], T0);
-    engine.chainDataUpdated(snapshot, () => undefined, T0);
+    const lags = () => [{ target: 'v1', chain: 'C', lagBlocks: 600 }, { target: 'v1', chain: 'P', lagBlocks: 10 }];
+    engine.updated(update('node', node, nodeState('v1', HEALTHY()), { lags, chainData: snapshot }), T0);
+    engine.updated(update('chaindata', node, undefined, { chainData: snapshot }), T0);
     expect(notices()).toEqual(['firing AvalancheNodeHeightLag critical', 'firing AvalancheValidatorEndingSoon warning']);
     expect(engine.list().find((a) => a.alertname === 'AvalancheNodeHeightLag')!.labels.chain).toBe('C');
+  });
+
+  it('follows the store: what it holds at once, then each report feeding only its own sources', () => {
+    const { engine, notices } = setup('  for_polls: 1\n');
+    const store = new Store();
+    store.record(nodeState('v1', failing({ C: 5 })).observation);
+    engine.attach(store);
+    expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/C warning']);
+    store.record(serviceState('data-api', { reason: 'connect', error: 'connection refused' }).observation);
+    expect(notices().slice(2)).toEqual(['firing AvalancheServiceUnhealthy warning']);
+    // A validator job's report feeds the validator rules only: the node's own alerts stay as they are.
+    store.record({ target: 'v1', kind: 'node', source: 'validator', at: 0, endpoints: [] });
+    store.dropSource('v1', 'validator');
+    expect(notices()).toHaveLength(3);
+    store.record(nodeState('v1', HEALTHY()).observation);
+    expect(notices().slice(3)).toEqual(['resolved AvalancheNodeUnhealthy warning', 'resolved AvalancheCheckFailing/C warning']);
   });
 });
 
@@ -316,7 +338,7 @@ describe('alert identity', () => {
 
   it('alerts whose identity is only check/component/chain keep the fingerprints earlier versions persisted', () => {
     const { engine, node } = setup('  for_polls: 1\n');
-    engine.nodeUpdated(node, nodeState('v1', failing({ network: 0 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ network: 0 })), T0);
     const check = engine.list().find((a) => a.alertname === 'AvalancheCheckFailing')!;
     expect(check.key).toBe('AvalancheCheckFailing|v1|network||');
     expect(check.fingerprint).toBe(createHash('sha256').update('AvalancheCheckFailing|v1|network||').digest('hex').slice(0, 16));

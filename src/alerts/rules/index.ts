@@ -95,3 +95,4 @@ export function ruleSettings(rule: AnyRule, tunings: Array<RuleTuning | undefine
 
 export type { AlertRule, ChainInput, Finding, RuleContext, RuleInputs, RuleSettings, RuleSource, Severity, ValidatorInput } from './rule.js';
 export { UNKNOWN } from './rule.js';
+export { RULE_SOURCE_NAMES, RULE_SOURCES, type SourceUpdate } from './sources.js';

@@ -14,8 +14,8 @@ export type Severity = 'warning' | 'critical';
 
 /**
  * What each source hands its rules. A rule names its source; the engine evaluates all rules of a
- * source whenever that source reports on a target. A new source = one line here and one
- * `engine.observe(source, …)` call where its data arrives.
+ * source whenever the report feeding it arrives. A new source = one line here and its entry in
+ * ./sources.ts (which report feeds it, and how its input is derived).
  */
 export interface RuleInputs {
   /** A node's latest poll (health, readiness, liveness, tag views). */

@@ -1,0 +1,64 @@
+/**
+ * The rule sources: which report feeds each source's rules, and what they are handed. When a probe
+ * kind reports on a target (`SourceUpdate.source`: `node`, `service`, `validator`, … as in the probe
+ * registry, or `chaindata` for every target when chain data refreshes), the engine evaluates the
+ * rules of every source fed by it, in this order. A new source is one line in `RuleInputs`
+ * (./rule.ts) and one entry here; the engine and the app know none by name.
+ */
+import type { ChainDataSnapshot, ChainLag } from '../../model/chaindata.js';
+import type { TargetObservation } from '../../model/observation.js';
+import type { RuleInputs, RuleSource } from './rule.js';
+
+/** One report about one target, as the rules' inputs are derived from it. */
+export interface SourceUpdate {
+  /** The probe kind that reported (`chaindata` for a chain-data refresh). */
+  source: string;
+  target: string;
+  kind: 'node' | 'service';
+  /** A node's network. */
+  network?: string;
+  /** Every job's endpoints merged; absent while the target has not been polled. */
+  observation?: TargetObservation;
+  /** The latest observation of each job of the target, by probe kind. */
+  jobs: ReadonlyMap<string, TargetObservation>;
+  /** The target's height lag per chain (computed by the store when first asked). */
+  lags: () => ChainLag[];
+  /** The latest chain data, when chain data is configured. */
+  chainData?: ChainDataSnapshot;
+}
+
+/**
+ * What a source's rules evaluate, derived from an update of the probe kind `from`: `undefined` when
+ * there is nothing to evaluate now, `null` when the source stopped reporting on the target (its
+ * job was turned off: its alerts resolve at once).
+ */
+export interface RuleFeed<S extends RuleSource> {
+  from: string;
+  input(update: SourceUpdate): RuleInputs[S] | null | undefined;
+}
+
+export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
+  node: { from: 'node', input: (u) => u.observation },
+  service: { from: 'service', input: (u) => u.observation },
+  // Counted per poll of the node, so a fresh start waits for_polls real polls whatever chain data does meanwhile.
+  lag: { from: 'node', input: (u) => (u.chainData && u.observation ? { lags: u.lags(), node: u.observation } : undefined) },
+  chain: {
+    from: 'chaindata',
+    input: (u) => {
+      if (u.kind !== 'node' || !u.chainData) return undefined;
+      const validator = [...u.chainData.validators.values()].find((v) => v.target === u.target);
+      return { ...(validator ? { validator } : {}), ...(u.observation ? { node: u.observation } : {}) };
+    },
+  },
+  validator: {
+    from: 'validator',
+    input: (u) => {
+      const observation = u.jobs.get('validator')?.endpoints.find((e) => e.endpoint === 'validator');
+      if (!observation) return null;
+      const versionStake = u.network ? u.chainData?.networks.get(u.network)?.versionStake : undefined;
+      return { observation, ...(versionStake ? { versionStake } : {}) };
+    },
+  },
+};
+
+export const RULE_SOURCE_NAMES = Object.keys(RULE_SOURCES) as RuleSource[];

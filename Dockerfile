@@ -9,7 +9,6 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
-COPY scripts/vendor.ts ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 FROM ${NODE_IMAGE}

@@ -4,12 +4,14 @@
  * variable, target variables and an ad-hoc filter (no hard-coded job), a unit on every panel and a
  * description where an on-call engineer may need one.
  */
+import * as common from '@grafana/grafana-foundation-sdk/common';
 import * as dash from '@grafana/grafana-foundation-sdk/dashboard';
 import * as prometheus from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as stateTimeline from '@grafana/grafana-foundation-sdk/statetimeline';
 import * as table from '@grafana/grafana-foundation-sdk/table';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
+import { REWARD_LIKELY_STAKE_RATIO, REWARD_LOST_STAKE_RATIO } from '../src/model/reward-vote.js';
 
 const DS = { type: 'prometheus', uid: '${datasource}' };
 const H = 'endpoint="health",view="all"';
@@ -155,6 +157,30 @@ function alerts(): dash.DashboardBuilder {
     .withPanel(ts('Memory', 'bytes', 'Resident memory of each avahealth process.', 'process_resident_memory_bytes and on (instance) avahealth_build_info', 'resident', 8));
 }
 
+/**
+ * Rewarding stake with the bands of the reward vote (src/model/reward-vote.ts): red where the reward
+ * is likely lost, orange where it is uncertain, yellow from there to the 80 % warning, green above.
+ */
+function rewardingStake(): timeseries.PanelBuilder {
+  const likely = percent(REWARD_LIKELY_STAKE_RATIO);
+  const lost = percent(REWARD_LOST_STAKE_RATIO);
+  const description = `Share of stake whose nodes see the validator's uptime at or above the uptime requirement: the share that would vote to reward it were the period to end now. The reward (all or nothing) goes to the side holding more than half of the stake: likely at ${likely} or more, uncertain between ${lost} and ${likely}, likely lost below ${lost}. avahealth warns below 80 %, critical below ${likely}; the downtime budget panel says how much downtime is left.`;
+  return ts('Rewarding stake', 'percentunit', description, `avahealth_validator_uptime_rewarding_stake_ratio{${T}}`, '{{target}}', 8)
+    .min(0)
+    .max(1)
+    .thresholds(
+      new dash.ThresholdsConfigBuilder().mode(dash.ThresholdsMode.Absolute).steps([
+        { value: null, color: 'red' },
+        { value: REWARD_LOST_STAKE_RATIO, color: 'orange' },
+        { value: REWARD_LIKELY_STAKE_RATIO, color: 'yellow' },
+        { value: 0.8, color: 'green' },
+      ]),
+    )
+    .thresholdsStyle(new common.GraphThresholdsStyleConfigBuilder().mode(common.GraphThresholdsStyleMode.LineAndArea));
+}
+
+const percent = (ratio: number) => `${Math.round(ratio * 100)} %`;
+
 /** Validator economics (docs/validators.md): reward, downtime budget, L1 runway, versions against the network. */
 function validators(): dash.DashboardBuilder {
   const d = variables(base('avahealth-validators', 'Avalanche validators', 'What a validator\'s money rides on: stake that would reward it now, the downtime budget left, L1 fee runway, and its version against the network.'), [
@@ -162,7 +188,7 @@ function validators(): dash.DashboardBuilder {
   ]);
   return d
     .withRow(new dash.RowBuilder('Primary Network rewards'))
-    .withPanel(ts('Rewarding stake', 'percentunit', 'Share of stake that sees the validator up at least the requirement: the share that would vote to reward it now. Below a majority the reward (all or nothing) is lost; avahealth warns below 80%.', `avahealth_validator_uptime_rewarding_stake_ratio{${T}}`, '{{target}}', 8))
+    .withPanel(rewardingStake())
     .withPanel(ts('Weighted uptime', 'percentunit', 'Stake-weighted average of the validator\'s uptime as its peers observe it, against the requirement (90% for periods starting after Helicon, else 80%).', `avahealth_validator_uptime_weighted_average_ratio{${T}}`, '{{target}}', 8))
     .withPanel(ts('Downtime budget left', 's', 'Downtime still allowed this period before peers stop voting to reward it: (1 − requirement) × period − (1 − weighted uptime) × elapsed.', `avahealth_validator_downtime_budget_remaining_seconds{${T}}`, '{{target}}', 8))
     .withPanel(grid('Period ends in', 's', 'Time left in each validator\'s current staking period; the reward is decided at its end.', `avahealth_validator_period_end_timestamp_seconds{${T}} - time()`, 12))

@@ -7,6 +7,7 @@ import type { AlertState } from '../alerts/types.js';
 import type { Silence } from '../alerts/silences.js';
 import type { CheckStatus, EndpointStatus, TargetStatus } from './status.js';
 import type { ValidatorPanel } from './validator.js';
+import { rewardOutlook } from '../model/reward-vote.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export function escapeHtml(text: string): string {
@@ -168,7 +169,8 @@ function validatorSection(v: ValidatorPanel, now: number): string {
   if (v.notValidator) rows.push(['Primary Network', '<span class="muted">not a validator (no Primary Network stake)</span>']);
   if (v.rewardingStakeRatio !== undefined) {
     const low = v.rewardingStakeRatio < 0.8;
-    rows.push(['Rewarding stake', `<span class="${low ? 'bad' : 'good'}">${low ? '✖' : '✔'} ${pct(v.rewardingStakeRatio)}</span> <span class="muted">of stake would vote to reward it now</span>`]);
+    const outlook = { likely: 'reward likely', uncertain: 'reward uncertain', lost: 'reward likely lost' }[rewardOutlook(v.rewardingStakeRatio)];
+    rows.push(['Rewarding stake', `<span class="${low ? 'bad' : 'good'}">${low ? '✖' : '✔'} ${pct(v.rewardingStakeRatio)}</span> <span class="muted">of stake sees its uptime at or above the requirement:</span> ${outlook} <span class="muted">were the period to end now (a stake majority decides)</span>`]);
     rows.push(['Weighted uptime', pct(v.weightedAverageRatio)]);
   }
   if (v.requirement !== undefined) rows.push(['Requirement', `${pct(v.requirement)} uptime`]);

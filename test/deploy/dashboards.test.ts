@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { requireTool } from '../helpers/tools.js';
 import { dashboards } from '../../dashboards/dashboards.js';
+import { REWARD_LIKELY_STAKE_RATIO, REWARD_LOST_STAKE_RATIO } from '../../src/model/reward-vote.js';
 
 type Panel = { type: string; title: string; description?: string; fieldConfig?: { defaults?: { unit?: string } }; targets?: Array<{ expr: string; datasource?: { uid: string } }>; datasource?: { uid: string } };
 
@@ -72,5 +73,26 @@ describe.skipIf(!promtool)('"Failures by reason" in promtool', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the validators dashboard tells the reward story of the alerts (docs/validators.md, "The reward vote")', () => {
+  const validators = dashboards().find((d) => d.uid === 'avahealth-validators')!;
+  const panel = (validators.panels as Array<Panel & { fieldConfig: { defaults: { thresholds?: { steps: Array<{ value: number | null; color: string }> }; custom?: { thresholdsStyle?: { mode: string } } } } }>).find((p) => p.title === 'Rewarding stake')!;
+
+  it('shades rewarding stake where the reward is likely lost, uncertain, still likely and safe', () => {
+    expect(panel.fieldConfig.defaults.thresholds!.steps).toEqual([
+      { value: null, color: 'red' },
+      { value: REWARD_LOST_STAKE_RATIO, color: 'orange' },
+      { value: REWARD_LIKELY_STAKE_RATIO, color: 'yellow' },
+      { value: 0.8, color: 'green' },
+    ]);
+    expect(panel.fieldConfig.defaults.custom!.thresholdsStyle!.mode).toBe('line+area');
+  });
+
+  it('says a stake majority decides, with the alert thresholds, and never that a majority is not enough', () => {
+    expect(panel.description).toContain('likely at 60 % or more, uncertain between 40 % and 60 %, likely lost below 40 %');
+    expect(panel.description).toContain('avahealth warns below 80 %, critical below 60 %');
+    expect(panel.description).not.toMatch(/below a majority/i);
   });
 });

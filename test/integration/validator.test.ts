@@ -80,6 +80,11 @@ alerts:
     expect(sample(m, 'avahealth_node_healthy', { ...t, endpoint: 'health' })).toBe(1);
     expect(series(m, 'avahealth_probe_success', { target: 'off', endpoint: 'validator' })).toEqual([]);
     expect(alerts().filter((a) => a.labels.target === 'steady' && VALIDATOR_ALERTS.includes(a.labels.alertname!))).toEqual([]);
+    // its help tells the story the alerts tell (docs/validators.md, "The reward vote")
+    const text = await (await fetch(`${d.url}/metrics`)).text();
+    expect(text).toContain(
+      "# HELP avahealth_validator_uptime_rewarding_stake_ratio Share of stake whose nodes see this validator's uptime at or above the uptime requirement: the share that would vote to reward it were the period to end now (info.uptime, 0–1). A stake majority decides: reward likely at 0.6 or more, uncertain between 0.4 and 0.6, likely lost below 0.4.\n",
+    );
   });
 
   it('chain data: stake per version, version behind, and the Data API record health', async () => {
@@ -100,7 +105,7 @@ alerts:
     await waitFor('RewardAtRisk at the webhook', () => firing('AvalancheValidatorRewardAtRisk', 'risky').length > 0, 15_000);
     const [reward] = firing('AvalancheValidatorRewardAtRisk', 'risky');
     expect(reward!.labels.severity).toBe('warning');
-    expect(reward!.annotations.summary).toMatch(/^risky: only 72\.5 % of stake would vote to reward it now \(needs a majority seeing ≥ 90 % uptime\); \d+\.\d h of downtime budget left until \d{4}-\d\d-\d\d$/);
+    expect(reward!.annotations.summary).toMatch(/^risky: 72\.5 % of stake sees its uptime at or above the 90 % requirement: the reward is still likely, uncertain below 60 % of stake; \d+\.\d h of downtime budget left until \d{4}-\d\d-\d\d$/);
     await waitFor('DowntimeBudgetLow at the webhook', () => firing('AvalancheValidatorDowntimeBudgetLow', 'risky').length > 0, 15_000);
     // 40-day period at 0.9: 96 h allowed; 10 days at 66 %: 81.6 h spent.
     expect(firing('AvalancheValidatorDowntimeBudgetLow', 'risky')[0]!.annotations.summary).toMatch(/^risky: 14\.\d h of downtime budget left \(15 % of the period's 96\.0 h\) until \d{4}-\d\d-\d\d$/);
@@ -196,6 +201,7 @@ alerts:
     const html = await (await fetch(`${d.url}/targets/risky`)).text();
     expect(html).toContain('<h2 id="validator">Validator</h2>');
     expect(html).toMatch(/Rewarding stake<\/dt><dd><span class="good">✔ 100\.0 %<\/span>/);
+    expect(html).toContain('of stake sees its uptime at or above the requirement:</span> reward likely <span class="muted">were the period to end now (a stake majority decides)</span>');
     expect(html).toMatch(/Downtime budget<\/dt><dd><span class="good">\d+\.\d (h|days) left<\/span> <span class="muted">of 96\.0 h this period<\/span>/);
     const l1Page = await (await fetch(`${d.url}/targets/l1`)).text();
     expect(l1Page).toContain('✖ inactive');

@@ -1,36 +1,32 @@
 /**
- * Too little stake sees the validator up enough to reward it: if the period ended now, it would
- * earn nothing (the reward is all or nothing, and its delegators' too).
+ * Less stake sees the validator's uptime at or above the requirement: the reward (all or nothing,
+ * its delegators' too) is decided by a stake majority when the period ends, so a falling share
+ * first erodes the margin, then makes the outcome uncertain, then loses it (model/reward-vote.ts).
  */
+import { REWARD_LIKELY_STAKE_RATIO, REWARD_LOST_STAKE_RATIO, rewardOutlook, SNOWMAN_ALPHA, SNOWMAN_K } from '../../model/reward-vote.js';
 import { defineRule, promAlert, thresholdTuning, type RuleDefaults } from './rule.js';
-import { avax, day, hours, percent, reportFor } from './validator-facts.js';
+import { avax, budgetLeft, percent, reportFor } from './validator-facts.js';
 
-const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.8, criticalThreshold: 0.6 };
+const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.8, criticalThreshold: REWARD_LIKELY_STAKE_RATIO };
+const LIKELY = percent(REWARD_LIKELY_STAKE_RATIO);
+const LOST = percent(REWARD_LOST_STAKE_RATIO);
+
+/** How a stake majority decides, and where the outcome turns: the same words in both twins. */
+const VOTE = `When the period ends, each node votes to reward it only if its own measure of its uptime meets the requirement, and Snowman (polls of ${SNOWMAN_K} validators by stake, ${SNOWMAN_ALPHA} matching votes to move) carries the side holding more than half of the stake: the reward is likely at ${LIKELY} of stake or more, uncertain between ${LOST} and ${LIKELY}, likely lost below ${LOST}.`;
+const ACT = 'Check inbound connectivity on the staking port, the node clock, and avoid restarts.';
+const PROM_SUMMARY = `{{ $labels.target }}: {{ $value | humanizePercentage }} of stake sees its uptime at or above the requirement: were the period to end now, the reward is {{ if lt $value ${REWARD_LOST_STAKE_RATIO} }}likely lost{{ else if lt $value ${REWARD_LIKELY_STAKE_RATIO} }}uncertain{{ else }}still likely{{ end }}`;
+const PROM_BUDGET = '{{ with printf "avahealth_validator_downtime_budget_remaining_seconds{target=%q}" $labels.target | query }}{{ with . | first | value }}{{ if ge . 0.0 }}{{ humanizeDuration . }} of downtime budget left this period. {{ else }}Downtime budget overspent this period. {{ end }}{{ end }}{{ end }}';
 
 export default defineRule({
   name: 'AvalancheValidatorRewardAtRisk',
   source: 'validator',
-  fires: 'less than 80 % of stake sees the validator up enough to reward it (info.uptime rewardingStakePercentage); critical below 60 %',
+  fires: `less than 80 % of stake sees the validator's uptime at or above the requirement (info.uptime rewardingStakePercentage); critical below ${LIKELY}, where the outcome of the reward vote becomes uncertain (likely lost below ${LOST})`,
   defaults,
   tuning: thresholdTuning('rewarding-stake ratio (0–1)', defaults),
   phrases: { firing: 'reward at risk', resolved: 'reward no longer at risk' },
   prometheus: [
-    promAlert(
-      'AvalancheValidatorRewardAtRisk',
-      'avahealth_validator_uptime_rewarding_stake_ratio < 0.8',
-      '5m',
-      'warning',
-      '{{ $labels.target }}: only {{ $value | humanizePercentage }} of stake would vote to reward it now',
-      'The reward is all or nothing: at the end of the period a majority of stake must see the validator up at least the required share of the time. Check inbound connectivity on the staking port, the node clock, and restarts.',
-    ),
-    promAlert(
-      'AvalancheValidatorRewardAtRiskCritical',
-      'avahealth_validator_uptime_rewarding_stake_ratio < 0.6',
-      '5m',
-      'critical',
-      '{{ $labels.target }}: only {{ $value | humanizePercentage }} of stake would vote to reward it now',
-      'Far from a majority of stake sees the validator up enough: if the period ended now it would earn nothing.',
-    ),
+    promAlert('AvalancheValidatorRewardAtRisk', 'avahealth_validator_uptime_rewarding_stake_ratio < 0.8', '5m', 'warning', PROM_SUMMARY, `${PROM_BUDGET}The reward is all or nothing. ${VOTE} ${ACT}`),
+    promAlert('AvalancheValidatorRewardAtRiskCritical', `avahealth_validator_uptime_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO}`, '5m', 'critical', PROM_SUMMARY, `${PROM_BUDGET}The reward is all or nothing. ${VOTE} ${ACT}`),
   ],
   evaluate(input, ctx) {
     const report = reportFor(input, (call) => call === 'info.uptime');
@@ -38,20 +34,21 @@ export default defineRule({
     if (report.notValidator || !report.uptime) return [];
     const ratio = report.uptime.rewardingStakeRatio;
     if (ratio >= (ctx.settings.threshold ?? 0.8)) return [];
-    const economics = report.economics;
-    const requirement = economics?.requirement;
-    const needs = `needs a majority seeing ≥ ${requirement !== undefined ? percent(requirement) : 'the required'} uptime`;
-    const left = economics?.downtimeBudgetRemainingSeconds;
-    const end = report.primary?.endTime;
-    const budget =
-      left === undefined || end === undefined ? '' : left >= 0 ? `; ${hours(left)} of downtime budget left until ${day(end)}` : `; downtime budget overspent by ${hours(-left)} (period ends ${day(end)})`;
-    const reward = report.primary?.potentialRewardNAvax !== undefined ? ` The potential reward of ${avax(report.primary.potentialRewardNAvax)} (and its delegators') is all or nothing.` : '';
+    const requirement = report.economics?.requirement;
+    const sees = `${percent(ratio)} of stake sees its uptime at or above the ${requirement !== undefined ? `${percent(requirement)} ` : ''}requirement`;
+    const verdict = {
+      likely: `${sees}: the reward is still likely, uncertain below ${LIKELY} of stake`,
+      uncertain: `only ${sees}: the reward is uncertain, likely lost below ${LOST} of stake`,
+      lost: `only ${sees}: were the period to end now, the reward is likely lost`,
+    }[rewardOutlook(ratio)];
+    const budget = budgetLeft(report);
+    const reward = report.primary?.potentialRewardNAvax !== undefined ? ` of ${avax(report.primary.potentialRewardNAvax)}` : '';
     return [
       {
         identity: {},
-        severity: ratio < (ctx.settings.criticalThreshold ?? 0.6) ? 'critical' : 'warning',
-        summary: `${ctx.target}: only ${percent(ratio)} of stake would vote to reward it now (${needs})${budget}`,
-        description: `Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time (stake-weighted).${reward} Check inbound connectivity on the staking port, the node clock, and avoid restarts.`,
+        severity: ratio < (ctx.settings.criticalThreshold ?? REWARD_LIKELY_STAKE_RATIO) ? 'critical' : 'warning',
+        summary: `${ctx.target}: ${verdict}${budget ? `; ${budget}` : ''}`,
+        description: `The reward${reward} (and its delegators') is all or nothing. ${VOTE} Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time (stake-weighted). ${ACT}`,
       },
     ];
   },

@@ -21,6 +21,14 @@ export function reportFor(input: ValidatorInput, calls: (call: string) => boolea
   return problems.every((p) => p.reason === 'disabled') ? null : UNKNOWN;
 }
 
+/** "12.0 h of downtime budget left until 2026-11-27", or overspent; empty when the period or uptime is unknown. */
+export function budgetLeft(report: ValidatorReport): string {
+  const left = report.economics?.downtimeBudgetRemainingSeconds;
+  const end = report.primary?.endTime;
+  if (left === undefined || end === undefined) return '';
+  return left >= 0 ? `${hours(left)} of downtime budget left until ${day(end)}` : `downtime budget overspent by ${hours(-left)} (period ends ${day(end)})`;
+}
+
 /** "72.5 %" */
 export function percent(ratio: number): string {
   return `${(ratio * 100).toFixed(1).replace(/\.0$/, '')} %`;

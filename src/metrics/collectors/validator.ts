@@ -12,7 +12,7 @@ import { escapeLabel } from '../exposition.js';
 import { defineCollector, defineFamilies, gauge } from './collector.js';
 
 const F = defineFamilies({
-  rewardingStake: gauge('validator_uptime_rewarding_stake_ratio', 'Share of stake whose nodes see this validator up at least the requirement: the share that would vote to reward it now (info.uptime, 0–1).'),
+  rewardingStake: gauge('validator_uptime_rewarding_stake_ratio', 'Share of stake whose nodes see this validator\'s uptime at or above the uptime requirement: the share that would vote to reward it were the period to end now (info.uptime, 0–1). A stake majority decides: reward likely at 0.6 or more, uncertain between 0.4 and 0.6, likely lost below 0.4.'),
   weightedUptime: gauge('validator_uptime_weighted_average_ratio', "Stake-weighted average of this validator's uptime as its peers observe it (info.uptime, 0–1)."),
   requirement: gauge('validator_uptime_requirement_ratio', 'Uptime needed for the reward: 0.9 for periods starting at or after Helicon (ACP-267), else 0.8; or the configured uptime_requirement.'),
   downtimeBudget: gauge('validator_downtime_budget_remaining_seconds', 'Downtime still allowed this period: (1 − requirement) × (end − start) − (1 − weighted average) × (now − start). Negative when overspent.'),

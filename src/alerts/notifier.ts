@@ -1,6 +1,7 @@
 /**
  * Routes notification batches to receivers (by label matchers and minimum severity) through their
- * persisted outboxes, and re-sends firing alerts to Alertmanager receivers while they fire. What
+ * persisted outboxes, and re-sends the firing alerts to a receiver whose kind asks for it
+ * (`resendIntervalMs` in its send.ts: Alertmanager) while they fire. What
  * reaches it has passed the engine's gate (gate.ts): silences, maintenance windows, flap holds.
  */
 import { randomUUID } from 'node:crypto';
@@ -10,7 +11,7 @@ import { backoffSeconds } from '../transport/rate-limit.js';
 import type { Logger } from '../log.js';
 import { snippet } from '../util/text.js';
 import { Outbox, type OutboxEvents } from './outbox.js';
-import { send } from './receivers/index.js';
+import { resendIntervalOf, send } from './receivers/index.js';
 import { DeliveryError, type OutgoingRequest } from './receivers/receiver.js';
 import { matches } from './silences.js';
 import type { AlertNotice, NotificationBatch } from './types.js';
@@ -91,7 +92,8 @@ export class Notifier {
   start(): void {
     for (const outbox of this.outboxes.values()) outbox.start();
     for (const receiver of this.config.alerts.receivers) {
-      if (receiver.kind !== 'alertmanager') continue;
+      const every = resendIntervalOf(receiver);
+      if (every === undefined) continue;
       this.resendTimers.set(
         receiver.name,
         setInterval(() => {
@@ -101,7 +103,7 @@ export class Notifier {
           if (!outbox || outbox.length > 0) return;
           const alerts = routeTo(receiver, this.firing());
           if (alerts.length > 0) outbox.enqueue({ id: randomUUID(), target: '*', createdAt: Date.now(), alerts });
-        }, receiver.settings.resendIntervalMs),
+        }, every),
       );
     }
   }

@@ -18,3 +18,8 @@ const SENDERS: { [K in ReceiverKind]: Sender<K> } = { webhook, slack, discord, p
 export function send(batch: NotificationBatch, receiver: ReceiverConfig, ctx: SendContext): Promise<void> {
   return (SENDERS[receiver.kind] as Sender).send(batch, receiver as never, ctx);
 }
+
+/** How often this receiver is re-sent the firing alerts while they fire; undefined: never. */
+export function resendIntervalOf(receiver: ReceiverConfig): number | undefined {
+  return (SENDERS[receiver.kind] as Sender).resendIntervalMs?.(receiver as never);
+}

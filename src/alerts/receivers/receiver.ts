@@ -22,10 +22,12 @@ export type Send<K extends ReceiverKind> = (batch: NotificationBatch, receiver: 
 export interface Sender<K extends ReceiverKind = ReceiverKind> {
   kind: K;
   send: Send<K>;
+  /** How often the firing alerts are re-sent while they fire (a receiver that forgets alerts it is not re-told of); absent: never. */
+  resendIntervalMs?: (receiver: ReceiverOf<K>) => number;
 }
 
-export function defineSender<K extends ReceiverKind>(kind: K, send: Send<K>): Sender<K> {
-  return { kind, send };
+export function defineSender<K extends ReceiverKind>(kind: K, send: Send<K>, options: Pick<Sender<K>, 'resendIntervalMs'> = {}): Sender<K> {
+  return { kind, send, ...options };
 }
 
 export class DeliveryError extends Error {

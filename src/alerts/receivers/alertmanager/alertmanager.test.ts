@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { batch, notice, START } from '../../../../test/helpers/notices.js';
 import { deliverTo } from '../../../../test/helpers/receivers.js';
+import { resendIntervalOf } from '../index.js';
 import { receiverSchema } from '../schemas.js';
 import { alertmanagerPayload } from './send.js';
 
@@ -8,6 +9,11 @@ describe('alertmanager', () => {
   it('config: base URL without a trailing slash, resend_interval in milliseconds (default 1m), no secrets', () => {
     expect(receiverSchema.parse({ name: 'am', alertmanager: { url: 'http://am:9093/' } })).toMatchObject({ kind: 'alertmanager', settings: { url: 'http://am:9093', resendIntervalMs: 60_000 }, secrets: [] });
     expect(receiverSchema.parse({ name: 'am', alertmanager: { url: 'http://am:9093', resend_interval: '30s' } })).toMatchObject({ settings: { resendIntervalMs: 30_000 } });
+  });
+
+  it('the receiver asks for the firing set every resend_interval (the notifier runs no kind-specific timer); a webhook does not', () => {
+    expect(resendIntervalOf(receiverSchema.parse({ name: 'am', alertmanager: { url: 'http://am:9093', resend_interval: '30s' } }))).toBe(30_000);
+    expect(resendIntervalOf(receiverSchema.parse({ name: 'hook', webhook: { url: 'http://hook:8080/' } }))).toBeUndefined();
   });
 
   it('firing alerts stay active for four resend intervals; resolved carry endsAt', () => {

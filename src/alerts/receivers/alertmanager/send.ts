@@ -1,6 +1,6 @@
 /**
  * Prometheus Alertmanager: POST /api/v2/alerts. Firing alerts carry an endsAt a few resend
- * intervals ahead and are re-sent while they fire (the notifier does that), so Alertmanager keeps
+ * intervals ahead and are re-sent while they fire (every `resend_interval`), so Alertmanager keeps
  * them active; resolved ones carry their real endsAt. Several avahealth replicas can all send:
  * Alertmanager deduplicates by labels.
  */
@@ -17,7 +17,11 @@ export function alertmanagerPayload(batch: NotificationBatch, now: number, resen
   }));
 }
 
-export default defineSender('alertmanager', async (batch, receiver, ctx) => {
-  const body = JSON.stringify(alertmanagerPayload(batch, ctx.now, receiver.settings.resendIntervalMs));
-  await ctx.post({ url: `${receiver.settings.url}/api/v2/alerts`, headers: { 'content-type': 'application/json' }, body });
-});
+export default defineSender(
+  'alertmanager',
+  async (batch, receiver, ctx) => {
+    const body = JSON.stringify(alertmanagerPayload(batch, ctx.now, receiver.settings.resendIntervalMs));
+    await ctx.post({ url: `${receiver.settings.url}/api/v2/alerts`, headers: { 'content-type': 'application/json' }, body });
+  },
+  { resendIntervalMs: (receiver) => receiver.settings.resendIntervalMs },
+);

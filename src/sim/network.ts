@@ -2,6 +2,8 @@
  * The simulated network's chains: heights that advance with time, shared by the simulated nodes
  * (which report them, or lag behind) and the simulated Data API (which reports the latest block).
  */
+import { SimValidatorSet } from './observed.js';
+
 export interface SimChain {
   /** The node's check name: `C`, `P`, `X`, or an L1's blockchain ID. */
   check: string;
@@ -14,8 +16,11 @@ export interface SimChain {
 export class SimNetwork {
   readonly startMs = Date.now();
   readonly chains = new Map<string, SimChain>();
+  /** The Primary Network's validators as each node sees them (platform.getCurrentValidators). */
+  readonly validators: SimValidatorSet;
 
-  constructor(readonly options: { blockMs?: number } = {}) {
+  constructor(readonly options: { blockMs?: number; /** Validators besides the fleet's (default 40; mainnet has ≈ 1,600). */ otherValidators?: number } = {}) {
+    this.validators = new SimValidatorSet(options.otherValidators);
     const blockMs = options.blockMs ?? 2000;
     this.add({ check: 'C', evmChainId: '43114', name: 'Avalanche (C-Chain)', base: 71_842_516, blockMs });
     this.add({ check: 'P', name: 'P-Chain', base: 23_018_877, blockMs: blockMs * 3 });

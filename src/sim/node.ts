@@ -26,6 +26,8 @@ export interface SimNodeOptions {
   validator?: boolean;
   /** Seconds from now until the current validation ends. */
   validationEndsIn?: number;
+  /** Seconds from now until the stake majority's upgrade in the `upgrade-required` scenario (default 5 days). */
+  upgradeIn?: number;
   seed?: number;
   /** Shared chains; a node on its own gets a network of its own. */
   network?: SimNetwork;
@@ -55,6 +57,8 @@ export interface HealthReply {
 }
 
 const APPLICATION = 'application';
+/** The newest upgrade the simulated AvalancheGo version knows (Granite on mainnet). */
+const LOCAL_UPGRADE_TIME = '2025-11-19T16:00:00Z';
 const CHURN_CHAIN_SEED = 'churn-l1';
 
 export class SimNode {
@@ -67,6 +71,9 @@ export class SimNode {
   lagBlocks: number;
   readonly validator: boolean;
   validationEndsAt: number;
+  /** `upgrade-required`: when the stake majority switches to an upgrade this node does not know (epoch seconds), and its share. */
+  upgradeAt: number;
+  upgradeStakePercent = 71.25;
   readonly network: SimNetwork;
   /** info.* and platform.* answers (validator economics). */
   readonly economics: SimValidator;
@@ -91,6 +98,7 @@ export class SimNode {
     this.lagBlocks = options.lagBlocks ?? 120;
     this.validator = options.validator ?? true;
     this.validationEndsAt = Date.now() / 1000 + (options.validationEndsIn ?? 30 * 86400);
+    this.upgradeAt = Math.floor(Date.now() / 1000 + (options.upgradeIn ?? 5 * 86400));
     this.network = options.network ?? new SimNetwork();
     this.random = prng(options.seed ?? hashString(options.name));
     if (options.l1) this.trackL1();
@@ -220,10 +228,11 @@ export class SimNode {
           : { message: { availableDiskBytes: bytes, availableDiskPercentage: percentage } };
       }
       case 'futureupgrade':
+        if (s === 'upgrade-required') return this.unknownUpgrade();
         return {
           message: {
-            localUpgradeTime: '2025-11-19T16:00:00Z',
-            modeUpgradeTime: s === 'network-down' ? '1970-01-01T00:00:00Z' : '2025-11-19T16:00:00Z',
+            localUpgradeTime: LOCAL_UPGRADE_TIME,
+            modeUpgradeTime: s === 'network-down' ? '1970-01-01T00:00:00Z' : LOCAL_UPGRADE_TIME,
             modeUpgradeWeightPercentage: s === 'network-down' ? 0 : 98.73164170922519,
             numUpgradeTimes: s === 'network-down' ? 0 : 2,
           },
@@ -235,6 +244,26 @@ export class SimNode {
       default:
         return this.chainResult(name, churnFails);
     }
+  }
+
+  /**
+   * AvalancheGo's futureUpgradeCheck (node/node.go) when most stake advertises a later upgrade time
+   * than the node's own: timeUntilUpgrade, and its error only in the last 3 days.
+   */
+  private unknownUpgrade(now = Date.now()): { message: unknown; error?: string } {
+    const left = this.upgradeAt - now / 1000;
+    const message = {
+      localUpgradeTime: LOCAL_UPGRADE_TIME,
+      modeUpgradeTime: formatGoTime(this.upgradeAt * 1000),
+      modeUpgradeWeightPercentage: this.upgradeStakePercent,
+      numUpgradeTimes: 2,
+      timeUntilUpgrade: formatGoDuration(left),
+    };
+    const DAY = 86_400;
+    if (left > 3 * DAY) return { message };
+    if (left > DAY) return { message, error: 'unknown network upgrade detected' };
+    if (left > 3600) return { message, error: 'unknown network upgrade detected - update as soon as possible' };
+    return { message, error: 'imminent network upgrade detected - update immediately' };
   }
 
   private networkResult(down: boolean): { message: unknown; error?: string } {

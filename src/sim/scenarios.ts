@@ -20,6 +20,7 @@ export const SCENARIOS = {
   'rpc-error': 'JSON-RPC answers with an error object (GET is unaffected)',
   'wrong-id': 'JSON-RPC echoes a different id (GET is unaffected)',
   huge: 'a body of several MiB (thousands of disconnected validators)',
+  'upgrade-required': "most stake (71.25 %) advertises an upgrade in 5 days this node's version does not know (futureupgrade; set upgradeIn, upgradeStakePercent)",
   reset: 'the connection is reset before a response',
   ...VALIDATOR_SCENARIOS,
 } as const;

@@ -5,7 +5,10 @@
  *   POST /sim/nodes/{name}/scenario      {"scenario": "network-down", "delayMs"?: 8000}
  *                                        (validator scenarios also take rewardingStakePercent,
  *                                        weightedAveragePercent, l1BalanceNAvax)
+ *                                        (upgrade-required takes upgradeIn seconds, upgradeStakePercent)
  *   POST /sim/scenario                   the same body, for every node
+ *   POST /sim/network                    {"dip": {"uptimePercent": 65, "connectedPercent": 70}} every node sees
+ *                                        every validator that low (a network-wide dip); {"dip": null} ends it
  *   POST /sim/nodes/{name}/restart       {"l1"?: false} restart, optionally dropping (or adding) the L1 chain
  * and the hosted APIs at `/data-api/…` and `/metrics-api/…`:
  *   GET  /sim/services                   their scenario and every request they received
@@ -40,7 +43,7 @@ export class SimServer {
   private firstNode?: SimNode;
   address?: AddressInfo;
 
-  constructor(specs: SimNodeOptions[], options: { blockMs?: number } = {}) {
+  constructor(specs: SimNodeOptions[], options: { blockMs?: number; otherValidators?: number } = {}) {
     this.network = new SimNetwork(options);
     this.dataApi = new SimDataApi(this.network, () => [...this.nodes.values()]);
     this.metricsApi = new SimMetricsApi(this.network);
@@ -218,6 +221,22 @@ export class SimServer {
       const nodes = [...this.nodes.values()].map((n) => ({ name: n.name, scenario: n.scenario, nodeId: n.nodeId, url: this.nodeUrl(n.name), l1ChainId: n.l1ChainId, l1SubnetId: n.l1SubnetId }));
       return send(res, 200, 'application/json', JSON.stringify({ nodes, scenarios: SCENARIOS }));
     }
+    if (method === 'POST' && path === '/sim/network') {
+      let request: { dip?: { uptimePercent?: unknown; connectedPercent?: unknown } | null };
+      try {
+        request = JSON.parse(body || '{}');
+      } catch {
+        return text(res, 400, 'body must be JSON: {"dip": {"uptimePercent": 65, "connectedPercent": 70}}\n');
+      }
+      const set = this.network.validators;
+      if (request.dip === null) delete set.dip;
+      else if (request.dip) {
+        const { uptimePercent, connectedPercent } = request.dip;
+        if (typeof uptimePercent !== 'number' || uptimePercent < 0 || uptimePercent > 100) return text(res, 400, 'dip.uptimePercent must be a number from 0 to 100\n');
+        set.dip = { uptimePercent, connectedPercent: typeof connectedPercent === 'number' ? connectedPercent : 100 };
+      }
+      return send(res, 200, 'application/json', JSON.stringify({ ok: true, dip: set.dip ?? null }));
+    }
     const restart = /^\/sim\/nodes\/([^/]+)\/restart$/.exec(path);
     if (method === 'POST' && restart) {
       const node = this.nodes.get(decodeURIComponent(restart[1]!));
@@ -236,6 +255,8 @@ export class SimServer {
       rewardingStakePercent?: unknown;
       weightedAveragePercent?: unknown;
       l1BalanceNAvax?: unknown;
+      upgradeIn?: unknown;
+      upgradeStakePercent?: unknown;
     };
     try {
       request = JSON.parse(body || '{}');
@@ -250,6 +271,8 @@ export class SimServer {
       if (typeof request.delayMs === 'number') node.slowDelayMs = request.delayMs;
       if (typeof request.lagBlocks === 'number') node.lagBlocks = request.lagBlocks;
       if (typeof request.validationEndsIn === 'number') node.validationEndsAt = Date.now() / 1000 + request.validationEndsIn;
+      if (typeof request.upgradeIn === 'number') node.upgradeAt = Math.floor(Date.now() / 1000 + request.upgradeIn);
+      if (typeof request.upgradeStakePercent === 'number') node.upgradeStakePercent = request.upgradeStakePercent;
       node.setScenario(scenario);
       // After the switch: the scenario sets its own balance, these values override it.
       if (typeof request.rewardingStakePercent === 'number') node.economics.rewardingStakePercent = request.rewardingStakePercent;

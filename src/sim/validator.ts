@@ -6,6 +6,7 @@
  */
 import { blockchainIdFor, nodeIdFor } from './ids.js';
 import { formatGoTime } from './go-format.js';
+import type { ObservedMember, SimValidatorSet } from './observed.js';
 
 /** Helicon activation on mainnet (AvalancheGo v1.15.0, ACP-267). */
 export const SIM_HELICON_TIME = '2026-09-22T15:00:00Z';
@@ -51,6 +52,7 @@ export const VALIDATOR_SCENARIOS = {
   'not-validator': 'info.uptime answers "node is not a validator"; no current validation',
   'info-api-disabled': '/ext/info answers 404 (the info API is switched off); health is fine',
   'validator-bad-shape': 'info.uptime out of range, no endTime, a fee state without price',
+  'unreachable-by-peers': "its own health passes, but its peers cannot reach it: every other node's getCurrentValidators shows it connected:false, its uptime falling",
 } as const;
 
 /** The node facts the validator APIs answer from (a SimNode provides them). */
@@ -61,6 +63,8 @@ export interface SimValidatorNode {
   readonly validator: boolean;
   validationEndsAt: number;
   readonly l1SubnetId?: string;
+  /** The Primary Network's validators as each node sees them (shared by the nodes of one network). */
+  readonly network: { readonly validators: SimValidatorSet };
 }
 
 interface L1Entry {
@@ -76,7 +80,7 @@ interface L1Entry {
 type RpcOutcome = { result: unknown } | { error: { code: number; message: string } };
 
 /** Per-node validator state that outlives a request: the period start and the L1 balance. */
-export class SimValidator {
+export class SimValidator implements ObservedMember {
   /** Epoch seconds: ten days into the period when the simulator starts. */
   validationStartsAt: number;
   /** Percentages the operator can set through the control API (else the scenario's). */
@@ -89,10 +93,24 @@ export class SimValidator {
 
   constructor(private readonly node: SimValidatorNode, now = Date.now() / 1000) {
     this.validationStartsAt = Math.floor(now - 10 * DAY);
+    node.network.validators.join(this);
+  }
+
+  get nodeName(): string {
+    return this.node.name;
+  }
+
+  get nodeId(): string {
+    return this.node.nodeId;
+  }
+
+  get scenario(): string {
+    return this.node.scenario;
   }
 
   /** A scenario switch sets the balance the scenario is about. */
   onScenario(scenario: string, now = Date.now() / 1000): void {
+    this.node.network.validators.onScenario(this, scenario, now * 1000);
     if (scenario === 'l1-balance-low') this.setL1Balance(Math.round(2.3 * DAY * SIM_FEE_PRICE), now);
     else if (scenario === 'l1-inactive') this.setL1Balance(0, now);
     else if (this.l1BalanceNAvax(now) === 0 || this.balance < SIM_L1_BALANCE / 2) this.setL1Balance(SIM_L1_BALANCE, now);
@@ -121,9 +139,16 @@ export class SimValidator {
   }
 
   /** The uptime percentages peers report (the Data API's uptimePerformance follows them). */
-  uptimePercents(): { rewarding: number; weighted: number } {
+  uptimePercents(now = Date.now()): { rewarding: number; weighted: number } {
     const atRisk = this.node.scenario === 'reward-at-risk';
-    return { rewarding: this.rewardingStakePercent ?? (atRisk ? 72.5 : 100), weighted: this.weightedAveragePercent ?? (atRisk ? 66 : 99.2) };
+    // As the network sees it: a network-wide dip, or peers that cannot reach it (below the 90 % requirement, only its own stake rewards it).
+    const set = this.node.network.validators;
+    const seen = set.dip?.uptimePercent ?? set.unreachableUptime(this, now);
+    const network = seen === undefined ? undefined : { rewarding: seen >= 90 ? 100 : 4, weighted: seen };
+    return {
+      rewarding: this.rewardingStakePercent ?? network?.rewarding ?? (atRisk ? 72.5 : 100),
+      weighted: this.weightedAveragePercent ?? network?.weighted ?? (atRisk ? 66 : 99.2),
+    };
   }
 
   /** One JSON-RPC call on /ext/info or /ext/bc/P; `not-found` when that API is switched off (HTTP 404). */
@@ -169,7 +194,7 @@ export class SimValidator {
           if (subnetId !== this.node.l1SubnetId) return { result: { validators: [] } };
           return { result: { validators: this.l1Entries(now).filter((e) => wanted(e.nodeID)) } };
         }
-        return { result: { validators: this.isPrimaryValidator && wanted(this.node.nodeId) ? [this.primaryEntry()] : [] } };
+        return { result: { validators: this.node.network.validators.view(this, nodeIds, now * 1000) } };
       }
       case 'getL1Validator': {
         const entry = this.l1Entries(now).find((e) => e.validationID === params.validationID);
@@ -186,7 +211,7 @@ export class SimValidator {
     }
   }
 
-  private primaryEntry(): Record<string, unknown> {
+  primaryEntry(): Record<string, unknown> {
     const owner = { locktime: '0', threshold: '1', addresses: ['P-avax1gfpj30csekhwmf4mqkncelus5zl2ztqzvv7aww'] };
     const entry: Record<string, unknown> = {
       txID: blockchainIdFor(`${this.node.name}:validation-tx`),

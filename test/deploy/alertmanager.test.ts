@@ -4,12 +4,15 @@
  * unreachable node silences that node's check alerts, while everything else stays active.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inhibitRules } from '../../deploy/alertmanager/inhibit-rules.js';
 import { ruleGroups } from '../../deploy/prometheus/rules.js';
+import { RULES } from '../../src/alerts/rules/index.js';
+import { IDENTITY_LABELS } from '../../src/alerts/rules/rule.js';
 import { ROOT } from '../helpers/cli.js';
 import { closedPort, get, waitFor } from '../helpers/harness.js';
 import { requireTool } from '../helpers/tools.js';
@@ -23,19 +26,30 @@ type AmAlert = { labels: Labels; status: { state: string; inhibitedBy: string[] 
 
 const alert = (alertname: string, severity: 'warning' | 'critical', labels: Labels = {}) => ({ alertname, severity, ...labels });
 
+/** The Prometheus rules' warning/critical twins: `X` and `XCritical`, from the rule modules. */
+const TWINS = RULES.flatMap((r) => r.prometheus.filter((p) => p.alert === `${r.name}Critical`).map(() => r.name));
+
 /** Each case: the alerts to post, keyed by a name, and which of them must end up inhibited. */
 const POSTED: Record<string, Labels> = {
-  // Prometheus rules: a critical twin
-  diskCritical: alert('AvalancheDiskLowCritical', 'critical', { target: 'v1' }),
-  diskWarning: alert('AvalancheDiskLow', 'warning', { target: 'v1' }),
-  diskWarningOtherNode: alert('AvalancheDiskLow', 'warning', { target: 'v2' }),
-  lagCritical: alert('AvalancheNodeHeightLagCritical', 'critical', { target: 'v1', chain: 'C' }),
-  lagWarning: alert('AvalancheNodeHeightLag', 'warning', { target: 'v1', chain: 'C' }),
-  lagWarningOtherChain: alert('AvalancheNodeHeightLag', 'warning', { target: 'v1', chain: 'X' }),
+  // Prometheus rules: every critical twin over its warning, for the same target only
+  ...Object.fromEntries(
+    TWINS.flatMap((name) => [
+      [`${name}:critical`, alert(`${name}Critical`, 'critical', { target: `t-${name}`, chain: 'C' })],
+      [`${name}:warning`, alert(name, 'warning', { target: `t-${name}`, chain: 'C' })],
+      [`${name}:warningOtherNode`, alert(name, 'warning', { target: `u-${name}`, chain: 'C' })],
+    ]),
+  ),
+  lagWarningOtherChain: alert('AvalancheNodeHeightLag', 'warning', { target: 't-AvalancheNodeHeightLag', chain: 'X' }),
   // avahealth's own alertmanager receiver: one alert escalated from warning to critical
   checkCritical: alert('AvalancheCheckFailing', 'critical', { target: 'v3', check: 'network', network: 'mainnet' }),
   checkWarning: alert('AvalancheCheckFailing', 'warning', { target: 'v3', check: 'network', network: 'mainnet' }),
   checkWarningOtherCheck: alert('AvalancheCheckFailing', 'warning', { target: 'v3', check: 'C', network: 'mainnet' }),
+  // one L1 validation escalated; the node's other validation is another alert
+  l1Critical: alert('AvalancheL1ValidatorBalanceLow', 'critical', { target: 'v6', subnet_id: 's', validation_id: 'a' }),
+  l1Warning: alert('AvalancheL1ValidatorBalanceLow', 'warning', { target: 'v6', subnet_id: 's', validation_id: 'a' }),
+  l1WarningOtherValidation: alert('AvalancheL1ValidatorBalanceLow', 'warning', { target: 'v6', subnet_id: 's', validation_id: 'b' }),
+  rewardCritical: alert('AvalancheValidatorRewardAtRisk', 'critical', { target: 'v7' }),
+  rewardWarning: alert('AvalancheValidatorRewardAtRisk', 'warning', { target: 'v7' }),
   // an unreachable node and what it silences
   unreachable: alert('AvalancheNodeUnreachable', 'warning', { target: 'v4' }),
   unreachableCheck: alert('AvalancheCheckFailing', 'warning', { target: 'v4', check: 'P' }),
@@ -43,17 +57,36 @@ const POSTED: Record<string, Labels> = {
   unreachableDisk: alert('AvalancheDiskLowCritical', 'critical', { target: 'v4' }),
   otherNodeCheck: alert('AvalancheCheckFailing', 'warning', { target: 'v5', check: 'P' }),
 };
-const INHIBITED = new Set(['diskWarning', 'lagWarning', 'checkWarning', 'unreachableCheck', 'unreachableUnhealthy', 'unreachableDisk']);
+/** Which case inhibits which. */
+const INHIBITED_BY: Record<string, string> = {
+  ...Object.fromEntries(TWINS.map((name) => [`${name}:warning`, `${name}:critical`])),
+  checkWarning: 'checkCritical',
+  l1Warning: 'l1Critical',
+  rewardWarning: 'rewardCritical',
+  unreachableCheck: 'unreachable',
+  unreachableUnhealthy: 'unreachable',
+  unreachableDisk: 'unreachable',
+};
+
+describe('the generated inhibit rules', () => {
+  it('cover the twins the issue named, and every identity label a rule module gives', () => {
+    expect(TWINS).toEqual(expect.arrayContaining(['AvalancheDiskLow', 'AvalancheNodeHeightLag', 'AvalancheValidatorRewardAtRisk', 'AvalancheValidatorDowntimeBudgetLow', 'AvalancheL1ValidatorBalanceLow']));
+    const dir = join(ROOT, 'src/alerts/rules');
+    for (const file of readdirSync(dir).filter((f) => /^Avalanche\w+\.ts$/.test(f))) {
+      for (const [, body] of readFileSync(join(dir, file), 'utf8').matchAll(/identity: \{([^}]*)\}/g))
+        for (const [, key] of body!.matchAll(/(\w+):/g)) expect(IDENTITY_LABELS, `${file}: ${key}`).toContain(key);
+    }
+  });
+});
 
 describe.skipIf(!amtool)('the example Alertmanager config', () => {
   it('passes amtool check-config, with the inhibit rules', () => {
     const out = execFileSync(amtool!, ['check-config', CONFIG], { encoding: 'utf8' });
     expect(out).toContain('SUCCESS');
-    expect(out).toMatch(/ 4 inhibit rules/);
+    expect(out).toContain(` ${inhibitRules().length} inhibit rules`);
   });
 
-  it('names only alerts and severities that the Prometheus rules have', async () => {
-    const { readFileSync } = await import('node:fs');
+  it('names only alerts and severities that the Prometheus rules have', () => {
     const text = readFileSync(CONFIG, 'utf8');
     const rules = ruleGroups.flatMap((g) => g.rules).filter((r) => r.alert);
     const names = new Set(rules.map((r) => r.alert!));
@@ -101,7 +134,7 @@ describe.skipIf(!alertmanagerBin)('the example Alertmanager config in a real Ale
       async () => {
         const alerts = JSON.parse((await get(`${url}/api/v2/alerts`)).body) as AmAlert[];
         const byCase = Object.fromEntries(Object.entries(POSTED).map(([name, labels]) => [name, alerts.find((a) => same(a.labels, labels))]));
-        const settled = Object.entries(byCase).every(([name, a]) => a && (a.status.state === 'suppressed') === INHIBITED.has(name));
+        const settled = Object.entries(byCase).every(([name, a]) => a && (a.status.state === 'suppressed') === name in INHIBITED_BY);
         return settled ? byCase : undefined;
       },
       20_000,
@@ -110,10 +143,7 @@ describe.skipIf(!alertmanagerBin)('the example Alertmanager config in a real Ale
     });
 
     const fingerprint = (name: string) => states[name]!.fingerprint;
-    expect(states.diskWarning!.status.inhibitedBy).toEqual([fingerprint('diskCritical')]);
-    expect(states.lagWarning!.status.inhibitedBy).toEqual([fingerprint('lagCritical')]);
-    expect(states.checkWarning!.status.inhibitedBy).toEqual([fingerprint('checkCritical')]);
-    for (const name of ['unreachableCheck', 'unreachableUnhealthy', 'unreachableDisk']) expect(states[name]!.status.inhibitedBy, name).toEqual([fingerprint('unreachable')]);
-    for (const name of Object.keys(POSTED).filter((n) => !INHIBITED.has(n))) expect(states[name]!.status, name).toEqual({ state: 'active', inhibitedBy: [], silencedBy: [] });
+    for (const [name, by] of Object.entries(INHIBITED_BY)) expect(states[name]!.status.inhibitedBy, name).toEqual([fingerprint(by)]);
+    for (const name of Object.keys(POSTED).filter((n) => !(n in INHIBITED_BY))) expect(states[name]!.status, name).toEqual({ state: 'active', inhibitedBy: [], silencedBy: [] });
   });
 });

@@ -77,6 +77,13 @@ export interface RuleDefaults {
   criticalThreshold?: number;
 }
 
+/**
+ * Every label a rule's finding may put in its `identity` (a test reads the rule modules for them):
+ * Alertmanager's inhibit rules compare them to tell one alert from another
+ * (deploy/alertmanager/inhibit-rules.ts).
+ */
+export const IDENTITY_LABELS = ['check', 'chain', 'component', 'subnet_id', 'validation_id', 'scope', 'observer', 'node_id'] as const;
+
 /** One thing a rule found true about a target on one evaluation. */
 export interface Finding {
   /** Extra identity labels (`check`, `component`, `chain`): one alert per distinct identity. */

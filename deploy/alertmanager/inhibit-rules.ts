@@ -1,0 +1,43 @@
+/**
+ * Alertmanager inhibit rules derived from the rule modules (src/alerts/rules/): `npm run generate`
+ * writes them into deploy/alertmanager/alertmanager.yml (the rest of that file is edited by hand),
+ * and a test fails when the checked-in file differs.
+ *
+ * - Every Prometheus `…Critical` twin inhibits its warning rule for the same alert.
+ * - avahealth's own alerts keep their name and escalate their severity label: the critical copy
+ *   inhibits the warning copy Alertmanager still holds for the same alert.
+ * - An unreachable node pages once: the alerts about what its health API says wait.
+ */
+import { IDENTITY_LABELS } from '../../src/alerts/rules/rule.js';
+import { RULES } from '../../src/alerts/rules/index.js';
+
+export interface InhibitRule {
+  source_matchers: string[];
+  target_matchers: string[];
+  equal: string[];
+}
+
+/** Labels two alerts must share to be the same alert (absent on both counts as equal in Alertmanager). */
+const SAME_ALERT = ['target', ...IDENTITY_LABELS];
+
+export function inhibitRules(): Array<{ comment: string; rule: InhibitRule }> {
+  const twins = RULES.flatMap((rule) =>
+    rule.prometheus
+      .filter((p) => p.labels.severity === 'critical' && p.alert === `${rule.name}Critical`)
+      .map((critical) => ({
+        comment: `${critical.alert} (Prometheus) inhibits ${rule.name}`,
+        rule: { source_matchers: [`alertname="${critical.alert}"`], target_matchers: [`alertname="${rule.name}"`], equal: SAME_ALERT },
+      })),
+  );
+  const escalation = {
+    comment: "avahealth's own alerts escalate in place: the critical copy of an alert inhibits its warning copy",
+    rule: { source_matchers: ['severity="critical"'], target_matchers: ['severity="warning"'], equal: ['alertname', ...SAME_ALERT] },
+  };
+  const unreachable = 'AvalancheNodeUnreachable';
+  const behindIt = RULES.filter((r) => (r.source === 'node' || r.source === 'lag') && r.name !== unreachable).flatMap((r) => [r.name, ...r.prometheus.map((p) => p.alert)]);
+  const waiting = {
+    comment: 'An unreachable node pages once: the alerts about what its health API says wait',
+    rule: { source_matchers: [`alertname="${unreachable}"`], target_matchers: [`alertname=~"${[...new Set(behindIt)].join('|')}"`], equal: ['target'] },
+  };
+  return [...twins, escalation, waiting];
+}

@@ -128,7 +128,7 @@ alerts:
     await waitFor('BalanceLow at the webhook', () => firing('AvalancheL1ValidatorBalanceLow', 'l1').length > 0, 15_000);
     const [low] = firing('AvalancheL1ValidatorBalanceLow', 'l1');
     expect(low!.labels).toMatchObject({ severity: 'critical', subnet_id: node.l1SubnetId, validation_id: node.economics.l1ValidationId });
-    expect(low!.annotations.summary).toBe(`l1: L1 validation ${node.economics.l1ValidationId.slice(0, 4)}… runs out of balance in 2.3 days at 512 nAVAX/s: top it up with IncreaseL1ValidatorBalanceTx`);
+    expect(low!.annotations.summary).toBe(`l1: L1 validation ${node.economics.l1ValidationId.slice(0, 4)}… runs out of balance in 2.3 days at 512 nAVAX/s: add 1.33 AVAX for 30 days with IncreaseL1ValidatorBalanceTx`);
     m = await scrape(d.url);
     expect(sample(m, 'avahealth_l1_validator_balance_avax', labels)).toBeCloseTo(0.1017, 3);
     await setScenario(sim, 'l1', 'l1-inactive');

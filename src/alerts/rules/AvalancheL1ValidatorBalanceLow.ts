@@ -3,7 +3,7 @@
  * warn while there is time to top it up. One alert per validation.
  */
 import { defineRule, durationThresholdTuning, promAlert, type RuleDefaults } from './rule.js';
-import { avax, days, reportFor, shortId } from './validator-facts.js';
+import { avax, days, PROM_TOP_UP, reportFor, shortId, topUp } from './validator-facts.js';
 
 const DAY = 86_400;
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 14 * DAY, criticalThreshold: 3 * DAY };
@@ -22,7 +22,7 @@ export default defineRule({
       '0s',
       'warning',
       '{{ $labels.target }}: L1 validation {{ $labels.validation_id }} runs out of balance in {{ $value | humanizeDuration }}',
-      'At zero the validator becomes inactive (not sampled, its signatures invalid). Top it up with IncreaseL1ValidatorBalanceTx.',
+      `At zero the validator becomes inactive (not sampled, its signatures invalid). At today's fee price, ${PROM_TOP_UP} with IncreaseL1ValidatorBalanceTx.`,
     ),
     promAlert(
       'AvalancheL1ValidatorBalanceLowCritical',
@@ -30,7 +30,7 @@ export default defineRule({
       '0s',
       'critical',
       '{{ $labels.target }}: L1 validation {{ $labels.validation_id }} runs out of balance in {{ $value | humanizeDuration }}',
-      'At zero the validator becomes inactive (not sampled, its signatures invalid). Top it up with IncreaseL1ValidatorBalanceTx now.',
+      `At zero the validator becomes inactive (not sampled, its signatures invalid). At today's fee price, ${PROM_TOP_UP} with IncreaseL1ValidatorBalanceTx now.`,
     ),
   ],
   evaluate(input, ctx) {
@@ -45,7 +45,7 @@ export default defineRule({
         {
           identity: { subnet_id: ctx.label(validation.subnetId), validation_id: ctx.label(validation.validationId) },
           severity: runway < (ctx.settings.criticalThreshold ?? 3 * DAY) ? ('critical' as const) : ('warning' as const),
-          summary: `${ctx.target}: L1 validation ${shortId(validation.validationId)} runs out of balance in ${days(runway)} at ${price} nAVAX/s: top it up with IncreaseL1ValidatorBalanceTx`,
+          summary: `${ctx.target}: L1 validation ${shortId(validation.validationId)} runs out of balance in ${days(runway)} at ${price} nAVAX/s: ${topUp(price)} with IncreaseL1ValidatorBalanceTx`,
           description: `Validation ${validation.validationId} on subnet ${validation.subnetId} has ${avax(validation.balanceNAvax)} left; at zero it becomes inactive (not sampled, its signatures invalid) until topped up.`,
         },
       ];

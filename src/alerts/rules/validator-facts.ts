@@ -54,6 +54,17 @@ export function avax(nAvax: number): string {
   return `${value >= 100 ? value.toFixed(1) : value >= 1 ? value.toFixed(2) : value.toPrecision(3)} AVAX`;
 }
 
+/** Days of fee a top-up advice buys. */
+export const TOP_UP_DAYS = 30;
+
+/** "add 1.33 AVAX for 30 days": what keeps an L1 validation active that much longer at today's price. */
+export function topUp(priceNAvaxPerSecond: number): string {
+  return `add ${avax(priceNAvaxPerSecond * TOP_UP_DAYS * DAY)} for ${TOP_UP_DAYS} days`;
+}
+
+/** The same advice in a Prometheus annotation, from the node's fee price series. */
+export const PROM_TOP_UP = `{{ with printf "avahealth_l1_fee_price_avax_per_second{target=%q} * ${TOP_UP_DAYS} * 86400" $labels.target | query }}add {{ . | first | value | printf "%.2f" }} AVAX for ${TOP_UP_DAYS} days{{ else }}top it up{{ end }}`;
+
 /** "2H7p…": enough of a CB58 ID to recognise it in a wallet. */
 export function shortId(id: string): string {
   return id.length > 8 ? `${id.slice(0, 4)}…` : id;

@@ -140,7 +140,8 @@ describe('AvalancheL1ValidatorBalanceLow and AvalancheL1ValidatorInactive', () =
       {
         identity: { subnet_id: SUBNET, validation_id: VALIDATION },
         severity: 'critical',
-        summary: 'validator-1: L1 validation 2H7p… runs out of balance in 2.3 days at 512 nAVAX/s: top it up with IncreaseL1ValidatorBalanceTx',
+        // 30 days at 512 nAVAX/s = 1,327,104,000 nAVAX
+        summary: 'validator-1: L1 validation 2H7p… runs out of balance in 2.3 days at 512 nAVAX/s: add 1.33 AVAX for 30 days with IncreaseL1ValidatorBalanceTx',
         description: `Validation ${VALIDATION} on subnet ${SUBNET} has 0.102 AVAX left; at zero it becomes inactive (not sampled, its signatures invalid) until topped up.`,
       },
     ]);
@@ -154,10 +155,15 @@ describe('AvalancheL1ValidatorBalanceLow and AvalancheL1ValidatorInactive', () =
       {
         identity: { subnet_id: SUBNET, validation_id: VALIDATION },
         severity: 'critical',
-        summary: 'validator-1: L1 validation 2H7p… is inactive (balance 0): top it up with IncreaseL1ValidatorBalanceTx to reactivate it',
+        summary: 'validator-1: L1 validation 2H7p… is inactive (balance 0): add 1.33 AVAX for 30 days with IncreaseL1ValidatorBalanceTx to reactivate it',
         description: `Validation ${VALIDATION} on subnet ${SUBNET} ran out of balance: it is not sampled and its signatures are invalid until an IncreaseL1ValidatorBalanceTx tops it up.`,
       },
     ]);
+  });
+
+  it('the top-up follows the fee price; without a price the inactive alert still says to top it up', () => {
+    expect(run(low, input({ l1: [validation(DAY * 1024)], feeState: { priceNAvaxPerSecond: 1024 } }))).toMatchObject([{ summary: expect.stringContaining('at 1024 nAVAX/s: add 2.65 AVAX for 30 days with IncreaseL1ValidatorBalanceTx') }]);
+    expect(run(inactive, input({ l1: [validation(0)] }))).toMatchObject([{ summary: 'validator-1: L1 validation 2H7p… is inactive (balance 0): top it up with IncreaseL1ValidatorBalanceTx to reactivate it' }]);
   });
 
   it('unknown while the subnet list or the fee state cannot be read', () => {

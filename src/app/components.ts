@@ -82,7 +82,7 @@ export function buildNotifier(parts: Pick<Components, 'metrics' | 'alerts' | 'de
 
 /** The file's config with discovered nodes (static ones win a name clash), then only this replica's shard. */
 export function effectiveConfig(base: Config, discovered: NodeTarget[], shard: Shard | undefined): Config {
-  const names = new Set(base.nodes.map((n) => n.name));
+  const names = new Set([...base.nodes, ...base.services].map((t) => t.name));
   const nodes = [...base.nodes, ...discovered.filter((n) => !names.has(n.name))].filter((n) => inShard(n.name, shard));
   return { ...base, nodes, services: base.services.filter((s) => inShard(s.name, shard)) };
 }

@@ -9,12 +9,13 @@ import type { AlertEngine } from '../alerts/engine.js';
 import { diffConfigs, keepRestartOnly, restartRequired } from '../config/diff.js';
 import { ConfigError } from '../config/errors.js';
 import { loadConfigFile, overrideListen, type Config, type NodeTarget } from '../config/load.js';
-import { DiscoveryManager } from '../discovery/index.js';
+import { DiscoveryManager, DiscoveryTally } from '../discovery/index.js';
 import type { ReloadResult } from '../http/routes/admin.js';
 import { Gatekeeper } from '../http/gate.js';
 import type { Gauge } from 'prom-client';
 import { closeServer, createHttpServer, listen } from '../http/server.js';
 import { loadWebConfig } from '../http/webconfig.js';
+import { registerDiscoveryMetrics } from '../metrics/collectors/discovery.js';
 import { webConfigReloadGauge } from '../metrics/collectors/webconfig.js';
 import { redactLogsOf } from '../log.js';
 import { targetsOf } from '../model/targets.js';
@@ -51,6 +52,7 @@ export class Daemon {
   private baseConfig: Config;
   private discovered: NodeTarget[] = [];
   private discovery?: DiscoveryManager;
+  private readonly discoveryTally = new DiscoveryTally();
   address?: AddressInfo;
 
   constructor(
@@ -64,6 +66,7 @@ export class Daemon {
     this.baseConfig = overrideListen(config, options.listen);
     redactLogsOf(secretsOf(config));
     this.parts = buildComponents(this.effective(), log);
+    registerDiscoveryMetrics(this.parts.metrics.families.registry, this.discoveryTally);
     this.watchers = new FileWatchers(options.watchIntervalMs);
     this.scheduler = new Scheduler({
       poll: (key) => this.runJob(key),
@@ -111,10 +114,16 @@ export class Daemon {
     this.discovery = undefined;
     this.discovered = [];
     if (!this.baseConfig.discovery) return;
-    this.discovery = new DiscoveryManager(this.baseConfig.discovery, this.options.logger, (nodes) => {
-      this.discovered = nodes;
-      void this.apply();
-    });
+    const configuredNames = () => new Set([...this.baseConfig.nodes, ...this.baseConfig.services].map((t) => t.name));
+    this.discovery = new DiscoveryManager(
+      this.baseConfig.discovery,
+      this.options.logger,
+      (nodes) => {
+        this.discovered = nodes;
+        void this.apply();
+      },
+      { configuredNames, tally: this.discoveryTally },
+    );
     await this.discovery.start();
   }
 

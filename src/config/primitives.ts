@@ -7,6 +7,7 @@ import { isIPv6 } from 'node:net';
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { parseGoDuration } from '../util/go-duration.js';
+import { isReservedLabelName, LABEL_NAME_PATTERN, RESERVED_LABEL_NAMES } from '../util/labels.js';
 
 /**
  * An issue whose message is complete as written (it names its own subject), shown without the
@@ -76,12 +77,11 @@ export function isCronPattern(pattern: string): boolean {
 }
 
 /** Label names follow Prometheus rules; the ones avahealth sets itself are reserved. */
-export const RESERVED_LABELS = ['target', 'endpoint', 'view', 'check', 'chain', 'reason', 'node_id', 'component', 'job', 'instance'];
 const labelName = z
   .string()
-  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'label names must match [a-zA-Z_][a-zA-Z0-9_]*')
+  .regex(LABEL_NAME_PATTERN, 'label names must match [a-zA-Z_][a-zA-Z0-9_]*')
   .refine((name) => !name.startsWith('__'), 'label names starting with __ are reserved')
-  .refine((name) => !RESERVED_LABELS.includes(name), `is set by avahealth itself; reserved: ${RESERVED_LABELS.join(', ')}`);
+  .refine((name) => !isReservedLabelName(name), `is set by avahealth itself; reserved: ${RESERVED_LABEL_NAMES.join(', ')}`);
 export const labels = z.record(labelName, z.string().max(256));
 
 export const targetName = z

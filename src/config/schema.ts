@@ -4,9 +4,9 @@
  * JSON Schema (`avahealth schema`). Every object is strict: an unknown key is an error.
  */
 import { z } from 'zod';
-import { byteSize, duration, listen, listenUrl, report } from './primitives.js';
+import { byteSize, duration, isHarmlessHeader, listen, listenUrl, report } from './primitives.js';
 import { alertsSchema } from './schema/alerts.js';
-import { defaultsSchema, nodeSchema, resolveNode } from './schema/nodes.js';
+import { defaultsSchema, nodeSchema, resolveNode, type NodeSettings } from './schema/nodes.js';
 import { serviceSchema } from './schema/services.js';
 import { chainDataSchema, DEFAULT_NETWORK, discoverySchema, resolveChainData } from './schema/sources.js';
 
@@ -76,7 +76,7 @@ export const configSchema = fields.superRefine(crossReferences).transform((c) =>
     services: c.services,
     ...(c.chain_data ? { chainData: resolveChainData(c.chain_data, c.services) } : {}),
     ...(c.discovery
-      ? { discovery: { ...c.discovery, /** `defaults:` alone: discovered nodes are this with their own name, URL and labels. */ template: resolveNode({ name: 'discovered', url: 'http://discovered' }, c.defaults, network) } }
+      ? { discovery: { ...c.discovery, /** `defaults:` alone: discovered nodes are this with their own name, URL and labels. */ template: resolveNode({ name: 'discovered', url: 'http://discovered' }, c.discovery.sendDefaultCredentials ? c.defaults : withoutCredentials(c.defaults), network) } }
       : {}),
     stateDir: c.state_dir,
     externalUrl: c.external_url ?? listenUrl(c.listen),
@@ -85,6 +85,12 @@ export const configSchema = fields.superRefine(crossReferences).transform((c) =>
     alerts: c.alerts,
   };
 });
+
+/** `defaults:` without what authenticates a request: for discovered nodes with `send_default_credentials: false`. */
+function withoutCredentials(defaults: NodeSettings): NodeSettings {
+  const { bearer_token: _token, bearer_token_file: _tokenFile, basic_auth: _basic, ...rest } = defaults;
+  return { ...rest, headers: Object.fromEntries(Object.entries(defaults.headers).filter(([name]) => isHarmlessHeader(name))) };
+}
 
 export function jsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(configSchema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;

@@ -1,7 +1,7 @@
 /** DNS discovery: A/AAAA answers with a configured port, or SRV answers with theirs. */
 import { Resolver } from 'node:dns/promises';
-import type { DiscoveredTarget } from './types.js';
-import { targetFromAddress, targetName } from './names.js';
+import { isHostName, targetFromAddress, targetName } from './names.js';
+import type { DiscoveredTarget, SourceAnswer } from './types.js';
 
 export interface DnsSource {
   names: string[];
@@ -12,16 +12,23 @@ export interface DnsSource {
   servers: string[];
 }
 
-export async function resolveDns(source: DnsSource): Promise<{ targets: DiscoveredTarget[]; problems: string[] }> {
+export async function resolveDns(source: DnsSource): Promise<SourceAnswer> {
   const resolver = new Resolver({ timeout: 5000, tries: 2 });
   if (source.servers.length > 0) resolver.setServers(source.servers);
   const targets: DiscoveredTarget[] = [];
   const problems: string[] = [];
+  let invalidAddresses = 0;
   for (const name of source.names) {
     try {
       if (source.type === 'SRV') {
         for (const record of (await resolver.resolveSrv(name)).sort((a, b) => a.name.localeCompare(b.name))) {
           const host = record.name.replace(/\.$/, '');
+          // The answer's target is a host name, never a place to put a path, query or credentials.
+          if (!isHostName(host) || record.port < 1) {
+            invalidAddresses++;
+            problems.push(`SRV ${name}: answer ${JSON.stringify(record.name.slice(0, 300))} port ${record.port} is not a host name and port`);
+            continue;
+          }
           // A headless Service answers with one name per pod: its first label names the target.
           targets.push({ name: targetName(`${host.split('.')[0]}:${record.port}`), url: `${source.scheme}://${host}:${record.port}`, labels: { ...source.labels } });
         }
@@ -36,5 +43,5 @@ export async function resolveDns(source: DnsSource): Promise<{ targets: Discover
       problems.push(`${source.type} ${name}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   }
-  return { targets, problems };
+  return { targets, problems, droppedLabels: [], invalidAddresses };
 }

@@ -1,12 +1,13 @@
 /**
  * Prometheus file_sd: JSON or YAML files of `[{targets: ["host:port", …], labels: {…}}]`. A `*` may
- * stand in the file name (as in Prometheus). Targets may also be full URLs (with a path prefix).
+ * stand in the file name (as in Prometheus). A target is `host:port` (or `http(s)://host:port`):
+ * one with a path, query or user info is refused, as are labels avahealth sets itself.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import type { DiscoveredTarget } from './types.js';
-import { targetFromAddress } from './names.js';
+import { discoveredLabels, targetFromAddress } from './names.js';
+import type { DiscoveredTarget, SourceAnswer } from './types.js';
 
 async function expand(pattern: string): Promise<string[]> {
   const name = basename(pattern);
@@ -17,9 +18,11 @@ async function expand(pattern: string): Promise<string[]> {
   return entries.filter((e) => regex.test(e)).sort().map((e) => join(dir, e));
 }
 
-export async function readFileSd(patterns: string[], scheme: 'http' | 'https', labels: Record<string, string>): Promise<{ targets: DiscoveredTarget[]; problems: string[] }> {
+export async function readFileSd(patterns: string[], scheme: 'http' | 'https', labels: Record<string, string>): Promise<SourceAnswer> {
   const targets: DiscoveredTarget[] = [];
   const problems: string[] = [];
+  const droppedLabels: string[] = [];
+  let invalidAddresses = 0;
   for (const file of (await Promise.all(patterns.map(expand))).flat()) {
     let groups: unknown;
     try {
@@ -38,17 +41,20 @@ export async function readFileSd(patterns: string[], scheme: 'http' | 'https', l
         problems.push(`${file}: group ${i}: "targets" must be a list of host:port strings`);
         return;
       }
-      const groupLabels: Record<string, string> = { ...labels };
-      for (const [name, value] of Object.entries((g.labels ?? {}) as Record<string, unknown>)) {
-        // Prometheus' meta labels (__meta_*, __address__…) and invalid names are not ours to export.
-        if (!name.startsWith('__') && /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name) && typeof value === 'string') groupLabels[name] = value;
+      if (g.labels !== undefined && (typeof g.labels !== 'object' || g.labels === null || Array.isArray(g.labels))) {
+        problems.push(`${file}: group ${i}: "labels" must be a map of label names to values`);
+        return;
       }
+      const groupLabels = discoveredLabels((g.labels ?? {}) as Record<string, unknown>, labels, droppedLabels);
       for (const address of g.targets as string[]) {
         const target = targetFromAddress(address, scheme, groupLabels);
         if (target) targets.push(target);
-        else problems.push(`${file}: group ${i}: cannot use target ${JSON.stringify(address)}`);
+        else {
+          invalidAddresses++;
+          problems.push(`${file}: group ${i}: target ${JSON.stringify(address.slice(0, 300))} is not host:port (a path, query or user info is not allowed)`);
+        }
       }
     });
   }
-  return { targets, problems };
+  return { targets, problems, droppedLabels, invalidAddresses };
 }

@@ -1,21 +1,40 @@
 /**
  * Finds nodes in file_sd files and DNS, each source on its own refresh interval. A source that
  * fails keeps its last answer (a DNS hiccup must not drop a fleet); the combined list goes to
- * `onChange` only when it changed.
+ * `onChange` only when it changed. What a source leaves out (reserved labels, addresses that are
+ * not `host:port`, names already taken) is logged once per change and counted at every read.
  */
 import { discoveredNode, type DiscoveryConfig, type NodeTarget } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { resolveDns } from './dns.js';
 import { readFileSd } from './file-sd.js';
-import type { DiscoveredTarget } from './types.js';
+import { DiscoveryTally } from './tally.js';
+import type { DiscoveredTarget, SourceAnswer } from './types.js';
 
 export type { DiscoveredTarget } from './types.js';
+export { DiscoveryTally, TARGET_DROP_REASONS, type TargetDropReason } from './tally.js';
 
-type Source = { label: string; refreshMs: number; read: () => Promise<{ targets: DiscoveredTarget[]; problems: string[] }> };
+type Source = { label: string; refreshMs: number; read: () => Promise<SourceAnswer> };
+
+/** A discovered target left out of the fleet because its name is taken. */
+interface NameClash {
+  source: string;
+  target: string;
+  url: string;
+  reason: 'configured_name' | 'duplicate_name';
+}
+
+export interface DiscoveryOptions {
+  /** Names of the configured targets (nodes and services): a discovered target never takes one. */
+  configuredNames: () => ReadonlySet<string>;
+  tally: DiscoveryTally;
+}
 
 export class DiscoveryManager {
   private readonly results = new Map<string, DiscoveredTarget[]>();
   private readonly problems = new Map<string, string>();
+  private readonly droppedLabels = new Map<string, string>();
+  private clashes = '';
   private readonly timers: NodeJS.Timeout[] = [];
   private last = '';
 
@@ -23,7 +42,10 @@ export class DiscoveryManager {
     private readonly config: DiscoveryConfig,
     private readonly log: Logger,
     private readonly onChange: (nodes: NodeTarget[]) => void,
-  ) {}
+    private readonly options: DiscoveryOptions,
+  ) {
+    options.tally.declare(this.sources().map((s) => s.label));
+  }
 
   private sources(): Source[] {
     return [
@@ -54,35 +76,67 @@ export class DiscoveryManager {
   }
 
   nodes(): NodeTarget[] {
-    const seen = new Set<string>();
+    return this.combine().nodes;
+  }
+
+  /**
+   * The sources' targets as nodes, in source order. A target whose name a configured target has,
+   * or an earlier discovered one at another address, is left out (the same address found twice is
+   * simply the same node).
+   */
+  private combine(): { nodes: NodeTarget[]; clashes: NameClash[] } {
+    const configured = this.options.configuredNames();
+    const seen = new Map<string, string>();
     const nodes: NodeTarget[] = [];
-    for (const target of [...this.results.values()].flat()) {
-      if (seen.has(target.name)) continue;
-      seen.add(target.name);
-      nodes.push(discoveredNode(this.config.template, target.name, target.url, target.labels));
+    const clashes: NameClash[] = [];
+    for (const [source, targets] of this.results) {
+      for (const target of targets) {
+        const earlier = seen.get(target.name);
+        if (earlier === target.url) continue;
+        if (configured.has(target.name) || earlier !== undefined) {
+          clashes.push({ source, target: target.name, url: target.url, reason: configured.has(target.name) ? 'configured_name' : 'duplicate_name' });
+          continue;
+        }
+        seen.set(target.name, target.url);
+        nodes.push(discoveredNode(this.config.template, target.name, target.url, target.labels));
+      }
     }
-    return nodes;
+    return { nodes, clashes };
   }
 
   private async refresh(source: Source): Promise<void> {
-    let result;
+    let result: SourceAnswer;
     try {
       result = await source.read();
     } catch (err) {
-      result = { targets: [], problems: [String(err)] };
+      result = { targets: [], problems: [String(err)], droppedLabels: [], invalidAddresses: 0 };
     }
+    const { tally } = this.options;
     const problems = result.problems.join('; ');
     if (problems !== (this.problems.get(source.label) ?? '')) {
       if (problems) this.log.warn({ source: source.label, problems: result.problems }, 'discovery problems');
       this.problems.set(source.label, problems);
     }
+    tally.countTargets(source.label, 'invalid_address', result.invalidAddresses);
+    for (const name of result.droppedLabels) tally.countLabel(source.label, name);
+    const dropped = [...new Set(result.droppedLabels)].sort().join(',');
+    if (dropped !== (this.droppedLabels.get(source.label) ?? '')) {
+      if (dropped) this.log.warn({ source: source.label, labels: dropped.split(',') }, 'discovered labels dropped: avahealth sets labels of these names itself');
+      this.droppedLabels.set(source.label, dropped);
+    }
     // Nothing found because every lookup failed: keep what we had.
-    if (result.targets.length === 0 && result.problems.length > 0 && this.results.has(source.label)) return;
-    this.results.set(source.label, result.targets);
-    const now = JSON.stringify(this.nodes().map((n) => [n.name, n.baseUrl, n.labels]));
+    if (result.targets.length > 0 || result.problems.length === 0 || !this.results.has(source.label)) this.results.set(source.label, result.targets);
+    const { nodes, clashes } = this.combine();
+    for (const clash of clashes) if (clash.source === source.label) tally.countTargets(source.label, clash.reason, 1);
+    const clashText = JSON.stringify(clashes);
+    if (clashText !== this.clashes) {
+      this.clashes = clashText;
+      if (clashes.length > 0) this.log.warn({ targets: clashes }, 'discovered targets left out: their names are taken (configured_name: by a configured target; duplicate_name: by another discovered address)');
+    }
+    const now = JSON.stringify(nodes.map((n) => [n.name, n.baseUrl, n.labels]));
     if (now === this.last) return;
     this.last = now;
     this.log.info({ source: source.label, targets: result.targets.length }, 'discovered targets changed');
-    this.onChange(this.nodes());
+    this.onChange(nodes);
   }
 }

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import { isReservedLabelName, LABEL_NAME_PATTERN } from '../util/labels.js';
 import type { DiscoveredTarget } from './types.js';
 
 /** Target names are label values and keys: letters, digits, `_ . : -`, at most 63 characters. */
@@ -6,14 +8,43 @@ export function targetName(text: string): string {
   return name.slice(0, 63) || 'target';
 }
 
-/** `host:port`, `[ipv6]:port` or a full URL → a discovered target named after its host and port. */
+const HOST_LABEL = '[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?';
+const HOST_NAME = new RegExp(`^(?=.{1,253}$)${HOST_LABEL}(?:\\.${HOST_LABEL})*$`);
+
+/** A DNS host name (letters, digits, `-`, `_`, dots) or an IPv4 address: nothing that can carry a path, query or credentials. */
+export function isHostName(host: string): boolean {
+  return isIP(host) === 4 || HOST_NAME.test(host);
+}
+
+/** `[scheme://]host[:port]`, an optional `/` at the end and nothing else. */
+const ADDRESS = /^(?:(https?):\/\/)?(\[[0-9A-Fa-f:.]+\]|[^/?#@[\]:\s]+)(?::(\d{1,5}))?\/?$/i;
+
+/**
+ * `host:port`, `[ipv6]:port` or `http(s)://host:port` → a discovered target named after its host
+ * and port; undefined for anything with a path, query, fragment or user info.
+ */
 export function targetFromAddress(address: string, scheme: string, labels: Record<string, string>): DiscoveredTarget | undefined {
-  const text = address.includes('://') ? address : `${scheme}://${address}`;
-  if (!URL.canParse(text)) return undefined;
-  const url = new URL(text);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/:/g, '_');
-  const path = url.pathname.replace(/^\/+|\/+$/g, '').replace(/\//g, '-');
-  return { name: targetName(`${host}:${port}${path ? `-${path}` : ''}`), url: `${url.origin}${url.pathname.replace(/\/+$/, '')}`, labels };
+  const m = ADDRESS.exec(address);
+  if (!m) return undefined;
+  const protocol = (m[1] ?? scheme).toLowerCase();
+  const bracketed = m[2]!.startsWith('[');
+  const host = (bracketed ? m[2]!.slice(1, -1) : m[2]!).toLowerCase();
+  if (bracketed ? isIP(host) !== 6 : !isHostName(host)) return undefined;
+  const port = m[3] ? Number(m[3]) : protocol === 'https' ? 443 : 80;
+  if (port < 1 || port > 65535) return undefined;
+  return { name: targetName(`${host.replace(/:/g, '_')}:${port}`), url: `${protocol}://${bracketed ? `[${host}]` : host}:${port}`, labels };
+}
+
+/**
+ * A discovered group's labels: Prometheus' meta labels (`__…`) are not ours to export; a name
+ * avahealth sets itself (or one that is no label name) is left out and named in `dropped`.
+ */
+export function discoveredLabels(raw: Record<string, unknown>, into: Record<string, string>, dropped: string[]): Record<string, string> {
+  const labels = { ...into };
+  for (const [name, value] of Object.entries(raw)) {
+    if (name.startsWith('__') || typeof value !== 'string') continue;
+    if (!LABEL_NAME_PATTERN.test(name) || isReservedLabelName(name)) dropped.push(name);
+    else labels[name] = value;
+  }
+  return labels;
 }

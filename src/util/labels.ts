@@ -1,5 +1,24 @@
 import { createHash } from 'node:crypto';
 
+/**
+ * Every label name avahealth sets on a series or an alert, and Prometheus' own: a config or
+ * discovery label of one of these names would repeat a label on a series (Prometheus rejects the
+ * whole scrape) or rename an alert, so config refuses them and discovery drops them. `network` is
+ * not among them: it labels only network-wide series, which never carry a target's labels, and
+ * `labels: {network: mainnet}` is the documented way to route a fleet's alerts.
+ */
+export const RESERVED_LABEL_NAMES: readonly string[] = [
+  'target', 'endpoint', 'view', 'check', 'chain', 'component', 'node_id', 'subnet_id', 'validation_id', 'version',
+  'observer', 'quantile', 'alertname', 'severity', 'scope', 'reason', 'receiver', 'status', 'job', 'instance',
+];
+
+export const LABEL_NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** Reserved: set by avahealth (RESERVED_LABEL_NAMES) or by Prometheus (`__…`). */
+export function isReservedLabelName(name: string): boolean {
+  return name.startsWith('__') || RESERVED_LABEL_NAMES.includes(name);
+}
+
 const SAFE = /^[A-Za-z0-9_.:\-/ ]*$/;
 const UNSAFE_CHARS = /[^A-Za-z0-9_.:\-/ ]/g;
 

@@ -1,14 +1,14 @@
-import { createSocket, type Socket } from 'node:dgram';
+import type { Socket } from 'node:dgram';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { Daemon } from '../../src/app/daemon.js';
 import { createLogger } from '../../src/log.js';
 import { inShard, parseShard } from '../../src/shard.js';
 import { SimServer } from '../../src/sim/server.js';
+import { startDns } from '../helpers/dns.js';
 import { sample, scrape, series, startDaemon, waitFor, waitForRounds } from '../helpers/harness.js';
 
 /** One simulated node per server, answering at the root like a real node on host:port. */
@@ -20,25 +20,6 @@ async function singleNodeSims(names: string[]): Promise<Map<string, SimServer>> 
     sims.set(name, sim);
   }
   return sims;
-}
-
-/** A real DNS server on loopback answering SRV and A queries from a table. */
-async function startDns(records: { srv: Record<string, Array<{ target: string; port: number }>>; a: Record<string, string[]> }): Promise<{ server: Socket; address: string }> {
-  const server = createSocket('udp4');
-  server.on('message', (message, remote) => {
-    const query = dnsPacket.decode(message);
-    const question = query.questions![0]!;
-    const answers: dnsPacket.Answer[] = [];
-    if (question.type === 'SRV') {
-      for (const r of records.srv[question.name] ?? []) answers.push({ type: 'SRV', name: question.name, ttl: 5, data: { target: r.target, port: r.port, priority: 10, weight: 10 } });
-    } else if (question.type === 'A') {
-      for (const ip of records.a[question.name] ?? []) answers.push({ type: 'A', name: question.name, ttl: 5, data: ip });
-    }
-    const reply = dnsPacket.encode({ id: query.id, type: 'response', flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE, questions: query.questions, answers });
-    server.send(reply, remote.port, remote.address);
-  });
-  await new Promise<void>((resolve) => server.bind(0, '127.0.0.1', resolve));
-  return { server, address: `127.0.0.1:${server.address().port}` };
 }
 
 describe('file_sd discovery', () => {

@@ -65,8 +65,13 @@ export const discoverySchema = z
         }),
       )
       .prefault([]),
+    send_default_credentials: z
+      .boolean()
+      .prefault(true)
+      .describe('Send the credentials under defaults: (bearer_token, basic_auth, and every header but the harmless ones such as Accept and User-Agent) to discovered nodes too; false sends them none.'),
   })
   .transform((d) => ({
+    sendDefaultCredentials: d.send_default_credentials,
     fileSd: d.file_sd.map((f) => ({ files: f.files, refreshMs: f.refresh_interval, scheme: f.scheme, labels: f.labels })),
     dns: d.dns.map((n) => ({
       names: n.names,

@@ -57,6 +57,5 @@ for (const [name, m] of stages) {
   prev = m;
 }
 process.stdout.write(`exposition ${size(plain.body).toFixed(1)} MiB, gzip ${size(zipped.body).toFixed(2)} MiB\n`);
-view.exposition.stop();
 await engine.flush();
 rmSync(stateDir, { recursive: true, force: true });

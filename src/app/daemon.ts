@@ -195,7 +195,6 @@ export class Daemon {
         this.firstRoundDone = true;
         log.info('first poll round complete; ready');
         this.runSources();
-        this.parts.metrics.prepareScrape();
       }
     }
   }
@@ -219,7 +218,6 @@ export class Daemon {
     if (!drained) log.warn({ timeoutMs: timeout }, 'in-flight polls did not finish in time; abandoning them');
     this.watchers.stop();
     this.discovery?.stop();
-    parts.metrics.exposition.stop();
     await parts.notifier.stop();
     await parts.alerts.flush();
     if (this.server.listening) await closeServer(this.server);

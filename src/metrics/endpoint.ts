@@ -1,14 +1,16 @@
 /**
  * What `/metrics` answers: the format the scraper asks for (`Accept: application/openmetrics-text`
  * gets OpenMetrics 1.0.0, anything else Prometheus text 0.0.4), gzip when it accepts it. The large
- * per-target part comes pre-built and pre-deflated from the Exposition cache; the small
- * prom-client part (process, alerts, self) is rendered and deflated per scrape (synchronously: it
- * is small) and appended to the
- * same deflate stream, so the response is one ordinary gzip member.
+ * per-target part comes joined from the Exposition cache; prom-client's small part (process,
+ * alerts, self) is rendered per scrape. A gzip body is both parts through node:zlib in its thread
+ * pool, on demand: one compression per format at a time, shared by the gzip scrapes that arrive
+ * while it runs. (The per-target part alone is not compressed ahead to be reused: the body must be
+ * one gzip member, since curl and browsers read only the first of several.)
  */
-import { crc32, deflateRawSync } from 'node:zlib';
+import { once } from 'node:events';
+import { createGzip } from 'node:zlib';
 import type { Registry } from 'prom-client';
-import { GZIP_LEVEL, type Exposition, type Format } from './exposition.js';
+import type { Exposition, Format } from './exposition.js';
 import { renderRegistry } from './registry.js';
 
 export interface ScrapeRequest {
@@ -29,8 +31,22 @@ export const CONTENT_TYPES: Record<Format, string> = {
   openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
 };
 
-/** Magic, deflate, no flags, no mtime, no extra flags, OS unknown (RFC 1952). */
-const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
+/** zlib's fastest level: a few times less CPU than the default for a slightly larger body; Prometheus only needs valid gzip. */
+export const GZIP_LEVEL = 1;
+/** zlib's output buffer: large, so a body is compressed in a few thread-pool jobs rather than one per 16 KiB. */
+const GZIP_CHUNK_BYTES = 1 << 20;
+
+/** One gzip member of the parts, compressed in zlib's thread pool. */
+async function gzip(parts: Buffer[]): Promise<Buffer[]> {
+  const zip = createGzip({ level: GZIP_LEVEL, chunkSize: GZIP_CHUNK_BYTES });
+  const out: Buffer[] = [];
+  zip.on('data', (chunk: Buffer) => out.push(chunk));
+  const ended = once(zip, 'end');
+  for (const part of parts) zip.write(part);
+  zip.end();
+  await ended;
+  return out;
+}
 
 /** Media ranges of an Accept-style header with their q-values (q=0 means "not acceptable"). */
 function ranges(header: string | undefined): Array<{ value: string; q: number }> {
@@ -51,6 +67,9 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
 }
 
 export class MetricsEndpoint {
+  /** The gzip body being compressed, per format: scrapes arriving meanwhile share it. */
+  private readonly compressing = new Map<Format, Promise<Buffer[]>>();
+
   constructor(
     private readonly exposition: Exposition,
     private readonly registry: Registry,
@@ -59,15 +78,19 @@ export class MetricsEndpoint {
   async scrape(request: ScrapeRequest): Promise<ScrapeResponse> {
     const format = negotiateFormat(request.accept);
     const contentType = CONTENT_TYPES[format];
-    const own = Buffer.from(await renderRegistry(this.registry, format));
-    const targets = acceptsGzip(request.acceptEncoding) ? await this.exposition.deflated(format) : undefined;
-    if (!targets) return { contentType, body: [...(await this.exposition.chunks(format)), own] };
-    // the registry's part is small (tens of KiB: well under a millisecond): deflated on the spot, not
-    // queued in zlib's thread pool behind a snapshot's compression
-    const tail = deflateRawSync(own, { level: GZIP_LEVEL });
-    const trailer = Buffer.allocUnsafe(8);
-    trailer.writeUInt32LE(crc32(own, targets.crc) >>> 0, 0);
-    trailer.writeUInt32LE((targets.length + own.length) % 2 ** 32, 4);
-    return { contentType, contentEncoding: 'gzip', body: [GZIP_HEADER, ...targets.chunks, tail, trailer] };
+    if (!acceptsGzip(request.acceptEncoding)) return { contentType, body: await this.parts(format) };
+    let body = this.compressing.get(format);
+    if (!body) {
+      const compressed = this.parts(format).then(gzip);
+      this.compressing.set(format, (body = compressed));
+      const done = () => this.compressing.delete(format);
+      compressed.then(done, done);
+    }
+    return { contentType, contentEncoding: 'gzip', body: await body };
+  }
+
+  private async parts(format: Format): Promise<Buffer[]> {
+    const targets = await this.exposition.body(format);
+    return [targets, Buffer.from(await renderRegistry(this.registry, format))];
   }
 }

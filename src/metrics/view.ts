@@ -115,16 +115,6 @@ export class MetricsView {
     return this.endpoint.scrape(request);
   }
 
-  /**
-   * Builds what the first scrape of a large fleet needs before it comes (called once the first
-   * poll round is in): the whole-store series and the compression in OpenMetrics, the format
-   * Prometheus asks for with gzip. A small fleet's exposition is compressed on demand instead.
-   */
-  prepareScrape(): void {
-    this.beforeScrape();
-    this.exposition.prepare('openmetrics');
-  }
-
   /** The whole exposition as Prometheus text. */
   async render(): Promise<string> {
     return Buffer.concat((await this.scrape()).body).toString('utf8');

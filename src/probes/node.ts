@@ -13,6 +13,7 @@ import { perTarget, type ProbeContext, type Prober } from './types.js';
 export const nodeProber: Prober<NodeTarget> = {
   jobs: (config) => perTarget(config.nodes, 'node', { cron: (n) => n.schedule, deadlineMs: (n) => n.timeoutMs }),
   probe: async (target, ctx) => ({ observation: await probeNode(target, ctx) }),
+  decidesReachability: true,
 };
 
 const GET_PATHS: Record<NodeEndpoint, string> = {

@@ -55,3 +55,8 @@ export function runProbe(job: ProbeJob, ctx: ProbeContext): Promise<ProbeResult>
   return prober.probe(job.subject, ctx);
 }
 
+
+/** Whether a failed endpoint of this kind's jobs makes the target unreachable. */
+export function decidesReachability(kind: string): boolean {
+  return (PROBERS as Record<string, Prober<unknown>>)[kind]?.decidesReachability === true;
+}

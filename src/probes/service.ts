@@ -17,6 +17,7 @@ import { perTarget, type ProbeContext, type Prober } from './types.js';
 export const serviceProber: Prober<ServiceTarget> = {
   jobs: (config) => perTarget(config.services, 'service', { deadlineMs: (s) => s.timeoutMs * (s.endpoints.length + s.probes.length) }),
   probe: async (target, ctx) => ({ observation: await probeService(target, ctx) }),
+  decidesReachability: true,
 };
 
 export interface ServiceRequest {

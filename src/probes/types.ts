@@ -52,6 +52,8 @@ export interface Prober<S> {
   /** This kind's jobs for a config (none when it does not apply). */
   jobs(config: Config): Array<ProbeJob<S>>;
   probe: ProbeFn<S>;
+  /** A failed endpoint of this kind makes its target unreachable (status, `check`): a target's own poll does; an extra job such as `validator` does not. */
+  decidesReachability?: boolean;
 }
 
 /** One job per matching target: its own poll (key = its name) or, with `kind`, an extra job `<target>@<kind>`. */

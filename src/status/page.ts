@@ -6,14 +6,8 @@
 import type { AlertState } from '../alerts/types.js';
 import type { Silence } from '../alerts/silences.js';
 import type { CheckStatus, EndpointStatus, TargetStatus } from './status.js';
-import type { ValidatorPanel } from './validator.js';
-import { rewardOutlook } from '../model/reward-vote.js';
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
-const e = (value: unknown) => escapeHtml(String(value ?? ''));
+import { e, timeTag, when } from './html.js';
+import { PANELS, type Panel } from './panels.js';
 
 /** Symbol and word: colour is never the only signal. */
 const STATE: Record<TargetStatus['state'], string> = {
@@ -32,17 +26,6 @@ export interface PageModel {
   silences: Silence[];
 }
 
-export function age(seconds: number | undefined, now: number): string {
-  if (seconds === undefined) return 'never';
-  const s = Math.max(0, Math.round(now - seconds));
-  if (s < 120) return `${s}s ago`;
-  if (s < 7200) return `${Math.round(s / 60)}m ago`;
-  if (s < 172800) return `${Math.round(s / 3600)}h ago`;
-  return `${Math.round(s / 86400)}d ago`;
-}
-
-const when = (seconds: number | undefined) => (seconds === undefined ? '' : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'));
-const timeTag = (seconds: number | undefined, now: number) => (seconds === undefined ? '<span class="muted">never</span>' : `<time datetime="${when(seconds)}" title="${when(seconds)}">${age(seconds, now)}</time>`);
 /** The state's badge; a target that answered wrongly shows how (`✖ bad json`), not "unreachable". */
 const badge = (state: TargetStatus['state'], failure?: TargetStatus['failure']) =>
   `<span class="badge ${state}">${failure ? `✖ ${failure.replace('_', ' ')}` : STATE[state]}</span>`;
@@ -159,42 +142,14 @@ function endpointSection(x: EndpointStatus, now: number): string {
   return `<section><h3>${e(title)} ${state}</h3><p class="muted">HTTP ${e(x.httpStatus ?? '–')} · ${(x.durationSeconds * 1000).toFixed(1)} ms · polled ${timeTag(x.at, now)} · last success ${timeTag(x.lastSuccessAt, now)}</p>${checks}${components}</section>`;
 }
 
-const pct = (ratio: number | undefined) => (ratio === undefined ? '–' : `${(ratio * 100).toFixed(1)} %`);
-const hours = (seconds: number) => (Math.abs(seconds) >= 4 * 86400 ? `${(seconds / 86400).toFixed(1)} days` : `${(seconds / 3600).toFixed(1)} h`);
-const day = (seconds: number | undefined) => (seconds === undefined ? '–' : new Date(seconds * 1000).toISOString().slice(0, 10));
-
-/** Rewarding stake, requirement, downtime budget, period and reward; L1 balances with runway; version. */
-function validatorSection(v: ValidatorPanel, now: number): string {
-  const rows: Array<[string, string]> = [];
-  if (v.notValidator) rows.push(['Primary Network', '<span class="muted">not a validator (no Primary Network stake)</span>']);
-  if (v.rewardingStakeRatio !== undefined) {
-    const low = v.rewardingStakeRatio < 0.8;
-    const outlook = { likely: 'reward likely', uncertain: 'reward uncertain', lost: 'reward likely lost' }[rewardOutlook(v.rewardingStakeRatio)];
-    rows.push(['Rewarding stake', `<span class="${low ? 'bad' : 'good'}">${low ? '✖' : '✔'} ${pct(v.rewardingStakeRatio)}</span> <span class="muted">of stake sees its uptime at or above the requirement:</span> ${outlook} <span class="muted">were the period to end now (a stake majority decides)</span>`]);
-    rows.push(['Weighted uptime', pct(v.weightedAverageRatio)]);
-  }
-  if (v.requirement !== undefined) rows.push(['Requirement', `${pct(v.requirement)} uptime`]);
-  if (v.downtimeBudgetRemainingSeconds !== undefined && v.downtimeAllowanceSeconds) {
-    const left = v.downtimeBudgetRemainingSeconds;
-    const share = left / v.downtimeAllowanceSeconds;
-    rows.push(['Downtime budget', `<span class="${share < 0.25 ? 'bad' : 'good'}">${left >= 0 ? `${hours(left)} left` : `overspent by ${hours(-left)}`}</span> <span class="muted">of ${hours(v.downtimeAllowanceSeconds)} this period</span>`]);
-  }
-  if (v.periodEnd !== undefined) rows.push(['Period', `${day(v.periodStart)} → ${day(v.periodEnd)}`]);
-  if (v.potentialRewardAvax !== undefined) rows.push(['Potential reward', `${v.potentialRewardAvax.toFixed(2)} AVAX`]);
-  if (v.version) rows.push(['Version', `<code>${e(v.version)}</code>${v.versionBehind ? ' <span class="bad">✖ behind most of the network\'s stake</span>' : v.versionBehind === false ? ' <span class="good">✔ current</span>' : ''}`]);
-  if (v.feePriceAvaxPerSecond !== undefined) rows.push(['L1 fee', `${(v.feePriceAvaxPerSecond * 1e9).toFixed(0)} nAVAX/s per validator`]);
-  const l1 = v.l1.length
-    ? `<table class="cards"><thead><tr><th scope="col">L1 validation</th><th scope="col">Subnet</th><th scope="col" class="num">Balance</th><th scope="col">Runway</th></tr></thead><tbody>${v.l1
-        .map(
-          (x) =>
-            `<tr><td data-label="L1 validation"><code>${e(x.validationId)}</code></td><td data-label="Subnet"><code>${e(x.subnetId)}</code></td><td data-label="Balance" class="num">${x.balanceAvax.toFixed(4)} AVAX</td><td data-label="Runway">${!x.active ? '<span class="badge unhealthy">✖ inactive</span>' : x.runwaySeconds !== undefined ? `<span class="${x.runwaySeconds < 14 * 86400 ? 'bad' : 'good'}">${(x.runwaySeconds / 86400).toFixed(1)} days</span>` : '<span class="muted">–</span>'}</td></tr>`,
-        )
-        .join('')}</tbody></table>`
-    : '';
-  const problems = v.problems.length ? `<ul>${v.problems.map((p) => `<li><code>${e(p.call)}</code>: ${p.reason === 'disabled' ? '<span class="muted">API disabled</span>' : `<span class="error">${e(p.reason)}: ${e(p.error)}</span>`}</li>`).join('')}</ul>` : '';
-  return `<section aria-labelledby="validator"><h2 id="validator">Validator</h2>
-<dl class="facts">${rows.map(([k, val]) => `<dt>${e(k)}</dt><dd>${val}</dd>`).join('')}</dl>
-${l1}${problems}<p class="muted">polled ${timeTag(v.polledAt, now)}</p></section>`;
+/** Each source's panel of the target (status/panels.ts), in registry order. */
+function panelSections(target: TargetStatus, now: number): string {
+  return Object.entries(PANELS)
+    .map(([name, panel]) => {
+      const model = target[name as keyof typeof PANELS];
+      return model === undefined ? '' : (panel as Panel<unknown>).html(model, now);
+    })
+    .join('\n');
 }
 
 export function renderTargetMain(target: TargetStatus, raw: string | undefined, model: PageModel): string {
@@ -209,7 +164,7 @@ export function renderTargetMain(target: TargetStatus, raw: string | undefined, 
 ${target.state !== 'healthy' ? `<p class="error">${e(target.summary)}</p>` : ''}
 <section aria-labelledby="changes"><h2 id="changes">Recent changes</h2>${history}</section>
 ${alerts.length ? `<section><h2>Alerts</h2><ul>${alerts.map((a) => `<li><strong>${e(a.alertname)}</strong> ${alertBadge(a)}: ${e(a.annotations.summary)}</li>`).join('')}</ul></section>` : ''}
-${target.validator ? validatorSection(target.validator, model.now) : ''}
+${panelSections(target, model.now)}
 <section aria-labelledby="endpoints"><h2 id="endpoints">Endpoints and checks</h2>${target.endpoints.map((x) => endpointSection(x, model.now)).join('\n')}</section>
 <section aria-labelledby="raw"><h2 id="raw">Last response</h2>${raw !== undefined ? `<details><summary>raw body (secrets redacted)</summary><pre>${e(raw)}</pre></details>` : '<p class="empty">None yet.</p>'}</section>`;
 }

@@ -8,7 +8,8 @@ import type { CheckResult, EndpointObservation } from '../model/observation.js';
 import type { FailureReason } from '../model/failure.js';
 import { displayUrl } from '../util/text.js';
 import { endpointKey, type Change, type Store } from '../store.js';
-import { validatorPanel, type ValidatorPanel } from './validator.js';
+import { PANELS, type Panel, type Panels } from './panels.js';
+import { decidesReachability } from '../probes/registry.js';
 
 export type TargetState = 'healthy' | 'warning' | 'unhealthy' | 'unreachable' | 'pending';
 
@@ -74,7 +75,8 @@ export interface EndpointStatus {
   message?: string;
 }
 
-export interface TargetStatus {
+/** Besides what every target has, each source's panel under its name (status/panels.ts), e.g. `validator`. */
+export interface TargetStatus extends Panels {
   name: string;
   kind: 'node' | 'service';
   url: string;
@@ -100,8 +102,6 @@ export interface TargetStatus {
   lag: Record<string, number>;
   history: Change[];
   endpoints: EndpointStatus[];
-  /** Validator economics, from the node's validator poll (see docs/validators.md). */
-  validator?: ValidatorPanel;
 }
 
 /** Failures where no answer came back: only these make a target "unreachable" on the page and in `check`. */
@@ -118,8 +118,8 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
   // Another job (the validator poll) may report before the target's own poll: still pending.
   if (!state || state.rounds === 0) return { ...base, state: 'pending', summary: 'not polled yet', failingChecks: [], failing: [], heights: {}, lag: {}, history: [], endpoints: [] };
   const endpoints = state.observation.endpoints.map((e) => endpointStatus(e, state.lastSuccessAt.get(endpointKey(e))));
-  // The validator poll has its own panel; a failing validator call never makes the node unreachable.
-  const unreachable = state.observation.endpoints.filter((e) => !e.ok && e.endpoint !== 'validator');
+  // Only the jobs whose prober decides reachability (the target's own poll): the others have panels.
+  const unreachable = [...state.jobs].flatMap(([source, o]) => (decidesReachability(source) ? o.endpoints.filter((e) => !e.ok) : []));
   const health = state.observation.endpoints.find((e) => e.endpoint === 'health' && e.view === 'all' && e.report) ??
     state.observation.endpoints.find((e) => e.report);
   const failing = health?.report?.checks.filter((c) => !c.passing) ?? [];
@@ -151,7 +151,11 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
   const main = state.observation.endpoints.find((e) => (e.endpoint === 'health' || e.endpoint === 'health-check') && e.view === 'all');
   const lastSuccessAt = main ? state.lastSuccessAt.get(endpointKey(main)) : undefined;
   const readiness = state.observation.endpoints.find((e) => e.endpoint === 'readiness' && e.report);
-  const validator = target.kind === 'node' ? validatorPanel(state.observation.endpoints, target.network, store.chainData) : undefined;
+  const panels: Record<string, unknown> = {};
+  for (const [name, panel] of Object.entries(PANELS)) {
+    const model = (panel as Panel<unknown>).model(target, state, store);
+    if (model !== undefined) panels[name] = model;
+  }
   return {
     ...base,
     state: status,
@@ -170,7 +174,7 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
     ],
     heights,
     endpoints,
-    ...(validator ? { validator } : {}),
+    ...panels,
   };
 }
 

@@ -4,7 +4,9 @@
  */
 import type { ChainDataSnapshot } from '../model/chaindata.js';
 import type { EndpointObservation } from '../model/observation.js';
+import { rewardOutlook } from '../model/reward-vote.js';
 import { isVersionBehind, nAvaxToAvax } from '../model/validator.js';
+import { e, timeTag, type Panel } from './html.js';
 
 export interface ValidatorPanel {
   polledAt: number;
@@ -55,3 +57,46 @@ export function validatorPanel(endpoints: readonly EndpointObservation[], networ
   });
   return panel;
 }
+
+const pct = (ratio: number | undefined) => (ratio === undefined ? '–' : `${(ratio * 100).toFixed(1)} %`);
+const hours = (seconds: number) => (Math.abs(seconds) >= 4 * 86400 ? `${(seconds / 86400).toFixed(1)} days` : `${(seconds / 3600).toFixed(1)} h`);
+const day = (seconds: number | undefined) => (seconds === undefined ? '–' : new Date(seconds * 1000).toISOString().slice(0, 10));
+
+/** Rewarding stake, requirement, downtime budget, period and reward; L1 balances with runway; version. */
+function validatorSection(v: ValidatorPanel, now: number): string {
+  const rows: Array<[string, string]> = [];
+  if (v.notValidator) rows.push(['Primary Network', '<span class="muted">not a validator (no Primary Network stake)</span>']);
+  if (v.rewardingStakeRatio !== undefined) {
+    const low = v.rewardingStakeRatio < 0.8;
+    const outlook = { likely: 'reward likely', uncertain: 'reward uncertain', lost: 'reward likely lost' }[rewardOutlook(v.rewardingStakeRatio)];
+    rows.push(['Rewarding stake', `<span class="${low ? 'bad' : 'good'}">${low ? '✖' : '✔'} ${pct(v.rewardingStakeRatio)}</span> <span class="muted">of stake sees its uptime at or above the requirement:</span> ${outlook} <span class="muted">were the period to end now (a stake majority decides)</span>`]);
+    rows.push(['Weighted uptime', pct(v.weightedAverageRatio)]);
+  }
+  if (v.requirement !== undefined) rows.push(['Requirement', `${pct(v.requirement)} uptime`]);
+  if (v.downtimeBudgetRemainingSeconds !== undefined && v.downtimeAllowanceSeconds) {
+    const left = v.downtimeBudgetRemainingSeconds;
+    const share = left / v.downtimeAllowanceSeconds;
+    rows.push(['Downtime budget', `<span class="${share < 0.25 ? 'bad' : 'good'}">${left >= 0 ? `${hours(left)} left` : `overspent by ${hours(-left)}`}</span> <span class="muted">of ${hours(v.downtimeAllowanceSeconds)} this period</span>`]);
+  }
+  if (v.periodEnd !== undefined) rows.push(['Period', `${day(v.periodStart)} → ${day(v.periodEnd)}`]);
+  if (v.potentialRewardAvax !== undefined) rows.push(['Potential reward', `${v.potentialRewardAvax.toFixed(2)} AVAX`]);
+  if (v.version) rows.push(['Version', `<code>${e(v.version)}</code>${v.versionBehind ? ' <span class="bad">✖ behind most of the network\'s stake</span>' : v.versionBehind === false ? ' <span class="good">✔ current</span>' : ''}`]);
+  if (v.feePriceAvaxPerSecond !== undefined) rows.push(['L1 fee', `${(v.feePriceAvaxPerSecond * 1e9).toFixed(0)} nAVAX/s per validator`]);
+  const l1 = v.l1.length
+    ? `<table class="cards"><thead><tr><th scope="col">L1 validation</th><th scope="col">Subnet</th><th scope="col" class="num">Balance</th><th scope="col">Runway</th></tr></thead><tbody>${v.l1
+        .map(
+          (x) =>
+            `<tr><td data-label="L1 validation"><code>${e(x.validationId)}</code></td><td data-label="Subnet"><code>${e(x.subnetId)}</code></td><td data-label="Balance" class="num">${x.balanceAvax.toFixed(4)} AVAX</td><td data-label="Runway">${!x.active ? '<span class="badge unhealthy">✖ inactive</span>' : x.runwaySeconds !== undefined ? `<span class="${x.runwaySeconds < 14 * 86400 ? 'bad' : 'good'}">${(x.runwaySeconds / 86400).toFixed(1)} days</span>` : '<span class="muted">–</span>'}</td></tr>`,
+        )
+        .join('')}</tbody></table>`
+    : '';
+  const problems = v.problems.length ? `<ul>${v.problems.map((p) => `<li><code>${e(p.call)}</code>: ${p.reason === 'disabled' ? '<span class="muted">API disabled</span>' : `<span class="error">${e(p.reason)}: ${e(p.error)}</span>`}</li>`).join('')}</ul>` : '';
+  return `<section aria-labelledby="validator"><h2 id="validator">Validator</h2>
+<dl class="facts">${rows.map(([k, val]) => `<dt>${e(k)}</dt><dd>${val}</dd>`).join('')}</dl>
+${l1}${problems}<p class="muted">polled ${timeTag(v.polledAt, now)}</p></section>`;
+}
+
+export default {
+  model: (target, state, store) => (target.kind === 'node' ? validatorPanel(state.observation.endpoints, target.network, store.chainData) : undefined),
+  html: validatorSection,
+} satisfies Panel<ValidatorPanel>;

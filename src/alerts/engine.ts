@@ -3,15 +3,16 @@
  * evaluations (or the node's own contiguousFailures reach N) before it fires; severity escalates
  * with time or value; a firing alert resolves after resolve_polls good evaluations. Notifications
  * follow from the difference between an alert's state and what receivers were last told, so
- * silences, maintenance windows and flapping simply hold them. States are persisted, so a restart
- * neither repeats a firing alert nor forgets to resolve it.
+ * silences, maintenance windows and flapping simply hold them. States are persisted, and at start
+ * reconciled with what the outboxes say receivers were told (reconcile), so a restart, even after a
+ * crash, neither repeats a firing alert nor forgets to resolve it.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { AlertsConfig, Config, Target } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { DependentFile, readJsonFile } from '../state/atomic.js';
-import { alertStateFileSchema } from './persisted.js';
+import { alertStateFileSchema, type OpenIncident } from './persisted.js';
 import { targetNamed, targetsOf } from '../model/targets.js';
 import type { Store, TargetState } from '../store.js';
 import { sanitizeLabelValue } from '../util/labels.js';
@@ -19,7 +20,7 @@ import { RULE_SOURCE_NAMES, RULE_SOURCES, ruleNamed, rulesOf, ruleSettings, UNKN
 import { Flaps } from './flaps.js';
 import { NotificationGate } from './gate.js';
 import { Silences } from './silences.js';
-import { ZERO_TIME, type AlertNotice, type AlertState, type Condition, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
+import { ZERO_TIME, type AlertName, type AlertNotice, type AlertState, type Condition, type Evaluation, type NoticeKind, type NotificationBatch, type Severity } from './types.js';
 import type { ConfigDiff } from '../config/diff.js';
 
 const PERSIST_DELAY_MS = 1000;
@@ -177,6 +178,73 @@ export class AlertEngine {
     if (!ofTarget) this.ruleStates.set(target, (ofTarget = new Map()));
     if (!ofTarget.has(rule.name)) ofTarget.set(rule.name, rule.newState());
     return ofTarget.get(rule.name);
+  }
+
+  /** The alerts receivers were told fire (whatever the gate says now): what an outbox journal from before open incidents were recorded is seeded with. */
+  toldFiring(now = Date.now()): AlertNotice[] {
+    return this.list()
+      .filter((s) => s.notified?.phase === 'firing')
+      .map((s) => ({ ...this.notice(s, 'firing', now), labels: { ...s.labels, severity: s.notified!.severity } }));
+  }
+
+  /**
+   * After a start, before any evaluation: the alert states follow what the outboxes say receivers
+   * were told, which is on disk before anything is sent while the states are saved up to a second
+   * later. An incident open at a receiver is firing here, under the startsAt it was announced
+   * with, so its resolve comes when the condition clears; an alert these states say was announced
+   * but every receiver routing it was last told resolved starts over (it fires afresh if it still
+   * holds). Alerts no receiver routes are left as saved.
+   */
+  reconcile(told: { open: ReadonlyMap<string, OpenIncident>; routed: (alert: AlertNotice) => boolean }, now = Date.now()): void {
+    let reopened = 0;
+    let closed = 0;
+    for (const { at, alert } of told.open.values()) {
+      const labels = Object.fromEntries(Object.entries(alert.labels).filter(([name]) => name !== 'severity'));
+      const key = alert.key ?? this.list().find((s) => s.fingerprint === alert.fingerprint)?.key;
+      if (!key || !labels.alertname || !labels.target || fingerprint(key) !== alert.fingerprint) continue;
+      const states = this.statesOf(labels.target);
+      const state = states.get(key);
+      const severity: Severity = alert.labels.severity === 'critical' ? 'critical' : 'warning';
+      const startedAt = Date.parse(alert.startsAt);
+      if (state?.notified?.phase === 'firing' && state.firingSince === startedAt) continue;
+      reopened++;
+      const notified = { phase: 'firing' as const, severity, at };
+      if (state && state.phase !== 'pending') {
+        // firing (or resolved, its resolve held by the gate): the announced incident is this one
+        Object.assign(state, { notified, firingSince: startedAt });
+        continue;
+      }
+      states.set(key, {
+        key,
+        fingerprint: alert.fingerprint,
+        alertname: labels.alertname as AlertName,
+        target: labels.target,
+        labels,
+        annotations: { ...alert.annotations },
+        phase: 'firing',
+        state: 'firing',
+        severity,
+        consecutive: state?.consecutive ?? 1,
+        okPolls: 0,
+        activeSince: startedAt,
+        firingSince: startedAt,
+        notified,
+      });
+    }
+    for (const [target, states] of this.states) {
+      for (const state of [...states.values()]) {
+        if (state.notified?.phase !== 'firing' || told.open.has(state.fingerprint)) continue;
+        const announced = { ...this.notice(state, 'firing', now), labels: { ...state.labels, severity: state.notified.severity } };
+        if (!told.routed(announced)) continue;
+        closed++;
+        if (state.phase === 'pending') delete state.notified;
+        else states.delete(state.key);
+      }
+      if (states.size === 0) this.states.delete(target);
+    }
+    if (reopened + closed === 0) return;
+    this.options.log.info({ reopened, closed }, 'alert states reconciled with what receivers were told');
+    this.schedulePersist();
   }
 
   /**
@@ -382,6 +450,7 @@ export class AlertEngine {
       startsAt: new Date(state.firingSince ?? state.activeSince).toISOString(),
       endsAt: resolved ? new Date(state.endedAt ?? now).toISOString() : ZERO_TIME,
       fingerprint: state.fingerprint,
+      key: state.key,
       generatorURL: `${this.config.externalUrl}/targets/${encodeURIComponent(state.target)}`,
     };
   }

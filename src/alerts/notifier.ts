@@ -14,6 +14,7 @@ import { Outbox, type OutboxEvents } from './outbox.js';
 import { resendIntervalOf, send } from './receivers/index.js';
 import { DeliveryError, type OutgoingRequest } from './receivers/receiver.js';
 import { matches } from './silences.js';
+import type { OpenIncident } from './persisted.js';
 import type { AlertNotice, NotificationBatch } from './types.js';
 
 const DELIVERY_TIMEOUT_MS = 10_000;
@@ -82,10 +83,37 @@ export class Notifier {
     return pending.length > 0 ? Promise.all(pending) : undefined;
   }
 
+  /** A resolve also goes to every receiver told the alert fired, even one whose routes it no longer matches (severity went down). */
   dispatch(batch: NotificationBatch): void {
     for (const receiver of this.config.alerts.receivers) {
-      const alerts = routeTo(receiver, batch.alerts);
-      if (alerts.length > 0) this.outboxes.get(receiver.name)?.enqueue({ ...batch, alerts });
+      const outbox = this.outboxes.get(receiver.name);
+      const routed = new Set(routeTo(receiver, batch.alerts));
+      const alerts = batch.alerts.filter((a) => routed.has(a) || (a.status === 'resolved' && outbox?.openIncidents().has(a.fingerprint)));
+      if (alerts.length > 0) outbox?.enqueue({ ...batch, alerts });
+    }
+  }
+
+  /**
+   * What the receivers were told is open, from their outboxes (the latest firing per fingerprint
+   * across receivers), and whether an alert is routed to any receiver at all: the alert engine
+   * reconciles its states with this after a start.
+   */
+  told(): { open: Map<string, OpenIncident>; routed: (alert: AlertNotice) => boolean } {
+    const open = new Map<string, OpenIncident>();
+    for (const outbox of this.outboxes.values()) {
+      for (const [fingerprint, incident] of outbox.openIncidents()) {
+        const known = open.get(fingerprint);
+        if (!known || known.at < incident.at) open.set(fingerprint, incident);
+      }
+    }
+    const receivers = this.config.alerts.receivers;
+    return { open, routed: (alert) => receivers.some((r) => routeTo(r, [alert]).length > 0) };
+  }
+
+  /** Gives every outbox journal its open incidents (see Outbox.recordOpen); `told` is what the alert states say was announced. */
+  recordOpen(told: () => AlertNotice[], now = Date.now()): void {
+    for (const receiver of this.config.alerts.receivers) {
+      this.outboxes.get(receiver.name)?.recordOpen(() => routeTo(receiver, told()).map((alert) => ({ at: now, alert })));
     }
   }
 

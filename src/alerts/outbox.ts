@@ -8,35 +8,68 @@
  * once its enqueue line is on disk. At-least-once: an item is marked done only after it was sent,
  * and that mark is written lazily (with the next write, at most LAZY_WRITE_MS later), so a crash
  * right after a delivery sends it again; receivers deduplicate (Alertmanager by labels, PagerDuty
- * and Opsgenie by dedup key/alias, webhooks by the batch id and alert fingerprints).
+ * and Opsgenie by dedup key/alias, webhooks by the batch id and alert fingerprints). The journal
+ * is also the record of the receiver's open incidents (every firing enqueued and not yet followed by
+ * its resolve; an `open` line keeps them through compaction), from which the alert states are
+ * reconciled after a crash.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReceiverConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { redact } from '../util/text.js';
 import { setAsideFile } from '../state/atomic.js';
 import { Journal } from '../state/journal.js';
-import { outboxOpSchema, type OutboxItem, type OutboxOp } from './persisted.js';
+import { outboxOpSchema, type OpenIncident, type OutboxItem, type OutboxOp } from './persisted.js';
 import { DeliveryError, type SendContext } from './receivers/receiver.js';
 import { send } from './receivers/index.js';
-import type { NotificationBatch } from './types.js';
+import type { AlertNotice, NotificationBatch } from './types.js';
 
 export type { OutboxItem };
 
 type JournalOp = OutboxOp;
 
-/** The undelivered items recorded in an outbox journal, in order. */
-export function replayOutbox(ops: JournalOp[]): OutboxItem[] {
+/** What an outbox journal records: the undelivered items in order, and the receiver's open incidents. */
+export interface OutboxReplay {
+  items: OutboxItem[];
+  /** Fingerprint → the last firing the receiver was told (or will be: queued) and not yet told resolved. */
+  open: Map<string, OpenIncident>;
+  /** The journal has an `open` line: without one (written before they were recorded) it cannot say which it closed. */
+  knowsOpen: boolean;
+}
+
+export function replayJournal(ops: JournalOp[]): OutboxReplay {
   const items = new Map<string, OutboxItem>();
+  const open = new Map<string, OpenIncident>();
+  let knowsOpen = false;
   for (const op of ops) {
-    if ('add' in op) items.set(op.add.batch.id, op.add);
-    else if ('done' in op) items.delete(op.done);
-    else {
+    if ('add' in op) {
+      items.set(op.add.batch.id, op.add);
+      recordTold(open, op.add.batch);
+    } else if ('done' in op) items.delete(op.done);
+    else if ('open' in op) {
+      knowsOpen = true;
+      open.clear();
+      for (const incident of op.open) open.set(incident.alert.fingerprint, incident);
+    } else {
       const item = items.get(op.retry.id);
       if (item) Object.assign(item, { attempts: op.retry.attempts, nextAttemptAt: op.retry.nextAttemptAt, lastError: op.retry.lastError });
     }
   }
-  return [...items.values()];
+  return { items: [...items.values()], open, knowsOpen };
+}
+
+/** The undelivered items recorded in an outbox journal, in order. */
+export function replayOutbox(ops: JournalOp[]): OutboxItem[] {
+  return replayJournal(ops).items;
+}
+
+/** A batch told firing alerts open and resolved ones closed. */
+function recordTold(open: Map<string, OpenIncident>, batch: NotificationBatch): void {
+  for (const alert of batch.alerts) {
+    if (alert.status === 'resolved') open.delete(alert.fingerprint);
+    else open.set(alert.fingerprint, { at: batch.createdAt, alert });
+  }
 }
 
 export function outboxFile(stateDir: string, receiver: string): string {
@@ -61,6 +94,10 @@ export function backoffMs(attempts: number, retryAfterMs: number | undefined, ra
 
 export class Outbox {
   private items: OutboxItem[] = [];
+  /** The receiver's open incidents by fingerprint: every batch ever enqueued folded in, delivered or not. */
+  private open = new Map<string, OpenIncident>();
+  /** The journal has no `open` line yet; `seeded` is true when it had lines from before they were recorded. */
+  private openUnrecorded?: { seeded: boolean };
   private readonly journal: Journal<JournalOp>;
   private timer?: NodeJS.Timeout;
   private sending?: Promise<void>;
@@ -78,14 +115,19 @@ export class Outbox {
   ) {
     this.journal = new Journal<JournalOp>(outboxFile(stateDir, config.name), outboxOpSchema, {
       count: () => this.items.length,
-      ops: () => this.items.map((add) => ({ add })),
+      ops: () => [{ open: [...this.open.values()] }, ...this.items.map((add) => ({ add }))],
     });
+    const existed = existsSync(this.journal.path);
     try {
       const { ops, torn, skipped, firstProblem } = this.journal.read();
-      this.items = replayOutbox(ops);
+      const replay = replayJournal(ops);
+      this.items = replay.items;
+      this.open = replay.open;
+      if (!replay.knowsOpen) this.openUnrecorded = { seeded: existed };
       if (torn) log.warn({ receiver: config.name, file: this.journal.path }, 'outbox journal ended in a partial line (a crash mid-write); cut off');
       if (skipped.length > 0) log.error({ receiver: config.name, file: this.journal.path, lines: skipped.slice(0, 10), skipped: skipped.length, error: firstProblem }, 'outbox journal lines unreadable; skipped');
     } catch (err) {
+      this.openUnrecorded = { seeded: true };
       const movedTo = setAsideFile(this.journal.path);
       log.error({ receiver: config.name, file: this.journal.path, movedTo, error: (err as Error).message }, movedTo ? 'outbox file unreadable; set aside' : 'outbox file unreadable and cannot be moved');
     }
@@ -95,6 +137,23 @@ export class Outbox {
 
   get length(): number {
     return this.items.length;
+  }
+
+  /** Fingerprint → the receiver's open incident (its last firing, told or queued, never resolved). */
+  openIncidents(): ReadonlyMap<string, OpenIncident> {
+    return this.open;
+  }
+
+  /**
+   * Gives a journal without an `open` line one. One from before they were recorded may have
+   * compacted away firings it delivered: `told` (what the alert states say was announced to this
+   * receiver) fills those in, so from now on the journal alone says what is open.
+   */
+  recordOpen(told: () => Array<{ at: number; alert: AlertNotice }>): void {
+    if (!this.openUnrecorded) return;
+    if (this.openUnrecorded.seeded) for (const incident of told()) if (!this.open.has(incident.alert.fingerprint)) this.open.set(incident.alert.fingerprint, incident);
+    this.openUnrecorded = undefined;
+    void this.journal.append([{ open: [...this.open.values()] }]);
   }
 
   /** Settles once every enqueue so far is on disk; undefined when they all are. */
@@ -109,6 +168,7 @@ export class Outbox {
   enqueue(batch: NotificationBatch): void {
     const item: OutboxItem = { batch, attempts: 0, nextAttemptAt: 0 };
     this.items.push(item);
+    recordTold(this.open, batch);
     const ops: JournalOp[] = [{ add: item }];
     if (this.items.length > MAX_ITEMS) {
       ops.push({ done: this.items.shift()!.batch.id });

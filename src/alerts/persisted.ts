@@ -3,7 +3,7 @@
  * journal line that parses as JSON but is not one of these is set aside or skipped, never trusted.
  */
 import { z } from 'zod';
-import type { AlertName, AlertState, NotificationBatch } from './types.js';
+import type { AlertName, AlertNotice, AlertState, NotificationBatch } from './types.js';
 
 const severity = z.enum(['warning', 'critical']);
 const labels = z.record(z.string(), z.string());
@@ -35,23 +35,28 @@ export const alertStateFileSchema = z.object({
   flaps: z.record(z.string(), z.array(z.number())).optional(),
 });
 
+const noticeSchema: z.ZodType<AlertNotice> = z.object({
+  status: z.enum(['firing', 'resolved']),
+  kind: z.enum(['firing', 'severity_changed', 'reminder', 'resolved', 'test']),
+  labels,
+  annotations,
+  startsAt: z.string(),
+  endsAt: z.string(),
+  fingerprint: z.string(),
+  generatorURL: z.string(),
+  key: z.string().optional(),
+});
+
 const batchSchema: z.ZodType<NotificationBatch> = z.object({
   id: z.string(),
   target: z.string(),
   createdAt: z.number(),
-  alerts: z.array(
-    z.object({
-      status: z.enum(['firing', 'resolved']),
-      kind: z.enum(['firing', 'severity_changed', 'reminder', 'resolved', 'test']),
-      labels,
-      annotations,
-      startsAt: z.string(),
-      endsAt: z.string(),
-      fingerprint: z.string(),
-      generatorURL: z.string(),
-    }),
-  ),
+  alerts: z.array(noticeSchema),
 });
+
+/** An incident a receiver was told fired and not yet told resolved: the last firing notice and when its batch was made. */
+const openIncidentSchema = z.object({ at: z.number(), alert: noticeSchema });
+export type OpenIncident = z.infer<typeof openIncidentSchema>;
 
 const outboxItemSchema = z.object({
   batch: batchSchema,
@@ -63,6 +68,8 @@ const outboxItemSchema = z.object({
 export const outboxOpSchema = z.union([
   z.object({ add: outboxItemSchema }),
   z.object({ done: z.string() }),
+  /** The receiver's open incidents as of this line (written on compaction and on a journal's first start). */
+  z.object({ open: z.array(openIncidentSchema) }),
   z.object({ retry: z.object({ id: z.string(), attempts: z.number(), nextAttemptAt: z.number(), lastError: z.string().optional() }) }),
 ]);
 export type OutboxOp = z.infer<typeof outboxOpSchema>;

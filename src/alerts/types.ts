@@ -55,6 +55,8 @@ export interface AlertNotice {
   endsAt: string;
   fingerprint: string;
   generatorURL: string;
+  /** The engine's key of the alert (not sent): a restart rebuilds the alert's state from an outbox with it. */
+  key?: string;
 }
 
 /** What one evaluation of one target changed: chat receivers send it as one message. */

@@ -61,13 +61,14 @@ export function buildComponents(config: Config, log: Logger): Components {
   parts.poller = new Poller(config, store, log, gates);
   parts.alerts = new AlertEngine(config, { log, onBatch: (batch) => parts.notifier.dispatch(batch), outboxesWritten: () => parts.notifier.pendingWrites() });
   parts.notifier = buildNotifier(parts, log);
+  parts.alerts.reconcile(parts.notifier.told());
   parts.alerts.attach(store);
   return parts;
 }
 
 export function buildNotifier(parts: Pick<Components, 'metrics' | 'alerts' | 'deliveryHttp' | 'config'>, log: Logger): Notifier {
   const families = () => parts.metrics.families.alerts;
-  return new Notifier(
+  const notifier = new Notifier(
     parts.config,
     parts.deliveryHttp,
     {
@@ -78,6 +79,8 @@ export function buildNotifier(parts: Pick<Components, 'metrics' | 'alerts' | 'de
     () => parts.alerts.firing(),
     log,
   );
+  notifier.recordOpen(() => parts.alerts.toldFiring());
+  return notifier;
 }
 
 /** The file's config with discovered nodes (static ones win a name clash), then only this replica's shard. */

@@ -82,6 +82,10 @@ export class Daemon {
       this.webConfigApplied = webConfigReloadGauge(this.parts.metrics.families.registry);
     }
     const routes = daemonRoutes(this.parts, { ready: () => this.firstRoundDone, schedulerLagMs: () => this.scheduler.lagMs() }, {
+      allowedHosts: () => {
+        const { listen, externalUrl, allowedHosts } = this.parts.config;
+        return [listen.host, ...(URL.canParse(externalUrl) ? [new URL(externalUrl).host] : []), ...allowedHosts];
+      },
       ...(options.enableLifecycle ? { reload: () => this.reload() } : {}),
       ...(options.enableAdminApi ? { silences: { add: (silence) => this.parts.alerts.silences.add(silence), expire: (id) => this.parts.alerts.silences.expire(id) } } : {}),
     });

@@ -45,6 +45,10 @@ const fields = z.strictObject({
   chain_data: chainDataSchema.optional().describe('Opt-in: what only the network can tell about a node (height lag, validator status, chain status, TPS).'),
   state_dir: z.string().prefault('./data').describe('Where alert states, silences and undelivered notifications are kept (relative to the config file).'),
   external_url: z.string().optional().describe('URL of this avahealth, used in notifications (default http://<listen>, or the --listen address).'),
+  allowed_hosts: z
+    .array(z.string().regex(/^[A-Za-z0-9_.:[\]-]{1,253}$/, 'must be a host name such as avahealth.example.com'))
+    .prefault([])
+    .describe('Host names (in the Host header) the write endpoints accept besides localhost, IP addresses, the listen address and the host of external_url: the names avahealth is reached by, e.g. a Kubernetes Service. Any other is refused (DNS rebinding).'),
   alerts: alertsSchema.prefault({}),
 });
 
@@ -82,6 +86,7 @@ export const configSchema = fields.superRefine(crossReferences).transform((c) =>
     externalUrl: c.external_url ?? listenUrl(c.listen),
     /** No `external_url:`: the URL is derived from `listen`, and follows `--listen` (overrideListen). */
     externalUrlFollowsListen: c.external_url === undefined,
+    allowedHosts: c.allowed_hosts,
     alerts: c.alerts,
   };
 });

@@ -4,7 +4,7 @@
  */
 import { silenceBodySchema, type SilenceInput } from '../../alerts/silences.js';
 import { BadRequest, json, text, type Route } from '../route.js';
-import { refuseCrossSite, requireJson } from './write-guard.js';
+import { refuseForeignWrite, requireJson } from './write-guard.js';
 
 export interface ReloadResult {
   ok: boolean;
@@ -14,6 +14,8 @@ export interface ReloadResult {
 }
 
 export interface AdminActions {
+  /** Host names a write may name besides localhost and IP addresses: the listen address, the external URL's host, `allowed_hosts`. */
+  allowedHosts: () => Iterable<string>;
   /** Present only with --web.enable-lifecycle. */
   reload?: () => Promise<ReloadResult>;
   /** Present only with --web.enable-admin-api. */
@@ -31,6 +33,7 @@ export function reloadAnswer(result: ReloadResult): string {
 
 export function adminRoutes(actions: AdminActions): Route[] {
   const { reload, silences } = actions;
+  const refuseForeign = (headers: Parameters<typeof refuseForeignWrite>[0]) => refuseForeignWrite(headers, actions.allowedHosts());
   const notAdmin = () => json(403, { error: 'the admin API is not enabled (--web.enable-admin-api)' });
   return [
     {
@@ -39,8 +42,8 @@ export function adminRoutes(actions: AdminActions): Route[] {
       handle: async ({ method, headers }) => {
         if (method !== 'POST' && method !== 'PUT') return text(405, 'use POST\n', { allow: 'POST, PUT' });
         if (!reload) return text(403, 'lifecycle API is not enabled (--web.enable-lifecycle)\n');
-        const crossSite = refuseCrossSite(headers);
-        if (crossSite) return crossSite;
+        const foreign = refuseForeign(headers);
+        if (foreign) return foreign;
         const result = await reload();
         return text(result.ok ? 200 : 500, reloadAnswer(result));
       },
@@ -51,7 +54,7 @@ export function adminRoutes(actions: AdminActions): Route[] {
       handle: async (request) => {
         if (!silences) return notAdmin();
         if (request.method !== 'POST') return json(405, { error: 'use GET or POST /api/v1/silences, DELETE /api/v1/silences/{id}' });
-        const refused = refuseCrossSite(request.headers) ?? requireJson(request.headers);
+        const refused = refuseForeign(request.headers) ?? requireJson(request.headers);
         if (refused) return refused;
         let body: unknown;
         try {
@@ -71,8 +74,8 @@ export function adminRoutes(actions: AdminActions): Route[] {
       handle: ({ method, headers, params: [id] }) => {
         if (!silences) return notAdmin();
         if (method !== 'DELETE') return json(405, { error: 'use GET or POST /api/v1/silences, DELETE /api/v1/silences/{id}' });
-        const crossSite = refuseCrossSite(headers);
-        if (crossSite) return crossSite;
+        const foreign = refuseForeign(headers);
+        if (foreign) return foreign;
         return silences.expire(id!) ? json(200, { expired: id }) : json(404, { error: 'no such silence' });
       },
     },

@@ -26,6 +26,8 @@ export interface TargetState {
   lastSuccessAt: Map<string, number>;
   /** Last NodeID seen in a `node-id` header (kept across failed polls). */
   nodeId?: string;
+  /** The network the node itself reported (info.getNetworkID, by its validator poll; kept across failed polls). */
+  nodeNetwork?: string;
   /** Completed polls of the target's own job (other jobs, like `validator`, do not count). */
   rounds: number;
   /** The latest observation of each job that recorded into this target, by source. */
@@ -178,12 +180,14 @@ export class Store {
       previous.latest = observation;
       if (own) previous.rounds++;
       if (observation.nodeId && observation.nodeId !== previous.nodeId) previous.nodeId = observation.nodeId;
+      if (observation.nodeNetwork) previous.nodeNetwork = observation.nodeNetwork;
       state = previous;
     } else {
       const lastSuccessAt = new Map<string, number>();
       for (const e of observation.endpoints) if (e.ok) lastSuccessAt.set(endpointKey(e), e.at + e.durationSeconds);
       state = { observation, lastSuccessAt, history: [], rounds: own ? 1 : 0, jobs: new Map([[source, observation]]), latest: observation };
       if (observation.nodeId) state.nodeId = observation.nodeId;
+      if (observation.nodeNetwork) state.nodeNetwork = observation.nodeNetwork;
       this.targets.set(observation.target, state);
     }
     if (source === 'node') this.lagCache = undefined;
@@ -193,6 +197,16 @@ export class Store {
 
   get(target: string): TargetState | undefined {
     return this.targets.get(target);
+  }
+
+  /**
+   * A node's network: `mainnet`, `fuji` or the numeric network ID, as the node itself says
+   * (info.getNetworkID, asked by its validator poll), else as configured (`network`, which
+   * defaults to chain_data.network); undefined for an unknown target or a service.
+   */
+  networkOf(target: string): string | undefined {
+    const state = this.targets.get(target);
+    return state?.nodeNetwork ?? state?.observation.network;
   }
 
   entries(): IterableIterator<[string, TargetState]> {

@@ -138,6 +138,8 @@ export interface TargetObservation {
   source?: string;
   /** A node's network (mainnet, fuji): height lag compares nodes of the same network only. */
   network?: string;
+  /** The network the node itself reports (info.getNetworkID): `mainnet`, `fuji` or the numeric ID. */
+  nodeNetwork?: string;
   at: number;
   nodeId?: string;
   endpoints: EndpointObservation[];

@@ -12,6 +12,8 @@ export const HELICON_UPTIME_REQUIREMENT = 0.9;
 export const NAVAX_PER_AVAX = 1e9;
 /** Stake on newer versions above this share of the network means the node is behind. */
 export const VERSION_BEHIND_STAKE_RATIO = 0.5;
+/** The most L1 validations kept per node (each is three series). */
+export const MAX_OWN_L1_VALIDATIONS = 100;
 
 /** `info.uptime`, percent ÷ 100. */
 export interface ValidatorUptime {
@@ -33,6 +35,34 @@ export interface PrimaryValidation {
   /** The answering node's view of itself: says little (ask another node). */
   connected?: boolean;
   uptimeRatio?: number;
+  /** Present only for an auto-renewed validator (ACP-236, AvalancheGo v1.15). */
+  autoRenewal?: AutoRenewal;
+}
+
+/**
+ * An auto-renewed validator's config (getCurrentValidators' `validatorAuthority`, `nextPeriod`,
+ * `autoCompoundRewardShares`). Its `startTime`/`endTime` are the current cycle: reward, requirement
+ * and downtime budget are per cycle.
+ */
+export interface AutoRenewal {
+  /** Length of the next cycle, seconds; 0 = the validator exits at `endTime`. */
+  nextPeriodSeconds: number;
+  /** `nextPeriodSeconds > 0`: a new cycle starts at `endTime` (nothing ends then). */
+  renews: boolean;
+  /** Share of each cycle's reward restaked, 0–1 (millionths on the wire). */
+  autoCompoundRatio: number;
+  /** Addresses of the owner allowed to change the config (validatorAuthority). */
+  authorityAddresses: string[];
+}
+
+/** The validation goes on after its `endTime` (an auto-renewed validator with a next period). */
+export function validationRenews(validation: PrimaryValidation | undefined): boolean {
+  return validation?.autoRenewal?.renews === true;
+}
+
+/** AvalancheGo's network names (utils/constants/network_ids.go); any other ID stays its number. */
+export function networkName(networkId: number): string {
+  return networkId === 1 ? 'mainnet' : networkId === 5 ? 'fuji' : String(networkId);
 }
 
 /** One ACP-77 L1 validation of the node (getCurrentValidators with subnetID, or getL1Validator). */
@@ -63,18 +93,38 @@ export interface ValidatorProblem {
 /** Everything one validator poll learnt; a field is absent when its call failed or was not made. */
 export interface ValidatorReport {
   nodeId?: string;
+  /**
+   * Why no P-Chain validation is attributed to the node: its NodeID is unknown (info API off, no
+   * `node-id` header, no `node_id` configured). Without it nothing is asked by subnet or NodeID.
+   */
+  nodeIdUnknown?: string;
+  /** The network the node says it is on (info.getNetworkID): `mainnet`, `fuji` or the numeric ID. */
+  network?: string;
+  /**
+   * true: /ext/info answered HTTP 404 (the info API is switched off), its own state and a failed
+   * exchange; false: it answered; absent: no answer either way (unreachable).
+   */
+  infoApiDisabled?: boolean;
   /** `avalanche/1.14.2`, as the node sent it (checked to be label-safe). */
   version?: string;
   /**
-   * Helicon activation from info.upgrades: epoch seconds; `null` when the node's schedule has no
-   * heliconTime (a node older than v1.15: the 0.8 rule); absent when unknown.
+   * Helicon activation from the node's own info.upgrades: epoch seconds; `null` when its schedule
+   * has none or reads it unscheduled (9999-12-01); absent when unknown.
    */
   heliconTime?: number | null;
+  /**
+   * The schedule the requirement follows when it is not the node's own: that of the newest node
+   * (by version) of the same network in the fleet, which may know an upgrade this node predates.
+   */
+  networkSchedule?: { heliconTime: number | null; from: string; version: string };
   uptime?: ValidatorUptime;
   /** The node said "node is not a validator" (no Primary Network stake): an answer, not a failure. */
   notValidator?: boolean;
   primary?: PrimaryValidation;
+  /** At most MAX_OWN_L1_VALIDATIONS, in subnet order. */
   l1: L1Validation[];
+  /** Own L1 validations beyond MAX_OWN_L1_VALIDATIONS, not kept (counted, logged once). */
+  l1Dropped?: number;
   feeState?: FeeState;
   problems: ValidatorProblem[];
   /** Derived numbers, computed once at poll time with the target's configuration. */
@@ -118,11 +168,16 @@ export function nAvaxToAvax(nAvax: number): number {
   return nAvax / NAVAX_PER_AVAX;
 }
 
-export function economicsOf(report: Pick<ValidatorReport, 'primary' | 'uptime' | 'heliconTime' | 'l1' | 'feeState'>, now: number, override?: number): ValidatorEconomics {
+/** Helicon activation as the requirement reads it: the network's schedule, else the node's own. */
+export function effectiveHeliconTime(report: Pick<ValidatorReport, 'heliconTime' | 'networkSchedule'>): number | null | undefined {
+  return report.networkSchedule ? report.networkSchedule.heliconTime : report.heliconTime;
+}
+
+export function economicsOf(report: Pick<ValidatorReport, 'primary' | 'uptime' | 'heliconTime' | 'networkSchedule' | 'l1' | 'feeState'>, now: number, override?: number): ValidatorEconomics {
   const economics: ValidatorEconomics = { l1RunwaySeconds: report.l1.map((v) => (report.feeState ? runwaySeconds(v.balanceNAvax, report.feeState.priceNAvaxPerSecond) : undefined)) };
   const primary = report.primary;
   if (!primary) return economics;
-  const requirement = uptimeRequirement(primary.startTime, report.heliconTime, override);
+  const requirement = uptimeRequirement(primary.startTime, effectiveHeliconTime(report), override);
   economics.requirement = requirement;
   economics.downtimeAllowanceSeconds = downtimeAllowanceSeconds(requirement, primary.startTime, primary.endTime);
   if (report.uptime) {
@@ -144,6 +199,34 @@ export function compareVersions(a: string, b: string): number | undefined {
   if (!x || !y) return undefined;
   for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
   return 0;
+}
+
+/** What a node's validator poll says about the schedule it runs. */
+export interface ScheduleSource {
+  target: string;
+  network?: string;
+  version?: string;
+  heliconTime?: number | null;
+}
+
+/**
+ * The schedule a node's requirement follows: that of the newest node (by version) of the same
+ * network in the fleet when it is newer than this node and reads differently (a node predating an
+ * upgrade does not know its time: v1.14.1+ reads it 9999-12-01 until a release schedules it).
+ * Undefined when the node's own schedule stands (it is the newest, or its network is unknown).
+ */
+export function networkScheduleFor(own: ScheduleSource, fleet: Iterable<ScheduleSource>): ValidatorReport['networkSchedule'] | undefined {
+  if (own.network === undefined) return undefined;
+  let newest: (ScheduleSource & { version: string; heliconTime: number | null }) | undefined;
+  for (const node of fleet) {
+    if (node.network !== own.network || node.version === undefined || node.heliconTime === undefined || !versionNumbers(node.version)) continue;
+    const order = newest ? compareVersions(node.version, newest.version)! : 1;
+    // Of equally new nodes, one that knows a time wins over one that reads it unscheduled.
+    if (order > 0 || (order === 0 && newest!.heliconTime === null && node.heliconTime !== null)) newest = { ...node, version: node.version, heliconTime: node.heliconTime };
+  }
+  if (!newest || newest.target === own.target || newest.heliconTime === own.heliconTime) return undefined;
+  if (own.version !== undefined && (compareVersions(newest.version, own.version) ?? 0) <= 0) return undefined;
+  return { heliconTime: newest.heliconTime, from: newest.target, version: newest.version };
 }
 
 /** One row of the Data API's stakingDistributionByVersion. */

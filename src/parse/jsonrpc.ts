@@ -11,15 +11,30 @@ export type RpcAnswer =
   | { kind: 'result'; result: unknown }
   /** A JSON-RPC error object; `message` is capped and cleaned (it is untrusted text). */
   | { kind: 'error'; code?: number; message: string }
-  /** The API is switched off (404) or the node has no such method (older version, API disabled). */
-  | { kind: 'disabled'; detail: string }
+  /** The API is switched off (HTTP 404: `off`) or the node has no such method (older version). */
+  | { kind: 'disabled'; detail: string; off?: true }
   | { kind: 'failure'; reason: FailureReason; error: string };
+
+/** Deeper than any AvalancheGo answer (an owner's addresses inside a delegator inside a validator: 7). */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether a parsed JSON value nests deeper than `max` (walked without recursion: it may nest thousands deep). */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth > max) return true;
+    const next: unknown[] = [];
+    for (const v of level) if (typeof v === 'object' && v !== null) for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) next.push(child);
+    level = next;
+  }
+  return false;
+}
 
 /** gorilla/rpc: `rpc: can't find method "info.Upgrades"` / `can't find service`; -32601 from other servers. */
 const METHOD_NOT_FOUND = /can't find (method|service)|method not found/i;
 
 export function readRpcAnswer(status: number, body: string, expectedId: number): RpcAnswer {
-  if (status === 404) return { kind: 'disabled', detail: `HTTP 404: ${snippet(body)}` };
+  if (status === 404) return { kind: 'disabled', detail: `HTTP 404: ${snippet(body)}`, off: true };
   if (status === 429) return { kind: 'failure', reason: 'rate_limited', error: `HTTP 429: ${snippet(body)}` };
   if (status !== 200) return { kind: 'failure', reason: 'http_status', error: `HTTP ${status}: ${snippet(body)}` };
   if (body.trim() === '') return { kind: 'failure', reason: 'bad_json', error: 'empty JSON-RPC response body' };
@@ -30,6 +45,7 @@ export function readRpcAnswer(status: number, body: string, expectedId: number):
     return { kind: 'failure', reason: 'bad_json', error: `body is not JSON: ${snippet(body)}` };
   }
   if (!isObject(json)) return { kind: 'failure', reason: 'bad_shape', error: `JSON-RPC response must be an object, got ${describe(json)}` };
+  if (nestsDeeperThan(json, MAX_JSON_DEPTH)) return { kind: 'failure', reason: 'bad_shape', error: `JSON-RPC response nests deeper than ${MAX_JSON_DEPTH} levels` };
   if (json.error !== undefined && json.error !== null) {
     const err = json.error;
     const code = isObject(err) && typeof err.code === 'number' && Number.isInteger(err.code) ? err.code : undefined;

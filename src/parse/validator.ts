@@ -5,7 +5,7 @@
  * Every string that can become a label or reach a page is checked and capped here.
  * Shapes: docs/validators.md (from AvalancheGo's source).
  */
-import type { FeeState, L1Validation, PrimaryValidation, ValidatorRecordHealth, ValidatorUptime, VersionStake } from '../model/validator.js';
+import { networkName, type AutoRenewal, type FeeState, type L1Validation, type PrimaryValidation, type ValidatorRecordHealth, type ValidatorUptime, type VersionStake } from '../model/validator.js';
 import { describe, isObject, type ParseOutcome } from './avalanchego.js';
 import { parseGoTime } from './time.js';
 
@@ -16,8 +16,14 @@ const DECIMAL = /^-?\d{1,30}(?:\.\d{1,18})?$/;
 const UNSIGNED = /^\d{1,20}$/;
 const CB58 = /^[1-9A-HJ-NP-Za-km-z]{1,64}$/;
 const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,60}$/;
-/** `avalanche/1.14.2`, `avalanchego/v1.15.0-fuji`: a name, a slash, a version; nothing a label cannot carry. */
+/** `avalanchego/1.14.2`, `avalanche/1.10.17`, `avalanchego/v1.15.0-fuji`: a name, a slash, a version; nothing a label cannot carry. */
 const VERSION = /^[A-Za-z][\w.-]{0,31}\/v?\d{1,6}\.\d{1,6}\.\d{1,6}[\w.+-]{0,32}$/;
+/** The Data API's stakingDistributionByVersion may carry a bare `1.14.2` (or `v1.14.2`). */
+const BARE_VERSION = /^v?\d{1,6}\.\d{1,6}\.\d{1,6}[\w.+-]{0,32}$/;
+/** AvalancheGo's UnscheduledActivationTime is 9999-12-01 (upgrade/upgrade.go): from year 9999 on, not scheduled. */
+const UNSCHEDULED_FROM = Date.UTC(9999, 0, 1) / 1000;
+/** reward.PercentDenominator: autoCompoundRewardShares are millionths. */
+const PERCENT_DENOMINATOR = 1_000_000;
 /** The most validator entries read from one answer (filtered by NodeID there are one or two). */
 const MAX_ENTRIES = 10_000;
 
@@ -29,11 +35,22 @@ export function decimal(value: unknown): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** A uint64 from a Go `json.Uint64` string (`"117431493426"`) or a plain non-negative integer. */
+/**
+ * A uint64 from a Go `json.Uint64` string (`"117431493426"`) or a plain non-negative integer, up
+ * to 2^53 − 1: beyond that a number no longer holds it exactly (a node's amounts, times and
+ * periods never get there; a larger one is a shape error, not a 1e20 series).
+ */
 export function unsigned(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
   if (typeof value !== 'string' || !UNSIGNED.test(value)) return undefined;
-  return Number(value);
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A network-wide total in nAVAX (the Data API's amountStaked: above 2^53 on mainnet), as an approximate number. */
+function total(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : undefined;
+  return typeof value === 'string' && UNSIGNED.test(value) ? Number(value) : undefined;
 }
 
 /** A percentage (0–100) as a 0–1 ratio. */
@@ -54,9 +71,10 @@ export function isVersionText(value: unknown): value is string {
   return typeof value === 'string' && VERSION.test(value);
 }
 
-/** Quotes an untrusted value for an error message, capped. */
+/** Quotes an untrusted value for an error message, capped; an object or array only by its kind (it may nest thousands deep). */
 function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
+  if (typeof value === 'object' && value !== null) return describe(value);
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
@@ -91,7 +109,15 @@ export function parseUptime(value: unknown): ParseOutcome<ValidatorUptime> {
   return okay({ rewardingStakeRatio: rewarding, weightedAverageRatio: weighted });
 }
 
-/** info.getNodeVersion → the `version` (`avalanche/1.14.2`). */
+/** info.getNetworkID → `{networkID: "1"}` (json.Uint32) → `mainnet`, `fuji` or the numeric ID. */
+export function parseNetworkId(value: unknown): ParseOutcome<string> {
+  const result = object(value, 'info.getNetworkID result');
+  if (!result.ok) return result;
+  const id = unsigned(result.value.networkID);
+  return id !== undefined && id <= 0xffff_ffff ? okay(networkName(id)) : fail(`networkID ${shown(result.value.networkID)} is not a network ID`);
+}
+
+/** info.getNodeVersion → the `version` (`avalanchego/1.14.2`). */
 export function parseNodeVersion(value: unknown): ParseOutcome<string> {
   const result = object(value, 'info.getNodeVersion result');
   if (!result.ok) return result;
@@ -100,7 +126,8 @@ export function parseNodeVersion(value: unknown): ParseOutcome<string> {
 
 /**
  * info.upgrades → heliconTime in epoch seconds, or null for a node whose schedule has no
- * heliconTime (older than v1.15: the 0.8 rule applies).
+ * heliconTime (older than v1.14.1) or reads it unscheduled (`9999-12-01T00:00:00Z`, AvalancheGo's
+ * UnscheduledActivationTime in upgrade/upgrade.go): the 0.8 rule applies as far as it knows.
  */
 export function parseUpgrades(value: unknown): ParseOutcome<{ heliconTime: number | null }> {
   const result = object(value, 'info.upgrades result');
@@ -108,7 +135,8 @@ export function parseUpgrades(value: unknown): ParseOutcome<{ heliconTime: numbe
   const raw = result.value.heliconTime;
   if (raw === undefined || raw === null) return okay({ heliconTime: null });
   const time = parseGoTime(raw);
-  return time === undefined ? fail(`heliconTime ${shown(raw)} is not an RFC 3339 time`) : okay({ heliconTime: time });
+  if (time === undefined) return fail(`heliconTime ${shown(raw)} is not an RFC 3339 time`);
+  return okay({ heliconTime: time >= UNSCHEDULED_FROM ? null : time });
 }
 
 function validatorList(value: unknown, call: string): ParseOutcome<JsonObject[]> {
@@ -162,7 +190,31 @@ export function parsePrimaryValidators(value: unknown, nodeId: string | undefine
     (validation as unknown as Record<string, number>)[key] = n;
   }
   if (typeof entry.connected === 'boolean') validation.connected = entry.connected;
+  if (entry.nextPeriod !== undefined || entry.validatorAuthority !== undefined) {
+    const renewal = autoRenewal(entry);
+    if (!renewal.ok) return renewal;
+    validation.autoRenewal = renewal.value;
+  }
   return okay(validation);
+}
+
+/**
+ * The AutoRenewedConfig of vms/platformvm/api/validator.go (all three keys, or none for a validator
+ * that is not auto-renewed): `nextPeriod` json.Uint64 seconds (0 = exits at endTime,
+ * txs/set_auto_renewed_validator_config_tx.go), `autoCompoundRewardShares` json.Uint32 millionths
+ * (at most reward.PercentDenominator), `validatorAuthority` an Owner.
+ */
+function autoRenewal(entry: JsonObject): ParseOutcome<AutoRenewal> {
+  const next = unsigned(entry.nextPeriod);
+  if (next === undefined) return fail(`nextPeriod ${shown(entry.nextPeriod)} is not a period`);
+  const shares = unsigned(entry.autoCompoundRewardShares);
+  if (shares === undefined || shares > PERCENT_DENOMINATOR) return fail(`autoCompoundRewardShares ${shown(entry.autoCompoundRewardShares)} is not a share in millionths`);
+  const authority = entry.validatorAuthority;
+  const addresses = isObject(authority) && Array.isArray(authority.addresses) ? authority.addresses : undefined;
+  if (!addresses || addresses.length > 100 || !addresses.every((a) => typeof a === 'string' && a.length <= 100)) {
+    return fail(`validatorAuthority ${shown(authority)} is not an owner with addresses`);
+  }
+  return okay({ nextPeriodSeconds: next, renews: next > 0, autoCompoundRatio: shares / PERCENT_DENOMINATOR, authorityAddresses: addresses as string[] });
 }
 
 function l1Validation(entry: JsonObject, subnetId: string): ParseOutcome<L1Validation> {
@@ -236,15 +288,22 @@ export function parseStakingDistribution(value: unknown): ParseOutcome<VersionSt
   if (!Array.isArray(rows) || rows.length > 1000) return fail(`stakingDistributionByVersion must be an array (at most 1000 rows), got ${describe(rows)}`);
   const distribution: VersionStake[] = [];
   for (const row of rows) {
-    if (!isObject(row) || !isVersionText(row.version)) return fail(`version ${shown(isObject(row) ? row.version : row)} is not a node version`);
-    const amount = unsigned(row.amountStaked);
+    const version = isObject(row) ? distributionVersion(row.version) : undefined;
+    if (!isObject(row) || version === undefined) return fail(`version ${shown(isObject(row) ? row.version : row)} is not a node version`);
+    const amount = total(row.amountStaked);
     if (amount === undefined) return fail(`amountStaked ${shown(row.amountStaked)} of ${row.version} is not an amount`);
-    const stake: VersionStake = { version: row.version, amountStakedNAvax: amount };
+    const stake: VersionStake = { version, amountStakedNAvax: amount };
     const count = unsigned(row.validatorCount);
     if (count !== undefined) stake.validatorCount = count;
     distribution.push(stake);
   }
   return okay(distribution);
+}
+
+/** A distribution row's version as nodes send it: a bare `1.14.2` is taken as `avalanchego/1.14.2`. */
+function distributionVersion(value: unknown): string | undefined {
+  if (isVersionText(value)) return value;
+  return typeof value === 'string' && BARE_VERSION.test(value) ? `avalanchego/${value}` : undefined;
 }
 
 /** The live API's validator record fields (uptimePerformance, validatorHealth), when present and readable. */

@@ -24,7 +24,7 @@ export interface ProbeContext {
   /** Epoch milliseconds. */
   now: () => number;
   /** Read-only view of what earlier jobs recorded (a source may build on its last result). */
-  store: { get(target: string): TargetState | undefined; readonly chainData: ChainDataSnapshot | undefined };
+  store: { get(target: string): TargetState | undefined; entries(): Iterable<[string, TargetState]>; readonly chainData: ChainDataSnapshot | undefined };
 }
 
 /** What a probe hands to the store: a target's observation (its own job or an extra one), or chain data. */

@@ -8,13 +8,14 @@
 import { ProbeError, type HttpResponse } from '../transport/client.js';
 import type { NodeTarget, ValidatorPoll } from '../config/load.js';
 import type { EndpointObservation, TargetObservation } from '../model/observation.js';
-import { economicsOf, type ValidatorProblem, type ValidatorReport } from '../model/validator.js';
+import { economicsOf, MAX_OWN_L1_VALIDATIONS, networkScheduleFor, type ScheduleSource, type ValidatorProblem, type ValidatorReport } from '../model/validator.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
 import { readRpcAnswer, rpcRequest } from '../parse/jsonrpc.js';
 import {
   isNotValidatorError,
   parseFeeState,
   parseL1Validators,
+  parseNetworkId,
   parseNodeIdResult,
   parseNodeVersion,
   parsePrimaryValidators,
@@ -28,6 +29,14 @@ export const VALIDATOR_ENDPOINT = 'validator';
 /** The upgrade schedule changes only with the node's version; re-read it this often all the same. */
 const UPGRADES_MAX_AGE_SECONDS = 6 * 3600;
 const MAX_ERROR_TEXT = 1000;
+/**
+ * ids.EmptyNodeID, never a validator. Asked beside the node's own NodeID, it keeps the answer small:
+ * AvalancheGo lists a validator's whole `delegators` array (≈ 325 B each, 6.5 MB for 20,000) only
+ * when exactly one NodeID is asked for (vms/platformvm/service.go, `numNodeIDs == 1`);
+ * `delegatorCount` comes either way.
+ */
+export const EMPTY_NODE_ID = 'NodeID-111111111111111111116DBWJs';
+export const NODE_ID_UNKNOWN = 'NodeID unknown (info API off, no node-id header, no node_id configured): no P-Chain validation is attributed to this node';
 
 export type ValidatorSettings = ValidatorPoll;
 
@@ -50,17 +59,29 @@ export const validatorProber: Prober<NodeTarget> = {
     // The NodeID the config names, or the one the node's health replies carried, saves a call.
     memory.nodeId ??= target.nodeId ?? ctx.store.get(target.name)?.nodeId;
     const previous = ctx.store.get(target.name)?.jobs.get('validator')?.endpoints[0]?.validator;
-    const endpoint = await probeValidator(target, target.validator!, ctx, memory, () => ctx.store.get(target.name)?.nodeId);
+    const endpoint = await probeValidator(target, target.validator!, ctx, memory, () => ctx.store.get(target.name)?.nodeId, () => fleetSchedules(ctx.store));
     for (const change of validatorChanges(previous, endpoint.validator!)) ctx.log[change.level]({ target: target.name, ...change.fields }, change.msg);
     const observation: TargetObservation = { target: target.name, kind: 'node', source: 'validator', network: target.network, at: endpoint.at, endpoints: [endpoint] };
     if (endpoint.nodeId) observation.nodeId = endpoint.nodeId;
+    if (endpoint.validator!.network) observation.nodeNetwork = endpoint.validator!.network;
     return { observation };
   },
 };
 
+/** What every node's latest validator poll says about its network and schedule. */
+function* fleetSchedules(store: ProbeContext['store']): Iterable<ScheduleSource> {
+  for (const [target, state] of store.entries()) {
+    const report = state.jobs.get('validator')?.endpoints[0]?.validator;
+    if (!report) continue;
+    yield { target, ...(report.network ? { network: report.network } : {}), ...(report.version ? { version: report.version } : {}), ...(report.heliconTime !== undefined ? { heliconTime: report.heliconTime } : {}) };
+  }
+}
+
 /** What the poll remembers between rounds of one target (dropped with the target). */
 export interface ValidatorMemory {
   nodeId?: string;
+  /** From info.getNetworkID (asked until answered). */
+  network?: string;
   version?: string;
   heliconTime?: number | null;
   upgradesReadAt?: number;
@@ -77,6 +98,8 @@ export async function probeValidator(
   memory: ValidatorMemory,
   /** The NodeID learnt elsewhere (the health replies' node-id header), should info.getNodeID fail. */
   nodeIdHint?: () => string | undefined,
+  /** The fleet's nodes (this one included): the network's schedule is the newest node's. */
+  fleet?: () => Iterable<ScheduleSource>,
 ): Promise<EndpointObservation> {
   const at = Date.now() / 1000;
   const started = performance.now();
@@ -103,16 +126,23 @@ export async function probeValidator(
       return { ok: false, problem: { call: name, reason: failure.reason, error: failure.message } };
     }
     lastStatus = response.status;
+    if (path === '/ext/info' && response.status !== 404) report.infoApiDisabled ??= false;
     const answer = readRpcAnswer(response.status, response.body, id);
     switch (answer.kind) {
       case 'disabled':
+        if (answer.off && path === '/ext/info') report.infoApiDisabled = true;
         return { ok: false, problem: { call: name, reason: 'disabled', error: answer.detail } };
       case 'failure':
         return { ok: false, problem: { call: name, reason: answer.reason, error: answer.error } };
       case 'error':
         return { ok: 'error', message: answer.message };
       case 'result': {
-        const parsed = parse(answer.result);
+        let parsed: ParseOutcome<T>;
+        try {
+          parsed = parse(answer.result);
+        } catch (err) {
+          parsed = { ok: false, error: `unreadable answer (${err instanceof Error ? err.name : 'error'})` };
+        }
         return parsed.ok ? { ok: true, value: parsed.value } : { ok: false, problem: { call: name, reason: 'bad_shape', error: parsed.error } };
       }
     }
@@ -123,8 +153,9 @@ export async function probeValidator(
   };
 
   // Without the NodeID the P-Chain lists cannot be narrowed to this node: learn it first (once).
-  const [learnt, uptime, version, feeState] = await Promise.all([
+  const [learnt, network, uptime, version, feeState] = await Promise.all([
     memory.nodeId ? undefined : call('/ext/info', 'info.getNodeID', {}, parseNodeIdResult),
+    memory.network ? undefined : call('/ext/info', 'info.getNetworkID', {}, parseNetworkId),
     call('/ext/info', 'info.uptime', {}, parseUptime),
     call('/ext/info', 'info.getNodeVersion', {}, parseNodeVersion),
     settings.subnets.length > 0 ? call('/ext/bc/P', 'platform.getValidatorFeeState', {}, parseFeeState) : undefined,
@@ -135,14 +166,21 @@ export async function probeValidator(
     memory.nodeId = nodeIdHint?.();
     if (!memory.nodeId) problem(learnt, 'info.getNodeID');
   }
+  if (network?.ok === true) memory.network = network.value;
+  else if (network) problem(network, 'info.getNetworkID');
+  if (memory.network) report.network = memory.network;
   const nodeId = memory.nodeId;
   if (nodeId) report.nodeId = nodeId;
-  const [primary, ...subnets] = await Promise.all([
-    nodeId ? call('/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: [nodeId] }, (r) => parsePrimaryValidators(r, nodeId)) : undefined,
-    ...settings.subnets.map((subnetId) =>
-      call('/ext/bc/P', 'platform.getCurrentValidators', { subnetID: subnetId, ...(nodeId ? { nodeIDs: [nodeId] } : {}) }, (r) => parseL1Validators(r, subnetId, nodeId), `platform.getCurrentValidators ${subnetId}`),
-    ),
-  ]);
+  // Never attribute by subnet alone: without nodeIDs the answer is every validator of the L1.
+  else report.nodeIdUnknown = NODE_ID_UNKNOWN;
+  const [primary, ...subnets] = nodeId
+    ? await Promise.all([
+        call('/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: [nodeId, EMPTY_NODE_ID] }, (r) => parsePrimaryValidators(r, nodeId)),
+        ...settings.subnets.map((subnetId) =>
+          call('/ext/bc/P', 'platform.getCurrentValidators', { subnetID: subnetId, nodeIDs: [nodeId] }, (r) => parseL1Validators(r, subnetId, nodeId), `platform.getCurrentValidators ${subnetId}`),
+        ),
+      ])
+    : [];
 
   if (uptime.ok === true) report.uptime = uptime.value;
   else if (uptime.ok === 'error' && isNotValidatorError(uptime.message)) report.notValidator = true;
@@ -166,6 +204,9 @@ export async function probeValidator(
     }
   }
   if (memory.heliconTime !== undefined) report.heliconTime = memory.heliconTime;
+  const own: ScheduleSource = { target: target.name, ...(report.network ? { network: report.network } : {}), ...(report.version ? { version: report.version } : {}), ...(report.heliconTime !== undefined ? { heliconTime: report.heliconTime } : {}) };
+  const schedule = fleet ? networkScheduleFor(own, fleet()) : undefined;
+  if (schedule) report.networkSchedule = schedule;
 
   if (primary) {
     if (primary.ok === true) {
@@ -176,14 +217,20 @@ export async function probeValidator(
     if (feeState.ok === true) report.feeState = feeState.value;
     else problem(feeState, 'platform.getValidatorFeeState');
   }
+  let dropped = 0;
   subnets.forEach((answer, i) => {
-    if (answer.ok === true) report.l1.push(...answer.value.validations);
-    else problem(answer, `platform.getCurrentValidators ${settings.subnets[i]}`);
+    if (answer.ok === true) {
+      const room = Math.max(0, MAX_OWN_L1_VALIDATIONS - report.l1.length);
+      report.l1.push(...answer.value.validations.slice(0, room));
+      dropped += Math.max(0, answer.value.validations.length - room);
+    } else problem(answer, `platform.getCurrentValidators ${settings.subnets[i]}`);
   });
+  if (dropped > 0) report.l1Dropped = dropped;
 
   for (const p of report.problems) p.error = redact(p.error, target.secrets);
   report.economics = economicsOf(report, at, settings.uptimeRequirement);
-  const failures = report.problems.filter((p) => p.reason !== 'disabled');
+  // A switched-off info API is a failed exchange (HTTP 404), shown as its own state; an older node's missing method is not.
+  const failures = report.problems.filter((p) => p.reason !== 'disabled' || (report.infoApiDisabled && p.call.startsWith('info.')));
   const observation: EndpointObservation = {
     endpoint: VALIDATOR_ENDPOINT,
     view: 'all',
@@ -192,10 +239,11 @@ export async function probeValidator(
     at,
     validator: report,
     ...(nodeId ? { nodeId } : {}),
-    ...(lastStatus !== undefined ? { httpStatus: lastStatus } : {}),
+    ...(report.infoApiDisabled ? { httpStatus: 404 } : lastStatus !== undefined ? { httpStatus: lastStatus } : {}),
   };
   if (failures.length > 0) {
-    observation.reason = failures[0]!.reason as Exclude<ValidatorProblem['reason'], 'disabled'>;
+    const first = failures[0]!.reason;
+    observation.reason = first === 'disabled' ? 'http_status' : first;
     const text = failures.map((p) => `${p.call}: ${p.error}`).join('; ');
     observation.error = text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
   }
@@ -217,6 +265,15 @@ export function validatorChanges(previous: ValidatorReport | undefined, next: Va
     else changes.push({ level: 'warn', msg: 'validator call failed', fields: { call: name, reason: p.reason, error: p.error } });
   }
   for (const [name, was] of before) if (!now.has(name) && was.reason !== 'disabled') changes.push({ level: 'info', msg: 'validator call recovered', fields: { call: name } });
+  if (Boolean(previous?.nodeIdUnknown) !== Boolean(next.nodeIdUnknown) && (previous || next.nodeIdUnknown)) {
+    changes.push(next.nodeIdUnknown ? { level: 'warn', msg: 'no validation attributed to the node: its NodeID is unknown', fields: { detail: next.nodeIdUnknown } } : { level: 'info', msg: 'NodeID learnt; validations attributed again', fields: { nodeId: next.nodeId } });
+  }
+  if ((next.l1Dropped ?? 0) > 0 && !((previous?.l1Dropped ?? 0) > 0)) {
+    changes.push({ level: 'warn', msg: `more L1 validations than kept per node (${MAX_OWN_L1_VALIDATIONS}); the rest are not exported`, fields: { kept: next.l1.length, dropped: next.l1Dropped } });
+  }
+  if (next.networkSchedule && next.networkSchedule.from !== previous?.networkSchedule?.from) {
+    changes.push({ level: 'info', msg: "uptime requirement follows the network's schedule from a newer node", fields: { from: next.networkSchedule.from, version: next.networkSchedule.version, heliconTime: next.networkSchedule.heliconTime } });
+  }
   if (previous && Boolean(previous.notValidator) !== Boolean(next.notValidator)) {
     changes.push({ level: 'info', msg: next.notValidator ? 'node is not a Primary Network validator' : 'node is a Primary Network validator', fields: {} });
   }

@@ -19,8 +19,8 @@ export interface ObservedMember {
   readonly nodeId: string;
   readonly scenario: string;
   readonly isPrimaryValidator: boolean;
-  /** The entry without `uptime`/`connected` (the observer's part). */
-  primaryEntry(): Record<string, unknown>;
+  /** The entry without `uptime`/`connected` (the observer's part); its `delegators` only when asked for. */
+  primaryEntry(withDelegators: boolean): Record<string, unknown>;
 }
 
 /** Every other node sees the unreachable validator's uptime fall by this many points a second (accelerated). */
@@ -83,8 +83,7 @@ export class SimValidatorSet {
     const entries: Array<Record<string, unknown>> = [];
     for (const member of this.members.values()) {
       if (!member.isPrimaryValidator || (wanted && !wanted.has(member.nodeId))) continue;
-      const entry = member.primaryEntry();
-      if (!oneAsked) delete entry.delegators;
+      const entry = member.primaryEntry(oneAsked);
       const seen = this.seen(observer, member.nodeId, this.unreachableUptime(member, now), NORMAL_UPTIME, true);
       entries.push({ ...entry, uptime: seen.uptime.toFixed(4), connected: seen.connected });
     }

@@ -4,7 +4,8 @@
  *   GET  /sim/nodes                      the nodes, their scenario, NodeID and base URL
  *   POST /sim/nodes/{name}/scenario      {"scenario": "network-down", "delayMs"?: 8000}
  *                                        (validator scenarios also take rewardingStakePercent,
- *                                        weightedAveragePercent, l1BalanceNAvax)
+ *                                        weightedAveragePercent, l1BalanceNAvax, networkId,
+ *                                        nextPeriodSeconds, delegators)
  *                                        (upgrade-required takes upgradeIn seconds, upgradeStakePercent)
  *   POST /sim/scenario                   the same body, for every node
  *   POST /sim/network                    {"dip": {"uptimePercent": 65, "connectedPercent": 70}} every node sees
@@ -114,7 +115,8 @@ export class SimServer {
     if (s === 'forbidden-host') return text(res, 403, 'invalid host specified\n');
     if (s === 'not-found') return text(res, 404, '404 page not found\n');
     if (s === 'rate-limited') return send(res, 429, 'text/plain; charset=utf-8', 'Too Many Requests\n', { 'retry-after': '30' });
-    const headers = { 'node-id': node.nodeId };
+    // A proxy in front may strip the node-id header (the node-id-unknown scenario).
+    const headers: Record<string, string> = s === 'node-id-unknown' ? {} : { 'node-id': node.nodeId };
     const method = req.method ?? 'GET';
 
     if ((path === '/ext/health' && method !== 'GET') || VALIDATOR_APIS.includes(path)) {
@@ -176,6 +178,7 @@ export class SimServer {
       const answer = node.economics.answer(path, method, Array.isArray(request.params) ? request.params[0] : request.params);
       if (answer === 'not-found') return text(res, 404, '404 page not found\n');
       if ('error' in answer) return rpcError(answer.error.code, answer.error.message, request.id);
+      if ('rawResult' in answer) return send(res, 200, contentType, `{"jsonrpc":"2.0","result":${answer.rawResult},"id":${goJson(request.id)}}\n`, headers);
       return send(res, 200, contentType, `${goJson({ jsonrpc: '2.0', result: answer.result, id: request.id })}\n`, headers);
     }
     const capitalized = `${service}.${name.charAt(0).toUpperCase()}${name.slice(1)}`;
@@ -257,6 +260,9 @@ export class SimServer {
       l1BalanceNAvax?: unknown;
       upgradeIn?: unknown;
       upgradeStakePercent?: unknown;
+      networkId?: unknown;
+      nextPeriodSeconds?: unknown;
+      delegators?: unknown;
     };
     try {
       request = JSON.parse(body || '{}');
@@ -278,6 +284,9 @@ export class SimServer {
       if (typeof request.rewardingStakePercent === 'number') node.economics.rewardingStakePercent = request.rewardingStakePercent;
       if (typeof request.weightedAveragePercent === 'number') node.economics.weightedAveragePercent = request.weightedAveragePercent;
       if (typeof request.l1BalanceNAvax === 'number') node.economics.setL1Balance(request.l1BalanceNAvax);
+      if (typeof request.networkId === 'number' && Number.isInteger(request.networkId) && request.networkId > 0) node.economics.networkId = request.networkId;
+      if (typeof request.nextPeriodSeconds === 'number' && request.nextPeriodSeconds >= 0) node.economics.nextPeriodSeconds = Math.floor(request.nextPeriodSeconds);
+      if (typeof request.delegators === 'number' && request.delegators >= 0 && request.delegators <= 200_000) node.economics.delegators = Math.floor(request.delegators);
     }
     return send(res, 200, 'application/json', JSON.stringify({ ok: true, scenario, nodes: (targets as SimNode[]).map((n) => n.name) }));
   }

@@ -10,8 +10,13 @@ import type { ObservedMember, SimValidatorSet } from './observed.js';
 
 /** Helicon activation on mainnet (AvalancheGo v1.15.0, ACP-267). */
 export const SIM_HELICON_TIME = '2026-09-22T15:00:00Z';
-export const SIM_CURRENT_VERSION = 'avalanche/1.15.2';
-export const SIM_OLD_VERSION = 'avalanche/1.14.2';
+/** Nodes send `avalanchego/…` since v1.10.18 (`avalanche/…` before). */
+export const SIM_CURRENT_VERSION = 'avalanchego/1.15.2';
+export const SIM_OLD_VERSION = 'avalanchego/1.14.2';
+/** AvalancheGo's UnscheduledActivationTime (upgrade/upgrade.go): v1.14.1+ reads heliconTime so until a release schedules it. */
+export const SIM_UNSCHEDULED_TIME = '9999-12-01T00:00:00Z';
+/** The delegators the popular-validator scenario has (≈ 6.5 MB asked for alone). */
+export const SIM_POPULAR_DELEGATORS = 20_000;
 /** nAVAX per second per active L1 validator (mainnet M). */
 export const SIM_FEE_PRICE = 512;
 export const SIM_L1_BALANCE = 8_780_477_952;
@@ -20,7 +25,8 @@ const DAY = 86_400;
 /** The network the simulated Data API reports: most stake on the current version. */
 export const SIM_STAKE_BY_VERSION = [
   { version: SIM_CURRENT_VERSION, amountStaked: '135780000000000000', validatorCount: 930 },
-  { version: 'avalanche/1.15.1', amountStaked: '54750000000000000', validatorCount: 350 },
+  // The Data API may send a version without the name.
+  { version: '1.15.1', amountStaked: '54750000000000000', validatorCount: 350 },
   { version: SIM_OLD_VERSION, amountStaked: '28470000000000000', validatorCount: 120 },
 ];
 
@@ -48,11 +54,18 @@ export const VALIDATOR_SCENARIOS = {
   'reward-at-risk': 'only 72.5 % of stake sees the validator up enough to reward it; its downtime budget is low',
   'l1-balance-low': 'its L1 validation has 2.3 days of fee balance left (set l1BalanceNAvax)',
   'l1-inactive': 'its L1 validation ran out of balance (balance "0", inactive)',
-  'version-behind': `runs ${SIM_OLD_VERSION} (no heliconTime) while most stake runs ${SIM_CURRENT_VERSION}`,
+  'version-behind': `runs ${SIM_OLD_VERSION} while most stake runs ${SIM_CURRENT_VERSION}: behind the network's schedule (heliconTime ${SIM_UNSCHEDULED_TIME}, unscheduled as far as it knows)`,
   'not-validator': 'info.uptime answers "node is not a validator"; no current validation',
   'info-api-disabled': '/ext/info answers 404 (the info API is switched off); health is fine',
+  'node-id-unknown': '/ext/info answers 404 and a proxy strips the node-id header: the NodeID cannot be learnt',
   'validator-bad-shape': 'info.uptime out of range, no endTime, a fee state without price',
   'unreachable-by-peers': "its own health passes, but its peers cannot reach it: every other node's getCurrentValidators shows it connected:false, its uptime falling",
+  'auto-renewing': 'an auto-renewed validator (ACP-236) that renews at the end of its cycle (nextPeriod 14 days; set nextPeriodSeconds)',
+  'auto-renew-exiting': 'an auto-renewed validator whose nextPeriod is 0: it exits at the end of its cycle',
+  'popular-validator': `${SIM_POPULAR_DELEGATORS} delegators (set delegators): ≈ 6.5 MB when asked for with its NodeID alone`,
+  'validator-deep-json': 'rewardingStakePercentage nested 6,000 levels deep',
+  'l1-many-validations': '5,000 L1 validations of this node on its L1 (with l1)',
+  'validator-huge-numbers': 'potentialReward and the L1 balance above 2^53 ("100000000000000000000")',
 } as const;
 
 /** The node facts the validator APIs answer from (a SimNode provides them). */
@@ -67,6 +80,11 @@ export interface SimValidatorNode {
   readonly network: { readonly validators: SimValidatorSet };
 }
 
+/** info.getNetworkID's answer per node: 1 (mainnet) unless set through the control API (`networkId`). */
+const DEFAULT_NETWORK_ID = 1;
+const HUGE_UINT64 = '100000000000000000000';
+const DEEP_LEVELS = 6_000;
+
 interface L1Entry {
   validationID: string;
   nodeID: string;
@@ -77,7 +95,8 @@ interface L1Entry {
   balance: string;
 }
 
-type RpcOutcome = { result: unknown } | { error: { code: number; message: string } };
+/** `rawResult`: JSON text sent as the result as is (shapes goJson cannot write, e.g. 6,000 levels deep). */
+export type RpcOutcome = { result: unknown } | { rawResult: string } | { error: { code: number; message: string } };
 
 /** Per-node validator state that outlives a request: the period start and the L1 balance. */
 export class SimValidator implements ObservedMember {
@@ -86,8 +105,16 @@ export class SimValidator implements ObservedMember {
   /** Percentages the operator can set through the control API (else the scenario's). */
   rewardingStakePercent?: number;
   weightedAveragePercent?: number;
+  /** info.getNetworkID's answer (1 mainnet, 5 fuji, else a local network). */
+  networkId = DEFAULT_NETWORK_ID;
+  /** The auto-renewing scenario's next cycle, seconds. */
+  nextPeriodSeconds = 14 * DAY;
+  /** Delegators of the popular-validator scenario. */
+  delegators = SIM_POPULAR_DELEGATORS;
   /** The methods called, oldest first (the last 1000): tests count the cost of a poll. */
   readonly calls: string[] = [];
+  /** The params of each call, beside `calls` (tests check what was asked). */
+  readonly params: unknown[] = [];
   private balance = SIM_L1_BALANCE;
   private balanceAt = Date.now() / 1000;
 
@@ -134,6 +161,11 @@ export class SimValidator implements ObservedMember {
     return this.node.scenario === 'version-behind' ? SIM_OLD_VERSION : SIM_CURRENT_VERSION;
   }
 
+  /** The info API is switched off (HTTP 404). */
+  get infoApiOff(): boolean {
+    return this.node.scenario === 'info-api-disabled' || this.node.scenario === 'node-id-unknown';
+  }
+
   get isPrimaryValidator(): boolean {
     return this.node.validator && this.node.scenario !== 'not-validator';
   }
@@ -154,8 +186,10 @@ export class SimValidator implements ObservedMember {
   /** One JSON-RPC call on /ext/info or /ext/bc/P; `not-found` when that API is switched off (HTTP 404). */
   answer(path: string, method: string, params: unknown, now = Date.now() / 1000): RpcOutcome | 'not-found' {
     this.calls.push(method);
+    this.params.push(params);
     if (this.calls.length > 1000) this.calls.splice(0, this.calls.length - 1000);
-    if (path === '/ext/info' && this.node.scenario === 'info-api-disabled') return 'not-found';
+    if (this.params.length > 1000) this.params.splice(0, this.params.length - 1000);
+    if (path === '/ext/info' && this.infoApiOff) return 'not-found';
     const [service, name = ''] = method.split('.');
     const p = (typeof params === 'object' && params !== null && !Array.isArray(params) ? params : {}) as Record<string, unknown>;
     const handler = path === '/ext/info' && service === 'info' ? this.info(name) : path === '/ext/bc/P' && service === 'platform' ? this.platform(name, p, now) : undefined;
@@ -171,6 +205,9 @@ export class SimValidator implements ObservedMember {
       case 'uptime': {
         if (!this.isPrimaryValidator) return rpcError('node is not a validator');
         const { rewarding, weighted } = this.uptimePercents();
+        if (this.node.scenario === 'validator-deep-json') {
+          return { rawResult: `{"rewardingStakePercentage":${'['.repeat(DEEP_LEVELS)}${']'.repeat(DEEP_LEVELS)},"weightedAveragePercentage":"${weighted.toFixed(4)}"}` };
+        }
         return { result: { rewardingStakePercentage: badShape ? '172.5000' : rewarding.toFixed(4), weightedAveragePercentage: weighted.toFixed(4) } };
       }
       case 'getNodeVersion': {
@@ -178,7 +215,9 @@ export class SimValidator implements ObservedMember {
         return { result: { version: this.version, databaseVersion: 'v1.4.5', rpcProtocolVersion: this.version === SIM_OLD_VERSION ? '41' : '42', gitCommit: '6b2f3c1f4dfb5a9e1d0a1b6c5e3b8a7d9c0f1e2d', vmVersions: { avm: `v${v}`, evm: 'v0.15.2', platform: `v${v}` } } };
       }
       case 'upgrades':
-        return { result: this.version === SIM_OLD_VERSION ? UPGRADES_BEFORE_HELICON : { ...UPGRADES_BEFORE_HELICON, heliconTime: SIM_HELICON_TIME } };
+        return { result: { ...UPGRADES_BEFORE_HELICON, heliconTime: this.version === SIM_OLD_VERSION ? SIM_UNSCHEDULED_TIME : SIM_HELICON_TIME } };
+      case 'getNetworkID':
+        return { result: { networkID: String(this.networkId) } };
       default:
         return undefined;
     }
@@ -211,15 +250,17 @@ export class SimValidator implements ObservedMember {
     }
   }
 
-  primaryEntry(): Record<string, unknown> {
+  primaryEntry(withDelegators = true): Record<string, unknown> {
     const owner = { locktime: '0', threshold: '1', addresses: ['P-avax1gfpj30csekhwmf4mqkncelus5zl2ztqzvv7aww'] };
+    const scenario = this.node.scenario;
+    const delegators = scenario === 'popular-validator' ? this.delegators : 4;
     const entry: Record<string, unknown> = {
       txID: blockchainIdFor(`${this.node.name}:validation-tx`),
       startTime: String(this.validationStartsAt),
       endTime: String(Math.floor(this.node.validationEndsAt)),
       weight: '2000000000000',
       nodeID: this.node.nodeId,
-      potentialReward: '117431493426',
+      potentialReward: scenario === 'validator-huge-numbers' ? HUGE_UINT64 : '117431493426',
       accruedDelegateeReward: '0',
       delegationFee: '2.0000',
       uptime: this.uptimePercents().weighted.toFixed(4),
@@ -227,18 +268,45 @@ export class SimValidator implements ObservedMember {
       signer: { publicKey: `0x${'8f'.repeat(48)}`, proofOfPossession: `0x${'86'.repeat(96)}` },
       validationRewardOwner: owner,
       delegationRewardOwner: owner,
-      delegatorCount: '4',
-      delegatorWeight: '120000000000',
-      delegators: null,
+      delegatorCount: String(delegators),
+      delegatorWeight: String(delegators * 30_000_000_000),
     };
-    if (this.node.scenario === 'validator-bad-shape') delete entry.endTime;
+    // The AutoRenewedConfig of vms/platformvm/api/validator.go, after the signer as Go embeds it.
+    if (scenario === 'auto-renewing' || scenario === 'auto-renew-exiting') {
+      entry.validatorAuthority = owner;
+      entry.nextPeriod = String(scenario === 'auto-renewing' ? this.nextPeriodSeconds : 0);
+      entry.autoCompoundRewardShares = '300000';
+    }
+    if (withDelegators) entry.delegators = this.delegatorEntries(delegators);
+    if (scenario === 'validator-bad-shape') delete entry.endTime;
     return entry;
+  }
+
+  private delegatorCache?: { key: string; entries: Array<Record<string, unknown>> };
+
+  /** PrimaryDelegator entries (≈ 325 bytes each, as AvalancheGo writes them), made once per count and period. */
+  private delegatorEntries(count: number): Array<Record<string, unknown>> {
+    const key = `${count}:${this.validationStartsAt}:${Math.floor(this.node.validationEndsAt)}`;
+    if (this.delegatorCache?.key === key) return this.delegatorCache.entries;
+    const start = String(this.validationStartsAt + 3600);
+    const end = String(Math.floor(this.node.validationEndsAt) - 3600);
+    const entries = Array.from({ length: count }, (_, i) => ({
+      txID: blockchainIdFor(`${this.node.name}:delegation-${i}`),
+      startTime: start,
+      endTime: end,
+      weight: '30000000000',
+      nodeID: this.node.nodeId,
+      rewardOwner: { locktime: '0', threshold: '1', addresses: ['P-avax1gfpj30csekhwmf4mqkncelus5zl2ztqzvv7aww'] },
+      potentialReward: '123456789',
+    }));
+    this.delegatorCache = { key, entries };
+    return entries;
   }
 
   /** The L1's current validators: this node's validation and an inactive one of another node. */
   private l1Entries(now: number): L1Entry[] {
     if (!this.node.l1SubnetId) return [];
-    const entry = (nodeID: string, validationID: string, balance: number, start: number): L1Entry => ({
+    const entry = (nodeID: string, validationID: string, balance: number | string, start: number): L1Entry => ({
       validationID,
       nodeID,
       publicKey: `0x${'8f'.repeat(48)}`,
@@ -247,10 +315,15 @@ export class SimValidator implements ObservedMember {
       minNonce: '0',
       balance: String(balance),
     });
-    return [
-      entry(this.node.nodeId, this.l1ValidationId, this.l1BalanceNAvax(now), this.validationStartsAt),
+    const balance = this.node.scenario === 'validator-huge-numbers' ? HUGE_UINT64 : this.l1BalanceNAvax(now);
+    const entries = [
+      entry(this.node.nodeId, this.l1ValidationId, balance, this.validationStartsAt),
       entry(nodeIdFor(`${this.node.name}:retired`), blockchainIdFor(`${this.node.name}:retired-validation`), 0, this.validationStartsAt - 90 * DAY),
     ];
+    if (this.node.scenario === 'l1-many-validations') {
+      for (let i = 1; i < 5_000; i++) entries.push(entry(this.node.nodeId, blockchainIdFor(`${this.node.name}:l1-validation-${i}`), SIM_L1_BALANCE, this.validationStartsAt));
+    }
+    return entries;
   }
 }
 

@@ -5,7 +5,7 @@
 import type { ChainDataSnapshot } from '../model/chaindata.js';
 import type { EndpointObservation } from '../model/observation.js';
 import { rewardOutlook } from '../model/reward-vote.js';
-import { isVersionBehind, nAvaxToAvax } from '../model/validator.js';
+import { effectiveHeliconTime, isVersionBehind, nAvaxToAvax } from '../model/validator.js';
 import { e, timeTag, type Panel } from './html.js';
 
 export interface ValidatorPanel {
@@ -16,6 +16,19 @@ export interface ValidatorPanel {
   versionBehind?: boolean;
   /** "node is not a validator": no Primary Network stake. */
   notValidator: boolean;
+  /** Why no validation is attributed to the node (its NodeID is unknown). */
+  nodeIdUnknown?: string;
+  /** /ext/info answers HTTP 404 (the info API is switched off). */
+  infoApiDisabled?: boolean;
+  /** The node's network (info.getNetworkID): `mainnet`, `fuji` or the numeric ID. */
+  network?: string;
+  /** Helicon activation the requirement follows (epoch seconds, null = not scheduled), and whose schedule it is when not the node's own. */
+  heliconTime?: number | null;
+  scheduleFrom?: { target: string; version: string };
+  /** Auto-renewed validator: the next cycle's length (0 = exits at the period end). */
+  nextPeriodSeconds?: number;
+  /** L1 validations beyond the 100 kept per node. */
+  l1Dropped?: number;
   rewardingStakeRatio?: number;
   weightedAverageRatio?: number;
   requirement?: number;
@@ -39,6 +52,13 @@ export function validatorPanel(endpoints: readonly EndpointObservation[], networ
     if (value !== undefined) panel[key] = value;
   };
   set('nodeId', report.nodeId);
+  set('nodeIdUnknown', report.nodeIdUnknown);
+  if (report.infoApiDisabled) panel.infoApiDisabled = true;
+  set('network', report.network);
+  set('heliconTime', effectiveHeliconTime(report));
+  if (report.networkSchedule) panel.scheduleFrom = { target: report.networkSchedule.from, version: report.networkSchedule.version };
+  set('nextPeriodSeconds', report.primary?.autoRenewal?.nextPeriodSeconds);
+  set('l1Dropped', report.l1Dropped);
   set('version', report.version);
   const stake = network ? chainData?.networks.get(network)?.versionStake : undefined;
   if (report.version && stake) set('versionBehind', isVersionBehind(report.version, stake));
@@ -66,19 +86,28 @@ const day = (seconds: number | undefined) => (seconds === undefined ? '–' : ne
 function validatorSection(v: ValidatorPanel, now: number): string {
   const rows: Array<[string, string]> = [];
   if (v.notValidator) rows.push(['Primary Network', '<span class="muted">not a validator (no Primary Network stake)</span>']);
+  if (v.infoApiDisabled) rows.push(['Info API', '<span class="bad">✖ switched off (/ext/info answers 404)</span>']);
+  if (v.nodeIdUnknown) rows.push(['Validations', `<span class="bad">✖ ${e(v.nodeIdUnknown)}</span>`]);
+  if (v.network) rows.push(['Network', e(v.network)]);
   if (v.rewardingStakeRatio !== undefined) {
     const low = v.rewardingStakeRatio < 0.8;
     const outlook = { likely: 'reward likely', uncertain: 'reward uncertain', lost: 'reward likely lost' }[rewardOutlook(v.rewardingStakeRatio)];
     rows.push(['Rewarding stake', `<span class="${low ? 'bad' : 'good'}">${low ? '✖' : '✔'} ${pct(v.rewardingStakeRatio)}</span> <span class="muted">of stake sees its uptime at or above the requirement:</span> ${outlook} <span class="muted">were the period to end now (a stake majority decides)</span>`]);
     rows.push(['Weighted uptime', pct(v.weightedAverageRatio)]);
   }
-  if (v.requirement !== undefined) rows.push(['Requirement', `${pct(v.requirement)} uptime`]);
+  if (v.requirement !== undefined) {
+    const helicon = v.heliconTime === undefined ? '' : v.heliconTime === null ? 'Helicon not scheduled' : `Helicon ${day(v.heliconTime)}`;
+    const from = v.scheduleFrom ? `, schedule of ${e(v.scheduleFrom.target)} (${e(v.scheduleFrom.version)})` : '';
+    rows.push(['Requirement', `${pct(v.requirement)} uptime${helicon || from ? ` <span class="muted">(${helicon}${from})</span>` : ''}`]);
+  }
   if (v.downtimeBudgetRemainingSeconds !== undefined && v.downtimeAllowanceSeconds) {
     const left = v.downtimeBudgetRemainingSeconds;
     const share = left / v.downtimeAllowanceSeconds;
     rows.push(['Downtime budget', `<span class="${share < 0.25 ? 'bad' : 'good'}">${left >= 0 ? `${hours(left)} left` : `overspent by ${hours(-left)}`}</span> <span class="muted">of ${hours(v.downtimeAllowanceSeconds)} this period</span>`]);
   }
   if (v.periodEnd !== undefined) rows.push(['Period', `${day(v.periodStart)} → ${day(v.periodEnd)}`]);
+  if (v.nextPeriodSeconds !== undefined) rows.push(['Auto-renewal', v.nextPeriodSeconds > 0 ? `renews at the period end for ${hours(v.nextPeriodSeconds)}` : '<span class="bad">exits at the period end</span> (next period 0)']);
+  if (v.l1Dropped) rows.push(['L1 validations', `<span class="bad">${v.l1Dropped} more than the 100 kept per node (not exported)</span>`]);
   if (v.potentialRewardAvax !== undefined) rows.push(['Potential reward', `${v.potentialRewardAvax.toFixed(2)} AVAX`]);
   if (v.version) rows.push(['Version', `<code>${e(v.version)}</code>${v.versionBehind ? ' <span class="bad">✖ behind most of the network\'s stake</span>' : v.versionBehind === false ? ' <span class="good">✔ current</span>' : ''}`]);
   if (v.feePriceAvaxPerSecond !== undefined) rows.push(['L1 fee', `${(v.feePriceAvaxPerSecond * 1e9).toFixed(0)} nAVAX/s per validator`]);

@@ -68,7 +68,7 @@ describe('simulated nodes answer info.* and platform.* with AvalancheGo\'s shape
     const node = sim.nodes.get('v')!;
     expect(ok(parseNodeIdResult(await result('v', '/ext/info', 'info.getNodeID')))).toBe(node.nodeId);
     expect(ok(parseUptime(await result('v', '/ext/info', 'info.uptime')))).toEqual({ rewardingStakeRatio: 1, weightedAverageRatio: 0.992 });
-    expect(ok(parseNodeVersion(await result('v', '/ext/info', 'info.getNodeVersion')))).toBe('avalanche/1.15.2');
+    expect(ok(parseNodeVersion(await result('v', '/ext/info', 'info.getNodeVersion')))).toBe('avalanchego/1.15.2');
     expect(ok(parseUpgrades(await result('v', '/ext/info', 'info.upgrades')))).toEqual({ heliconTime: Date.UTC(2026, 8, 22, 15) / 1000 });
     const primary = ok(parsePrimaryValidators(await result('v', '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: [node.nodeId] }), node.nodeId));
     expect(primary).toMatchObject({ startTime: node.economics.validationStartsAt, endTime: Math.floor(node.validationEndsAt), potentialRewardNAvax: 117431493426 });
@@ -149,7 +149,7 @@ describe('simulated nodes answer info.* and platform.* with AvalancheGo\'s shape
 
   it('info-api-disabled: /ext/info is a 404 while health stays healthy', async () => {
     await setScenario(sim, 'v', 'info-api-disabled');
-    expect(await call('v', '/ext/info', 'info.uptime')).toEqual({ kind: 'disabled', detail: 'HTTP 404: 404 page not found' });
+    expect(await call('v', '/ext/info', 'info.uptime')).toEqual({ off: true, kind: 'disabled', detail: 'HTTP 404: 404 page not found' });
     expect((await call('v', '/ext/bc/P', 'platform.getValidatorFeeState')).kind).toBe('result');
     const health = await request(`${sim.nodeUrl('v')}/ext/health`);
     expect(health.statusCode).toBe(200);

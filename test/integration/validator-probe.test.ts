@@ -42,7 +42,7 @@ describe('the validator probe against simulated nodes', () => {
     const report = first.validator!;
     expect(report).toMatchObject({
       nodeId: node.nodeId,
-      version: 'avalanche/1.15.2',
+      version: 'avalanchego/1.15.2',
       heliconTime: Date.UTC(2026, 8, 22, 15) / 1000,
       uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.992 },
       primary: { startTime: node.economics.validationStartsAt, endTime: Math.floor(node.validationEndsAt), potentialRewardNAvax: 117431493426 },
@@ -87,10 +87,10 @@ describe('the validator probe against simulated nodes', () => {
 
     await setScenario(sim, 'v', 'version-behind');
     const behind = (await poll('v')).validator!;
-    expect(behind).toMatchObject({ version: 'avalanche/1.14.2', heliconTime: null });
+    expect(behind).toMatchObject({ version: 'avalanchego/1.14.2', heliconTime: null });
     expect(behind.economics!.requirement).toBe(0.8);
     await setScenario(sim, 'v', 'healthy');
-    expect((await poll('v')).validator!).toMatchObject({ version: 'avalanche/1.15.2', heliconTime: expect.any(Number) });
+    expect((await poll('v')).validator!).toMatchObject({ version: 'avalanchego/1.15.2', heliconTime: expect.any(Number) });
   });
 
   it('uptime_requirement overrides the rule', async () => {
@@ -106,11 +106,14 @@ describe('the validator probe against simulated nodes', () => {
     expect(observation.validator!.economics).toEqual({ l1RunwaySeconds: [] });
   });
 
-  it('a disabled info API is not a failure; it is reported once as a change', async () => {
+  it('a disabled info API (404) is its own state: not a success (#24.8), reported once as a change', async () => {
     const before = (await poll('v')).validator!;
+    expect(before.infoApiDisabled).toBe(false);
     await setScenario(sim, 'v', 'info-api-disabled');
     const observation = await poll('v');
-    expect(observation.ok).toBe(true);
+    expect(observation).toMatchObject({ ok: false, reason: 'http_status', httpStatus: 404 });
+    expect(observation.error).toContain('info.uptime: HTTP 404');
+    expect(observation.validator!.infoApiDisabled).toBe(true);
     expect(observation.validator!.problems.map((p) => [p.call, p.reason])).toEqual([
       ['info.uptime', 'disabled'],
       ['info.getNodeVersion', 'disabled'],
@@ -136,7 +139,7 @@ describe('the validator probe against simulated nodes', () => {
     expect(observation.error).toContain('platform.getCurrentValidators: endTime nothing is not a time');
     expect(observation.error).toContain('platform.getValidatorFeeState: price nothing is not a fee price');
     const report = observation.validator!;
-    expect(report.version).toBe('avalanche/1.15.2');
+    expect(report.version).toBe('avalanchego/1.15.2');
     expect(report.l1).toHaveLength(1); // the subnet list itself was fine
     expect(report.uptime).toBeUndefined();
     expect(report.economics!.l1RunwaySeconds).toEqual([undefined]);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { sample, scrape, series, setScenario, startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
+import { get, sample, scrape, series, setScenario, startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
 
 type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string> };
 type Webhook = { status: string; alerts: Alert[] };
@@ -50,7 +50,7 @@ alerts:
     await waitFor('a validator poll of every node', async () => {
       const m = await scrape(d.url);
       // A poll may time out while everything starts at once: wait for a good one (odd is never good).
-      return ['steady', 'risky', 'l1', 'old', 'rpc', 'locked'].every((t) => sample(m, 'avahealth_probe_success', { target: t, endpoint: 'validator' }) === 1) && sample(m, 'avahealth_probe_success', { target: 'odd', endpoint: 'validator' }) !== undefined;
+      return ['steady', 'risky', 'l1', 'old', 'rpc'].every((t) => sample(m, 'avahealth_probe_success', { target: t, endpoint: 'validator' }) === 1) && ['odd', 'locked'].every((t) => sample(m, 'avahealth_probe_success', { target: t, endpoint: 'validator' }) !== undefined);
     }, 20_000);
   }, 30_000);
 
@@ -76,7 +76,7 @@ alerts:
     expect(sample(m, 'avahealth_validator_period_end_timestamp_seconds', t)).toBe(Math.floor(node.validationEndsAt));
     expect(sample(m, 'avahealth_validator_potential_reward_avax', t)).toBe(117.431493426);
     expect(sample(m, 'avahealth_validator_downtime_budget_remaining_seconds', t)).toBeGreaterThan(0.09 * 40 * 86400);
-    expect(sample(m, 'avahealth_node_version_info', { ...t, version: 'avalanche/1.15.2' })).toBe(1);
+    expect(sample(m, 'avahealth_node_version_info', { ...t, version: 'avalanchego/1.15.2' })).toBe(1);
     expect(sample(m, 'avahealth_node_healthy', { ...t, endpoint: 'health' })).toBe(1);
     expect(series(m, 'avahealth_probe_success', { target: 'off', endpoint: 'validator' })).toEqual([]);
     expect(alerts().filter((a) => a.labels.target === 'steady' && VALIDATOR_ALERTS.includes(a.labels.alertname!))).toEqual([]);
@@ -88,9 +88,9 @@ alerts:
   });
 
   it('chain data: stake per version, version behind, and the Data API record health', async () => {
-    await waitFor('network versions', async () => sample(await scrape(d.url), 'avahealth_network_version_stake_ratio', { network: 'mainnet', version: 'avalanche/1.15.2' }) !== undefined, 15_000);
+    await waitFor('network versions', async () => sample(await scrape(d.url), 'avahealth_network_version_stake_ratio', { network: 'mainnet', version: 'avalanchego/1.15.2' }) !== undefined, 15_000);
     const m = await scrape(d.url);
-    expect(sample(m, 'avahealth_network_version_stake_ratio', { network: 'mainnet', version: 'avalanche/1.15.2' })).toBeCloseTo(0.62, 2);
+    expect(sample(m, 'avahealth_network_version_stake_ratio', { network: 'mainnet', version: 'avalanchego/1.15.2' })).toBeCloseTo(0.62, 2);
     expect(sample(m, 'avahealth_node_version_behind', { target: 'steady' })).toBe(0);
     const nodeId = sim.nodes.get('steady')!.nodeId;
     await waitFor('record health', async () => sample(await scrape(d.url), 'avahealth_validator_uptime_performance_ratio', { node_id: nodeId }) !== undefined, 15_000);
@@ -139,14 +139,15 @@ alerts:
     expect(sample(m, 'avahealth_l1_validator_runway_seconds', labels)).toBe(0);
   });
 
-  it('version-behind: AvalancheNodeVersionBehind, and 0.8 for a node whose schedule has no heliconTime', async () => {
+  it('version-behind: AvalancheNodeVersionBehind, and the schedule of its network (0.9) for a node whose own reads Helicon unscheduled', async () => {
     await setScenario(sim, 'old', 'version-behind');
     await waitFor('VersionBehind at the webhook', () => firing('AvalancheNodeVersionBehind', 'old').length > 0, 15_000);
-    expect(firing('AvalancheNodeVersionBehind', 'old')[0]!.annotations.summary).toBe("old runs avalanche/1.14.2 while 87 % of the network's stake runs newer versions (most: avalanche/1.15.2, 62 %)");
+    expect(firing('AvalancheNodeVersionBehind', 'old')[0]!.annotations.summary).toBe("old runs avalanchego/1.14.2 while 87 % of the network's stake runs newer versions (most: avalanchego/1.15.2, 62 %)");
     const m = await scrape(d.url);
     expect(sample(m, 'avahealth_node_version_behind', { target: 'old' })).toBe(1);
-    expect(sample(m, 'avahealth_node_version_info', { target: 'old', version: 'avalanche/1.14.2' })).toBe(1);
-    expect(sample(m, 'avahealth_validator_uptime_requirement_ratio', { target: 'old' })).toBe(0.8);
+    expect(sample(m, 'avahealth_node_version_info', { target: 'old', version: 'avalanchego/1.14.2' })).toBe(1);
+    // Its own schedule reads Helicon unscheduled (9999-12-01); the fleet's newest mainnet nodes know it (#24.5).
+    expect(sample(m, 'avahealth_validator_uptime_requirement_ratio', { target: 'old' })).toBe(0.9);
   });
 
   it('not-validator: a successful poll with no Primary Network series and no alert', async () => {
@@ -155,14 +156,19 @@ alerts:
     for (const name of ['avahealth_validator_uptime_rewarding_stake_ratio', 'avahealth_validator_uptime_requirement_ratio', 'avahealth_validator_downtime_budget_remaining_seconds', 'avahealth_validator_period_end_timestamp_seconds']) {
       expect(series(m, name, { target: 'rpc' }), name).toEqual([]);
     }
-    expect(sample(m, 'avahealth_node_version_info', { target: 'rpc', version: 'avalanche/1.15.2' })).toBe(1);
+    expect(sample(m, 'avahealth_node_version_info', { target: 'rpc', version: 'avalanchego/1.15.2' })).toBe(1);
     expect(alerts().filter((a) => a.labels.target === 'rpc' && VALIDATOR_ALERTS.includes(a.labels.alertname!))).toEqual([]);
   });
 
-  it('a disabled info API is reported once and never fails the node', async () => {
+  it('a disabled info API is its own state (not a success), reported once, and never fails the node', async () => {
     const m = await scrape(d.url);
-    expect(sample(m, 'avahealth_probe_success', { target: 'locked', endpoint: 'validator' })).toBe(1);
+    expect(sample(m, 'avahealth_probe_success', { target: 'locked', endpoint: 'validator' })).toBe(0);
+    expect(sample(m, 'avahealth_probe_http_status_code', { target: 'locked', endpoint: 'validator' })).toBe(404);
+    expect(sample(m, 'avahealth_validator_info_api_enabled', { target: 'locked' })).toBe(0);
+    expect(sample(m, 'avahealth_validator_info_api_enabled', { target: 'steady' })).toBe(1);
     expect(sample(m, 'avahealth_node_healthy', { target: 'locked', endpoint: 'health' })).toBe(1);
+    const status = JSON.parse((await get(`${d.url}/api/v1/status`)).body) as { targets: Array<{ name: string; state: string }> };
+    expect(status.targets.find((t) => t.name === 'locked')!.state).toBe('healthy');
     // the P-Chain API still answers: the validation period is there
     expect(sample(m, 'avahealth_validator_period_end_timestamp_seconds', { target: 'locked' })).toBeGreaterThan(sample(m, 'avahealth_validator_period_start_timestamp_seconds', { target: 'locked' })!);
     const lines = d.logs().split('\n').filter((l) => l.includes('"target":"locked"') && l.includes('validator API disabled'));
@@ -178,7 +184,7 @@ alerts:
     expect(series(m, 'avahealth_validator_uptime_rewarding_stake_ratio', { target: 'odd' })).toEqual([]);
     expect(series(m, 'avahealth_l1_fee_price_avax_per_second', { target: 'odd' })).toEqual([]);
     expect(series(m, 'avahealth_l1_validator_balance_avax', { target: 'odd' })).toHaveLength(1);
-    expect(sample(m, 'avahealth_node_version_info', { target: 'odd', version: 'avalanche/1.15.2' })).toBe(1);
+    expect(sample(m, 'avahealth_node_version_info', { target: 'odd', version: 'avalanchego/1.15.2' })).toBe(1);
     expect(m.filter((s) => s.labels.target === 'odd' && !Number.isFinite(s.value))).toEqual([]);
     // Logged once per change, not once per poll: never the same reason twice in a row (on a loaded
     // machine a call may time out in between, which is a change, logged, and so is its end).
@@ -191,7 +197,7 @@ alerts:
     const res = await fetch(`${d.url}/api/v1/targets/risky`);
     const body = (await res.json()) as { target?: { validator?: Record<string, unknown> }; validator?: Record<string, unknown> };
     const panel = (body.target?.validator ?? body.validator)!;
-    expect(panel).toMatchObject({ notValidator: false, rewardingStakeRatio: 1, requirement: 0.9, version: 'avalanche/1.15.2', versionBehind: false, potentialRewardAvax: 117.431493426, l1: [], problems: [] });
+    expect(panel).toMatchObject({ notValidator: false, rewardingStakeRatio: 1, requirement: 0.9, version: 'avalanchego/1.15.2', versionBehind: false, potentialRewardAvax: 117.431493426, l1: [], problems: [] });
     expect(panel.downtimeBudgetRemainingSeconds).toBeGreaterThan(0);
     const status = (await (await fetch(`${d.url}/api/v1/status`)).json()) as { targets: Array<{ name: string; state: string; validator?: { l1: Array<{ active: boolean }>; problems: Array<{ call: string; reason: string }> } }> };
     const odd = status.targets.find((t) => t.name === 'odd')!;

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRpcAnswer } from '../../src/parse/jsonrpc.js';
+import { MAX_JSON_DEPTH, readRpcAnswer } from '../../src/parse/jsonrpc.js';
 import {
   decimal,
   isNotValidatorError,
   parseFeeState,
   parseL1Validator,
   parseL1Validators,
+  parseNetworkId,
   parseNodeIdResult,
   parseNodeVersion,
   parsePrimaryValidators,
@@ -90,7 +91,7 @@ describe('info.*', () => {
   });
 
   it('info.getNodeVersion', () => {
-    expect(value(parseNodeVersion(result('info-getNodeVersion.json')))).toBe('avalanche/1.14.2');
+    expect(value(parseNodeVersion(result('info-getNodeVersion.json')))).toBe('avalanchego/1.14.2');
     expect(value(parseNodeVersion({ version: 'avalanchego/v1.15.0-fuji' }))).toBe('avalanchego/v1.15.0-fuji');
     expect(error(parseNodeVersion({ version: 'avalanche/1.14.2"} evil' }))).toContain('not a node version');
     expect(error(parseNodeVersion({ version: 'x'.repeat(500) }))).toContain('…');
@@ -184,7 +185,7 @@ describe('JSON-RPC answers', () => {
   it('method not found and a 404 mean a disabled API', () => {
     expect(readRpcAnswer(200, readFileSync(path('method-not-found.json'), 'utf8'), 4)).toEqual({ kind: 'disabled', detail: 'JSON-RPC error -32000: rpc: can\'t find method "info.Upgrades"' });
     expect(readRpcAnswer(200, JSON.stringify({ jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 1 }), 1).kind).toBe('disabled');
-    expect(readRpcAnswer(404, '404 page not found\n', 1)).toEqual({ kind: 'disabled', detail: 'HTTP 404: 404 page not found' });
+    expect(readRpcAnswer(404, '404 page not found\n', 1)).toEqual({ off: true, kind: 'disabled', detail: 'HTTP 404: 404 page not found' });
   });
 
   it('classifies the rest into probe failure reasons', () => {
@@ -228,5 +229,70 @@ describe('Data API', () => {
     });
     expect(parseValidatorRecordHealth({ validationStatus: 'completed' })).toEqual({ benchedRequestsRatio: {} });
     expect(parseValidatorRecordHealth({ uptimePerformance: 'n/a', validatorHealth: { reachabilityPercent: 400 } })).toEqual({ benchedRequestsRatio: {} });
+  });
+});
+
+describe('issue 24: AvalancheGo v1.14/v1.15 shapes and hostile ones', () => {
+  it('auto-renewed validators (ACP-236): nextPeriod, autoCompoundRewardShares, validatorAuthority (vms/platformvm/api/validator.go AutoRenewedConfig)', () => {
+    const renewing = value(parsePrimaryValidators(result('platform-getCurrentValidators-auto-renewed.json'), NODE))!;
+    // startTime/endTime are the current cycle
+    expect(renewing).toMatchObject({ startTime: 1785250800, endTime: 1786460400, potentialRewardNAvax: 117431493426 });
+    expect(renewing.autoRenewal).toEqual({ nextPeriodSeconds: 1_209_600, renews: true, autoCompoundRatio: 0.3, authorityAddresses: ['P-avax1gfpj30csekhwmf4mqkncelus5zl2ztqzvv7aww'] });
+    // nextPeriod 0: stops at the end of the cycle (txs/set_auto_renewed_validator_config_tx.go, Period)
+    const exiting = value(parsePrimaryValidators(result('platform-getCurrentValidators-auto-renewed-exiting.json'), NODE))!;
+    expect(exiting.autoRenewal).toMatchObject({ nextPeriodSeconds: 0, renews: false });
+    // a validator that is not auto-renewed has none of the three keys (the embedded pointer is nil)
+    expect(value(parsePrimaryValidators(result('platform-getCurrentValidators.json'), NODE))!.autoRenewal).toBeUndefined();
+    const entry = (extra: Record<string, unknown>) => ({ validators: [{ nodeID: NODE, startTime: '1', endTime: '2', validatorAuthority: { locktime: '0', threshold: '1', addresses: [] }, nextPeriod: '0', autoCompoundRewardShares: '0', ...extra }] });
+    // AutoCompoundRewardShares > reward.PercentDenominator is refused by SyntacticVerify
+    expect(error(parsePrimaryValidators(entry({ autoCompoundRewardShares: '1000001' }), NODE))).toContain('autoCompoundRewardShares');
+    expect(error(parsePrimaryValidators(entry({ nextPeriod: '-5' }), NODE))).toContain('nextPeriod');
+    expect(error(parsePrimaryValidators(entry({ validatorAuthority: 'me' }), NODE))).toContain('validatorAuthority');
+  });
+
+  it('info.getNetworkID (api/info/service.go, json.Uint32): 1 mainnet, 5 fuji, else the number', () => {
+    expect(value(parseNetworkId(result('info-getNetworkID.json')))).toBe('mainnet');
+    expect(value(parseNetworkId({ networkID: '5' }))).toBe('fuji');
+    expect(value(parseNetworkId({ networkID: 12345 }))).toBe('12345');
+    expect(error(parseNetworkId({ networkID: '4294967296' }))).toContain('not a network ID');
+    expect(error(parseNetworkId({ networkID: 'mainnet' }))).toContain('not a network ID');
+  });
+
+  it('info.upgrades of v1.14.1+ reads heliconTime 9999-12-01 while unscheduled (upgrade/upgrade.go UnscheduledActivationTime): no schedule', () => {
+    expect(value(parseUpgrades(result('info-upgrades-v1.14.2-unscheduled.json')))).toEqual({ heliconTime: null });
+  });
+
+  it('a bare version in stakingDistributionByVersion (1.14.2) is read as avalanchego/1.14.2, not a bad shape', () => {
+    const body = { validatorDetails: { stakingDistributionByVersion: [
+      { version: 'avalanchego/1.15.2', amountStaked: '131400000000000000', validatorCount: 902 },
+      { version: '1.14.2', amountStaked: '65700000000000000', validatorCount: 470 },
+      { version: 'avalanche/1.10.17', amountStaked: '21900000000000000', validatorCount: 140 },
+    ] } };
+    expect(value(parseStakingDistribution(body)).map((r) => [r.version, r.amountStakedNAvax])).toEqual([
+      ['avalanchego/1.15.2', 131400000000000000],
+      ['avalanchego/1.14.2', 65700000000000000],
+      ['avalanche/1.10.17', 21900000000000000],
+    ]);
+    expect(error(parseStakingDistribution({ validatorDetails: { stakingDistributionByVersion: [{ version: 'latest', amountStaked: '1' }] } }))).toContain('not a node version');
+  });
+
+  it('uint64 strings above 2^53 are refused as shapes (no 1e20 period, no 1e11 AVAX balance)', () => {
+    expect(unsigned('9007199254740991')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(unsigned('9007199254740993')).toBeUndefined();
+    expect(unsigned('100000000000000000000')).toBeUndefined();
+    expect(error(parseL1Validators({ validators: [{ validationID: SUBNET, nodeID: NODE, balance: '100000000000000000000' }] }, SUBNET, NODE))).toContain('is not an amount');
+    expect(error(parsePrimaryValidators({ validators: [{ nodeID: NODE, startTime: '1', endTime: '100000000000000000000' }] }, NODE))).toContain('endTime');
+    expect(error(parsePrimaryValidators({ validators: [{ nodeID: NODE, startTime: '1', endTime: '2', potentialReward: '100000000000000000000' }] }, NODE))).toContain('potentialReward');
+  });
+
+  it('JSON nested 6,000 deep is classified bad_shape, never a RangeError', () => {
+    const deep = `${'['.repeat(6000)}${']'.repeat(6000)}`;
+    const body = `{"jsonrpc":"2.0","result":{"rewardingStakePercentage":${deep},"weightedAveragePercentage":"99.0000"},"id":2}`;
+    expect(readRpcAnswer(200, body, 2)).toEqual({ kind: 'failure', reason: 'bad_shape', error: `JSON-RPC response nests deeper than ${MAX_JSON_DEPTH} levels` });
+    // the parsers alone name an object by its kind, never stringify it
+    const nested = JSON.parse(deep) as unknown;
+    expect(error(parseUptime({ rewardingStakePercentage: nested, weightedAveragePercentage: '99.0000' }))).toBe('rewardingStakePercentage an array is not a percentage');
+    // AvalancheGo's own answers stay well inside the cap: a delegator's reward owner's addresses
+    expect(readRpcAnswer(200, readFileSync(path('platform-getCurrentValidators.json'), 'utf8'), 5).kind).toBe('result');
   });
 });

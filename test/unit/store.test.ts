@@ -44,4 +44,17 @@ describe('Store', () => {
     expect(second.observation.endpoints.map((e) => e.endpoint)).toEqual(['health', 'validator']);
     expect(second.lastSuccessAt.get('health/all')).toBe(102.03);
   });
+
+  it("networkOf: the network the node itself reported (info.getNetworkID), kept across polls, else the configured one", () => {
+    const store = new Store();
+    store.record(poll(100, 0.01, HEALTHY()));
+    expect(store.networkOf('n1')).toBe('mainnet');
+    const validatorPoll = (nodeNetwork?: string): TargetObservation => ({ target: 'n1', kind: 'node', source: 'validator', network: 'mainnet', at: 101, endpoints: [], ...(nodeNetwork ? { nodeNetwork } : {}) });
+    store.record(validatorPoll('12345'));
+    expect(store.networkOf('n1')).toBe('12345');
+    store.record(validatorPoll());
+    store.record(poll(102, 0.01, HEALTHY()));
+    expect(store.networkOf('n1')).toBe('12345');
+    expect(store.networkOf('unknown')).toBeUndefined();
+  });
 });

@@ -6,6 +6,8 @@ import {
   economicsOf,
   isVersionBehind,
   nAvaxToAvax,
+  networkName,
+  networkScheduleFor,
   newerStakeRatio,
   runwaySeconds,
   uptimeRequirement,
@@ -129,5 +131,34 @@ describe('versions against the network', () => {
     // Exactly half is not "more than half".
     expect(isVersionBehind('avalanche/1.14.2', [{ version: 'avalanche/1.15.0', amountStakedNAvax: 1 }, { version: 'avalanche/1.14.2', amountStakedNAvax: 1 }])).toBe(false);
     expect(isVersionBehind('avalanche/1.14.2', [])).toBeUndefined();
+  });
+});
+
+describe('the network schedule (#24.5)', () => {
+  const newest = { target: 'new', network: 'mainnet', version: 'avalanchego/1.15.2', heliconTime: HELICON };
+  const old = { target: 'old', network: 'mainnet', version: 'avalanchego/1.14.2', heliconTime: null };
+
+  it('network names as AvalancheGo gives them (utils/constants/network_ids.go)', () => {
+    expect([networkName(1), networkName(5), networkName(12345)]).toEqual(['mainnet', 'fuji', '12345']);
+  });
+
+  it('an older node follows the newest node of its network; the newest keeps its own', () => {
+    expect(networkScheduleFor(old, [old, newest])).toEqual({ heliconTime: HELICON, from: 'new', version: 'avalanchego/1.15.2' });
+    expect(networkScheduleFor(newest, [old, newest])).toBeUndefined();
+    // and with it the requirement of a period started after Helicon: 0.9, not 0.8
+    const primary = { startTime: HELICON + DAY, endTime: HELICON + 15 * DAY };
+    const schedule = networkScheduleFor(old, [old, newest])!;
+    expect(economicsOf({ primary, heliconTime: null, l1: [] }, HELICON + 2 * DAY).requirement).toBe(0.8);
+    expect(economicsOf({ primary, heliconTime: null, networkSchedule: schedule, l1: [] }, HELICON + 2 * DAY).requirement).toBe(0.9);
+  });
+
+  it('only the same network, only known schedules; an unknown network or version keeps its own', () => {
+    expect(networkScheduleFor(old, [old, { ...newest, network: 'fuji' }])).toBeUndefined();
+    expect(networkScheduleFor({ ...old, network: undefined }, [old, newest])).toBeUndefined();
+    expect(networkScheduleFor(old, [old, { target: 'new', network: 'mainnet', version: 'avalanchego/1.15.2' }])).toBeUndefined();
+    // the own version unknown: the newest known one stands
+    expect(networkScheduleFor({ target: 'x', network: 'mainnet' }, [old, newest])).toMatchObject({ from: 'new' });
+    // equally new nodes: one that knows a time wins over one reading it unscheduled
+    expect(networkScheduleFor(old, [old, { ...newest, target: 'a', heliconTime: null }, newest])).toMatchObject({ from: 'new' });
   });
 });

@@ -18,7 +18,11 @@ const F = defineFamilies({
   downtimeBudget: gauge('validator_downtime_budget_remaining_seconds', 'Downtime still allowed this period: (1 − requirement) × (end − start) − (1 − weighted average) × (now − start). Negative when overspent.'),
   potentialReward: gauge('validator_potential_reward_avax', 'Reward of the current validation if it meets the uptime requirement (AVAX).'),
   periodStart: gauge('validator_period_start_timestamp_seconds', 'Start of the current Primary Network validation period.'),
-  periodEnd: gauge('validator_period_end_timestamp_seconds', 'End of the current Primary Network validation period.'),
+  periodEnd: gauge('validator_period_end_timestamp_seconds', 'End of the current Primary Network validation period (of an auto-renewed validator: the current cycle).'),
+  nextPeriod: gauge('validator_next_period_seconds', 'Auto-renewed validator (ACP-236): length of the cycle that starts at the period end; 0 = it exits at the period end.'),
+  nodeIdKnown: gauge('validator_node_id_known', "Whether the node's NodeID is known (info.getNodeID, the node-id header or node_id); at 0 no P-Chain validation is attributed to it."),
+  infoApiEnabled: gauge('validator_info_api_enabled', 'Whether /ext/info answers; 0 when it answers HTTP 404 (the info API is switched off).'),
+  l1Dropped: gauge('l1_validator_dropped_validations', 'L1 validations of the node beyond the 100 exported per node.'),
   l1Balance: gauge('l1_validator_balance_avax', 'Balance an L1 validation (ACP-77) pays its continuous fee from (AVAX).'),
   l1Active: gauge('l1_validator_active', 'The L1 validation is active (balance > 0); at 0 it is not sampled and its signatures are invalid.'),
   l1Runway: gauge('l1_validator_runway_seconds', 'Time until the balance runs out at the current fee price (balance ÷ price).'),
@@ -45,6 +49,8 @@ export default defineCollector({
     if (!report) return;
     const maxLength = config.limits.maxLabelLength;
     const economics = report.economics;
+    w.add(I.nodeIdKnown, base, report.nodeId ? 1 : 0);
+    if (report.infoApiDisabled !== undefined) w.add(I.infoApiEnabled, base, report.infoApiDisabled ? 0 : 1);
     if (report.uptime) {
       w.add(I.rewardingStake, base, report.uptime.rewardingStakeRatio);
       w.add(I.weightedUptime, base, report.uptime.weightedAverageRatio);
@@ -56,6 +62,7 @@ export default defineCollector({
       if (primary.potentialRewardNAvax !== undefined) w.add(I.potentialReward, base, nAvaxToAvax(primary.potentialRewardNAvax));
       w.add(I.periodStart, base, primary.startTime);
       w.add(I.periodEnd, base, primary.endTime);
+      if (primary.autoRenewal) w.add(I.nextPeriod, base, primary.autoRenewal.nextPeriodSeconds);
     }
     report.l1.forEach((validation, i) => {
       const labels = `${base},subnet_id="${escapeLabel(sanitizeLabelValue(validation.subnetId, maxLength))}",validation_id="${escapeLabel(sanitizeLabelValue(validation.validationId, maxLength))}"`;
@@ -63,6 +70,7 @@ export default defineCollector({
       w.add(I.l1Active, labels, validation.balanceNAvax > 0 ? 1 : 0);
       w.add(I.l1Runway, labels, economics?.l1RunwaySeconds[i]);
     });
+    if (report.l1Dropped) w.add(I.l1Dropped, base, report.l1Dropped);
     if (report.feeState) w.add(I.l1FeePrice, base, nAvaxToAvax(report.feeState.priceNAvaxPerSecond));
     if (report.version) w.add(I.versionInfo, `${base},version="${escapeLabel(sanitizeLabelValue(report.version, maxLength))}"`, 1);
   },

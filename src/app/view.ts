@@ -9,7 +9,7 @@ import { emptySnapshot } from '../model/chaindata.js';
 import { targetsOf } from '../model/targets.js';
 import type { PageModel } from '../status/page.js';
 import { statusPageRoutes, type PageView } from '../status/routes.js';
-import { chainDataStatus, targetStatus } from '../status/status.js';
+import { chainDataStatus, targetStatus, withValidatorAlerts } from '../status/status.js';
 import { VERSION } from '../version.js';
 import type { Components } from './components.js';
 
@@ -20,8 +20,12 @@ export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonSt
   const statuses = () => {
     const { config, store } = parts;
     const lags = config.chainData ? store.lags() : new Map<string, never[]>();
+    const firing = parts.alerts.list().filter((a) => a.phase === 'firing');
     return targetsOf(config).map((t) => {
-      const status = targetStatus(t, store);
+      const status = withValidatorAlerts(
+        targetStatus(t, store),
+        firing.filter((a) => a.target === t.name).map((a) => ({ alertname: a.alertname, severity: a.severity, summary: a.annotations.summary })),
+      );
       for (const lag of lags.get(t.name) ?? []) status.lag[lag.chain] = lag.lagBlocks;
       return status;
     });

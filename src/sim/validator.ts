@@ -51,7 +51,7 @@ const UPGRADES_BEFORE_HELICON = {
 };
 
 export const VALIDATOR_SCENARIOS = {
-  'reward-at-risk': 'only 72.5 % of stake sees the validator up enough to reward it; its downtime budget is low',
+  'reward-at-risk': '72.5 % of stake sees its uptime at or above the requirement (reward still likely, below the 80 % warning); its downtime budget is low',
   'l1-balance-low': 'its L1 validation has 2.3 days of fee balance left (set l1BalanceNAvax)',
   'l1-inactive': 'its L1 validation ran out of balance (balance "0", inactive)',
   'version-behind': `runs ${SIM_OLD_VERSION} while most stake runs ${SIM_CURRENT_VERSION}: behind the network's schedule (heliconTime ${SIM_UNSCHEDULED_TIME}, unscheduled as far as it knows)`,

@@ -20,6 +20,9 @@ const alert = (name: string, expr: string, forDuration: string, severity: 'warni
   annotations: { summary, description },
 });
 
+/** The group of node, service and validator alerts (the same alerts avahealth's own engine sends). */
+export const ALERTS_GROUP = 'avahealth.alerts';
+
 export const ruleGroups: RuleGroup[] = [
   {
     name: 'avahealth.recording',
@@ -34,7 +37,7 @@ export const ruleGroups: RuleGroup[] = [
     ],
   },
   {
-    name: 'avahealth.alerts',
+    name: ALERTS_GROUP,
     rules: RULES.flatMap((rule) => rule.prometheus),
   },
   {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
@@ -8,7 +8,8 @@ import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodMonitor, PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { ruleGroups } from '../../deploy/prometheus/rules.js';
+import { ALERTS_GROUP, ruleGroups, type RuleGroup } from '../../deploy/prometheus/rules.js';
+import { RULES } from '../../src/alerts/rules/index.js';
 import { AVAHEALTH_JOB } from '../../deploy/prometheus/self-monitoring.js';
 import { parseConfig } from '../../src/config/load.js';
 import { parseShard } from '../../src/shard.js';
@@ -73,7 +74,9 @@ describe.skipIf(!kubectl).each(['sidecar', 'central', 'sharded'])('kustomize ove
     });
     expect(container.resources.limits.memory).toBe(name === 'sharded' ? '512Mi' : '256Mi');
     expect(container.livenessProbe.httpGet.path).toBe('/-/healthy');
-    expect(pod.securityContext.fsGroup).toBe(1000);
+    // our own pods own their state volume; the sidecar leaves the node's pod-wide settings alone
+    if (name === 'sidecar') expect(pod.securityContext).toBeUndefined();
+    else expect(pod.securityContext.fsGroup).toBe(1000);
   });
 
   it('keeps state on a volume and mounts the generated config', () => {
@@ -101,7 +104,49 @@ describe.skipIf(!kubectl).each(['sidecar', 'central', 'sharded'])('kustomize ove
     expect(endpoint.relabelings).toContainEqual({ targetLabel: 'job', replacement: AVAHEALTH_JOB, action: 'replace' });
     const selected = name === 'central' ? objects.find((o) => o.kind === 'Service')!.metadata.labels : workload.spec!.template.metadata.labels;
     expect(selected).toMatchObject(monitor.spec!.selector.matchLabels);
-    expect(objects.find((o) => o.kind === 'PrometheusRule')!.spec!.groups).toEqual(JSON.parse(JSON.stringify(ruleGroups)));
+    const groups = objects.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => o.spec!.groups);
+    const expected = name === 'sidecar' ? ruleGroups : ruleGroups.filter((g) => g.name !== ALERTS_GROUP);
+    expect(groups.sort((a, b) => a.name.localeCompare(b.name))).toEqual(JSON.parse(JSON.stringify(expected)).sort((a: RuleGroup, b: RuleGroup) => a.name.localeCompare(b.name)));
+  });
+
+  it('has one alert path: the daemon\'s receivers or the Prometheus alerts, never both', () => {
+    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    const config = parseConfig(configMap.data!['avahealth.yaml']!, 'avahealth.yaml', { DATA_API_KEY: 'k' });
+    const prometheusAlerts = new Set(objects.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => o.spec!.groups.flatMap((g: RuleGroup) => g.rules.map((r) => r.alert))));
+    const engineAlerts = RULES.flatMap((r) => [r.name, ...r.prometheus.map((p) => p.alert)]);
+    if (name === 'sidecar') {
+      expect(config.alerts.receivers).toEqual([]);
+      for (const alert of engineAlerts) expect(prometheusAlerts, alert).toContain(alert);
+    } else {
+      expect(config.alerts.receivers.map((r) => r.kind)).toEqual(['alertmanager']);
+      for (const alert of engineAlerts) expect(prometheusAlerts, alert).not.toContain(alert);
+      expect(prometheusAlerts).toContain('AvahealthDown');
+    }
+  });
+});
+
+describe.skipIf(!kubectl)('the opt-in Prometheus alerts component', () => {
+  it('on the central overlay adds the node, service and validator alerts as a PrometheusRule', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-kustomize-'));
+    const deploy = relative(dir, join(ROOT, 'deploy/kubernetes'));
+    writeFileSync(join(dir, 'kustomization.yaml'), stringify({ resources: [`${deploy}/overlays/central`], components: [`${deploy}/components/prometheus-alerts`] }));
+    const rules = build(dir).filter((o) => o.kind === 'PrometheusRule');
+    expect(rules.map((r) => r.metadata.name).sort()).toEqual(['avahealth', 'avahealth-alerts']);
+    expect(rules.find((r) => r.metadata.name === 'avahealth-alerts')!.spec!.groups.map((g: RuleGroup) => g.name)).toEqual([ALERTS_GROUP]);
+  });
+});
+
+describe('no placeholder receiver URLs in what ships', () => {
+  it('no manifest or config under deploy/ falls back to a made-up URL when a Secret is missing', () => {
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [join(dir, e.name)] : []));
+    const shipped = files(join(ROOT, 'deploy'));
+    expect(shipped.length).toBeGreaterThan(20);
+    for (const file of shipped) {
+      const text = readFileSync(file, 'utf8');
+      expect(text, file).not.toMatch(/\$\{[A-Z0-9_]+:-https?:/);
+      expect(text, file).not.toMatch(/CHANGE\/ME|hooks\.slack\.com\/services\//);
+    }
   });
 });
 
@@ -129,30 +174,32 @@ describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user
       template: {
         metadata: { labels: { app: 'validator' } },
         spec: {
-          securityContext: { runAsUser: 0 },
-          containers: [{ name: 'node', image: 'avaplatform/avalanchego:v1.14.2', volumeMounts: [{ name: 'db', mountPath: '/root/.avalanchego' }] }],
+          securityContext: { runAsUser: 10001, fsGroup: 10001 },
+          containers: [{ name: 'node', image: 'avaplatform/avalanchego:v1.14.2', volumeMounts: [{ name: 'db', mountPath: '/data' }] }],
         },
       },
-      volumeClaimTemplates: [{ metadata: { name: 'db' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Ti' } } } }],
+      volumeClaimTemplates: [{ metadata: { name: 'db' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Ti' } } } }],
     },
   };
 
-  function buildFromReadme(): K8sObject[] {
+  /** The README's kustomization in a new directory with the user's StatefulSet and config; returns the directory. */
+  function userDir(): string {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const block = /```yaml\n(# kustomization\.yaml next to your StatefulSet[\s\S]*?)```/.exec(readme)?.[1];
     expect(block, 'README shows the kustomization for your own StatefulSet').toBeDefined();
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-kustomize-'));
     const component = relative(dir, join(ROOT, 'deploy/kubernetes/components/sidecar'));
-    const kustomization = parse(block!) as { resources: string[]; components: string[] };
+    const kustomization = parse(block!) as { resources: string[]; components: string[]; configMapGenerator: Array<{ files: string[] }> };
     expect(kustomization.components).toEqual([expect.stringMatching(/deploy\/kubernetes\/components\/sidecar$/)]);
     kustomization.components = [component];
     writeFileSync(join(dir, 'kustomization.yaml'), stringify(kustomization));
     writeFileSync(join(dir, kustomization.resources[0]!), stringify(own));
-    return build(dir);
+    writeFileSync(join(dir, kustomization.configMapGenerator[0]!.files[0]!), readFileSync(join(ROOT, 'deploy/kubernetes/overlays/sidecar/avahealth.yaml')));
+    return dir;
   }
 
-  it('adds the sidecar and changes only what Kubernetes lets one change on an existing StatefulSet', () => {
-    const objects = buildFromReadme();
+  it('adds the sidecar after the node\'s container and changes nothing pod-wide', () => {
+    const objects = build(userDir());
     const patched = objects.find((o) => o.kind === 'StatefulSet')!;
     expect(patched.metadata.name).toBe('validator-mainnet');
     // Mutable on an existing StatefulSet: the pod template (and replicas, update strategy…); the rest must be as it was.
@@ -160,20 +207,45 @@ describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user
     const { template: ownTemplate, ...ownRest } = own.spec;
     expect(rest).toEqual(ownRest);
     expect(patched.spec!.volumeClaimTemplates).toEqual(own.spec.volumeClaimTemplates);
-    expect(template.spec.containers.map((c: Container) => c.name)).toEqual(['avahealth', 'node']);
-    expect(template.spec.containers[1]).toEqual(ownTemplate.spec.containers[0]);
-    expect(template.spec.securityContext).toEqual({ runAsUser: 0, fsGroup: 1000 });
+    // the node's container stays first: kubectl logs/exec default to it
+    expect(template.spec.containers.map((c: Container) => c.name)).toEqual(['node', 'avahealth']);
+    expect(template.spec.containers[0]).toEqual(ownTemplate.spec.containers[0]);
+    expect(template.spec.securityContext).toEqual({ runAsUser: 10001, fsGroup: 10001 });
     expect(template.metadata.labels).toMatchObject(ownTemplate.metadata.labels);
     const sidecar = avahealthOf(patched);
+    expect(sidecar.securityContext).toMatchObject({ runAsUser: 1000, runAsGroup: 1000, runAsNonRoot: true });
     expect(sidecar.readinessProbe).toBeUndefined();
     expect(sidecar.livenessProbe.httpGet.path).toBe('/-/healthy');
     expect(template.spec.volumes.find((v: { name: string }) => v.name === 'avahealth-state').emptyDir).toEqual({ sizeLimit: '64Mi' });
     expect(sidecar.volumeMounts.map((m) => m.name).sort()).toEqual(['avahealth-config', 'avahealth-state']);
-    const image = (template.spec.containers[0] as { image: string }).image;
-    expect(image).toBe('registry.example/avahealth:0.1.0');
+    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    expect(template.spec.volumes.find((v: { name: string }) => v.name === 'avahealth-config').configMap.name).toBe(configMap.metadata.name);
+    expect(configMap.metadata.name).toMatch(/^avahealth-config-/);
+    expect(sidecar.image).toBe('registry.example/avahealth:0.1.0');
     for (const object of objects) expect(() => new MODELS[`${object.apiVersion}/${object.kind}`]!(object as never).validate()).not.toThrow();
     const podMonitor = objects.find((o) => o.kind === 'PodMonitor')!;
     expect(template.metadata.labels).toMatchObject(podMonitor.spec!.selector.matchLabels);
+  });
+
+  it('puts the Prometheus Operator selector label on the monitors and rules only, from one place', () => {
+    const objects = build(userDir());
+    const monitoring = objects.filter((o) => o.apiVersion.startsWith('monitoring.coreos.com/'));
+    expect(monitoring.map((o) => o.kind).sort()).toEqual(['PodMonitor', 'PrometheusRule', 'PrometheusRule']);
+    for (const object of monitoring) expect(object.metadata.labels, `${object.kind}/${object.metadata.name}`).toMatchObject({ release: 'kube-prometheus-stack' });
+    for (const object of objects.filter((o) => !o.apiVersion.startsWith('monitoring.coreos.com/'))) expect(object.metadata.labels?.release, object.kind).toBeUndefined();
+  });
+
+  it('lets an overlay on top replace the config with configMapGenerator behavior: replace', () => {
+    const base = userDir();
+    const top = mkdtempSync(join(tmpdir(), 'avahealth-kustomize-top-'));
+    writeFileSync(join(top, 'avahealth.yaml'), 'listen: 0.0.0.0:9660\nstate_dir: /var/lib/avahealth\nnodes:\n  - {name: mine, url: "http://127.0.0.1:9650"}\n');
+    writeFileSync(join(top, 'kustomization.yaml'), stringify({ resources: [relative(top, base)], configMapGenerator: [{ name: 'avahealth-config', behavior: 'replace', files: ['avahealth.yaml'] }] }));
+    const objects = build(top);
+    const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
+    expect(configMaps).toHaveLength(1);
+    expect(configMaps[0]!.data!['avahealth.yaml']).toContain('name: mine');
+    const pod = objects.find((o) => o.kind === 'StatefulSet')!.spec!.template.spec;
+    expect(pod.volumes.find((v: { name: string }) => v.name === 'avahealth-config').configMap.name).toBe(configMaps[0]!.metadata.name);
   });
 });
 

@@ -248,29 +248,30 @@ export class AlertEngine {
   }
 
   /**
-   * After a start, the restored alerts of targets this daemon does not watch: another shard's are
-   * dropped without a word (that shard owns them and keeps them going); those of a target that left
-   * the config while the daemon was down resolve, as on a reload (unless `resolveUnwatched` is false,
-   * as with discovery, whose answer may still be incomplete).
+   * After a start, the restored alerts of targets this daemon does not watch: those of a target
+   * that now belongs to another shard (the shard count changed) resolve, saying so: its new owner
+   * never knew them and announces what still holds afresh; those of a target that left the config
+   * while the daemon was down resolve, as on a reload (unless `resolveUnwatched` is false, as with
+   * discovery, whose answer may still be incomplete).
    */
   settleRestored(watched: ReadonlySet<string>, ownedHere: (name: string) => boolean, resolveUnwatched: boolean, now = Date.now()): void {
     for (const name of [...this.states.keys()]) {
       if (watched.has(name)) continue;
       if (!ownedHere(name)) {
-        this.states.delete(name);
-        this.flaps.forgetTarget(name, this.flapHeld);
-        this.options.log.info({ target: name }, 'restored alerts of a target in another shard dropped');
-        this.schedulePersist();
+        this.options.log.info({ target: name, alerts: this.states.get(name)?.size ?? 0 }, 'restored alerts of a target that moved to another shard resolved');
+        this.removeTarget(name, now, { because: 'target moved to another shard', handover: true });
       } else if (resolveUnwatched) this.removeTarget(name, now);
     }
   }
 
-  removeTarget(name: string, now = Date.now()): void {
+  /** Resolves every alert of a target at once, gate or not; `because` is added to what their resolves say. */
+  removeTarget(name: string, now = Date.now(), { because, handover = false }: { because?: string; handover?: boolean } = {}): void {
     this.ruleStates.delete(name);
+    if (because) for (const s of this.states.get(name)?.values() ?? []) s.annotations = { ...s.annotations, description: `${s.annotations.description} Resolved by avahealth: ${because}.` };
     const covers = [...new Set(this.list().filter((s) => s.target === name).map((s) => s.alertname))];
     const heldBy = (s: AlertState) => (s.notified?.phase === 'firing' ? this.gate.hold(this.gateView(s), now)?.reason : undefined);
     for (const s of this.states.get(name)?.values() ?? []) if (heldBy(s)) this.options.log.info({ target: name, alertname: s.alertname, labels: s.labels, heldBy: heldBy(s) }, 'alert of a target that left the config resolved despite its silence or hold: the page it sent is closed');
-    if (covers.length > 0) this.evaluate({ target: name, covers, unknown: [], conditions: [] }, now, { resolveAtOnce: true });
+    if (covers.length > 0) this.evaluate({ target: name, covers, unknown: [], conditions: [] }, now, { resolveAtOnce: true, handover });
     this.flaps.forgetTarget(name, this.flapHeld);
   }
 
@@ -286,7 +287,7 @@ export class AlertEngine {
     return conditions.slice(0, MAX_ALERTS_PER_TARGET);
   }
 
-  evaluate(evaluation: Evaluation, now = Date.now(), options: { resolveAtOnce?: boolean } = {}): void {
+  evaluate(evaluation: Evaluation, now = Date.now(), options: { resolveAtOnce?: boolean; handover?: boolean } = {}): void {
     const { target } = evaluation;
     const states = this.statesOf(target);
     const active = new Set<string>();
@@ -360,7 +361,7 @@ export class AlertEngine {
     this.endFlapHolds(target, now);
     if (states.size === 0) this.states.delete(target);
     if (notices.length > 0) {
-      this.options.onBatch({ id: randomUUID(), target, createdAt: now, alerts: notices });
+      this.options.onBatch({ id: randomUUID(), target, createdAt: now, alerts: notices, ...(options.handover ? { handover: true } : {}) });
       changed = true;
     }
     if (changed) this.schedulePersist();

@@ -83,10 +83,18 @@ export class Notifier {
     return pending.length > 0 ? Promise.all(pending) : undefined;
   }
 
-  /** A resolve also goes to every receiver told the alert fired, even one whose routes it no longer matches (severity went down). */
+  /**
+   * A resolve also goes to every receiver told the alert fired, even one whose routes it no longer
+   * matches (severity went down). A handover (the target moved to another shard) skips receivers
+   * that re-send firing alerts: they stop hearing of them here and the new owner carries on.
+   */
   dispatch(batch: NotificationBatch): void {
     for (const receiver of this.config.alerts.receivers) {
       const outbox = this.outboxes.get(receiver.name);
+      if (batch.handover && resendIntervalOf(receiver) !== undefined) {
+        outbox?.handOver(batch.alerts.map((a) => a.fingerprint));
+        continue;
+      }
       const routed = new Set(routeTo(receiver, batch.alerts));
       const alerts = batch.alerts.filter((a) => routed.has(a) || (a.status === 'resolved' && outbox?.openIncidents().has(a.fingerprint)));
       if (alerts.length > 0) outbox?.enqueue({ ...batch, alerts });

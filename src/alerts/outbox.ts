@@ -144,6 +144,12 @@ export class Outbox {
     return this.open;
   }
 
+  /** Incidents now carried on by another shard: no longer open here (recorded with an `open` line). */
+  handOver(fingerprints: string[]): void {
+    const handed = fingerprints.filter((fingerprint) => this.open.delete(fingerprint));
+    if (handed.length > 0) void this.journal.append([{ open: [...this.open.values()] }]);
+  }
+
   /**
    * Gives a journal without an `open` line one. One from before they were recorded may have
    * compacted away firings it delivered: `told` (what the alert states say was announced to this

@@ -52,6 +52,7 @@ const batchSchema: z.ZodType<NotificationBatch> = z.object({
   target: z.string(),
   createdAt: z.number(),
   alerts: z.array(noticeSchema),
+  handover: z.boolean().optional(),
 });
 
 /** An incident a receiver was told fired and not yet told resolved: the last firing notice and when its batch was made. */

@@ -65,6 +65,11 @@ export interface NotificationBatch {
   target: string;
   createdAt: number;
   alerts: AlertNotice[];
+  /**
+   * Resolves of a target that moved to another shard: receivers whose alerts expire unless re-sent
+   * (Alertmanager) are not told, since the new owner takes the alerts over there under the same labels.
+   */
+  handover?: boolean;
 }
 
 export const ZERO_TIME = '0001-01-01T00:00:00Z';

@@ -7,7 +7,7 @@ import type { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
 import { closedPort, get, startDaemon, startSim, waitFor, waitForRounds } from '../helpers/harness.js';
 
-type Hook = { status: string; alerts: { status: string; labels: Record<string, string> }[] };
+type Hook = { status: string; alerts: { status: string; labels: Record<string, string>; annotations: Record<string, string> }[] };
 
 /** Alerts restored at start for targets this daemon no longer watches: a real daemon, stopped and started again on one state_dir. */
 describe('restored alerts of targets no longer watched', () => {
@@ -79,7 +79,7 @@ alerts:
     }
   });
 
-  it("another shard's target is dropped without a word: no resolve, no re-send, gone from the state file", async () => {
+  it("a target now in another shard is resolved at the webhook once, saying why, and gone from the state file", async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'avahealth-restored-'));
     await fireGone(stateDir);
     const shard = [0, 1].map((index) => ({ index, count: 2 })).find((s) => !inShard('gone', s) && inShard('healthy-1', s));
@@ -89,10 +89,12 @@ alerts:
     const d = await startDaemon(config(stateDir, true), { shard: chosen });
     try {
       await waitForRounds(d, 'healthy-1', 3);
-      expect(hooks(stateDir).slice(sentBefore).flatMap((h) => about(h, 'gone'))).toEqual([]);
+      const told = hooks(stateDir).slice(sentBefore).flatMap((h) => about(h, 'gone'));
+      expect(told.length).toBeGreaterThan(0);
+      for (const alert of told) expect(alert).toMatchObject({ status: 'resolved', annotations: { description: expect.stringContaining('target moved to another shard') } });
       const alerts = JSON.parse((await get(`${d.url}/api/v1/alerts`)).body) as { alerts: { labels: Record<string, string> }[] };
       expect(alerts.alerts.filter((a) => a.labels.target === 'gone')).toEqual([]);
-      expect(d.logs()).toContain('restored alerts of a target in another shard dropped');
+      expect(d.logs()).toContain('restored alerts of a target that moved to another shard resolved');
     } finally {
       await d.stop();
     }

@@ -3,6 +3,7 @@
  * firing reached the receiver, a shard count change that moves a target away.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { inShard } from '../../src/shard.js';
 import { startCapture } from '../helpers/capture.js';
 import { startCli, type LongRunning } from '../helpers/cli.js';
 import { setScenario, startSim, waitFor, writeConfig } from '../helpers/harness.js';
@@ -55,5 +56,37 @@ alerts:
     const told = incidentsOf(capture.requests);
     expect(told.reannounced).toEqual([]);
     expect(new Set(told.resolves.map((a) => a.fingerprint))).toEqual(fired.seen);
+  });
+
+  it('a shard count change resolves the open incidents of a target that left the shard, saying why', { timeout: 60_000 }, async () => {
+    // a node of shard 0/2 that belongs to 1/3 after the change
+    const name = Array.from({ length: 100 }, (_, i) => `s${i}`).find((n) => inShard(n, { index: 0, count: 2 }) && inShard(n, { index: 1, count: 3 }))!;
+    const sim = await startSim([{ name, scenario: 'network-down' }]);
+    cleanups.push(() => sim.close());
+    const capture = await startCapture();
+    cleanups.push(() => capture.close());
+    const file = writeConfig(`
+listen: 127.0.0.1:0
+state_dir: ./state
+nodes:
+  - {name: ${name}, url: "${sim.nodeUrl(name)}", interval: 1s, endpoints: [health]}
+alerts:
+  for_polls: 1
+  receivers:
+    - {name: hook, webhook: {url: "${capture.url}/hook"}}
+`);
+    const two = run(file, '--shard', '0/2');
+    await waitFor('the firing from shard 0/2', () => incidentsOf(capture.requests).open.size > 0, 20_000);
+    two.child.kill('SIGTERM');
+    await two.exit;
+    const fired = incidentsOf(capture.requests).seen;
+
+    await setScenario(sim, name, 'healthy');
+    const three = run(file, '--shard', '0/3');
+    await waitFor('a resolve of every incident from shard 0/3', () => incidentsOf(capture.requests).open.size === 0, 20_000);
+    const told = incidentsOf(capture.requests);
+    expect(new Set(told.resolves.map((a) => a.fingerprint))).toEqual(fired);
+    for (const resolve of told.resolves) expect(resolve.annotations.description).toContain('Resolved by avahealth: target moved to another shard.');
+    expect(three.output()).toContain('restored alerts of a target that moved to another shard resolved');
   });
 });

@@ -4,7 +4,6 @@
  */
 
 import type { FailureReason } from './failure.js';
-import type { ValidatorReport } from './validator.js';
 
 export { FAILURE_REASONS, type FailureReason } from './failure.js';
 
@@ -122,8 +121,11 @@ export interface EndpointObservation {
   /** A hosted service's health report. */
   service?: ServiceReport;
   rateLimit?: RateLimitInfo;
-  /** A node's validator poll (`endpoint="validator"`): what info.* and platform.* said. */
-  validator?: ValidatorReport;
+  /**
+   * What an extra probe parsed (the validator poll's report, …): typed and read through that
+   * source's own model module (e.g. `validatorReport(e)`), so this type does not grow per source.
+   */
+  detail?: unknown;
   /** The response body as received (redacted, at most 32 KB), kept for the main health endpoint only. */
   raw?: string;
 }

@@ -4,6 +4,7 @@
  * shares. Facts and sources: docs/validators.md.
  */
 import type { FailureReason } from './failure.js';
+import type { EndpointObservation } from './observation.js';
 
 /** The requirement before the Helicon upgrade (genesis UptimeRequirement). */
 export const UPTIME_REQUIREMENT = 0.8;
@@ -88,6 +89,14 @@ export interface ValidatorProblem {
   call: string;
   reason: FailureReason | 'disabled';
   error: string;
+}
+
+/** The endpoint the validator poll records (`endpoint="validator"`). */
+export const VALIDATOR_ENDPOINT = 'validator';
+
+/** The validator poll's report on its endpoint; undefined for any other endpoint, or when the poll failed outright. */
+export function validatorReport(e: EndpointObservation | undefined): ValidatorReport | undefined {
+  return e?.endpoint === VALIDATOR_ENDPOINT ? (e.detail as ValidatorReport | undefined) : undefined;
 }
 
 /** Everything one validator poll learnt; a field is absent when its call failed or was not made. */

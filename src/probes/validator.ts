@@ -8,7 +8,7 @@
 import { ProbeError, type HttpResponse } from '../transport/client.js';
 import type { NodeTarget, ValidatorPoll } from '../config/load.js';
 import type { EndpointObservation, TargetObservation } from '../model/observation.js';
-import { economicsOf, MAX_OWN_L1_VALIDATIONS, networkScheduleFor, type ScheduleSource, type ValidatorProblem, type ValidatorReport } from '../model/validator.js';
+import { economicsOf, MAX_OWN_L1_VALIDATIONS, networkScheduleFor, VALIDATOR_ENDPOINT, validatorReport, type ScheduleSource, type ValidatorProblem, type ValidatorReport } from '../model/validator.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
 import { readRpcAnswer, rpcRequest } from '../parse/jsonrpc.js';
 import {
@@ -25,7 +25,6 @@ import {
 import { redact } from '../util/text.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 
-export const VALIDATOR_ENDPOINT = 'validator';
 /** The upgrade schedule changes only with the node's version; re-read it this often all the same. */
 const UPGRADES_MAX_AGE_SECONDS = 6 * 3600;
 const MAX_ERROR_TEXT = 1000;
@@ -58,12 +57,13 @@ export const validatorProber: Prober<NodeTarget> = {
     if (!memory) memories.set(target, (memory = {}));
     // The NodeID the config names, or the one the node's health replies carried, saves a call.
     memory.nodeId ??= target.nodeId ?? ctx.store.get(target.name)?.nodeId;
-    const previous = ctx.store.get(target.name)?.jobs.get('validator')?.endpoints[0]?.validator;
+    const previous = validatorReport(ctx.store.get(target.name)?.jobs.get('validator')?.endpoints[0]);
     const endpoint = await probeValidator(target, target.validator!, ctx, memory, () => ctx.store.get(target.name)?.nodeId, () => fleetSchedules(ctx.store));
-    for (const change of validatorChanges(previous, endpoint.validator!)) ctx.log[change.level]({ target: target.name, ...change.fields }, change.msg);
+    const report = validatorReport(endpoint)!;
+    for (const change of validatorChanges(previous, report)) ctx.log[change.level]({ target: target.name, ...change.fields }, change.msg);
     const observation: TargetObservation = { target: target.name, kind: 'node', source: 'validator', network: target.network, at: endpoint.at, endpoints: [endpoint] };
     if (endpoint.nodeId) observation.nodeId = endpoint.nodeId;
-    if (endpoint.validator!.network) observation.nodeNetwork = endpoint.validator!.network;
+    if (report.network) observation.nodeNetwork = report.network;
     return { observation };
   },
 };
@@ -71,7 +71,7 @@ export const validatorProber: Prober<NodeTarget> = {
 /** What every node's latest validator poll says about its network and schedule. */
 function* fleetSchedules(store: ProbeContext['store']): Iterable<ScheduleSource> {
   for (const [target, state] of store.entries()) {
-    const report = state.jobs.get('validator')?.endpoints[0]?.validator;
+    const report = validatorReport(state.jobs.get('validator')?.endpoints[0]);
     if (!report) continue;
     yield { target, ...(report.network ? { network: report.network } : {}), ...(report.version ? { version: report.version } : {}), ...(report.heliconTime !== undefined ? { heliconTime: report.heliconTime } : {}) };
   }
@@ -237,7 +237,7 @@ export async function probeValidator(
     ok: failures.length === 0,
     durationSeconds: (performance.now() - started) / 1000,
     at,
-    validator: report,
+    detail: report,
     ...(nodeId ? { nodeId } : {}),
     ...(report.infoApiDisabled ? { httpStatus: 404 } : lastStatus !== undefined ? { httpStatus: lastStatus } : {}),
   };

@@ -5,7 +5,7 @@
 import type { ChainDataSnapshot } from '../model/chaindata.js';
 import type { EndpointObservation } from '../model/observation.js';
 import { rewardOutlook } from '../model/reward-vote.js';
-import { effectiveHeliconTime, isVersionBehind, nAvaxToAvax } from '../model/validator.js';
+import { effectiveHeliconTime, isVersionBehind, nAvaxToAvax, VALIDATOR_ENDPOINT, validatorReport } from '../model/validator.js';
 import { e, timeTag, type Panel } from './html.js';
 
 export interface ValidatorPanel {
@@ -44,10 +44,10 @@ export interface ValidatorPanel {
 }
 
 export function validatorPanel(endpoints: readonly EndpointObservation[], network: string | undefined, chainData: ChainDataSnapshot | undefined): ValidatorPanel | undefined {
-  const e = endpoints.find((x) => x.endpoint === 'validator' && x.validator);
-  const report = e?.validator;
-  if (!e || !report) return undefined;
-  const panel: ValidatorPanel = { polledAt: e.at, notValidator: report.notValidator === true, l1: [], problems: report.problems.map((p) => ({ ...p })) };
+  const endpoint = endpoints.find((x) => x.endpoint === VALIDATOR_ENDPOINT);
+  const report = validatorReport(endpoint);
+  if (!endpoint || !report) return undefined;
+  const panel: ValidatorPanel = { polledAt: endpoint.at, notValidator: report.notValidator === true, l1: [], problems: report.problems.map((p) => ({ ...p })) };
   const set = <K extends keyof ValidatorPanel>(key: K, value: ValidatorPanel[K] | undefined) => {
     if (value !== undefined) panel[key] = value;
   };

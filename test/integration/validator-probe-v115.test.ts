@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, ProbeError } from '../../src/transport/client.js';
-import { MAX_OWN_L1_VALIDATIONS, validationRenews, type ScheduleSource } from '../../src/model/validator.js';
+import { MAX_OWN_L1_VALIDATIONS, validationRenews, validatorReport, type ScheduleSource } from '../../src/model/validator.js';
 import type { ProbeContext } from '../../src/probes/types.js';
 import { EMPTY_NODE_ID, probeValidator, validatorChanges, type ValidatorMemory } from '../../src/probes/validator.js';
 import { SIM_POPULAR_DELEGATORS } from '../../src/sim/validator.js';
@@ -49,19 +49,19 @@ describe('the validator probe: attribution, auto-renewal, large and hostile answ
     const first = await poll('anon', [node.l1SubnetId!]);
     // without nodeIDs the L1's answer would list every validator of the L1, another node's included
     expect(node.economics.calls).not.toContain('platform.getCurrentValidators');
-    expect(first.validator).toMatchObject({ l1: [], infoApiDisabled: true, nodeIdUnknown: expect.stringContaining('NodeID unknown') });
-    expect(first.validator!.nodeId).toBeUndefined();
+    expect(validatorReport(first)).toMatchObject({ l1: [], infoApiDisabled: true, nodeIdUnknown: expect.stringContaining('NodeID unknown') });
+    expect(validatorReport(first)!.nodeId).toBeUndefined();
     expect(first.nodeId).toBeUndefined();
     const second = await poll('anon', [node.l1SubnetId!]);
-    const said = (before: typeof first.validator, after: typeof first.validator) => validatorChanges(before, after!).filter((c) => c.msg.includes('NodeID is unknown'));
-    expect(said(undefined, first.validator)).toHaveLength(1);
-    expect(said(first.validator, second.validator)).toEqual([]);
+    const said = (before: ReturnType<typeof validatorReport>, after: ReturnType<typeof validatorReport>) => validatorChanges(before, after!).filter((c) => c.msg.includes('NodeID is unknown'));
+    expect(said(undefined, validatorReport(first))).toHaveLength(1);
+    expect(said(validatorReport(first), validatorReport(second))).toEqual([]);
     // learnt again (a configured node_id or the header): attributed by NodeID only
     await setScenario(sim, 'anon', 'healthy');
     const known = await poll('anon', [node.l1SubnetId!]);
-    expect(known.validator!.l1.map((v) => v.nodeId)).toEqual([node.nodeId]);
+    expect(validatorReport(known)!.l1.map((v) => v.nodeId)).toEqual([node.nodeId]);
     expect(node.economics.params.filter((_, i) => node.economics.calls[i] === 'platform.getCurrentValidators')).toContainEqual({ subnetID: node.l1SubnetId, nodeIDs: [node.nodeId] });
-    expect(validatorChanges(second.validator, known.validator!).map((c) => c.msg)).toContain('NodeID learnt; validations attributed again');
+    expect(validatorChanges(validatorReport(second), validatorReport(known)!).map((c) => c.msg)).toContain('NodeID learnt; validations attributed again');
   });
 
   it('#24.3 20,000 delegators: asked beside the empty NodeID the answer carries no delegators array, so the series survive the 4 MiB cap', async () => {
@@ -72,42 +72,42 @@ describe('the validator probe: attribution, auto-renewal, large and hostile answ
     expect((alone as ProbeError).reason).toBe('too_large');
     const observation = await poll('popular');
     expect(observation.ok).toBe(true);
-    expect(observation.validator!.primary).toMatchObject({ delegatorCount: SIM_POPULAR_DELEGATORS, potentialRewardNAvax: 117431493426 });
-    expect(observation.validator!.economics!.downtimeBudgetRemainingSeconds).toBeGreaterThan(0);
+    expect(validatorReport(observation)!.primary).toMatchObject({ delegatorCount: SIM_POPULAR_DELEGATORS, potentialRewardNAvax: 117431493426 });
+    expect(validatorReport(observation)!.economics!.downtimeBudgetRemainingSeconds).toBeGreaterThan(0);
     const asked = node.economics.params.filter((_, i) => node.economics.calls[i] === 'platform.getCurrentValidators');
     expect(asked.at(-1)).toEqual({ nodeIDs: [node.nodeId, EMPTY_NODE_ID] });
   });
 
   it('#24.4 an auto-renewed validator (ACP-236): renews, next period, reward and budget per cycle; nextPeriod 0 exits', async () => {
     const node = sim.nodes.get('renew')!;
-    const renewing = (await poll('renew')).validator!;
+    const renewing = validatorReport(await poll('renew'))!;
     const cycle = Math.floor(node.validationEndsAt) - node.economics.validationStartsAt;
     expect(renewing.primary!.autoRenewal).toEqual({ nextPeriodSeconds: 14 * DAY, renews: true, autoCompoundRatio: 0.3, authorityAddresses: [expect.stringMatching(/^P-avax1/)] });
     expect(validationRenews(renewing.primary)).toBe(true);
     // the budget is the current cycle's: (1 − 0.9) × cycle − (1 − 0.992) × elapsed
     expect(renewing.economics!.downtimeAllowanceSeconds).toBeCloseTo(0.1 * cycle, 6);
     await setScenario(sim, 'renew', 'auto-renewing', { nextPeriodSeconds: 2 * DAY });
-    expect((await poll('renew')).validator!.primary!.autoRenewal!.nextPeriodSeconds).toBe(2 * DAY);
+    expect(validatorReport(await poll('renew'))!.primary!.autoRenewal!.nextPeriodSeconds).toBe(2 * DAY);
     await setScenario(sim, 'renew', 'auto-renew-exiting');
-    const exiting = (await poll('renew')).validator!;
+    const exiting = validatorReport(await poll('renew'))!;
     expect(exiting.primary!.autoRenewal).toMatchObject({ nextPeriodSeconds: 0, renews: false });
     expect(validationRenews(exiting.primary)).toBe(false);
     await setScenario(sim, 'renew', 'healthy');
-    const plain = (await poll('renew')).validator!;
+    const plain = validatorReport(await poll('renew'))!;
     expect(plain.primary!.autoRenewal).toBeUndefined();
     expect(validationRenews(plain.primary)).toBe(false);
   });
 
   it('#24.5 the network comes from info.getNetworkID (asked once); an older node follows the schedule of the newest node of its network', async () => {
     const [newer, older] = [sim.nodes.get('new')!, sim.nodes.get('old')!];
-    const newReport = (await poll('new')).validator!;
+    const newReport = validatorReport(await poll('new'))!;
     expect(newReport).toMatchObject({ network: 'mainnet', version: 'avalanchego/1.15.2', heliconTime: Date.UTC(2026, 8, 22, 15) / 1000 });
     const fleet = (): ScheduleSource[] => [{ target: 'new', network: newReport.network!, version: newReport.version!, heliconTime: newReport.heliconTime! }];
     // alone, v1.14.2 reads Helicon unscheduled (9999-12-01): 0.8, a budget twice too large
-    const alone = (await poll('old')).validator!;
+    const alone = validatorReport(await poll('old'))!;
     expect(alone).toMatchObject({ network: 'mainnet', version: 'avalanchego/1.14.2', heliconTime: null });
     expect(alone.economics!.requirement).toBe(0.8);
-    const withFleet = (await poll('old', [], fleet)).validator!;
+    const withFleet = validatorReport(await poll('old', [], fleet))!;
     expect(withFleet.networkSchedule).toEqual({ heliconTime: newReport.heliconTime, from: 'new', version: 'avalanchego/1.15.2' });
     expect(withFleet.economics!.requirement).toBe(0.9);
     expect(withFleet.economics!.downtimeAllowanceSeconds).toBeCloseTo(alone.economics!.downtimeAllowanceSeconds! / 2, 3);
@@ -115,9 +115,9 @@ describe('the validator probe: attribution, auto-renewal, large and hostile answ
     // another network's schedule is not this node's
     await setScenario(sim, 'new', 'healthy', { networkId: 5 });
     memories.delete('new');
-    const fuji = (await poll('new')).validator!;
+    const fuji = validatorReport(await poll('new'))!;
     expect(fuji.network).toBe('fuji');
-    const other = (await poll('old', [], () => [{ target: 'new', network: fuji.network!, version: fuji.version!, heliconTime: fuji.heliconTime! }])).validator!;
+    const other = validatorReport(await poll('old', [], () => [{ target: 'new', network: fuji.network!, version: fuji.version!, heliconTime: fuji.heliconTime! }]))!;
     expect(other.networkSchedule).toBeUndefined();
     expect(other.economics!.requirement).toBe(0.8);
     expect(newer.economics.calls).toContain('info.getNetworkID');
@@ -127,11 +127,11 @@ describe('the validator probe: attribution, auto-renewal, large and hostile answ
     await setScenario(sim, 'hostile', 'info-api-disabled');
     const off = await poll('hostile');
     expect(off).toMatchObject({ ok: false, reason: 'http_status', httpStatus: 404 });
-    expect(off.validator!.infoApiDisabled).toBe(true);
+    expect(validatorReport(off)!.infoApiDisabled).toBe(true);
     await setScenario(sim, 'hostile', 'healthy');
     const on = await poll('hostile');
     expect(on.ok).toBe(true);
-    expect(on.validator!.infoApiDisabled).toBe(false);
+    expect(validatorReport(on)!.infoApiDisabled).toBe(false);
   });
 
   it('#24.11 hostile shapes stay classified: 6,000-deep JSON, 5,000 own L1 validations (100 kept, the rest counted and logged once), uint64 above 2^53', async () => {
@@ -141,26 +141,26 @@ describe('the validator probe: attribution, auto-renewal, large and hostile answ
     expect(deep).toMatchObject({ ok: false, reason: 'bad_shape' });
     expect(deep.error).toContain('info.uptime: JSON-RPC response nests deeper than 64 levels');
     // the other parts still answer: the series are current, not frozen
-    expect(deep.validator!.primary).toBeDefined();
+    expect(validatorReport(deep)!.primary).toBeDefined();
 
     await setScenario(sim, 'hostile', 'l1-many-validations');
     const many = await poll('hostile', [node.l1SubnetId!]);
     expect(many.ok).toBe(true);
-    expect(many.validator!.l1).toHaveLength(MAX_OWN_L1_VALIDATIONS);
-    expect(many.validator!.l1Dropped).toBe(5_000 - MAX_OWN_L1_VALIDATIONS);
-    expect(many.validator!.economics!.l1RunwaySeconds).toHaveLength(MAX_OWN_L1_VALIDATIONS);
+    expect(validatorReport(many)!.l1).toHaveLength(MAX_OWN_L1_VALIDATIONS);
+    expect(validatorReport(many)!.l1Dropped).toBe(5_000 - MAX_OWN_L1_VALIDATIONS);
+    expect(validatorReport(many)!.economics!.l1RunwaySeconds).toHaveLength(MAX_OWN_L1_VALIDATIONS);
     const again = await poll('hostile', [node.l1SubnetId!]);
-    const dropLines = (before: typeof many.validator, after: typeof many.validator) => validatorChanges(before, after!).filter((c) => c.msg.includes('more L1 validations'));
-    expect(dropLines(deep.validator, many.validator)).toEqual([expect.objectContaining({ level: 'warn', fields: { kept: 100, dropped: 4_900 } })]);
-    expect(dropLines(many.validator, again.validator)).toEqual([]);
+    const dropLines = (before: ReturnType<typeof validatorReport>, after: ReturnType<typeof validatorReport>) => validatorChanges(before, after!).filter((c) => c.msg.includes('more L1 validations'));
+    expect(dropLines(validatorReport(deep), validatorReport(many))).toEqual([expect.objectContaining({ level: 'warn', fields: { kept: 100, dropped: 4_900 } })]);
+    expect(dropLines(validatorReport(many), validatorReport(again))).toEqual([]);
 
     await setScenario(sim, 'hostile', 'validator-huge-numbers');
     const huge = await poll('hostile', [node.l1SubnetId!]);
     expect(huge).toMatchObject({ ok: false, reason: 'bad_shape' });
     expect(huge.error).toContain('potentialReward "100000000000000000000" is not a number');
     expect(huge.error).toContain('balance "100000000000000000000"');
-    expect(huge.validator!.primary).toBeUndefined();
-    expect(huge.validator!.l1).toEqual([]);
+    expect(validatorReport(huge)!.primary).toBeUndefined();
+    expect(validatorReport(huge)!.l1).toEqual([]);
     await setScenario(sim, 'hostile', 'healthy');
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/transport/client.js';
 import type { ProbeContext } from '../../src/probes/types.js';
 import { probeValidator, validatorChanges, type ValidatorMemory, type ValidatorSettings } from '../../src/probes/validator.js';
+import { validatorReport } from '../../src/model/validator.js';
 import type { SimServer } from '../../src/sim/server.js';
 import { closedPort, setScenario, startFixtureServer, startSim } from '../helpers/harness.js';
 
@@ -39,7 +40,7 @@ describe('the validator probe against simulated nodes', () => {
     const calls = node.economics.calls;
     const first = await poll('v');
     expect(first).toMatchObject({ endpoint: 'validator', view: 'all', ok: true, nodeId: node.nodeId, httpStatus: 200 });
-    const report = first.validator!;
+    const report = validatorReport(first)!;
     expect(report).toMatchObject({
       nodeId: node.nodeId,
       version: 'avalanchego/1.15.2',
@@ -67,66 +68,66 @@ describe('the validator probe against simulated nodes', () => {
     const observation = await poll('l1v', [node.l1SubnetId!]);
     expect(node.economics.calls.splice(0)).toHaveLength(5);
     expect(observation.ok).toBe(true);
-    expect(observation.validator!.feeState?.priceNAvaxPerSecond).toBe(512);
-    expect(observation.validator!.l1).toEqual([
+    expect(validatorReport(observation)!.feeState?.priceNAvaxPerSecond).toBe(512);
+    expect(validatorReport(observation)!.l1).toEqual([
       { subnetId: node.l1SubnetId, validationId: node.economics.l1ValidationId, nodeId: node.nodeId, weight: 20, startTime: node.economics.validationStartsAt, balanceNAvax: expect.any(Number) },
     ]);
-    expect(observation.validator!.economics!.l1RunwaySeconds[0]! / DAY).toBeGreaterThan(190);
+    expect(validatorReport(observation)!.economics!.l1RunwaySeconds[0]! / DAY).toBeGreaterThan(190);
   });
 
   it('scenarios: reward at risk, L1 balance low and inactive, version behind (0.8 without heliconTime)', async () => {
     await setScenario(sim, 'v', 'reward-at-risk');
-    expect((await poll('v')).validator!.uptime).toEqual({ rewardingStakeRatio: 0.725, weightedAverageRatio: 0.66 });
+    expect(validatorReport(await poll('v'))!.uptime).toEqual({ rewardingStakeRatio: 0.725, weightedAverageRatio: 0.66 });
 
     const l1 = sim.nodes.get('l1v')!;
     await setScenario(sim, 'l1v', 'l1-balance-low');
-    expect((await poll('l1v', [l1.l1SubnetId!])).validator!.economics!.l1RunwaySeconds[0]! / DAY).toBeCloseTo(2.3, 2);
+    expect(validatorReport(await poll('l1v', [l1.l1SubnetId!]))!.economics!.l1RunwaySeconds[0]! / DAY).toBeCloseTo(2.3, 2);
     await setScenario(sim, 'l1v', 'l1-inactive');
-    expect((await poll('l1v', [l1.l1SubnetId!])).validator!.l1[0]!.balanceNAvax).toBe(0);
+    expect(validatorReport(await poll('l1v', [l1.l1SubnetId!]))!.l1[0]!.balanceNAvax).toBe(0);
     await setScenario(sim, 'l1v', 'healthy');
 
     await setScenario(sim, 'v', 'version-behind');
-    const behind = (await poll('v')).validator!;
+    const behind = validatorReport(await poll('v'))!;
     expect(behind).toMatchObject({ version: 'avalanchego/1.14.2', heliconTime: null });
     expect(behind.economics!.requirement).toBe(0.8);
     await setScenario(sim, 'v', 'healthy');
-    expect((await poll('v')).validator!).toMatchObject({ version: 'avalanchego/1.15.2', heliconTime: expect.any(Number) });
+    expect(validatorReport(await poll('v'))!).toMatchObject({ version: 'avalanchego/1.15.2', heliconTime: expect.any(Number) });
   });
 
   it('uptime_requirement overrides the rule', async () => {
-    expect((await poll('v', [], 0.85)).validator!.economics!.requirement).toBe(0.85);
+    expect(validatorReport(await poll('v', [], 0.85))!.economics!.requirement).toBe(0.85);
   });
 
   it('"node is not a validator" is an answer: a successful poll with no Primary Network part', async () => {
     const observation = await poll('rpc');
     expect(observation.ok).toBe(true);
-    expect(observation.validator).toMatchObject({ notValidator: true, problems: [] });
-    expect(observation.validator!.uptime).toBeUndefined();
-    expect(observation.validator!.primary).toBeUndefined();
-    expect(observation.validator!.economics).toEqual({ l1RunwaySeconds: [] });
+    expect(validatorReport(observation)).toMatchObject({ notValidator: true, problems: [] });
+    expect(validatorReport(observation)!.uptime).toBeUndefined();
+    expect(validatorReport(observation)!.primary).toBeUndefined();
+    expect(validatorReport(observation)!.economics).toEqual({ l1RunwaySeconds: [] });
   });
 
   it('a disabled info API (404) is its own state: not a success (#24.8), reported once as a change', async () => {
-    const before = (await poll('v')).validator!;
+    const before = validatorReport(await poll('v'))!;
     expect(before.infoApiDisabled).toBe(false);
     await setScenario(sim, 'v', 'info-api-disabled');
     const observation = await poll('v');
     expect(observation).toMatchObject({ ok: false, reason: 'http_status', httpStatus: 404 });
     expect(observation.error).toContain('info.uptime: HTTP 404');
-    expect(observation.validator!.infoApiDisabled).toBe(true);
-    expect(observation.validator!.problems.map((p) => [p.call, p.reason])).toEqual([
+    expect(validatorReport(observation)!.infoApiDisabled).toBe(true);
+    expect(validatorReport(observation)!.problems.map((p) => [p.call, p.reason])).toEqual([
       ['info.uptime', 'disabled'],
       ['info.getNodeVersion', 'disabled'],
     ]);
     // the P-Chain API still answers: the same validation period as before
     expect(before.primary!.endTime).toBeGreaterThan(before.primary!.startTime);
-    expect(observation.validator!.primary).toEqual(before.primary);
-    const changes = validatorChanges(before, observation.validator!);
+    expect(validatorReport(observation)!.primary).toEqual(before.primary);
+    const changes = validatorChanges(before, validatorReport(observation)!);
     expect(changes.map((c) => [c.level, c.msg, c.fields.call])).toEqual([
       ['info', 'validator API disabled on the node; its part is skipped', 'info.uptime'],
       ['info', 'validator API disabled on the node; its part is skipped', 'info.getNodeVersion'],
     ]);
-    expect(validatorChanges(observation.validator!, (await poll('v')).validator!)).toEqual([]);
+    expect(validatorChanges(validatorReport(observation)!, validatorReport(await poll('v'))!)).toEqual([]);
     await setScenario(sim, 'v', 'healthy');
   });
 
@@ -138,7 +139,7 @@ describe('the validator probe against simulated nodes', () => {
     expect(observation.error).toContain('info.uptime: rewardingStakePercentage "172.5000" is not a percentage');
     expect(observation.error).toContain('platform.getCurrentValidators: endTime nothing is not a time');
     expect(observation.error).toContain('platform.getValidatorFeeState: price nothing is not a fee price');
-    const report = observation.validator!;
+    const report = validatorReport(observation)!;
     expect(report.version).toBe('avalanchego/1.15.2');
     expect(report.l1).toHaveLength(1); // the subnet list itself was fine
     expect(report.uptime).toBeUndefined();
@@ -166,6 +167,6 @@ describe('the validator probe against simulated nodes', () => {
     }
     const refused = await probeValidator(target('down', `http://127.0.0.1:${await closedPort()}`), settings(), ctx, {});
     expect(refused).toMatchObject({ ok: false, reason: 'connect' });
-    expect(refused.validator!.problems.every((p) => p.reason === 'connect')).toBe(true);
+    expect(validatorReport(refused)!.problems.every((p) => p.reason === 'connect')).toBe(true);
   });
 });

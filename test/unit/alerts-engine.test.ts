@@ -314,7 +314,7 @@ describe('alert identity', () => {
     const l1 = Object.entries(balances).map(([validationId, balanceNAvax]) => ({ subnetId: SUBNET, validationId, balanceNAvax }));
     const report: ValidatorReport = { l1, problems: [], feeState: { priceNAvaxPerSecond: 512 } };
     report.economics = economicsOf(report, T0 / 1000);
-    return { observation: { endpoint: 'validator', view: 'all', ok: true, durationSeconds: 0, at: T0 / 1000, validator: report } };
+    return { observation: { endpoint: 'validator', view: 'all', ok: true, durationSeconds: 0, at: T0 / 1000, detail: report } };
   };
   const l1Notices = (batches: NotificationBatch[]) => batches.flatMap((b) => b.alerts.map((a) => `${a.kind} ${a.labels.alertname} ${a.labels.validation_id}`));
 

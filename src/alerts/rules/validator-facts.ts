@@ -2,7 +2,7 @@
  * What the validator rules share: whether a part of the validator poll is known, and how amounts,
  * shares, durations and IDs are said in an alert an on-call person acts on.
  */
-import type { ValidatorReport } from '../../model/validator.js';
+import { validatorReport, type ValidatorReport } from '../../model/validator.js';
 import { UNKNOWN } from './rule.js';
 import type { ValidatorInput } from './rule.js';
 
@@ -14,7 +14,7 @@ const DAY = 86_400;
  * they are); `null` when the API is switched off (nothing will come: its alerts resolve).
  */
 export function reportFor(input: ValidatorInput, calls: (call: string) => boolean): ValidatorReport | null | typeof UNKNOWN {
-  const report = input.observation.validator;
+  const report = validatorReport(input.observation);
   if (!report) return UNKNOWN;
   const problems = report.problems.filter((p) => calls(p.call));
   if (problems.length === 0) return report;

@@ -19,7 +19,7 @@ const SUBNET = 'csu12v5GV2hVy5gLTGap8zJNX2q6Ka4cKZ4Xfyq6sqh7GtpPB';
 function input(report: Partial<ValidatorReport>, versionStake?: ValidatorInput['versionStake']): ValidatorInput {
   const full: ValidatorReport = { l1: [], problems: [], ...report };
   full.economics = economicsOf(full, NOW);
-  return { observation: { endpoint: 'validator', view: 'all', ok: full.problems.length === 0, durationSeconds: 0, at: NOW, validator: full }, ...(versionStake ? { versionStake } : {}) };
+  return { observation: { endpoint: 'validator', view: 'all', ok: full.problems.length === 0, durationSeconds: 0, at: NOW, detail: full }, ...(versionStake ? { versionStake } : {}) };
 }
 
 function ctx(rule: AnyRule, tuning?: RuleTuning): RuleContext {

@@ -6,7 +6,7 @@
  * (never a made-up value); a node that is not a validator has no Primary Network series.
  */
 import type { EndpointObservation } from '../../model/observation.js';
-import { isVersionBehind, nAvaxToAvax, versionStakeRatios, type ValidatorReport } from '../../model/validator.js';
+import { isVersionBehind, nAvaxToAvax, VALIDATOR_ENDPOINT, validatorReport, versionStakeRatios, type ValidatorReport } from '../../model/validator.js';
 import { sanitizeLabelValue } from '../../util/labels.js';
 import { escapeLabel } from '../exposition.js';
 import { defineCollector, defineFamilies, gauge } from './collector.js';
@@ -37,7 +37,7 @@ const F = defineFamilies({
 const I = F.index;
 
 export function validatorReportOf(endpoints: readonly EndpointObservation[]): ValidatorReport | undefined {
-  return endpoints.find((e) => e.endpoint === 'validator' && e.validator)?.validator;
+  return validatorReport(endpoints.find((e) => e.endpoint === VALIDATOR_ENDPOINT));
 }
 
 export default defineCollector({

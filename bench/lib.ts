@@ -54,7 +54,7 @@ export function mallocResident(pid: number | undefined): { arenas: number; mallo
 export function rssBreakdown(pid: number): { anonMiB: number; fileMiB: number; nodeBinaryMiB: number; mallocMiB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  const binary = realpathSync(process.execPath);
+  const binary = realpathSync(runtime.node);
   let binaryKiB = 0;
   let inBinary = false;
   for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
@@ -82,8 +82,18 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]) => percentile(values, 50);
 
+/**
+ * What the measured daemon runs on: the node binary (`npm run bench -- --node PATH`, by default the
+ * one running the bench) and its NODE_OPTIONS (`--node-options '…'`, by default none, whatever the
+ * bench's own environment says).
+ */
+export const runtime = { node: process.execPath, nodeOptions: '' };
+
 export function spawnDaemon(configFile: string, port: number): ChildProcess {
-  return spawn(process.execPath, ['dist/cli.js', 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(runtime.node, ['dist/cli.js', 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, NODE_OPTIONS: runtime.nodeOptions },
+  });
 }
 
 export async function waitReady(port: number, timeoutMs = 120_000): Promise<number> {

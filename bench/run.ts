@@ -1,27 +1,33 @@
 /**
- * avahealth benchmarks, measured side by side in one run on this machine (noisy and shared: read
- * the ratios and per-CPU-second rates, not absolute times). Writes bench/results.json and
- * bench/RESULTS.md.
- *   npm run bench                 full run (a few minutes)
- *   npm run bench -- --quick      reduced, under a minute
- *   npm run bench -- --quick --check   compare with bench/baseline.json (a report, never a failure)
+ * avahealth benchmarks, measured side by side in one run on this machine (read the ratios and
+ * per-CPU-second rates first; absolute times depend on the machine's load). Prints the results as
+ * JSON with the runtime, machine, date and load, and the issue's targets met or missed; a full run
+ * of every scenario also writes them to bench/results-node<major>.json (bench/RESULTS.md: method).
+ *   npm run bench                                   full run (several minutes)
+ *   npm run bench -- --node /path/to/node           the daemon (and the bare loop) on that runtime
+ *   npm run bench -- --node-options=--max-semi-space-size=8   the daemon's NODE_OPTIONS
+ *   npm run bench -- --only fleet1000,sidecar       some scenarios only
+ *   npm run bench -- --quick --check                reduced, compared with bench/baseline.json (a report, never a failure)
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { cpus, hostname, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { SimServer } from '../src/sim/server.js';
 import { blackboxProbesPerCpuSecond, fleet1000, fleet5000 } from './fleet.js';
-import { cpuSeconds, freePort, median, percentile, rssBreakdown, rssMiB, sleep, spawnDaemon, stop, waitReady } from './lib.js';
+import { cpuSeconds, freePort, median, percentile, rssBreakdown, rssMiB, runtime, sleep, spawnDaemon, stop, waitReady } from './lib.js';
 
 const { values: args } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, check: { type: 'boolean', default: false }, only: { type: 'string' } },
+  options: { quick: { type: 'boolean', default: false }, check: { type: 'boolean', default: false }, only: { type: 'string' }, node: { type: 'string' }, 'node-options': { type: 'string' } },
 });
+if (args.node) runtime.node = args.node;
+if (args['node-options']) runtime.nodeOptions = args['node-options'];
+const RUNTIME_VERSION = execFileSync(runtime.node, ['--version'], { encoding: 'utf8' }).trim();
 /** `--only fleet1000,alerts`: run just those (fleet1000, fleet5000, poll, scrape, alerts, startup, sidecar; poll and scrape only when named). */
 const ONLY = args.only ? new Set(args.only.split(',')) : undefined;
 const wanted = (name: string) => (ONLY ? ONLY.has(name) : !['poll', 'scrape'].includes(name));
@@ -71,7 +77,7 @@ async function daemonPollsPerCpuSecond(url: string, served: () => number, second
 }
 
 async function barePollsPerCpuSecond(url: string, seconds: number): Promise<number> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/bare-loop.ts'), `${url}/ext/health`, String(seconds * 1000), '16'], { cwd: ROOT });
+  const { stdout } = await promisify(execFile)(runtime.node, ['--import', 'tsx', join(ROOT, 'bench/bare-loop.ts'), `${url}/ext/health`, String(seconds * 1000), '16'], { cwd: ROOT });
   const r = JSON.parse(stdout) as { polls: number; cpuSeconds: number };
   return r.polls / r.cpuSeconds;
 }
@@ -253,12 +259,12 @@ async function main() {
   const sidecar = wanted('sidecar') ? (log('sidecar memory'), await sidecarRss(QUICK ? 3 : 15)) : undefined;
   const results = {
     date: new Date().toISOString(),
-    machine: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
-    node: process.version,
+    runtime: { node: RUNTIME_VERSION, binary: runtime.node, nodeOptions: runtime.nodeOptions },
+    machine: `${hostname()}: ${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}, ${Math.round(totalmem() / 1073741824)} GiB`,
     quick: QUICK,
-    cpus: cpus().length,
-    memory: `${Math.round(totalmem() / 1073741824)} GiB`,
+    only: ONLY ? [...ONLY] : undefined,
     loadAverageAtStart: LOAD_AT_START,
+    loadAverageAtEnd: loadavg().map((l) => Math.round(l * 10) / 10),
     fleet,
     pollEfficiency: poll,
     scrape,
@@ -266,10 +272,36 @@ async function main() {
     startup: start,
     sidecar,
   };
-  const out = join(ROOT, ONLY ? 'bench/results-partial.json' : QUICK ? 'bench/results-quick.json' : 'bench/results.json');
-  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  const report = { ...results, targets: targets(results) };
+  // only a full run is the current record of its runtime; the others go to the temporary directory
+  const out = ONLY || QUICK ? join(DIR, 'results.json') : join(ROOT, `bench/results-node${RUNTIME_VERSION.slice(1).split('.')[0]}.json`);
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  log(`results: ${out}\n${report.targets.map((t) => `  ${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.measured}`).join('\n')}`);
   if (args.check) check(results);
+}
+
+/** The issue's targets (#23) against what this run measured; a scenario not run has none. */
+function targets(results: { fleet: { nodes1000?: Awaited<ReturnType<typeof fleet1000>>; nodes5000?: Awaited<ReturnType<typeof fleet5000>> }; sidecar?: { rssMiB: number } }) {
+  const list: Array<{ target: string; measured: string; met: boolean }> = [];
+  const add = (target: string, value: number, limit: number, unit: string, atLeast = false) =>
+    list.push({ target, measured: `${value} ${unit}`, met: atLeast ? value >= limit : value <= limit });
+  const k1 = results.fleet.nodes1000;
+  if (k1) {
+    if (k1.daemonTimesBlackbox) add('1,000 nodes: CPU per poll ≥ 6× below blackbox_exporter per probe (median)', k1.daemonTimesBlackbox.median, 6, '×', true);
+    add('1,000 nodes: gzip /metrics worst of 20 ≤ 50 ms', k1.metricsGzipMs.worst, 50, 'ms');
+    add('1,000 nodes: /-/healthy worst ≤ 100 ms', k1.healthyMs.worst, 100, 'ms');
+    add('1,000 nodes: RSS ≤ 224 MiB (max)', k1.rssMiB.max, 224, 'MiB');
+  }
+  const k5 = results.fleet.nodes5000;
+  if (k5) {
+    add('5,000 nodes: /-/healthy p99 ≤ 100 ms', k5.healthyMs.p99, 100, 'ms');
+    add('5,000 nodes: /-/healthy worst ≤ 250 ms', k5.healthyMs.worst, 250, 'ms');
+    add('5,000 nodes: gzip /metrics worst ≤ 500 ms', k5.metricsGzipMs.worst, 500, 'ms');
+    add('5,000 nodes: RSS ≤ 512 MiB (max)', k5.rssMiB.max, 512, 'MiB');
+  }
+  if (results.sidecar) add('sidecar: RSS ≤ 72 MiB', results.sidecar.rssMiB, 72, 'MiB');
+  return list;
 }
 
 /** Compares with bench/baseline.json: a report of what moved a lot, never a failure. */

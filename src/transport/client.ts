@@ -13,7 +13,7 @@ import { displayUrl, redact } from '../util/text.js';
 
 /**
  * undici's Agent alone: the package's index also loads fetch, WebSocket, EventSource, the cache and
- * the mock agent, none of which the daemon uses (≈ 5 MiB of RSS in a one-node sidecar).
+ * the mock agent, none of which the daemon uses (their cost in RSS: bench/RESULTS.md history).
  */
 const Agent = createRequire(import.meta.url)('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
 type Agent = UndiciAgent;

@@ -21,6 +21,16 @@ export interface Silence {
   source: 'config' | 'api';
 }
 
+/** Which silence holds an alert, and until when (epoch ms). */
+export interface SilencedBy {
+  id: string;
+  endsAt: number;
+  comment: string;
+  createdBy: string;
+}
+
+const MAINTENANCE = 'maintenance window';
+
 const MATCHERS_MESSAGE = 'matchers must be a non-empty object of label: value (or label: "~regex")';
 const MAX_MATCHERS = 32;
 const MAX_LABEL_NAME = 128;
@@ -172,18 +182,27 @@ export class Silences {
 
   /** Why notifications for these labels are held now, or undefined when they are not. */
   holds(labels: Record<string, string>, now: number): string | undefined {
+    const by = this.silencing(labels, now);
+    return by === undefined ? undefined : by.id === MAINTENANCE ? 'maintenance window' : `silenced (${by.id})`;
+  }
+
+  /**
+   * The silence (or maintenance window, id `maintenance window`) that holds these labels now, with
+   * when it ends; undefined when none does. What views show as an alert's `silencedBy`.
+   */
+  silencing(labels: Record<string, string>, now: number): SilencedBy | undefined {
     for (const [i, s] of this.config.silences.entries()) {
-      if (s.startsAt <= now && now < s.endsAt && matches(s.matchers, labels)) return `silenced (config-${i})`;
+      if (s.startsAt <= now && now < s.endsAt && matches(s.matchers, labels)) return { id: `config-${i}`, endsAt: s.endsAt, comment: s.comment, createdBy: 'config' };
     }
     for (const s of this.api) {
-      if (s.startsAt <= now && now < s.endsAt && this.testsOf(s).every(([name, test]) => test(labels[name] ?? ''))) return `silenced (${s.id})`;
+      if (s.startsAt <= now && now < s.endsAt && this.testsOf(s).every(([name, test]) => test(labels[name] ?? ''))) return { id: s.id, endsAt: s.endsAt, comment: s.comment, createdBy: s.createdBy };
     }
     for (const window of this.config.maintenance) {
       if (!matches(window.matchers, labels)) continue;
       let cron = this.crons.get(window.schedule);
       if (!cron) this.crons.set(window.schedule, (cron = new Cron(window.schedule, { paused: true })));
       const start = cron.previousRuns(1, new Date(now))[0];
-      if (start && now < start.getTime() + window.durationMs) return 'maintenance window';
+      if (start && now < start.getTime() + window.durationMs) return { id: MAINTENANCE, endsAt: start.getTime() + window.durationMs, comment: window.schedule, createdBy: 'config' };
     }
     return undefined;
   }

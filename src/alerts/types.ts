@@ -1,5 +1,6 @@
 /** Values shared by the alert rules, the state machine, the outboxes and the receivers. */
 import type { AlertName, Finding, Severity } from './rules/index.js';
+import type { SilencedBy } from './silences.js';
 
 export type { AlertName, Severity };
 
@@ -19,8 +20,12 @@ export interface Evaluation {
 }
 
 export type AlertPhase = 'pending' | 'firing' | 'resolved';
-/** What views show (metrics `state` label, /api/v1/alerts, status page): the phase, or `flapping` while a flap hold lasts. */
-export type AlertStateName = AlertPhase | 'flapping';
+/**
+ * What views show (metrics `state` label, /api/v1/alerts, status page): the phase, or `flapping`
+ * while a flap hold lasts. `silenced` is shown by the API and the page only (with `silencedBy`),
+ * for an active alert a silence or maintenance window holds; the engine never stores it.
+ */
+export type AlertStateName = AlertPhase | 'flapping' | 'silenced';
 
 export interface AlertState {
   key: string;
@@ -41,6 +46,11 @@ export interface AlertState {
   endedAt?: number;
   /** What receivers were last told, so a restart neither repeats nor forgets. */
   notified?: { phase: 'firing' | 'resolved'; severity: Severity; at: number };
+}
+
+/** An alert as the API and the status page show it: a silenced one says by which silence, until when. */
+export interface ShownAlert extends AlertState {
+  silencedBy?: SilencedBy;
 }
 
 export type NoticeKind = 'firing' | 'severity_changed' | 'reminder' | 'resolved' | 'test';

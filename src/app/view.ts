@@ -1,4 +1,5 @@
 /** The routes the daemon serves, and the read-only views of the components' state behind them. */
+import type { ShownAlert } from '../alerts/types.js';
 import type { Route } from '../http/route.js';
 import { adminRoutes, type AdminActions } from '../http/routes/admin.js';
 import { apiRoutes } from '../http/routes/api.js';
@@ -17,6 +18,15 @@ import type { Components } from './components.js';
 export type DaemonState = Pick<StateView, 'ready' | 'schedulerLagMs'>;
 
 export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonState): StateView & PageView {
+  /** An active alert a silence or maintenance window holds is shown `silenced`, with which one and until when. */
+  const shownAlerts = (): ShownAlert[] => {
+    const now = Date.now();
+    return parts.alerts.list().map((a) => {
+      if (a.phase === 'resolved') return a;
+      const by = parts.alerts.silences.silencing({ ...a.labels, severity: a.severity }, now);
+      return by ? { ...a, state: 'silenced' as const, silencedBy: by } : a;
+    });
+  };
   const statuses = () => {
     const { config, store } = parts;
     const lags = config.chainData ? store.lags() : new Map<string, never[]>();
@@ -31,7 +41,19 @@ export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonSt
     });
   };
   const rawResponse = (name: string) => parts.store.get(name)?.observation.endpoints.find((e) => e.raw !== undefined)?.raw;
-  const model = (): PageModel => ({ version: VERSION, now: Date.now() / 1000, targets: statuses(), alerts: parts.alerts.list(), silences: parts.alerts.silences.list() });
+  const model = (): PageModel => ({ version: VERSION, now: Date.now() / 1000, targets: statuses(), alerts: shownAlerts(), silences: parts.alerts.silences.list() });
+  /** Active alerts by state, and the silenced ones with their silence (GET /api/v1/status). */
+  const alertSummary = () => {
+    const active = shownAlerts().filter((a) => a.state !== 'resolved');
+    const count = (state: string) => active.filter((a) => a.state === state).length;
+    return {
+      firing: count('firing'),
+      silenced: count('silenced'),
+      pending: count('pending'),
+      flapping: count('flapping'),
+      silencedAlerts: active.filter((a) => a.silencedBy).map((a) => ({ alertname: a.alertname, target: a.target, labels: a.labels, severity: a.severity, silencedBy: a.silencedBy })),
+    };
+  };
   return {
     ready,
     schedulerLagMs,
@@ -44,15 +66,16 @@ export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonSt
       version: VERSION,
       ready: ready(),
       targets: statuses(),
+      alerts: alertSummary(),
       ...(parts.config.chainData ? { chainData: chainDataStatus(parts.store.chainData ?? emptySnapshot()) } : {}),
     }),
     target: (name) => {
       const target = statuses().find((t) => t.name === name);
       if (!target) return undefined;
       const raw = rawResponse(name);
-      return { ...target, ...(raw !== undefined ? { lastResponse: raw } : {}), alerts: parts.alerts.list().filter((a) => a.target === name) };
+      return { ...target, ...(raw !== undefined ? { lastResponse: raw } : {}), alerts: shownAlerts().filter((a) => a.target === name) };
     },
-    alerts: () => ({ alerts: parts.alerts.list(), silences: parts.alerts.silences.list(), queues: parts.notifier.queueLengths() }),
+    alerts: () => ({ alerts: shownAlerts(), silences: parts.alerts.silences.list(), queues: parts.notifier.queueLengths() }),
     model,
     rawResponse,
   };

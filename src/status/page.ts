@@ -3,7 +3,7 @@
  * `/targets/{name}`. Server-rendered; every value that came from a node, a service or the config
  * is escaped; works without JavaScript (the script only refreshes <main>).
  */
-import type { AlertState } from '../alerts/types.js';
+import type { ShownAlert } from '../alerts/types.js';
 import type { Silence } from '../alerts/silences.js';
 import type { CheckStatus, EndpointStatus, TargetStatus } from './status.js';
 import { e, timeTag, when } from './html.js';
@@ -22,7 +22,7 @@ export interface PageModel {
   version: string;
   now: number;
   targets: TargetStatus[];
-  alerts: AlertState[];
+  alerts: ShownAlert[];
   silences: Silence[];
 }
 
@@ -62,7 +62,8 @@ export function renderFleetMain(model: PageModel): string {
   const nodes = model.targets.filter((t) => t.kind === 'node');
   const services = model.targets.filter((t) => t.kind === 'service');
   const count = (state: TargetStatus['state']) => nodes.filter((t) => t.state === state).length;
-  const firing = model.alerts.filter((a) => a.phase === 'firing');
+  const firing = model.alerts.filter((a) => a.phase === 'firing' && a.state !== 'silenced');
+  const silenced = model.alerts.filter((a) => a.state === 'silenced');
   const nodeRows = nodes
     .map(
       (t) => `<tr class="${t.state}">
@@ -87,7 +88,7 @@ export function renderFleetMain(model: PageModel): string {
 </tr>`;
     })
     .join('\n');
-  return `<p class="summary" role="status">${nodes.length} node${nodes.length === 1 ? '' : 's'}: ${count('healthy')} healthy, ${count('warning')} warning, ${count('unhealthy')} unhealthy, ${count('unreachable')} unreachable${count('pending') ? `, ${count('pending')} pending` : ''} · ${services.length} service${services.length === 1 ? '' : 's'} · ${firing.length} alert${firing.length === 1 ? '' : 's'} firing</p>
+  return `<p class="summary" role="status">${nodes.length} node${nodes.length === 1 ? '' : 's'}: ${count('healthy')} healthy, ${count('warning')} warning, ${count('unhealthy')} unhealthy, ${count('unreachable')} unreachable${count('pending') ? `, ${count('pending')} pending` : ''} · ${services.length} service${services.length === 1 ? '' : 's'} · ${firing.length} alert${firing.length === 1 ? '' : 's'} firing${silenced.length ? `, ${silenced.length} silenced` : ''}</p>
 <section aria-labelledby="nodes"><h2 id="nodes">Nodes</h2>
 ${nodes.length ? `<table class="cards"><thead><tr><th scope="col">Node</th><th scope="col">State</th><th scope="col">Failing checks</th><th scope="col" class="num">Height (lag)</th><th scope="col">Readiness</th><th scope="col">Last success</th></tr></thead><tbody>
 ${nodeRows}
@@ -99,6 +100,10 @@ ${renderAlerts(model)}`;
 }
 
 function alertBadge(a: PageModel['alerts'][number]): string {
+  if (a.state === 'silenced' && a.silencedBy) {
+    const by = a.silencedBy;
+    return `<span class="badge silenced" title="notifications held by ${e(by.id)}">⊘ silenced (${e(a.severity)})</span><div class="muted">by <code>${e(by.id)}</code> until ${e(when(by.endsAt / 1000))}${by.comment ? ` — ${e(by.comment)}` : ''}</div>`;
+  }
   if (a.state === 'flapping') return `<span class="badge flapping" title="changing state too often: notifications are held until it is stable">↯ flapping (${e(a.severity)})</span>`;
   return a.state === 'firing' ? `<span class="badge ${e(a.severity)}">● ${e(a.severity)}</span>` : `<span class="badge pending">○ ${e(a.state)}</span>`;
 }

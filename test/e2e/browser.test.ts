@@ -37,7 +37,7 @@ describe.skipIf(!executablePath)('the status page in Chromium', () => {
       res.end(body);
     });
     const yaml = fleetConfigYaml(demoFleet(), { baseUrl: sim.baseUrl, listen: '127.0.0.1:0', interval: '1s' }).replace('nodes:\n', `nodes:\n  - {name: hostile, url: "${hostile.url}", endpoints: [health]}\n`);
-    d = await startDaemon(`${yaml}alerts:\n  for_polls: 1\n`);
+    d = await startDaemon(`${yaml}alerts:\n  for_polls: 1\n`, { adminApi: true });
     await waitFor('every target polled', () => d.daemon.ready, 20_000);
     browser = await chromium.launch({
       executablePath: executablePath!,
@@ -118,6 +118,42 @@ describe.skipIf(!executablePath)('the status page in Chromium', () => {
     await expect(row.innerText()).resolves.toContain('network layer is unhealthy');
     await expect(page.evaluate(() => (window as unknown as { marker: number }).marker)).resolves.toBe(42); // same document
     await setScenario(sim, 'validator-1', 'healthy');
+  });
+
+  it('shows a silenced alert as silenced (badge, header counts, by which silence, until when), as the API does', async () => {
+    const alertsNow = async () => JSON.parse(await (await page.request.get(`${d.url}/api/v1/alerts`)).text()) as { alerts: Array<{ alertname: string; target: string; state: string; silencedBy?: { id: string; endsAt: number; comment: string } }> };
+    await waitFor('AvalancheDiskLow of validator-2 firing', async () => (await alertsNow()).alerts.some((a) => a.alertname === 'AvalancheDiskLow' && a.target === 'validator-2' && a.state === 'firing'), 20_000);
+    await page.goto(`${d.url}/`);
+    const summary = page.locator('p.summary');
+    const firingBefore = Number(/(\d+) alerts? firing/.exec(await summary.innerText())![1]);
+    const endsAt = new Date(Date.now() + 3_600_000);
+    const created = await page.request.post(`${d.url}/api/v1/silences`, {
+      headers: { 'content-type': 'application/json' },
+      data: { matchers: { alertname: 'AvalancheDiskLow', target: 'validator-2' }, endsAt: endsAt.toISOString(), comment: 'disk ordered', createdBy: 'ops' },
+    });
+    expect(created.status()).toBe(200);
+    const { id } = (await created.json()) as { id: string };
+    try {
+      const shown = (await alertsNow()).alerts.find((a) => a.alertname === 'AvalancheDiskLow' && a.target === 'validator-2')!;
+      expect(shown).toMatchObject({ state: 'silenced', silencedBy: { id, endsAt: endsAt.getTime(), comment: 'disk ordered' } });
+      const status = JSON.parse(await (await page.request.get(`${d.url}/api/v1/status`)).text()) as { alerts: { firing: number; silenced: number; silencedAlerts: Array<{ alertname: string; target: string; silencedBy: { id: string; endsAt: number } }> } };
+      expect(status.alerts.silenced).toBe(1);
+      expect(status.alerts.silencedAlerts).toEqual([expect.objectContaining({ alertname: 'AvalancheDiskLow', target: 'validator-2', silencedBy: expect.objectContaining({ id, endsAt: endsAt.getTime() }) })]);
+
+      await page.goto(`${d.url}/`);
+      await expect(summary.innerText()).resolves.toContain(`${firingBefore - 1} alert${firingBefore - 1 === 1 ? '' : 's'} firing, 1 silenced`);
+      const row = page.locator('section[aria-labelledby=alerts] tr', { hasText: 'AvalancheDiskLow' }).filter({ hasText: 'validator-2' });
+      const text = await row.innerText();
+      expect(text).toMatch(/⊘ silenced \((warning|critical)\)/);
+      expect(text).toContain(id);
+      expect(text).toContain('disk ordered');
+      expect(text).toContain(endsAt.toISOString().slice(0, 10));
+      await expect(row.locator('.badge.critical, .badge.warning').count()).resolves.toBe(0);
+      await page.screenshot({ path: join(ARTIFACTS, 'status-silenced.png'), fullPage: true });
+    } finally {
+      await page.request.delete(`${d.url}/api/v1/silences/${id}`);
+    }
+    await expect((await alertsNow()).alerts.find((a) => a.alertname === 'AvalancheDiskLow' && a.target === 'validator-2')!.state).toBe('firing');
   });
 
   it('reads on a phone, and works from the keyboard', async () => {

@@ -3,7 +3,7 @@
  * store, the alert engine and the notifier; routes never reach into those themselves.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AlertState } from '../../alerts/types.js';
+import type { ShownAlert } from '../../alerts/types.js';
 import type { Silence } from '../../alerts/silences.js';
 
 export interface MetricsBody {
@@ -14,7 +14,7 @@ export interface MetricsBody {
 }
 
 export interface AlertsView {
-  alerts: AlertState[];
+  alerts: ShownAlert[];
   silences: Silence[];
   queues: Record<string, number>;
 }

@@ -114,7 +114,7 @@ export interface ValidatorReport {
    * exchange; false: it answered; absent: no answer either way (unreachable).
    */
   infoApiDisabled?: boolean;
-  /** `avalanche/1.14.2`, as the node sent it (checked to be label-safe). */
+  /** `avalanchego/1.14.2` (`avalanche/…` up to v1.10.17), as the node sent it (checked to be label-safe). */
   version?: string;
   /**
    * Helicon activation from the node's own info.upgrades: epoch seconds; `null` when its schedule
@@ -195,7 +195,7 @@ export function economicsOf(report: Pick<ValidatorReport, 'primary' | 'uptime' |
   return economics;
 }
 
-/** `avalanche/1.14.2`, `avalanchego/v1.15.0-fuji` → [1, 14, 2]; undefined without a x.y.z. */
+/** `avalanchego/1.14.2`, `avalanche/1.10.17`, `avalanchego/v1.15.0-fuji` → [1, 14, 2]; undefined without a x.y.z. */
 export function versionNumbers(version: string): [number, number, number] | undefined {
   const m = /(\d{1,6})\.(\d{1,6})\.(\d{1,6})/.exec(version);
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;

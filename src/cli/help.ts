@@ -66,6 +66,10 @@ Control API (on the simulator's port):
   GET  /sim/nodes                          the nodes, their scenario, NodeID and URL
   POST /sim/nodes/NAME/scenario            {"scenario":"network-down"} (or any scenario)
   POST /sim/scenario                       the same body, for every node
+                                           validator scenarios also take rewardingStakePercent,
+                                           weightedAveragePercent, l1BalanceNAvax, networkId (1),
+                                           nextPeriodSeconds (auto-renewing), delegators
+                                           (popular-validator): docs/validators.md, "Try it"
   POST /sim/nodes/NAME/restart             {"l1":true} restarts the node tracking an L1 chain
                                            (a health check named after its blockchain ID);
                                            {"l1":false} drops it; {} restarts it as it was

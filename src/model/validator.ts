@@ -226,16 +226,26 @@ export interface ScheduleSource {
  */
 export function networkScheduleFor(own: ScheduleSource, fleet: Iterable<ScheduleSource>): ValidatorReport['networkSchedule'] | undefined {
   if (own.network === undefined) return undefined;
-  let newest: (ScheduleSource & { version: string; heliconTime: number | null }) | undefined;
-  for (const node of fleet) {
-    if (node.network !== own.network || node.version === undefined || node.heliconTime === undefined || !versionNumbers(node.version)) continue;
-    const order = newest ? compareVersions(node.version, newest.version)! : 1;
-    // Of equally new nodes, one that knows a time wins over one that reads it unscheduled.
-    if (order > 0 || (order === 0 && newest!.heliconTime === null && node.heliconTime !== null)) newest = { ...node, version: node.version, heliconTime: node.heliconTime };
-  }
+  const newest = newestPerNetwork(fleet).get(own.network);
   if (!newest || newest.target === own.target || newest.heliconTime === own.heliconTime) return undefined;
   if (own.version !== undefined && (compareVersions(newest.version, own.version) ?? 0) <= 0) return undefined;
   return { heliconTime: newest.heliconTime, from: newest.target, version: newest.version };
+}
+
+type KnownSchedule = ScheduleSource & { network: string; version: string; heliconTime: number | null };
+
+/** The newest node (by version) of each network whose schedule is known; of equally new ones, one that knows a Helicon time. */
+export function newestPerNetwork(fleet: Iterable<ScheduleSource>): Map<string, KnownSchedule> {
+  const newest = new Map<string, KnownSchedule>();
+  for (const node of fleet) {
+    if (node.network === undefined || node.version === undefined || node.heliconTime === undefined || !versionNumbers(node.version)) continue;
+    const best = newest.get(node.network);
+    const order = best ? compareVersions(node.version, best.version)! : 1;
+    if (order > 0 || (order === 0 && best!.heliconTime === null && node.heliconTime !== null)) {
+      newest.set(node.network, { target: node.target, network: node.network, version: node.version, heliconTime: node.heliconTime });
+    }
+  }
+  return newest;
 }
 
 /** One row of the Data API's stakingDistributionByVersion. */

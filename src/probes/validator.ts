@@ -8,7 +8,7 @@
 import { ProbeError, type HttpResponse } from '../transport/client.js';
 import type { NodeTarget, ValidatorPoll } from '../config/load.js';
 import type { EndpointObservation, TargetObservation } from '../model/observation.js';
-import { economicsOf, MAX_OWN_L1_VALIDATIONS, networkScheduleFor, VALIDATOR_ENDPOINT, validatorReport, type ScheduleSource, type ValidatorProblem, type ValidatorReport } from '../model/validator.js';
+import { economicsOf, MAX_OWN_L1_VALIDATIONS, networkScheduleFor, newestPerNetwork, VALIDATOR_ENDPOINT, validatorReport, type ScheduleSource, type ValidatorProblem, type ValidatorReport } from '../model/validator.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
 import { readRpcAnswer, rpcRequest } from '../parse/jsonrpc.js';
 import {
@@ -58,7 +58,7 @@ export const validatorProber: Prober<NodeTarget> = {
     // The NodeID the config names, or the one the node's health replies carried, saves a call.
     memory.nodeId ??= target.nodeId ?? ctx.store.get(target.name)?.nodeId;
     const previous = validatorReport(ctx.store.get(target.name)?.jobs.get('validator')?.endpoints[0]);
-    const endpoint = await probeValidator(target, target.validator!, ctx, memory, () => ctx.store.get(target.name)?.nodeId, () => fleetSchedules(ctx.store));
+    const endpoint = await probeValidator(target, target.validator!, ctx, memory, () => ctx.store.get(target.name)?.nodeId, (network) => fleetSchedules(ctx.store, ctx.now(), network));
     const report = validatorReport(endpoint)!;
     for (const change of validatorChanges(previous, report)) ctx.log[change.level]({ target: target.name, ...change.fields }, change.msg);
     const observation: TargetObservation = { target: target.name, kind: 'node', source: 'validator', network: target.network, at: endpoint.at, endpoints: [endpoint] };
@@ -68,13 +68,23 @@ export const validatorProber: Prober<NodeTarget> = {
   },
 };
 
-/** What every node's latest validator poll says about its network and schedule. */
-function* fleetSchedules(store: ProbeContext['store']): Iterable<ScheduleSource> {
+/** The fleet's newest node per network (what the requirement follows), per store, re-read at most this often. */
+const FLEET_SCHEDULE_MAX_AGE_MS = 10_000;
+const fleetCache = new WeakMap<object, { at: number; newest: ScheduleSource[] }>();
+
+/** What the nodes' latest validator polls say about their network and schedule: the newest of each network. */
+function fleetSchedules(store: ProbeContext['store'], now: number, network: string | undefined): ScheduleSource[] {
+  const cached = fleetCache.get(store);
+  // A network not in it yet (the fleet's first polls) is looked up again at once.
+  if (cached && now - cached.at < FLEET_SCHEDULE_MAX_AGE_MS && cached.newest.some((n) => n.network === network)) return cached.newest;
+  const all: ScheduleSource[] = [];
   for (const [target, state] of store.entries()) {
     const report = validatorReport(state.jobs.get('validator')?.endpoints[0]);
-    if (!report) continue;
-    yield { target, ...(report.network ? { network: report.network } : {}), ...(report.version ? { version: report.version } : {}), ...(report.heliconTime !== undefined ? { heliconTime: report.heliconTime } : {}) };
+    if (report?.network && report.version && report.heliconTime !== undefined) all.push({ target, network: report.network, version: report.version, heliconTime: report.heliconTime });
   }
+  const newest = [...newestPerNetwork(all).values()];
+  fleetCache.set(store, { at: now, newest });
+  return newest;
 }
 
 /** What the poll remembers between rounds of one target (dropped with the target). */
@@ -98,8 +108,8 @@ export async function probeValidator(
   memory: ValidatorMemory,
   /** The NodeID learnt elsewhere (the health replies' node-id header), should info.getNodeID fail. */
   nodeIdHint?: () => string | undefined,
-  /** The fleet's nodes (this one included): the network's schedule is the newest node's. */
-  fleet?: () => Iterable<ScheduleSource>,
+  /** The fleet's nodes (this one included) of `network` and others: the network's schedule is the newest node's. */
+  fleet?: (network: string | undefined) => Iterable<ScheduleSource>,
 ): Promise<EndpointObservation> {
   const at = Date.now() / 1000;
   const started = performance.now();
@@ -205,7 +215,7 @@ export async function probeValidator(
   }
   if (memory.heliconTime !== undefined) report.heliconTime = memory.heliconTime;
   const own: ScheduleSource = { target: target.name, ...(report.network ? { network: report.network } : {}), ...(report.version ? { version: report.version } : {}), ...(report.heliconTime !== undefined ? { heliconTime: report.heliconTime } : {}) };
-  const schedule = fleet ? networkScheduleFor(own, fleet()) : undefined;
+  const schedule = fleet ? networkScheduleFor(own, fleet(own.network)) : undefined;
   if (schedule) report.networkSchedule = schedule;
 
   if (primary) {

@@ -3,7 +3,8 @@
  * to reward the validator. Remaining = (1 − requirement) × period − (1 − weighted uptime) × elapsed.
  */
 import { defineRule, promAlert, thresholdTuning, type RuleDefaults } from './rule.js';
-import { avax, day, hours, percent, reportFor } from './validator-facts.js';
+import { validationRenews } from '../../model/validator.js';
+import { avax, day, hours, percent, periodOf, reportFor } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.25, criticalThreshold: 0.1 };
 
@@ -42,14 +43,16 @@ export default defineRule({
     const share = left / allowance;
     if (share >= (ctx.settings.threshold ?? 0.25)) return [];
     const end = day(report.primary.endTime);
-    const state = left >= 0 ? `${hours(left)} of downtime budget left (${percent(Math.max(0, share))} of the period's ${hours(allowance)}) until ${end}` : `downtime budget overspent by ${hours(-left)} (period ends ${end})`;
+    const period = periodOf(report.primary);
+    const then = !report.primary.autoRenewal ? '' : validationRenews(report.primary) ? '; a new cycle starts then' : '; it exits then';
+    const state = left >= 0 ? `${hours(left)} of downtime budget left (${percent(Math.max(0, share))} of the ${period}'s ${hours(allowance)}) until ${end}${then}` : `downtime budget overspent by ${hours(-left)} (${period} ends ${end}${then})`;
     const reward = report.primary.potentialRewardNAvax !== undefined ? ` (${avax(report.primary.potentialRewardNAvax)})` : '';
     return [
       {
         identity: {},
         severity: share < (ctx.settings.criticalThreshold ?? 0.1) ? 'critical' : 'warning',
         summary: `${ctx.target}: ${state}`,
-        description: `Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time against a ${percent(economics!.requirement!)} requirement; more downtime before ${end} costs the whole reward${reward}. Avoid restarts and maintenance until then.`,
+        description: `Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time against a ${percent(economics!.requirement!)} requirement; more downtime before ${end} costs ${period === 'cycle' ? "this cycle's" : 'the'} whole reward${reward}. Avoid restarts and maintenance until then.`,
       },
     ];
   },

@@ -1,4 +1,8 @@
-/** With chain data: the node's active validation ends soon (re-stake in time). */
+/**
+ * With chain data: the node's active validation ends soon (re-stake in time). An auto-renewed
+ * validator (ACP-236) whose next period is set does not end: a new cycle starts then, no page.
+ */
+import { validationRenews } from '../../model/validator.js';
 import { formatDuration } from './format.js';
 import { defineRule, durationThresholdTuning, promAlert, type RuleDefaults } from './rule.js';
 
@@ -8,22 +12,22 @@ const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 7 
 export default defineRule({
   name: 'AvalancheValidatorEndingSoon',
   source: 'chain',
-  fires: 'with `chain_data`: the active validation ends within 7 days; critical within 1 day',
+  fires: 'with `chain_data`: the active validation ends within 7 days (not for an auto-renewed validator with a next period); critical within 1 day',
   defaults,
   tuning: durationThresholdTuning('time left', defaults),
   phrases: { firing: 'validation ending soon', resolved: 'validation renewed' },
   prometheus: [
     promAlert(
       'AvalancheValidatorEndingSoon',
-      '(avahealth_validator_end_timestamp_seconds - time() < 7 * 86400) and on (target, node_id) (avahealth_validator_status{status="active"} == 1)',
+      '(avahealth_validator_end_timestamp_seconds - time() < 7 * 86400) and on (target, node_id) (avahealth_validator_status{status="active"} == 1) unless on (target) (avahealth_validator_next_period_seconds > 0)',
       '0s',
       'warning',
       '{{ $labels.target }}: validation ends in {{ $value | humanizeDuration }}',
       'The current validation of {{ $labels.node_id }} ends in {{ $value | humanizeDuration }}; re-stake to keep validating.',
     ),
   ],
-  evaluate({ validator }, ctx) {
-    if (validator?.status !== 'active' || validator.endTimestamp === undefined) return [];
+  evaluate({ validator, primary }, ctx) {
+    if (validator?.status !== 'active' || validator.endTimestamp === undefined || validationRenews(primary)) return [];
     const left = validator.endTimestamp - ctx.now / 1000;
     if (left >= (ctx.settings.threshold ?? 7 * DAY)) return [];
     return [
@@ -31,7 +35,9 @@ export default defineRule({
         identity: {},
         severity: left < (ctx.settings.criticalThreshold ?? DAY) ? 'critical' : 'warning',
         summary: `${ctx.target}: validation of ${validator.nodeId} ends in ${formatDuration(Math.max(0, left))}`,
-        description: `the current validation ends at ${new Date(validator.endTimestamp * 1000).toISOString()}; re-stake to keep validating`,
+        description: primary?.autoRenewal
+          ? `the auto-renewed validator is set to exit when this cycle ends at ${new Date(validator.endTimestamp * 1000).toISOString()} (next period 0); set a next period with SetAutoRenewedValidatorConfigTx or re-stake to keep validating`
+          : `the current validation ends at ${new Date(validator.endTimestamp * 1000).toISOString()}; re-stake to keep validating`,
       },
     ];
   },

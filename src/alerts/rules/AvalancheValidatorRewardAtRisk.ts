@@ -5,14 +5,15 @@
  */
 import { REWARD_LIKELY_STAKE_RATIO, REWARD_LOST_STAKE_RATIO, rewardOutlook, SNOWMAN_ALPHA, SNOWMAN_K } from '../../model/reward-vote.js';
 import { defineRule, promAlert, thresholdTuning, type RuleDefaults } from './rule.js';
-import { avax, budgetLeft, percent, reportFor } from './validator-facts.js';
+import { avax, budgetLeft, percent, periodOf, reportFor } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.8, criticalThreshold: REWARD_LIKELY_STAKE_RATIO };
 const LIKELY = percent(REWARD_LIKELY_STAKE_RATIO);
 const LOST = percent(REWARD_LOST_STAKE_RATIO);
 
 /** How a stake majority decides, and where the outcome turns: the same words in both twins. */
-const VOTE = `When the period ends, each node votes to reward it only if its own measure of its uptime meets the requirement, and Snowman (polls of ${SNOWMAN_K} validators by stake, ${SNOWMAN_ALPHA} matching votes to move) carries the side holding more than half of the stake: the reward is likely at ${LIKELY} of stake or more, uncertain between ${LOST} and ${LIKELY}, likely lost below ${LOST}.`;
+const vote = (period: string) => `When the ${period} ends, each node votes to reward it only if its own measure of its uptime meets the requirement, and Snowman (polls of ${SNOWMAN_K} validators by stake, ${SNOWMAN_ALPHA} matching votes to move) carries the side holding more than half of the stake: the reward is likely at ${LIKELY} of stake or more, uncertain between ${LOST} and ${LIKELY}, likely lost below ${LOST}.`;
+const VOTE = vote('period');
 const ACT = 'Check inbound connectivity on the staking port, the node clock, and avoid restarts.';
 const PROM_SUMMARY = `{{ $labels.target }}: {{ $value | humanizePercentage }} of stake sees its uptime at or above the requirement: were the period to end now, the reward is {{ if lt $value ${REWARD_LOST_STAKE_RATIO} }}likely lost{{ else if lt $value ${REWARD_LIKELY_STAKE_RATIO} }}uncertain{{ else }}still likely{{ end }}`;
 const PROM_BUDGET = '{{ with printf "avahealth_validator_downtime_budget_remaining_seconds{target=%q}" $labels.target | query }}{{ with . | first | value }}{{ if ge . 0.0 }}{{ humanizeDuration . }} of downtime budget left this period. {{ else }}Downtime budget overspent this period. {{ end }}{{ end }}{{ end }}';
@@ -39,16 +40,17 @@ export default defineRule({
     const verdict = {
       likely: `${sees}: the reward is still likely, uncertain below ${LIKELY} of stake`,
       uncertain: `only ${sees}: the reward is uncertain, likely lost below ${LOST} of stake`,
-      lost: `only ${sees}: were the period to end now, the reward is likely lost`,
+      lost: `only ${sees}: were the ${periodOf(report.primary)} to end now, the reward is likely lost`,
     }[rewardOutlook(ratio)];
     const budget = budgetLeft(report);
-    const reward = report.primary?.potentialRewardNAvax !== undefined ? ` of ${avax(report.primary.potentialRewardNAvax)}` : '';
+    const period = periodOf(report.primary);
+    const reward = `${period === 'cycle' ? "This cycle's reward" : 'The reward'}${report.primary?.potentialRewardNAvax !== undefined ? ` of ${avax(report.primary.potentialRewardNAvax)}` : ''}`;
     return [
       {
         identity: {},
         severity: ratio < (ctx.settings.criticalThreshold ?? REWARD_LIKELY_STAKE_RATIO) ? 'critical' : 'warning',
         summary: `${ctx.target}: ${verdict}${budget ? `; ${budget}` : ''}`,
-        description: `The reward${reward} (and its delegators') is all or nothing. ${VOTE} Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time (stake-weighted). ${ACT}`,
+        description: `${reward} (and its delegators') is all or nothing. ${vote(period)} Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time (stake-weighted). ${ACT}`,
       },
     ];
   },

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { parseGoDuration } from '../../util/go-duration.js';
 import type { EndpointObservation, TargetObservation } from '../../model/observation.js';
-import type { VersionStake } from '../../model/validator.js';
+import type { PrimaryValidation, VersionStake } from '../../model/validator.js';
 
 export type Severity = 'warning' | 'critical';
 
@@ -46,6 +46,8 @@ export interface ChainInput {
   validator?: { nodeId: string; status: string; endTimestamp?: number };
   /** The node's own latest poll (to know whether it is still bootstrapping). */
   node?: TargetObservation;
+  /** The node's own validation as its validator poll last reported it (an auto-renewed one says whether it renews). */
+  primary?: PrimaryValidation;
 }
 
 export interface ValidatorInput {

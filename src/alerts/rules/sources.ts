@@ -6,7 +6,8 @@
  * (./rule.ts) and one entry here; the engine and the app know none by name.
  */
 import type { ChainDataSnapshot, ChainLag } from '../../model/chaindata.js';
-import type { TargetObservation } from '../../model/observation.js';
+import type { EndpointObservation, TargetObservation } from '../../model/observation.js';
+import { validatorReport } from '../../model/validator.js';
 import type { RuleInputs, RuleSource } from './rule.js';
 
 /** One report about one target, as the rules' inputs are derived from it. */
@@ -47,18 +48,24 @@ export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
     input: (u) => {
       if (u.kind !== 'node' || !u.chainData) return undefined;
       const validator = [...u.chainData.validators.values()].find((v) => v.target === u.target);
-      return { ...(validator ? { validator } : {}), ...(u.observation ? { node: u.observation } : {}) };
+      const primary = validatorReport(validatorObservation(u))?.primary;
+      return { ...(validator ? { validator } : {}), ...(u.observation ? { node: u.observation } : {}), ...(primary ? { primary } : {}) };
     },
   },
   validator: {
     from: 'validator',
     input: (u) => {
-      const observation = u.jobs.get('validator')?.endpoints.find((e) => e.endpoint === 'validator');
+      const observation = validatorObservation(u);
       if (!observation) return null;
       const versionStake = u.network ? u.chainData?.networks.get(u.network)?.versionStake : undefined;
       return { observation, ...(versionStake ? { versionStake } : {}) };
     },
   },
 };
+
+/** The `endpoint="validator"` observation of the target's validator job, when it has one. */
+function validatorObservation(u: SourceUpdate): EndpointObservation | undefined {
+  return u.jobs.get('validator')?.endpoints.find((e) => e.endpoint === 'validator');
+}
 
 export const RULE_SOURCE_NAMES = Object.keys(RULE_SOURCES) as RuleSource[];

@@ -2,7 +2,7 @@
  * What the validator rules share: whether a part of the validator poll is known, and how amounts,
  * shares, durations and IDs are said in an alert an on-call person acts on.
  */
-import { validatorReport, type ValidatorReport } from '../../model/validator.js';
+import { validationRenews, validatorReport, type PrimaryValidation, type ValidatorReport } from '../../model/validator.js';
 import { UNKNOWN } from './rule.js';
 import type { ValidatorInput } from './rule.js';
 
@@ -21,12 +21,26 @@ export function reportFor(input: ValidatorInput, calls: (call: string) => boolea
   return problems.every((p) => p.reason === 'disabled') ? null : UNKNOWN;
 }
 
-/** "12.0 h of downtime budget left until 2026-11-27", or overspent; empty when the period or uptime is unknown. */
+/**
+ * `cycle` for an auto-renewed validator (ACP-236: its startTime/endTime are the current cycle, and
+ * reward, requirement and downtime budget are per cycle), else `period`.
+ */
+export function periodOf(primary: PrimaryValidation | undefined): 'cycle' | 'period' {
+  return primary?.autoRenewal ? 'cycle' : 'period';
+}
+
+/**
+ * "12.0 h of downtime budget left until 2026-11-27", or overspent; for an auto-renewed validator
+ * "… of this cycle's downtime budget …" and what happens then. Empty when the period or uptime is unknown.
+ */
 export function budgetLeft(report: ValidatorReport): string {
   const left = report.economics?.downtimeBudgetRemainingSeconds;
-  const end = report.primary?.endTime;
-  if (left === undefined || end === undefined) return '';
-  return left >= 0 ? `${hours(left)} of downtime budget left until ${day(end)}` : `downtime budget overspent by ${hours(-left)} (period ends ${day(end)})`;
+  const primary = report.primary;
+  if (left === undefined || !primary) return '';
+  const end = day(primary.endTime);
+  if (!primary.autoRenewal) return left >= 0 ? `${hours(left)} of downtime budget left until ${end}` : `downtime budget overspent by ${hours(-left)} (period ends ${end})`;
+  const then = validationRenews(primary) ? 'a new cycle starts then' : 'it exits then';
+  return left >= 0 ? `${hours(left)} of this cycle's downtime budget left until ${end} (${then})` : `this cycle's downtime budget overspent by ${hours(-left)} (the cycle ends ${end}; ${then})`;
 }
 
 /** "72.5 %" */

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { economicsOf, type ValidatorReport } from '../../model/validator.js';
+import { economicsOf, type PrimaryValidation, type ValidatorReport } from '../../model/validator.js';
 import AvalancheL1ValidatorBalanceLow from './AvalancheL1ValidatorBalanceLow.js';
 import AvalancheL1ValidatorInactive from './AvalancheL1ValidatorInactive.js';
 import AvalancheNodeVersionBehind from './AvalancheNodeVersionBehind.js';
 import AvalancheValidatorDowntimeBudgetLow from './AvalancheValidatorDowntimeBudgetLow.js';
+import AvalancheValidatorEndingSoon from './AvalancheValidatorEndingSoon.js';
 import AvalancheValidatorRewardAtRisk from './AvalancheValidatorRewardAtRisk.js';
 import { ruleSettings, rulesOf, UNKNOWN, type AnyRule, type RuleTuning, type ValidatorInput } from './index.js';
 import type { RuleContext } from './rule.js';
@@ -197,5 +198,48 @@ describe('AvalancheNodeVersionBehind', () => {
 
   it('nothing without the network distribution (no chain data)', () => {
     expect(run(rule, input({ version: 'avalanche/1.9.0' }))).toEqual([]);
+  });
+});
+
+describe('auto-renewed validators (ACP-236, AvalancheGo v1.15): reward and budget per cycle', () => {
+  // getCurrentValidators' nextPeriod: seconds of the cycle after endTime, 0 = exits at endTime
+  // (vms/platformvm/api/validator.go, txs/set_auto_renewed_validator_config_tx.go)
+  const renewal = (nextPeriodSeconds: number) => ({ nextPeriodSeconds, renews: nextPeriodSeconds > 0, autoCompoundRatio: 0.5, authorityAddresses: [] });
+  const cycle = (nextPeriodSeconds: number) => ({ ...validating, primary: { ...validating.primary, autoRenewal: renewal(nextPeriodSeconds) } });
+  const reward = AvalancheValidatorRewardAtRisk as AnyRule;
+  const budget = AvalancheValidatorDowntimeBudgetLow as AnyRule;
+
+  it("a renewing validator: this cycle's reward and budget, and a new cycle starting at its end", () => {
+    const [risk] = run(reward, input({ ...cycle(14 * DAY), uptime: { rewardingStakeRatio: 0.725, weightedAverageRatio: 0.91 } })) as Array<{ summary: string; description: string }>;
+    expect(risk!.summary).toBe("validator-1: 72.5 % of stake sees its uptime at or above the 90 % requirement: the reward is still likely, uncertain below 60 % of stake; 12.0 h of this cycle's downtime budget left until 2026-11-27 (a new cycle starts then)");
+    expect(risk!.description).toMatch(/^This cycle's reward of 117\.4 AVAX \(and its delegators'\) is all or nothing\. When the cycle ends, each node votes/);
+    const [low] = run(budget, input({ ...cycle(14 * DAY), uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.88 } })) as Array<{ summary: string; description: string }>;
+    expect(low!.summary).toBe("validator-1: 4.8 h of downtime budget left (14.3 % of the cycle's 33.6 h) until 2026-11-27; a new cycle starts then");
+    expect(low!.description).toContain("costs this cycle's whole reward");
+  });
+
+  it('one that exits at the end of this cycle says so', () => {
+    const [risk] = run(reward, input({ ...cycle(0), uptime: { rewardingStakeRatio: 0.725, weightedAverageRatio: 0.91 } })) as Array<{ summary: string }>;
+    expect(risk!.summary).toContain("12.0 h of this cycle's downtime budget left until 2026-11-27 (it exits then)");
+  });
+
+  describe('AvalancheValidatorEndingSoon', () => {
+    const rule = AvalancheValidatorEndingSoon as AnyRule;
+    const chain = (primary?: PrimaryValidation) => ({ validator: { nodeId: 'NodeID-A', status: 'active', endTimestamp: END }, ...(primary ? { primary } : {}) });
+    const at = { target: 'validator-1', settings: ruleSettings(rule, [], 0), enabled: () => true, now: (END - 2 * DAY) * 1000, label: (v: string) => v };
+
+    it('does not page for a validator that renews; pages as before for one that exits', () => {
+      expect(rule.evaluate(chain({ ...validating.primary, autoRenewal: renewal(14 * DAY) }), at, undefined)).toEqual([]);
+      expect(rule.evaluate(chain({ ...validating.primary, autoRenewal: renewal(0) }), at, undefined)).toEqual([
+        {
+          identity: {},
+          severity: 'warning',
+          summary: 'validator-1: validation of NodeID-A ends in 2d',
+          description: 'the auto-renewed validator is set to exit when this cycle ends at 2026-11-27T00:00:00.000Z (next period 0); set a next period with SetAutoRenewedValidatorConfigTx or re-stake to keep validating',
+        },
+      ]);
+      expect(rule.evaluate(chain(validating.primary), at, undefined)).toMatchObject([{ summary: 'validator-1: validation of NodeID-A ends in 2d', description: 'the current validation ends at 2026-11-27T00:00:00.000Z; re-stake to keep validating' }]);
+      expect(rule.evaluate(chain(), at, undefined)).toMatchObject([{ severity: 'warning' }]);
+    });
   });
 });

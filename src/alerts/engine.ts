@@ -124,27 +124,13 @@ export class AlertEngine {
   attach(store: Store): void {
     const updated = (source: string, name: string, state: TargetState | undefined) => {
       const target = targetNamed(this.config, name);
-      if (target) this.updated(this.updateOf(source, target, state, store));
+      if (target) this.updated(sourceUpdate(source, target, state, store, this.config));
     };
     store.onUpdate((name, state, source) => updated(source, name, state));
     store.onChainData(() => {
       for (const target of targetsOf(this.config)) updated('chaindata', target.name, store.get(target.name));
     });
     for (const [name, state] of store.entries()) for (const source of state.jobs.keys()) updated(source, name, state);
-  }
-
-  private updateOf(source: string, target: Target, state: TargetState | undefined, store: Store): SourceUpdate {
-    const chainData = this.config.chainData ? store.chainData : undefined;
-    return {
-      source,
-      target: target.name,
-      kind: target.kind,
-      ...(target.kind === 'node' ? { network: target.network } : {}),
-      ...(state ? { observation: state.observation } : {}),
-      jobs: state?.jobs ?? new Map(),
-      lags: () => store.lagsOf(target.name),
-      ...(chainData ? { chainData } : {}),
-    };
   }
 
   /** One report on a target: the rules of every source it feeds evaluate (a source that stopped resolves its alerts at once). */
@@ -480,6 +466,21 @@ const SUBJECT_LABELS = ['check', 'component', 'chain'];
  * identity). The subject labels keep their fixed places, so keys and fingerprints of alerts that
  * have only those stay what earlier versions persisted; any other identity label follows, sorted.
  */
+/** What the rules fed by `source` are handed about a target, from the store (chain data only while it is configured). */
+export function sourceUpdate(source: string, target: Target, state: TargetState | undefined, store: Store, config: Config): SourceUpdate {
+  const chainData = config.chainData ? store.chainData : undefined;
+  return {
+    source,
+    target: target.name,
+    kind: target.kind,
+    ...(target.kind === 'node' ? { network: target.network } : {}),
+    ...(state ? { observation: state.observation } : {}),
+    jobs: state?.jobs ?? new Map(),
+    lags: () => store.lagsOf(target.name),
+    ...(chainData ? { chainData } : {}),
+  };
+}
+
 function keyOf(alertname: string, target: string, identity: Record<string, string>): string {
   const others = Object.keys(identity)
     .filter((name) => !SUBJECT_LABELS.includes(name))

@@ -2,16 +2,17 @@
  * `avahealth check`: one poll round of every target, printed as text (Nagios/Icinga plugin
  * convention on the first line), JSON or Prometheus exposition. Exit 0 OK, 1 WARNING, 2 CRITICAL.
  * With chain data, a node's height lag counts too, at the AvalancheNodeHeightLag rule's thresholds;
- * so do the validator alerts its validator poll calls for (reward at risk, L1 balance, …).
+ * so do the alerts that count in a target's state (`countsInState`: the validator poll's, reward at
+ * risk, L1 balance, …).
  */
-import { ruleNamed, ruleSettings, rulesOf, UNKNOWN, type AnyRule } from '../alerts/rules/index.js';
-import { RULE_SOURCES } from '../alerts/rules/sources.js';
-import type { Config, NodeTarget } from '../config/load.js';
+import { sourceUpdate } from '../alerts/engine.js';
+import { RULE_SOURCE_NAMES, RULE_SOURCES, ruleNamed, ruleSettings, rulesOf, UNKNOWN, type AnyRule } from '../alerts/rules/index.js';
+import type { Config, NodeTarget, Target } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { MetricsView } from '../metrics/view.js';
 import { targetsOf } from '../model/targets.js';
 import { Poller } from '../poller.js';
-import { STATE_SEVERITY, targetStatus, withValidatorAlerts, type TargetStatus, type ValidatorAlert } from '../status/status.js';
+import { STATE_SEVERITY, targetStatus, withAlerts, type TargetAlert, type TargetStatus } from '../status/status.js';
 import { Store } from '../store.js';
 import { sanitizeLabelValue } from '../util/labels.js';
 
@@ -37,10 +38,7 @@ export async function runCheck(config: Config, options: { format: CheckFormat; t
   }
   const statuses = targets.map((t) => targetStatus(t, store));
   if (scoped.chainData) for (const [i, node] of scoped.nodes.entries()) addHeightLag(statuses[i]!, node, store, scoped);
-  for (const node of scoped.nodes) {
-    const status = statuses.find((s) => s.name === node.name)!;
-    if (status.state !== 'unreachable') withValidatorAlerts(status, validatorAlerts(node, store, scoped));
-  }
+  for (const [i, target] of targets.entries()) if (statuses[i]!.state !== 'unreachable') withAlerts(statuses[i]!, stateAlerts(target, store, scoped));
   const exitCode = statuses.reduce<number>((worst, s) => Math.max(worst, STATE_SEVERITY[s.state]), EXIT.OK);
   let output: string;
   if (options.format === 'json') output = `${JSON.stringify({ state: STATE_NAMES[exitCode], exitCode, targets: statuses }, null, 2)}\n`;
@@ -54,29 +52,22 @@ function settingsOf(rule: AnyRule, target: string, config: Config) {
   return ruleSettings(rule, [config.alerts.rules[name], config.alerts.targetRules[target]?.[name]], config.alerts.bootstrapGraceMs);
 }
 
-/** What the validator rules find in this round's validator poll of the node: the alerts that would fire (their for_polls is 1). */
-function validatorAlerts(node: NodeTarget, store: Store, config: Config): ValidatorAlert[] {
-  const state = store.get(node.name);
-  const chainData = config.chainData ? store.chainData : undefined;
-  const input = RULE_SOURCES.validator.input({
-    source: 'validator',
-    target: node.name,
-    kind: 'node',
-    network: node.network,
-    ...(state ? { observation: state.observation } : {}),
-    jobs: state?.jobs ?? new Map(),
-    lags: () => store.lagsOf(node.name),
-    ...(chainData ? { chainData } : {}),
-  });
-  if (!input) return [];
-  const alerts: ValidatorAlert[] = [];
-  for (const rule of rulesOf('validator')) {
-    const settings = settingsOf(rule, node.name, config);
-    if (settings.disabled) continue;
-    const context = { target: node.name, settings, enabled: (name: string) => !settingsOf(ruleNamed(name)!, node.name, config).disabled, now: Date.now(), label: (v: string) => sanitizeLabelValue(v, config.limits.maxLabelLength) };
-    const findings = rule.evaluate(input, context, rule.newState?.());
-    if (findings === UNKNOWN) continue;
-    for (const f of findings) alerts.push({ alertname: rule.name, severity: f.severity === 'critical' || settings.severity === 'critical' ? 'critical' : 'warning', summary: f.summary });
+/** The alerts that count in the target's state (`countsInState`) found in this round's polls of it: those that would fire (their for_polls is 1). */
+function stateAlerts(target: Target, store: Store, config: Config): TargetAlert[] {
+  const alerts: TargetAlert[] = [];
+  for (const source of RULE_SOURCE_NAMES) {
+    const feed = RULE_SOURCES[source];
+    if (!feed.countsInState) continue;
+    const input = feed.input(sourceUpdate(feed.from, target, store.get(target.name), store, config));
+    if (!input) continue;
+    for (const rule of rulesOf(source)) {
+      const settings = settingsOf(rule, target.name, config);
+      if (settings.disabled) continue;
+      const context = { target: target.name, settings, enabled: (name: string) => !settingsOf(ruleNamed(name)!, target.name, config).disabled, now: Date.now(), label: (v: string) => sanitizeLabelValue(v, config.limits.maxLabelLength) };
+      const findings = rule.evaluate(input, context, rule.newState?.());
+      if (findings === UNKNOWN) continue;
+      for (const f of findings) alerts.push({ alertname: rule.name, severity: f.severity === 'critical' || settings.severity === 'critical' ? 'critical' : 'warning', summary: f.summary });
+    }
   }
   return alerts;
 }

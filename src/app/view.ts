@@ -10,7 +10,7 @@ import { emptySnapshot } from '../model/chaindata.js';
 import { targetsOf } from '../model/targets.js';
 import type { PageModel } from '../status/page.js';
 import { statusPageRoutes, type PageView } from '../status/routes.js';
-import { chainDataStatus, targetStatus, withValidatorAlerts } from '../status/status.js';
+import { chainDataStatus, targetStatus, withAlerts } from '../status/status.js';
 import { VERSION } from '../version.js';
 import type { Components } from './components.js';
 
@@ -32,7 +32,7 @@ export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonSt
     const lags = config.chainData ? store.lags() : new Map<string, never[]>();
     const firing = parts.alerts.list().filter((a) => a.phase === 'firing');
     return targetsOf(config).map((t) => {
-      const status = withValidatorAlerts(
+      const status = withAlerts(
         targetStatus(t, store),
         firing.filter((a) => a.target === t.name).map((a) => ({ alertname: a.alertname, severity: a.severity, summary: a.annotations.summary })),
       );

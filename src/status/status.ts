@@ -10,7 +10,7 @@ import { displayUrl } from '../util/text.js';
 import { endpointKey, type Change, type Store } from '../store.js';
 import { PANELS, type Panel, type Panels } from './panels.js';
 import { decidesReachability } from '../probes/registry.js';
-import { ruleNamed, type Severity } from '../alerts/rules/index.js';
+import { RULE_SOURCES, ruleNamed, type Severity } from '../alerts/rules/index.js';
 
 export type TargetState = 'healthy' | 'warning' | 'unhealthy' | 'unreachable' | 'pending';
 
@@ -210,24 +210,25 @@ export function chainDataStatus(snapshot: ChainDataSnapshot) {
 
 export const STATE_SEVERITY: Record<TargetState, number> = { healthy: 0, pending: 0, warning: 1, unhealthy: 2, unreachable: 2 };
 
-/** A validator alert about a node: one the engine fires, or one `check` finds in its round. */
-export interface ValidatorAlert {
+/** An alert about a target: one the engine fires, or one `check` finds in its round. */
+export interface TargetAlert {
   alertname: string;
   severity: Severity;
   summary: string;
 }
 
-/** Whether an alert speaks for the node's validator economics (a rule fed by the validator poll). */
-export function isValidatorAlert(alertname: string): boolean {
-  return ruleNamed(alertname)?.source === 'validator';
+/** Whether a firing alert counts in its target's state: its rule's source says so (`countsInState`: the validator's economics). */
+export function countsInState(alertname: string): boolean {
+  const rule = ruleNamed(alertname);
+  return rule !== undefined && RULE_SOURCES[rule.source].countsInState === true;
 }
 
 /**
- * Money counts: while a validator alert fires, the node is not healthy (a warning one makes it
+ * Money counts: while such an alert fires, the target is not healthy (a warning one makes it
  * `warning`, a critical one `unhealthy`) and its summary says why. A worse state stays.
  */
-export function withValidatorAlerts(status: TargetStatus, alerts: readonly ValidatorAlert[]): TargetStatus {
-  const own = alerts.filter((a) => isValidatorAlert(a.alertname));
+export function withAlerts(status: TargetStatus, alerts: readonly TargetAlert[]): TargetStatus {
+  const own = alerts.filter((a) => countsInState(a.alertname));
   if (own.length === 0) return status;
   const state: TargetState = own.some((a) => a.severity === 'critical') ? 'unhealthy' : 'warning';
   if (STATE_SEVERITY[state] > STATE_SEVERITY[status.state]) status.state = state;

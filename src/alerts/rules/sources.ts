@@ -36,6 +36,11 @@ export interface SourceUpdate {
 export interface RuleFeed<S extends RuleSource> {
   from: string;
   input(update: SourceUpdate): RuleInputs[S] | null | undefined;
+  /**
+   * While one of its alerts fires, the target is not healthy (warning, or unhealthy when critical:
+   * status page, /api/v1, `check`): for facts the target's own health replies do not show.
+   */
+  countsInState?: boolean;
 }
 
 export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
@@ -54,6 +59,7 @@ export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
   },
   validator: {
     from: 'validator',
+    countsInState: true,
     input: (u) => {
       const observation = validatorObservation(u);
       if (!observation) return null;

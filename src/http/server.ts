@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { ConnectionGuard } from './connections.js';
 import { BadRequest, text, type Reply, type Route } from './route.js';
 import type { Denial, Gatekeeper } from './gate.js';
 import type { WebSecurity } from './webconfig.js';
@@ -20,7 +21,15 @@ const { createServer } = process.getBuiltinModule('node:http');
 
 const MAX_REQUEST_BODY = 64 * 1024;
 export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
-export const MAX_CONNECTIONS = 512;
+export { IDLE_EVICTION_AT, MAX_CONNECTIONS } from './connections.js';
+/** An idle keep-alive connection is closed after this long (clients open a new one when they need it). */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** A reply not written out (read by the client) within this long is cut off with its connection. */
+export const WRITE_TIMEOUT_MS = 30_000;
+
+export interface ServerLimits {
+  writeTimeoutMs?: number;
+}
 
 /** The body, up to MAX_REQUEST_BODY; a larger one is not kept (the rest is drained by the server). */
 async function readBody(req: IncomingMessage): Promise<{ body: Buffer; tooLarge: boolean }> {
@@ -67,8 +76,12 @@ const SECURITY_HEADERS = {
 };
 
 /** Plain HTTP, or HTTPS when the web config has TLS; with a gatekeeper, every route needs to pass it. */
-export function createHttpServer(routes: readonly Route[], onError: (err: unknown) => void, gate?: Gatekeeper): Server {
+export function createHttpServer(routes: readonly Route[], onError: (err: unknown) => void, gate?: Gatekeeper, limits: ServerLimits = {}): Server {
+  const writeTimeoutMs = limits.writeTimeoutMs ?? WRITE_TIMEOUT_MS;
+  const send = (res: ServerResponse, reply: Reply) => sendReply(res, reply, writeTimeoutMs);
+  let connections: ConnectionGuard | undefined;
   const handler = (req: IncomingMessage, res: ServerResponse) => {
+    connections?.track(req, res);
     for (const [name, value] of Object.entries(gate?.current.headers ?? {})) res.setHeader(name, value);
     const denied = gate?.deny(req);
     if (denied instanceof Promise) {
@@ -103,9 +116,10 @@ export function createHttpServer(routes: readonly Route[], onError: (err: unknow
   const checks = { connectionsCheckingInterval: 1_000 };
   const server: Server = tls ? (createTlsServer({ ...tls, ...checks, handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS }, handler) as unknown as Server) : createServer(checks, handler);
   // Sockets that connect and never finish a TLS handshake or send a request are not held for long,
-  // and never more than a cap of them (Prometheus, a browser and probes need a handful).
-  server.maxConnections = MAX_CONNECTIONS;
-  server.keepAliveTimeout = 65_000;
+  // idle keep-alive ones neither, and the oldest idle ones make room for new connections long
+  // before the cap (connections.ts): Prometheus, a browser and probes always get in.
+  connections = new ConnectionGuard(server);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   return server;
@@ -147,8 +161,13 @@ async function dispatch(routes: readonly Route[], head: RequestHead, body: () =>
 /** Servers being closed: their replies end their connections (closeServer). */
 const closing = new WeakSet<Server>();
 
-function send(res: ServerResponse, reply: Reply): void {
+function sendReply(res: ServerResponse, reply: Reply, writeTimeoutMs: number): void {
   const { body } = reply;
+  // A client that reads slowly or not at all must not hold the reply for long: a reset, not a
+  // close, so the kernel drops what it still buffers for that client too.
+  const deadline = setTimeout(() => (res.socket ? res.socket.resetAndDestroy() : res.destroy()), writeTimeoutMs);
+  deadline.unref();
+  res.once('close', () => clearTimeout(deadline));
   // a reply finished after close() would leave its keep-alive connection open until keepAliveTimeout
   const server = (res.socket as { server?: Server } | null)?.server;
   if (server && closing.has(server)) res.shouldKeepAlive = false;

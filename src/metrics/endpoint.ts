@@ -3,8 +3,8 @@
  * gets OpenMetrics 1.0.0, anything else Prometheus text 0.0.4), gzip when it accepts it. The large
  * per-target part comes joined from the Exposition cache; prom-client's small part (process,
  * alerts, self) is rendered per scrape. A gzip body is both parts through node:zlib in its thread
- * pool, on demand: one compression per format at a time, shared by the gzip scrapes that arrive
- * while it runs. (The per-target part alone is not compressed ahead to be reused: the body must be
+ * pool, on demand (each piece of the per-target part is compressed while the next is assembled):
+ * one compression per format at a time, shared by the gzip scrapes that arrive while it runs. (The per-target part alone is not compressed ahead to be reused: the body must be
  * one gzip member, since curl and browsers read only the first of several.)
  */
 import { once } from 'node:events';
@@ -35,18 +35,8 @@ export const CONTENT_TYPES: Record<Format, string> = {
 export const GZIP_LEVEL = 1;
 /** zlib's output buffer: large, so a body is compressed in a few thread-pool jobs rather than one per 16 KiB. */
 const GZIP_CHUNK_BYTES = 1 << 20;
-
-/** One gzip member of the parts, compressed in zlib's thread pool. */
-async function gzip(parts: Buffer[]): Promise<Buffer[]> {
-  const zip = createGzip({ level: GZIP_LEVEL, chunkSize: GZIP_CHUNK_BYTES });
-  const out: Buffer[] = [];
-  zip.on('data', (chunk: Buffer) => out.push(chunk));
-  const ended = once(zip, 'end');
-  for (const part of parts) zip.write(part);
-  zip.end();
-  await ended;
-  return out;
-}
+/** The pieces the per-target part is handed to zlib in. */
+const PIECE_BYTES = 1 << 20;
 
 /** Media ranges of an Accept-style header with their q-values (q=0 means "not acceptable"). */
 function ranges(header: string | undefined): Array<{ value: string; q: number }> {
@@ -81,7 +71,7 @@ export class MetricsEndpoint {
     if (!acceptsGzip(request.acceptEncoding)) return { contentType, body: await this.parts(format) };
     let body = this.compressing.get(format);
     if (!body) {
-      const compressed = this.parts(format).then(gzip);
+      const compressed = this.gzip(format);
       this.compressing.set(format, (body = compressed));
       const done = () => this.compressing.delete(format);
       compressed.then(done, done);
@@ -92,5 +82,17 @@ export class MetricsEndpoint {
   private async parts(format: Format): Promise<Buffer[]> {
     const targets = await this.exposition.body(format);
     return [targets, Buffer.from(await renderRegistry(this.registry, format))];
+  }
+
+  /** One gzip member of both parts. */
+  private async gzip(format: Format): Promise<Buffer[]> {
+    const zip = createGzip({ level: GZIP_LEVEL, chunkSize: GZIP_CHUNK_BYTES });
+    const out: Buffer[] = [];
+    zip.on('data', (chunk: Buffer) => out.push(chunk));
+    const ended = once(zip, 'end');
+    await this.exposition.write(format, PIECE_BYTES, (piece) => zip.write(piece));
+    zip.end(Buffer.from(await renderRegistry(this.registry, format)));
+    await ended;
+    return out;
   }
 }

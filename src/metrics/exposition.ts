@@ -122,6 +122,11 @@ export class Exposition {
     return this.current().join(this.headers[format]);
   }
 
+  /** The per-target part of a scrape in pieces of at most `pieceBytes`, each handed to `take` as it is assembled. */
+  write(format: Format, pieceBytes: number, take: (piece: Buffer) => void): Promise<void> {
+    return this.current().write(this.headers[format], pieceBytes, take);
+  }
+
   /** Kept only while nothing changes: a stale snapshot would keep replaced owners' buffers alive (work in flight holds its own). */
   private current(): Snapshot {
     this.snapshot ??= new Snapshot([...this.owners.values()], this.families.length);

@@ -183,22 +183,34 @@ export class Snapshot {
     return size;
   }
 
-  /** Prometheus text or OpenMetrics in one buffer, assembled once per format (a large body a step per event-loop turn). */
+  /** Prometheus text or OpenMetrics in one buffer, assembled once per format. */
   join(headers: Buffer[]): Promise<Buffer> {
     const existing = this.joined.get(headers);
     if (existing) return existing;
-    const joined = this.reading((async () => {
-      const body = Buffer.allocUnsafe(this.size(headers));
-      const assembler = this.assembler(headers);
-      const large = this.bytes > LARGE_BYTES;
-      for (let used = 0; used < body.length; ) {
-        used = assembler.fill(body, used, large ? performance.now() + STEP_MS : Infinity);
-        if (large) await nextTurn();
-      }
-      return body;
-    })());
+    let body: Buffer = Buffer.alloc(0);
+    const joined = this.write(headers, this.size(headers), (whole) => (body = whole)).then(() => body);
     this.joined.set(headers, joined);
     return joined;
+  }
+
+  /**
+   * The body in pieces of at most `pieceBytes`, each handed to `take` once filled (a large body is
+   * assembled a step per event-loop turn, so a consumer such as zlib works on one piece while the
+   * next is assembled).
+   */
+  write(headers: Buffer[], pieceBytes: number, take: (piece: Buffer) => void): Promise<void> {
+    return this.reading((async () => {
+      const assembler = this.assembler(headers);
+      const large = this.bytes > LARGE_BYTES;
+      for (let left = this.size(headers); left > 0; left -= pieceBytes) {
+        const piece = Buffer.allocUnsafe(Math.min(left, pieceBytes));
+        for (let used = 0; used < piece.length; ) {
+          used = assembler.fill(piece, used, large ? performance.now() + STEP_MS : Infinity);
+          if (large) await nextTurn();
+        }
+        take(piece);
+      }
+    })());
   }
 
   joinNow(headers: Buffer[]): Buffer {

@@ -192,9 +192,9 @@ export class AlertEngine {
       const state = states.get(key);
       const severity: Severity = alert.labels.severity === 'critical' ? 'critical' : 'warning';
       const startedAt = Date.parse(alert.startsAt);
-      if (state?.notified?.phase === 'firing' && state.firingSince === startedAt) continue;
+      if (state?.notified?.phase === 'firing' && (state.notified.since ?? state.firingSince) === startedAt) continue;
       reopened++;
-      const notified = { phase: 'firing' as const, severity, at };
+      const notified = { phase: 'firing' as const, severity, at, since: startedAt };
       if (state && state.phase !== 'pending') {
         // firing (or resolved, its resolve held by the gate): the announced incident is this one
         Object.assign(state, { notified, firingSince: startedAt });
@@ -398,7 +398,7 @@ export class AlertEngine {
       else if (this.alerts.repeatIntervalMs > 0 && now - told.at >= this.alerts.repeatIntervalMs) kind = 'reminder';
       if (!kind) continue;
       notices.push(this.notice(state, kind, now));
-      state.notified = { phase: 'firing', severity: state.severity, at: now };
+      state.notified = { phase: 'firing', severity: state.severity, at: now, since: this.startsAt(state) };
     }
     return notices;
   }
@@ -427,6 +427,11 @@ export class AlertEngine {
     return { key: state.key, labels: { ...state.labels, severity: state.severity } };
   }
 
+  /** While receivers have it open, the startsAt they were told; else when it fired. */
+  private startsAt(state: AlertState): number {
+    return (state.notified?.phase === 'firing' ? state.notified.since : undefined) ?? state.firingSince ?? state.activeSince;
+  }
+
   private notice(state: AlertState, kind: NoticeKind, now: number): AlertNotice {
     const resolved = state.phase === 'resolved';
     return {
@@ -434,7 +439,7 @@ export class AlertEngine {
       kind,
       labels: { ...state.labels, severity: state.severity },
       annotations: { ...state.annotations },
-      startsAt: new Date(state.firingSince ?? state.activeSince).toISOString(),
+      startsAt: new Date(this.startsAt(state)).toISOString(),
       endsAt: resolved ? new Date(state.endedAt ?? now).toISOString() : ZERO_TIME,
       fingerprint: state.fingerprint,
       key: state.key,

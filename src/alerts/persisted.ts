@@ -26,7 +26,7 @@ export const alertStateSchema: z.ZodType<AlertState> = z
   activeSince: z.number(),
   firingSince: z.number().optional(),
   endedAt: z.number().optional(),
-  notified: z.object({ phase: z.enum(['firing', 'resolved']), severity, at: z.number() }).optional(),
+  notified: z.object({ phase: z.enum(['firing', 'resolved']), severity, at: z.number(), since: z.number().optional() }).optional(),
   })
   .transform((state) => ({ ...state, state: state.state ?? state.phase }));
 

@@ -44,8 +44,12 @@ export interface AlertState {
   activeSince: number;
   firingSince?: number;
   endedAt?: number;
-  /** What receivers were last told, so a restart neither repeats nor forgets. */
-  notified?: { phase: 'firing' | 'resolved'; severity: Severity; at: number };
+  /**
+   * What receivers were last told, so a restart neither repeats nor forgets; `since` is the
+   * startsAt they were told while it fires (an alert that fires again before its resolve was told,
+   * held by a silence or a flap hold, is still that incident there).
+   */
+  notified?: { phase: 'firing' | 'resolved'; severity: Severity; at: number; since?: number };
 }
 
 /** An alert as the API and the status page show it: a silenced one says by which silence, until when. */

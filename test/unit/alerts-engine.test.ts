@@ -179,6 +179,19 @@ describe('alert state machine', () => {
     expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/X warning']);
   });
 
+  it('an alert that fires again before its held resolve was told keeps the startsAt receivers have open', () => {
+    const { engine, node, batches } = setup('  for_polls: 1\n  rules:\n    AvalancheCheckFailing: {critical_after: 10m}\n    AvalancheNodeUnhealthy: {disabled: true}\n');
+    nodeUpdated(engine, node, nodeState('v1', failing({ network: 1 })), T0);
+    engine.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + 30 * MIN }, T0 + MIN);
+    nodeUpdated(engine, node, nodeState('v1', HEALTHY()), T0 + 2 * MIN); // resolve held by the silence
+    nodeUpdated(engine, node, nodeState('v1', failing({ network: 1 })), T0 + 3 * MIN); // fires again, still held
+    nodeUpdated(engine, node, nodeState('v1', failing({ network: 1 })), T0 + 31 * MIN); // silence over, escalated
+    nodeUpdated(engine, node, nodeState('v1', HEALTHY()), T0 + 32 * MIN);
+    const told = batches.flatMap((b) => b.alerts.map((a) => `${a.kind} ${a.labels.severity} ${a.startsAt}`));
+    const startsAt = new Date(T0).toISOString();
+    expect(told).toEqual([`firing warning ${startsAt}`, `severity_changed critical ${startsAt}`, `resolved critical ${startsAt}`]);
+  });
+
   it('an alert that fires and resolves inside a silence is never announced', () => {
     const { engine, node, notices } = setup();
     engine.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + 60 * MIN }, T0);

@@ -14,6 +14,7 @@ import type { Logger } from '../log.js';
 import { DependentFile, readJsonFile } from '../state/atomic.js';
 import { alertStateFileSchema, type OpenIncident } from './persisted.js';
 import { targetNamed, targetsOf } from '../model/targets.js';
+import { jobsOf } from '../probes/registry.js';
 import type { Store, TargetState } from '../store.js';
 import { sanitizeLabelValue } from '../util/labels.js';
 import { RULE_SOURCE_NAMES, RULE_SOURCES, ruleNamed, rulesOf, ruleSettings, UNKNOWN, type AnyRule, type RuleInputs, type RuleSettings, type RuleSource, type SourceUpdate } from './rules/index.js';
@@ -466,15 +467,25 @@ export class AlertEngine {
 
 const SUBJECT_LABELS = ['check', 'component', 'chain'];
 
-/**
- * alertname, target and every identity label a rule gave the finding (one alert per distinct
- * identity). The subject labels keep their fixed places, so keys and fingerprints of alerts that
- * have only those stay what earlier versions persisted; any other identity label follows, sorted.
- */
+/** The probe kinds each target of a config has jobs of, computed once per config. */
+const probeKindsOf = new WeakMap<Config, Map<string, Set<string>>>();
+
+/** Probe kinds configured for the target that have not reported on it yet. */
+function awaiting(config: Config, target: string, state: TargetState | undefined): Set<string> {
+  let kinds = probeKindsOf.get(config);
+  if (!kinds) {
+    kinds = new Map();
+    for (const job of jobsOf(config)) if (job.target) kinds.set(job.target, (kinds.get(job.target) ?? new Set()).add(job.kind));
+    probeKindsOf.set(config, kinds);
+  }
+  return new Set([...(kinds.get(target) ?? [])].filter((kind) => !state?.jobs.has(kind)));
+}
+
 /** What the rules fed by `source` are handed about a target, from the store (chain data only while it is configured). */
 export function sourceUpdate(source: string, target: Target, state: TargetState | undefined, store: Store, config: Config): SourceUpdate {
   const chainData = config.chainData ? store.chainData : undefined;
   return {
+    awaiting: awaiting(config, target.name, state),
     source,
     target: target.name,
     kind: target.kind,
@@ -486,6 +497,11 @@ export function sourceUpdate(source: string, target: Target, state: TargetState 
   };
 }
 
+/**
+ * alertname, target and every identity label a rule gave the finding (one alert per distinct
+ * identity). The subject labels keep their fixed places, so keys and fingerprints of alerts that
+ * have only those stay what earlier versions persisted; any other identity label follows, sorted.
+ */
 function keyOf(alertname: string, target: string, identity: Record<string, string>): string {
   const others = Object.keys(identity)
     .filter((name) => !SUBJECT_LABELS.includes(name))

@@ -5,7 +5,8 @@
  *   POST /sim/nodes/{name}/scenario      {"scenario": "network-down", "delayMs"?: 8000}
  *                                        (validator scenarios also take rewardingStakePercent,
  *                                        weightedAveragePercent, l1BalanceNAvax, networkId,
- *                                        nextPeriodSeconds, delegators)
+ *                                        nextPeriodSeconds, delegators, l1Balances: the balances in
+ *                                        nAVAX of the node's L1 validations, one per validation)
  *                                        (upgrade-required takes upgradeIn seconds, upgradeStakePercent)
  *   POST /sim/scenario                   the same body, for every node
  *   POST /sim/network                    {"dip": {"uptimePercent": 65, "connectedPercent": 70}} every node sees
@@ -258,6 +259,7 @@ export class SimServer {
       rewardingStakePercent?: unknown;
       weightedAveragePercent?: unknown;
       l1BalanceNAvax?: unknown;
+      l1Balances?: unknown;
       upgradeIn?: unknown;
       upgradeStakePercent?: unknown;
       networkId?: unknown;
@@ -284,6 +286,7 @@ export class SimServer {
       if (typeof request.rewardingStakePercent === 'number') node.economics.rewardingStakePercent = request.rewardingStakePercent;
       if (typeof request.weightedAveragePercent === 'number') node.economics.weightedAveragePercent = request.weightedAveragePercent;
       if (typeof request.l1BalanceNAvax === 'number') node.economics.setL1Balance(request.l1BalanceNAvax);
+      if (Array.isArray(request.l1Balances) && request.l1Balances.length <= 100 && request.l1Balances.every((b) => typeof b === 'number' && b >= 0)) node.economics.setL1Balances(request.l1Balances as number[]);
       if (typeof request.networkId === 'number' && Number.isInteger(request.networkId) && request.networkId > 0) node.economics.networkId = request.networkId;
       if (typeof request.nextPeriodSeconds === 'number' && request.nextPeriodSeconds >= 0) node.economics.nextPeriodSeconds = Math.floor(request.nextPeriodSeconds);
       if (typeof request.delegators === 'number' && request.delegators >= 0 && request.delegators <= 200_000) node.economics.delegators = Math.floor(request.delegators);

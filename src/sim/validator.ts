@@ -117,6 +117,8 @@ export class SimValidator implements ObservedMember {
   readonly params: unknown[] = [];
   private balance = SIM_L1_BALANCE;
   private balanceAt = Date.now() / 1000;
+  /** This node's further L1 validations (after the first), each draining like it: set with `l1Balances`. */
+  private moreL1: Array<{ balance: number; at: number }> = [];
 
   constructor(private readonly node: SimValidatorNode, now = Date.now() / 1000) {
     this.validationStartsAt = Math.floor(now - 10 * DAY);
@@ -146,6 +148,17 @@ export class SimValidator implements ObservedMember {
   setL1Balance(nAvax: number, now = Date.now() / 1000): void {
     this.balance = Math.max(0, Math.floor(nAvax));
     this.balanceAt = now;
+  }
+
+  /** The balances of this node's L1 validations, first one first: more than one makes the node validate the L1 that many times. */
+  setL1Balances(nAvax: number[], now = Date.now() / 1000): void {
+    if (nAvax.length > 0) this.setL1Balance(nAvax[0]!, now);
+    this.moreL1 = nAvax.slice(1).map((balance) => ({ balance: Math.max(0, Math.floor(balance)), at: now }));
+  }
+
+  /** The ID of this node's L1 validation number `i` (0: the first). */
+  l1ValidationIdOf(i: number): string {
+    return i === 0 ? this.l1ValidationId : blockchainIdFor(`${this.node.name}:l1-validation-${i}`);
   }
 
   /** The balance drains by the fee price every second while it is active. */
@@ -320,6 +333,7 @@ export class SimValidator implements ObservedMember {
       entry(this.node.nodeId, this.l1ValidationId, balance, this.validationStartsAt),
       entry(nodeIdFor(`${this.node.name}:retired`), blockchainIdFor(`${this.node.name}:retired-validation`), 0, this.validationStartsAt - 90 * DAY),
     ];
+    this.moreL1.forEach(({ balance: more, at }, i) => entries.push(entry(this.node.nodeId, this.l1ValidationIdOf(i + 1), Math.max(0, Math.floor(more - SIM_FEE_PRICE * Math.max(0, now - at))), this.validationStartsAt)));
     if (this.node.scenario === 'l1-many-validations') {
       for (let i = 1; i < 5_000; i++) entries.push(entry(this.node.nodeId, blockchainIdFor(`${this.node.name}:l1-validation-${i}`), SIM_L1_BALANCE, this.validationStartsAt));
     }

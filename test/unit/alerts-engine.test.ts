@@ -318,6 +318,41 @@ describe('alert state machine', () => {
   });
 });
 
+describe('AvalancheValidatorEndingSoon and auto-renewed validators (ACP-236)', () => {
+  const END = Math.floor(Date.now() / 1000) + 2 * 86400; // the engine follows the store at the time of day
+  const snapshot = { chains: new Map(), networks: new Map(), errors: [], validators: new Map([['NodeID-x', { nodeId: 'NodeID-x', target: 'v1', status: 'active' as const, endTimestamp: END, checkedAt: 0 }]]) };
+  /** The validator poll's report of an auto-renewed validation (nextPeriod: getCurrentValidators, vms/platformvm/api/validator.go). */
+  const polled = (nextPeriodSeconds: number) => {
+    const report: ValidatorReport = { l1: [], problems: [], primary: { startTime: END - 14 * 86400, endTime: END, autoRenewal: { nextPeriodSeconds, renews: nextPeriodSeconds > 0, autoCompoundRatio: 0, authorityAddresses: [] } } };
+    return { target: 'v1', kind: 'node' as const, source: 'validator', at: T0 / 1000, endpoints: [{ endpoint: 'validator', view: 'all', ok: true, durationSeconds: 0, at: T0 / 1000, detail: report }] };
+  };
+
+  it('waits for the validator poll, stays quiet for a validator that renews, pages for one that exits', () => {
+    const { engine, notices } = setup('  for_polls: 1\n', 'chain_data: {}\n');
+    const store = new Store();
+    engine.attach(store);
+    store.record(nodeState('v1', HEALTHY()).observation);
+    store.recordChainData(snapshot);
+    expect(notices()).toEqual([]); // whether it renews is not known before its validator poll
+    store.record(polled(14 * 86400));
+    store.recordChainData(snapshot);
+    expect(notices()).toEqual([]);
+    store.record(polled(0));
+    store.recordChainData(snapshot);
+    expect(notices()).toEqual(['firing AvalancheValidatorEndingSoon warning']);
+    expect(engine.list()[0]!.annotations.description).toContain('set a next period with SetAutoRenewedValidatorConfigTx or re-stake');
+  });
+
+  it('a node without a validator poll pages from chain data alone, as before', () => {
+    const { engine, notices } = setup('  for_polls: 1\n', 'chain_data: {}\ndefaults: {validator: false}\n');
+    const store = new Store();
+    engine.attach(store);
+    store.record(nodeState('v1', HEALTHY()).observation);
+    store.recordChainData(snapshot);
+    expect(notices()).toEqual(['firing AvalancheValidatorEndingSoon warning']);
+  });
+});
+
 describe('alert identity', () => {
   const SUBNET = 'csu12v5GV2hVy5gLTGap8zJNX2q6Ka4cKZ4Xfyq6sqh7GtpPB';
   const A = '2H7pEcXNnmKpYZ6VxNY2nRZ6Kx1BT2qgcM8J9o8zWLgqDTN5E8';

@@ -26,6 +26,8 @@ export interface SourceUpdate {
   lags: () => ChainLag[];
   /** The latest chain data, when chain data is configured. */
   chainData?: ChainDataSnapshot;
+  /** Probe kinds configured for the target that have not reported on it yet (e.g. its validator poll right after a start). */
+  awaiting?: ReadonlySet<string>;
 }
 
 /**
@@ -51,7 +53,8 @@ export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
   chain: {
     from: 'chaindata',
     input: (u) => {
-      if (u.kind !== 'node' || !u.chainData) return undefined;
+      // Whether the validation renews comes from the validator poll: wait for its first report.
+      if (u.kind !== 'node' || !u.chainData || u.awaiting?.has('validator')) return undefined;
       const validator = [...u.chainData.validators.values()].find((v) => v.target === u.target);
       const primary = validatorReport(validatorObservation(u))?.primary;
       return { ...(validator ? { validator } : {}), ...(u.observation ? { node: u.observation } : {}), ...(primary ? { primary } : {}) };

@@ -4,8 +4,9 @@
  * per-target part comes joined from the Exposition cache; prom-client's small part (process,
  * alerts, self) is rendered per scrape. A gzip body is both parts through node:zlib in its thread
  * pool, on demand (each piece of the per-target part is compressed while the next is assembled):
- * one compression per format at a time, shared by the gzip scrapes that arrive while it runs. (The per-target part alone is not compressed ahead to be reused: the body must be
- * one gzip member, since curl and browsers read only the first of several.)
+ * one compression per format at a time, shared by the gzip scrapes that arrive while it runs.
+ * (The per-target part alone is not compressed ahead to be reused: the body must be one gzip
+ * member, since curl and browsers read only the first of several.)
  */
 import { once } from 'node:events';
 import { createGzip } from 'node:zlib';
@@ -33,8 +34,8 @@ export const CONTENT_TYPES: Record<Format, string> = {
 
 /** zlib's fastest level: a few times less CPU than the default for a slightly larger body; Prometheus only needs valid gzip. */
 export const GZIP_LEVEL = 1;
-/** zlib's output buffer: large, so a body is compressed in a few thread-pool jobs rather than one per 16 KiB. */
-const GZIP_CHUNK_BYTES = 1 << 20;
+/** zlib's output buffer: larger than a piece's compressed output, so each piece is one thread-pool job. */
+const GZIP_CHUNK_BYTES = 256 << 10;
 /** The pieces the per-target part is handed to zlib in. */
 const PIECE_BYTES = 1 << 20;
 

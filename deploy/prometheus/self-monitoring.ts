@@ -32,6 +32,28 @@ export function selfMonitoringGroup(job = AVAHEALTH_JOB): RuleGroup {
           description: `No target of job "${job}" has been discovered for 10 minutes: avahealth is not deployed, or its PodMonitor, ServiceMonitor or scrape config no longer matches it.`,
         },
       },
+      // Sharded replicas (`--shard`) each say N in avahealth_shard_count{shard_index}; per namespace, so
+      // separate sharded deployments are compared only with themselves.
+      {
+        alert: 'AvahealthShardsDisagree',
+        expr: `max by (namespace) (avahealth_shard_count{job="${job}"}) != min by (namespace) (avahealth_shard_count{job="${job}"})`,
+        for: '5m',
+        labels: { severity: 'warning' },
+        annotations: {
+          summary: 'avahealth shards disagree on how many shards there are',
+          description: 'Some avahealth replicas split the fleet into {{ with query (printf "max(avahealth_shard_count{namespace=%q})" $labels.namespace) }}{{ . | first | value }}{{ end }} shards, others into fewer: targets may be polled twice or not at all. Run every replica with the same N (--shard auto reads it from the StatefulSet).',
+        },
+      },
+      {
+        alert: 'AvahealthShardMissing',
+        expr: `count by (namespace) (avahealth_shard_count{job="${job}"}) < max by (namespace) (avahealth_shard_count{job="${job}"})`,
+        for: '5m',
+        labels: { severity: 'critical' },
+        annotations: {
+          summary: 'an avahealth shard is missing',
+          description: 'Only {{ $value }} avahealth shards are scraped of the {{ with query (printf "max(avahealth_shard_count{namespace=%q})" $labels.namespace) }}{{ . | first | value }}{{ end }} they split the fleet into: the targets of the missing ones are not watched.',
+        },
+      },
     ],
   };
 }

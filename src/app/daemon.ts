@@ -20,6 +20,7 @@ import { webConfigReloadGauge } from '../metrics/collectors/webconfig.js';
 import { redactLogsOf } from '../log.js';
 import { targetsOf } from '../model/targets.js';
 import { inShard } from '../shard.js';
+import { shardGauge } from '../metrics/collectors/shard.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { lockStateDir, type StateDirLock } from '../state/lock.js';
 import { secretsOf } from '../config/secrets.js';
@@ -77,6 +78,7 @@ export class Daemon {
       },
     });
     this.scheduler.setSchedules(this.parts.poller.schedules());
+    if (options.shard) shardGauge(this.parts.metrics.families.registry, options.shard);
     if (options.webConfigFile) {
       this.gate = new Gatekeeper(loadWebConfig(options.webConfigFile));
       this.webConfigApplied = webConfigReloadGauge(this.parts.metrics.families.registry);

@@ -9,7 +9,7 @@ import { StateDirError } from '../state/lock.js';
 import { loadConfigFile, parseConfig, type Config } from '../config/load.js';
 import { LISTEN_PATTERN, listenUrl, parseListen, type ListenAddress } from '../config/primitives.js';
 import { Daemon } from '../app/daemon.js';
-import { parseShard, type Shard } from '../shard.js';
+import { parseShard, readReplicas, statefulSetSource, type Shard, type StatefulSetSource } from '../shard.js';
 import { createLogger, type Logger } from '../log.js';
 import type { FleetNode } from '../sim/fleet.js';
 import type { SimServer } from '../sim/server.js';
@@ -47,6 +47,9 @@ const OPTIONS = {
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
 class UsageError extends Error {}
+
+/** How often `--shard auto` re-reads its StatefulSet's replicas. */
+const SHARD_WATCH_MS = Number(process.env.AVAHEALTH_SHARD_WATCH_MS ?? 30_000);
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
@@ -160,6 +163,20 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
   }
   const logger = loggerFor(values, config);
   const listenOverride = listenOption(values);
+  // `--shard auto`: N is the pod's own StatefulSet's replicas, read now and watched while running.
+  let statefulSet: StatefulSetSource | undefined;
+  let shard: Shard | undefined;
+  if (values.shard === 'auto') {
+    try {
+      statefulSet = statefulSetSource();
+      shard = { index: statefulSet.index, count: await readReplicas(statefulSet) };
+      if (shard.index >= shard.count) throw new Error(`pod ordinal ${shard.index} is not below the StatefulSet's ${shard.count} replicas (scaling down?)`);
+    } catch (err) {
+      process.stderr.write(`avahealth: --shard auto: ${(err as Error).message}\n`);
+      return 1;
+    }
+    logger.info({ shard: `${shard.index}/${shard.count}` }, 'shard count read from the StatefulSet');
+  } else if (values.shard) shard = shardOption(values.shard);
   let daemon: Daemon;
   try {
     daemon = new Daemon(config, {
@@ -167,7 +184,7 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
     enableLifecycle: values['web.enable-lifecycle'] ?? false,
     enableAdminApi: values['web.enable-admin-api'] ?? false,
     watchConfig: values['config.watch'] ?? false,
-    ...(values.shard ? { shard: shardOption(values.shard) } : {}),
+    ...(shard ? { shard } : {}),
     ...(values['web.config.file'] ? { webConfigFile: values['web.config.file'] } : {}),
     ...(listenOverride ? { listen: listenOverride } : {}),
     });
@@ -198,6 +215,23 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
+    if (statefulSet && shard) {
+      // Rescaled (kubectl scale, a new replicas:): stop, and Kubernetes restarts us on the new split;
+      // at start the alerts of targets now in another shard are left to that shard, not resolved.
+      const from = shard.count;
+      const watch = setInterval(() => {
+        readReplicas(statefulSet).then(
+          (replicas) => {
+            if (replicas === from || stopping) return;
+            clearInterval(watch);
+            logger.warn({ from, to: replicas }, 'the StatefulSet was rescaled: stopping to restart on the new split of the fleet');
+            stop('rescale');
+          },
+          (err: unknown) => logger.warn({ error: (err as Error).message }, 'cannot read the StatefulSet\'s replicas; keeping the current split'),
+        );
+      }, SHARD_WATCH_MS);
+      watch.unref();
+    }
     process.on('SIGHUP', () => void started.then(() => daemon.reload(), () => undefined));
     started.catch((err: unknown) => {
       if (!(err instanceof StartError)) return reject(err);

@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
-import { ConfigMap, PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
+import { ConfigMap, PersistentVolumeClaim, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodMonitor, PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +24,9 @@ const MODELS: Record<string, new (value: never) => { validate(): void }> = {
   'v1/ConfigMap': ConfigMap,
   'v1/Service': Service,
   'v1/PersistentVolumeClaim': PersistentVolumeClaim,
+  'v1/ServiceAccount': ServiceAccount,
+  'rbac.authorization.k8s.io/v1/Role': Role,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
   'monitoring.coreos.com/v1/PodMonitor': PodMonitor,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
@@ -274,36 +278,37 @@ describe.skipIf(!kubectl)('the sharded overlay', () => {
   const objects = kubectl ? build(overlay('sharded')) : [];
   const statefulSet = objects.find((o) => o.kind === 'StatefulSet')!;
 
-  /** The N of `--shard auto/N` in the built StatefulSet. */
-  const shardCount = (set: K8sObject): number => {
-    const args = (avahealthOf(set) as unknown as { args: string[] }).args;
-    const value = args[args.indexOf('--shard') + 1]!;
-    expect(value).toMatch(/^auto\/\d+$/);
-    return Number(value.split('/')[1]);
-  };
+  const argsOf = (set: K8sObject) => (avahealthOf(set) as unknown as { args: string[] }).args;
 
-  it('runs --shard auto/N with N = replicas, and every pod name yields its own shard index', () => {
-    const replicas = statefulSet.spec!.replicas as number;
-    expect(replicas).toBeGreaterThan(1);
-    expect(shardCount(statefulSet)).toBe(replicas);
+  it('runs --shard auto: the index from the pod name, N from its own StatefulSet, which its service account may get', () => {
+    const args = argsOf(statefulSet);
+    expect(args[args.indexOf('--shard') + 1]).toBe('auto');
+    expect(args.join(' ')).not.toMatch(/auto\/\d/); // N is rendered nowhere: one source, the StatefulSet
+    const pod = statefulSet.spec!.template.spec;
     const env = (avahealthOf(statefulSet) as unknown as { env: Array<{ name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }> }).env;
     expect(env.find((e) => e.name === 'HOSTNAME')!.valueFrom!.fieldRef!.fieldPath).toBe('metadata.name');
-    // pods of a StatefulSet are named <name>-<ordinal>
-    const indexes = Array.from({ length: replicas }, (_, i) => parseShard(`auto/${replicas}`, `${statefulSet.metadata.name}-${i}`).index);
-    expect(indexes).toEqual(Array.from({ length: replicas }, (_, i) => i));
+    expect(pod.automountServiceAccountToken).toBe(true);
+    const binding = objects.find((o) => o.kind === 'RoleBinding') as unknown as { roleRef: { kind: string; name: string }; subjects: Array<{ kind: string; name: string }> };
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: pod.serviceAccountName }]);
+    expect(objects.find((o) => o.kind === 'ServiceAccount')!.metadata.name).toBe(pod.serviceAccountName);
+    const role = objects.find((o) => o.kind === binding.roleRef.kind && o.metadata.name === binding.roleRef.name) as unknown as { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> };
+    expect(role.rules).toEqual([{ apiGroups: ['apps'], resources: ['statefulsets'], verbs: ['get'] }]);
+    // pods of a StatefulSet are named <name>-<ordinal>: the index --shard auto takes
+    expect(parseShard('auto/3', `${statefulSet.metadata.name}-2`).index).toBe(2);
   });
 
-  it('changing replicas in the overlay changes N with it', () => {
-    // In the overlay itself (a parent's replicas: would run after the overlay's replacement; docs/scaling.md says so).
-    const inOverlay = readFileSync(join(overlay('sharded'), 'kustomization.yaml'), 'utf8');
-    const copy = mkdtempSync(join(tmpdir(), 'avahealth-sharded-copy-'));
-    for (const file of ['statefulset.yaml', 'service.yaml', 'podmonitor.yaml', 'networkpolicy.yaml', 'avahealth.yaml', 'shard.yaml'])
-      writeFileSync(join(copy, file), readFileSync(join(overlay('sharded'), file)));
-    const rebased = inOverlay.replaceAll('../../', `${relative(copy, join(ROOT, 'deploy/kubernetes'))}/`);
-    writeFileSync(join(copy, 'kustomization.yaml'), `${rebased}replicas:\n  - {name: avahealth-shard, count: 5}\n`);
-    const rebuilt = build(copy).find((o) => o.kind === 'StatefulSet')!;
+  it('rescales from an overlay on top with replicas:, nothing else to change', () => {
+    const top = mkdtempSync(join(tmpdir(), 'avahealth-sharded-top-'));
+    writeFileSync(join(top, 'kustomization.yaml'), stringify({ resources: [relative(top, overlay('sharded'))], replicas: [{ name: 'avahealth-shard', count: 5 }] }));
+    const rebuilt = build(top).find((o) => o.kind === 'StatefulSet')!;
     expect(rebuilt.spec!.replicas).toBe(5);
-    expect(shardCount(rebuilt)).toBe(5);
+    expect(argsOf(rebuilt)).toEqual(argsOf(statefulSet)); // every pod reads 5 from the StatefulSet itself
+  });
+
+  it('lets the shards reach the Kubernetes API server (443 or 6443)', () => {
+    const policy = objects.find((o) => o.kind === 'NetworkPolicy')!;
+    const ports = (policy.spec!.egress as Array<{ ports: Array<{ port: number }> }>).flatMap((r) => r.ports.map((p) => p.port));
+    expect(ports).toEqual(expect.arrayContaining([443, 6443]));
   });
 
   it('sends its alerts to Alertmanager and only there (HA pairs deduplicate in it)', () => {

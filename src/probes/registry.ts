@@ -22,6 +22,7 @@
 import type { Config } from '../config/load.js';
 import { chainDataProber } from './chaindata.js';
 import { nodeProber } from './node.js';
+import { baselineProber, observedProber } from './observed.js';
 import { serviceProber } from './service.js';
 import { validatorProber } from './validator.js';
 import type { ProbeContext, ProbeJob, ProbeResult, Prober } from './types.js';
@@ -39,6 +40,8 @@ export const PROBERS = {
   node: register(nodeProber),
   service: register(serviceProber),
   validator: register(validatorProber),
+  observed: register(observedProber),
+  baseline: register(baselineProber),
   chaindata: register(chainDataProber),
 } as const;
 

@@ -26,8 +26,8 @@ function withHeight(height: number) {
 }
 
 describe('probe registry', () => {
-  it('registers node, service, validator and chaindata probers and derives one job per target, a validator job per node, plus the chain-data source', () => {
-    expect(Object.keys(PROBERS)).toEqual(['node', 'service', 'validator', 'chaindata']);
+  it('registers node, service, validator, observed, baseline and chaindata probers and derives one job per target, a validator job per node, plus the chain-data source', () => {
+    expect(Object.keys(PROBERS)).toEqual(['node', 'service', 'validator', 'observed', 'baseline', 'chaindata']);
     const jobs = jobsOf(config).map((j) => ({ key: j.key, kind: j.kind, target: j.target, intervalMs: j.intervalMs, cron: j.cron }));
     expect(jobs).toEqual([
       { key: 'n1', kind: 'node', target: 'n1', intervalMs: 15_000, cron: undefined },
@@ -36,6 +36,12 @@ describe('probe registry', () => {
       // validator economics is on by default: one extra job per node on its own interval
       { key: 'n1@validator', kind: 'validator', target: 'n1', intervalMs: 60_000, cron: undefined },
       { key: 'n2@validator', kind: 'validator', target: 'n2', intervalMs: 60_000, cron: undefined },
+      // the fleet as observers: what the others see of each validator, at its validator interval
+      { key: 'n1@observed', kind: 'observed', target: 'n1', intervalMs: 60_000, cron: undefined },
+      { key: 'n2@observed', kind: 'observed', target: 'n2', intervalMs: 60_000, cron: undefined },
+      // the network baseline: up to 3 nodes per network, every 5 minutes
+      { key: 'n1@baseline', kind: 'baseline', target: 'n1', intervalMs: 300_000, cron: undefined },
+      { key: 'n2@baseline', kind: 'baseline', target: 'n2', intervalMs: 300_000, cron: undefined },
       { key: '@chaindata', kind: 'chaindata', target: undefined, intervalMs: 120_000, cron: undefined },
     ]);
   });

@@ -55,7 +55,7 @@ describe('validator config', () => {
     expect(error('nodes:\n  - {name: a, url: "http://a:9650", validator: {every: 5s}}\n')).toMatch(/test\.yaml:2:/);
     expect(error('nodes:\n  - {name: a, url: "http://a:9650", validator: true}\n')).toMatch(/test\.yaml:2:/);
     expect(error('nodes:\n  - {name: a, url: "http://a:9650", validator: {network: {observers: 0}}}\n')).toMatch(/test\.yaml:2:/);
-    expect(error('nodes:\n  - {name: a, url: "http://a:9650", validator: {network: {interval: 1s}}}\n')).toMatch(/test\.yaml:2:/);
+    expect(error('nodes:\n  - {name: a, url: "http://a:9650", validator: {network: {interval: 500ms}}}\n')).toMatch(/test\.yaml:2:/);
     expect(error('nodes:\n  - {name: a, url: "http://a:9650", validator: {network: true}}\n')).toMatch(/test\.yaml:2:/);
   });
 });

@@ -2,9 +2,10 @@
  * Little of the period's allowed downtime is left: a few more hours offline and peers stop voting
  * to reward the validator. Remaining = (1 − requirement) × period − (1 − weighted uptime) × elapsed.
  */
+import { SCOPE_TEMPLATE } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, type RuleDefaults } from './rule.js';
 import { validationRenews } from '../../model/validator.js';
-import { avax, day, hours, percent, periodOf, reportFor } from './validator-facts.js';
+import { avax, day, hours, percent, periodOf, reportFor, scopeFor } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.25, criticalThreshold: 0.1 };
 
@@ -23,6 +24,7 @@ export default defineRule({
       'warning',
       "{{ $labels.target }}: {{ $value | humanizePercentage }} of the period's downtime budget left",
       'More downtime before the period ends costs the whole reward. Avoid restarts and maintenance until it ends.',
+      { scope: SCOPE_TEMPLATE },
     ),
     promAlert(
       'AvalancheValidatorDowntimeBudgetLowCritical',
@@ -31,6 +33,7 @@ export default defineRule({
       'critical',
       "{{ $labels.target }}: {{ $value | humanizePercentage }} of the period's downtime budget left",
       'Almost no downtime is left before the reward is lost. Keep the node up until the period ends.',
+      { scope: SCOPE_TEMPLATE },
     ),
   ],
   evaluate(input, ctx) {
@@ -47,12 +50,13 @@ export default defineRule({
     const then = !report.primary.autoRenewal ? '' : validationRenews(report.primary) ? '; a new cycle starts then' : '; it exits then';
     const state = left >= 0 ? `${hours(left)} of downtime budget left (${percent(Math.max(0, share))} of the ${period}'s ${hours(allowance)}) until ${end}${then}` : `downtime budget overspent by ${hours(-left)} (${period} ends ${end}${then})`;
     const reward = report.primary.potentialRewardNAvax !== undefined ? ` (${avax(report.primary.potentialRewardNAvax)})` : '';
+    const scope = scopeFor(input, report);
     return [
       {
-        identity: {},
+        identity: scope.identity,
         severity: share < (ctx.settings.criticalThreshold ?? 0.1) ? 'critical' : 'warning',
-        summary: `${ctx.target}: ${state}`,
-        description: `Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time against a ${percent(economics!.requirement!)} requirement; more downtime before ${end} costs ${period === 'cycle' ? "this cycle's" : 'the'} whole reward${reward}. Avoid restarts and maintenance until then.`,
+        summary: `${ctx.target}: ${scope.lead}${state}`,
+        description: `Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time against a ${percent(economics!.requirement!)} requirement; more downtime before ${end} costs ${period === 'cycle' ? "this cycle's" : 'the'} whole reward${reward}. Avoid restarts and maintenance until then.${scope.note}`,
       },
     ];
   },

@@ -4,8 +4,9 @@
  * first erodes the margin, then makes the outcome uncertain, then loses it (model/reward-vote.ts).
  */
 import { REWARD_LIKELY_STAKE_RATIO, REWARD_LOST_STAKE_RATIO, rewardOutlook, SNOWMAN_ALPHA, SNOWMAN_K } from '../../model/reward-vote.js';
+import { SCOPE_TEMPLATE } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, type RuleDefaults } from './rule.js';
-import { avax, budgetLeft, percent, periodOf, reportFor } from './validator-facts.js';
+import { avax, budgetLeft, percent, periodOf, reportFor, scopeFor } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.8, criticalThreshold: REWARD_LIKELY_STAKE_RATIO };
 const LIKELY = percent(REWARD_LIKELY_STAKE_RATIO);
@@ -26,8 +27,8 @@ export default defineRule({
   tuning: thresholdTuning('rewarding-stake ratio (0–1)', defaults),
   phrases: { firing: 'reward at risk', resolved: 'reward no longer at risk' },
   prometheus: [
-    promAlert('AvalancheValidatorRewardAtRisk', 'avahealth_validator_uptime_rewarding_stake_ratio < 0.8', '5m', 'warning', PROM_SUMMARY, `${PROM_BUDGET}The reward is all or nothing. ${VOTE} ${ACT}`),
-    promAlert('AvalancheValidatorRewardAtRiskCritical', `avahealth_validator_uptime_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO}`, '5m', 'critical', PROM_SUMMARY, `${PROM_BUDGET}The reward is all or nothing. ${VOTE} ${ACT}`),
+    promAlert('AvalancheValidatorRewardAtRisk', 'avahealth_validator_uptime_rewarding_stake_ratio < 0.8', '5m', 'warning', PROM_SUMMARY, `${PROM_BUDGET}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
+    promAlert('AvalancheValidatorRewardAtRiskCritical', `avahealth_validator_uptime_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO}`, '5m', 'critical', PROM_SUMMARY, `${PROM_BUDGET}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
   ],
   evaluate(input, ctx) {
     const report = reportFor(input, (call) => call === 'info.uptime');
@@ -45,12 +46,13 @@ export default defineRule({
     const budget = budgetLeft(report);
     const period = periodOf(report.primary);
     const reward = `${period === 'cycle' ? "This cycle's reward" : 'The reward'}${report.primary?.potentialRewardNAvax !== undefined ? ` of ${avax(report.primary.potentialRewardNAvax)}` : ''}`;
+    const scope = scopeFor(input, report);
     return [
       {
-        identity: {},
+        identity: scope.identity,
         severity: ratio < (ctx.settings.criticalThreshold ?? REWARD_LIKELY_STAKE_RATIO) ? 'critical' : 'warning',
-        summary: `${ctx.target}: ${verdict}${budget ? `; ${budget}` : ''}`,
-        description: `${reward} (and its delegators') is all or nothing. ${vote(period)} Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time (stake-weighted). ${ACT}`,
+        summary: `${ctx.target}: ${scope.lead}${verdict}${budget ? `; ${budget}` : ''}`,
+        description: `${reward} (and its delegators') is all or nothing. ${vote(period)} Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time (stake-weighted). ${ACT}${scope.note}`,
       },
     ];
   },

@@ -8,7 +8,8 @@
 import { z } from 'zod';
 import { parseGoDuration } from '../../util/go-duration.js';
 import type { EndpointObservation, TargetObservation } from '../../model/observation.js';
-import type { PrimaryValidation, VersionStake } from '../../model/validator.js';
+import type { ObservedReport } from '../../model/observed.js';
+import type { PrimaryValidation, ValidatorReport, VersionStake } from '../../model/validator.js';
 
 export type Severity = 'warning' | 'critical';
 
@@ -31,6 +32,8 @@ export interface RuleInputs {
   chain: ChainInput;
   /** A node's latest validator poll (info.* and platform.*; its own interval). */
   validator: ValidatorInput;
+  /** What the fleet's other nodes see of a validator (at its validator interval). */
+  observed: ObservedInput;
 }
 export type RuleSource = keyof RuleInputs;
 
@@ -53,8 +56,19 @@ export interface ChainInput {
 export interface ValidatorInput {
   /** The `endpoint="validator"` observation; its `validator` report is absent when the poll failed outright. */
   observation: EndpointObservation;
+  /** What the fleet's other nodes see of it and its network's baseline (`endpoint="observed"`), when known. */
+  observed?: ObservedReport;
   /** Stake per node version on the node's network (Data API), when chain data has it. */
   versionStake?: readonly VersionStake[];
+}
+
+export interface ObservedInput {
+  /** The `endpoint="observed"` observation; its `observed` report is absent while the validator's NodeID is unknown. */
+  observation: EndpointObservation;
+  /** The validator's own latest health poll. */
+  node?: TargetObservation;
+  /** Its latest validator poll (for the uptime requirement). */
+  validator?: ValidatorReport;
 }
 
 /** A rule's settings after defaults, `alerts.rules.<name>` and `alerts.targets.<t>.rules.<name>`. */
@@ -127,7 +141,8 @@ export interface PrometheusAlert {
   alert: string;
   expr: string;
   for: string;
-  labels: { severity: Severity };
+  /** `scope` (validator alerts): a template that says `network` when every validator looks down from here. */
+  labels: { severity: Severity; scope?: string };
   annotations: { summary: string; description: string };
 }
 
@@ -190,6 +205,6 @@ export function durationThresholdTuning(what: string, defaults: RuleDefaults): z
 }
 
 /** A Prometheus alert rule. */
-export function promAlert(alert: string, expr: string, forDuration: string, severity: Severity, summary: string, description: string): PrometheusAlert {
-  return { alert, expr, for: forDuration, labels: { severity }, annotations: { summary, description } };
+export function promAlert(alert: string, expr: string, forDuration: string, severity: Severity, summary: string, description: string, labels: { scope?: string } = {}): PrometheusAlert {
+  return { alert, expr, for: forDuration, labels: { severity, ...labels }, annotations: { summary, description } };
 }

@@ -7,6 +7,7 @@
  */
 import type { ChainDataSnapshot, ChainLag } from '../../model/chaindata.js';
 import type { EndpointObservation, TargetObservation } from '../../model/observation.js';
+import { OBSERVED_ENDPOINT, observedReport } from '../../model/observed.js';
 import { validatorReport } from '../../model/validator.js';
 import type { RuleInputs, RuleSource } from './rule.js';
 
@@ -67,7 +68,19 @@ export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
       const observation = validatorObservation(u);
       if (!observation) return null;
       const versionStake = u.network ? u.chainData?.networks.get(u.network)?.versionStake : undefined;
-      return { observation, ...(versionStake ? { versionStake } : {}) };
+      const observed = observedReport(u.jobs.get(OBSERVED_ENDPOINT)?.endpoints[0]);
+      return { observation, ...(versionStake ? { versionStake } : {}), ...(observed ? { observed } : {}) };
+    },
+  },
+  observed: {
+    from: OBSERVED_ENDPOINT,
+    countsInState: true,
+    input: (u) => {
+      const observation = u.jobs.get(OBSERVED_ENDPOINT)?.endpoints.find((e) => e.endpoint === OBSERVED_ENDPOINT);
+      if (!observation) return null;
+      const node = u.jobs.get('node');
+      const validator = validatorReport(validatorObservation(u));
+      return { observation, ...(node ? { node } : {}), ...(validator ? { validator } : {}) };
     },
   },
 };

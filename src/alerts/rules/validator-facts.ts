@@ -2,6 +2,7 @@
  * What the validator rules share: whether a part of the validator poll is known, and how amounts,
  * shares, durations and IDs are said in an alert an on-call person acts on.
  */
+import { scopeOf } from '../../model/observed.js';
 import { validationRenews, validatorReport, type PrimaryValidation, type ValidatorReport } from '../../model/validator.js';
 import { UNKNOWN } from './rule.js';
 import type { ValidatorInput } from './rule.js';
@@ -82,4 +83,21 @@ export const PROM_TOP_UP = `{{ with printf "avahealth_l1_fee_price_avax_per_seco
 /** "2H7p…": enough of a CB58 ID to recognise it in a wallet. */
 export function shortId(id: string): string {
   return id.length > 8 ? `${id.slice(0, 4)}…` : id;
+}
+
+/**
+ * The `scope` of a validator alert (`self`, or `network` when every validator looks down from the
+ * fleet's vantage points), its identity label, and the words that lead its summary and end its
+ * description.
+ */
+export function scopeFor(input: ValidatorInput, report: ValidatorReport): { identity: { scope: string }; lead: string; note: string } {
+  const verdict = scopeOf(input.observed?.baseline, report.economics?.requirement ?? 0.8);
+  if (verdict.scope === 'network') {
+    return {
+      identity: { scope: 'network' },
+      lead: `${verdict.words}; `,
+      note: " Every validator looks this way from the fleet's nodes, so it is most likely not this validator's own fault: check the fleet's network and the network's status before touching the node.",
+    };
+  }
+  return { identity: { scope: 'self' }, lead: '', note: verdict.words ? ` Only this validator: ${verdict.words}.` : '' };
 }

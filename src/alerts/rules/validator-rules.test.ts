@@ -62,7 +62,7 @@ describe('AvalancheValidatorRewardAtRisk', () => {
     const findings = run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 0.725, weightedAverageRatio: 0.91 } }));
     expect(findings).toEqual([
       {
-        identity: {},
+        identity: { scope: 'self' },
         severity: 'warning',
         summary: 'validator-1: 72.5 % of stake sees its uptime at or above the 90 % requirement: the reward is still likely, uncertain below 60 % of stake; 12.0 h of downtime budget left until 2026-11-27',
         description: `The reward of 117.4 AVAX (and its delegators') is all or nothing. ${VOTE} Peers see it up 91 % of the time (stake-weighted). Check inbound connectivity on the staking port, the node clock, and avoid restarts.`,
@@ -109,7 +109,7 @@ describe('AvalancheValidatorDowntimeBudgetLow', () => {
     expect(run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.91 } }))).toEqual([]);
     expect(run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.88 } }))).toEqual([
       {
-        identity: {},
+        identity: { scope: 'self' },
         severity: 'warning',
         summary: "validator-1: 4.8 h of downtime budget left (14.3 % of the period's 33.6 h) until 2026-11-27",
         description: 'Peers see it up 88 % of the time against a 90 % requirement; more downtime before 2026-11-27 costs the whole reward (117.4 AVAX). Avoid restarts and maintenance until then.',

@@ -32,13 +32,14 @@ const validatorFields = {
     .max(32)
     .describe('Subnet IDs of the L1s the node validates: their balances, runway and fee price are polled.'),
   uptime_requirement: z.number().min(0.5).max(1).describe('Overrides the uptime requirement (0.8; 0.9 for periods starting at or after Helicon).'),
+  staking_port: z.number().int().min(1).max(65535).describe("The node's staking port (AvalancheGo --staking-port, default 9651), named when peers cannot reach it."),
 };
 
 /** `validator.network`: the network baseline (docs/validators.md); a node's keys refine those under defaults. */
 const NETWORK_DESCRIPTION =
   "The network baseline (docs/validators.md): a few fleet nodes per network read every validator's observed uptime, so an alert can say whether a drop is this validator's or everyone's. false turns it off.";
 const networkFields = {
-  interval: duration({ ms: 10_000, text: '10s' }).describe('How often the whole platform.getCurrentValidators list is read (default 5m).'),
+  interval: duration({ ms: 1000, text: '1s' }).describe('How often the whole platform.getCurrentValidators list is read (default 5m).'),
   observers: z.number().int().min(1).max(16).describe('Fleet nodes per network that read it (default 3).'),
 };
 const NETWORK_DEFAULTS = { interval: '5m', observers: 3 };
@@ -47,7 +48,11 @@ const defaultNetwork = z
   .union([z.literal(false), z.strictObject({ interval: networkFields.interval.prefault(NETWORK_DEFAULTS.interval), observers: networkFields.observers.prefault(NETWORK_DEFAULTS.observers) })])
   .describe(NETWORK_DESCRIPTION);
 
-const validatorExtras = { subnets: validatorFields.subnets.optional(), uptime_requirement: validatorFields.uptime_requirement.optional() };
+const validatorExtras = {
+  subnets: validatorFields.subnets.optional(),
+  uptime_requirement: validatorFields.uptime_requirement.optional(),
+  staking_port: validatorFields.staking_port.optional(),
+};
 const nodeValidator = z.union([z.literal(false), z.strictObject({ interval: validatorFields.interval.optional(), ...validatorExtras, network: nodeNetwork.optional() })]);
 const defaultValidator = z.union([
   z.literal(false),
@@ -193,6 +198,8 @@ export interface ValidatorPoll {
   uptimeRequirement?: number;
   /** The network baseline this node may answer for its network; absent when turned off. */
   network?: NetworkBaseline;
+  /** Set when configured (AvalancheGo's default is 9651). */
+  stakingPort?: number;
 }
 
 export interface NetworkBaseline {
@@ -212,6 +219,7 @@ function resolveValidator(own: NodeInput['validator'], inherited: NodeSettings['
     subnets: [...new Set(merged.subnets ?? [])],
     ...(merged.uptime_requirement !== undefined ? { uptimeRequirement: merged.uptime_requirement } : {}),
     ...(network ? { network } : {}),
+    ...(merged.staking_port !== undefined ? { stakingPort: merged.staking_port } : {}),
   };
 }
 

@@ -8,13 +8,14 @@ import chain from './chain.js';
 import checks from './checks.js';
 import type { Collector } from './collector.js';
 import node from './node.js';
+import observed from './observed.js';
 import nodeDetails from './node-details.js';
 import probe from './probe.js';
 import scheduler from './scheduler.js';
 import service from './service.js';
 import validator from './validator.js';
 
-export const COLLECTORS: readonly Collector<unknown>[] = [probe, node, checks, nodeDetails, chain, validator, service, scheduler];
+export const COLLECTORS: readonly Collector<unknown>[] = [probe, node, checks, nodeDetails, chain, validator, observed, service, scheduler];
 
 /** Every pre-rendered family, in exposition order, and where each collector's start. */
 export const FAMILIES: Family[] = COLLECTORS.flatMap((c) => c.families);

@@ -1,0 +1,190 @@
+/**
+ * The fleet as observers (docs/validators.md). Two probe kinds:
+ *
+ * - `observed` (`endpoint="observed"`, one job per own validator, at its validator interval): the
+ *   fleet's other nodes on its network (at most MAX_OBSERVERS) are each asked
+ *   platform.getCurrentValidators with its NodeID: their own view of its uptime and whether they are
+ *   connected to it. The latest network baseline of its network is read from the store beside it.
+ * - `baseline` (`endpoint="baseline"`, up to `validator.network.observers` fleet nodes per network,
+ *   every `validator.network.interval`): the node is asked for the whole list (≈ 1.5 MB on mainnet)
+ *   and only its stake-weighted uptime quantiles and connected stake are kept.
+ *
+ * Shapes: vms/platformvm/service.go (getPrimaryOrSubnetValidators). Each call's failure is its own
+ * part's, never the node's health.
+ */
+import type { NodeTarget } from '../config/load.js';
+import type { EndpointObservation, FailureReason, TargetObservation } from '../model/observation.js';
+import { BASELINE_ENDPOINT, baselineOf, baselineReport, DEFAULT_STAKING_PORT, medianOf, OBSERVED_ENDPOINT, type NetworkBaselineViews, type ObservedReport, type ObserverView } from '../model/observed.js';
+import type { ParseOutcome } from '../parse/avalanchego.js';
+import { readRpcAnswer, rpcRequest } from '../parse/jsonrpc.js';
+import { validatorReport } from '../model/validator.js';
+import { parseSeenValidators } from '../parse/observed.js';
+import { ProbeError } from '../transport/client.js';
+import { redact } from '../util/text.js';
+import { perTarget, type ProbeContext, type Prober } from './types.js';
+
+/** Other fleet nodes asked about one own validator, at most (cost and series grow with validators × observers). */
+export const MAX_OBSERVERS = 16;
+/**
+ * The empty NodeID (ids.EmptyNodeID), asked for beside the validator's: with two NodeIDs asked,
+ * service.go leaves out the validator's `delegators` list (thousands for a popular validator).
+ */
+export const EMPTY_NODE_ID = 'NodeID-111111111111111111116DBWJs';
+/** A baseline older than this many of its intervals is not used for a verdict. */
+const FRESH_INTERVALS = 3;
+
+export interface ObservedSubject {
+  target: NodeTarget;
+  /** Every node with the validator poll on: those on its network (learned, else configured) are asked. */
+  fleet: NodeTarget[];
+  /** Every node with `validator.network` on: the baseline observers of its network are among them. */
+  baselines: NodeTarget[];
+}
+
+export interface BaselineSubject {
+  target: NodeTarget;
+  /** Every node with `validator.network` on, in config order. */
+  baselines: NodeTarget[];
+}
+
+/** The network a node is on: as it told (info.getNetworkID), else as configured. */
+function networkOf(node: NodeTarget, ctx: ProbeContext): string {
+  return ctx.store.get(node.name)?.nodeNetwork ?? node.network;
+}
+
+/**
+ * The baseline observers of a network: the first nodes (in config order) on it with
+ * `validator.network` on, as many as the most any of them asks for.
+ */
+function baselineObserversOf(network: string, candidates: readonly NodeTarget[], ctx: ProbeContext): NodeTarget[] {
+  const on = candidates.filter((n) => networkOf(n, ctx) === network);
+  return on.slice(0, Math.max(0, ...on.map((n) => n.validator!.network!.observers)));
+}
+
+export const observedProber: Prober<ObservedSubject> = {
+  jobs: (config) => {
+    const fleet = config.nodes.filter((n) => n.validator);
+    const baselines = fleet.filter((n) => n.validator!.network);
+    return perTarget(fleet, OBSERVED_ENDPOINT, { extra: true, intervalMs: (n) => n.validator!.intervalMs }).map((job) => ({ ...job, subject: { target: job.subject, fleet, baselines } }));
+  },
+  probe: async ({ target, fleet, baselines }, ctx) => {
+    const at = ctx.now() / 1000;
+    const started = performance.now();
+    const state = ctx.store.get(target.name);
+    const validator = validatorReport(state?.jobs.get('validator')?.endpoints[0]);
+    const nodeId = target.nodeId ?? state?.nodeId ?? validator?.nodeId;
+    const network = networkOf(target, ctx);
+    const endpoint: EndpointObservation = { endpoint: OBSERVED_ENDPOINT, view: 'all', ok: true, durationSeconds: 0, at };
+    // Not a Primary Network validator (its own poll says so), or its NodeID not known yet: nothing to ask.
+    const notValidating = validator !== undefined && !validator.primary && !validator.problems.some((p) => p.call === 'platform.getCurrentValidators');
+    if (nodeId && !notValidating) {
+      const observers = fleet.filter((o) => o !== target && networkOf(o, ctx) === network).slice(0, MAX_OBSERVERS);
+      const views = await Promise.all(observers.map((o) => viewOf(o, nodeId, ctx)));
+      const report: ObservedReport = { nodeId, network, stakingPort: target.validator?.stakingPort ?? DEFAULT_STAKING_PORT, views: views.map((v) => v.view) };
+      const baseline = baselineViews(network, baselineObserversOf(network, baselines, ctx), ctx, at);
+      if (baseline) report.baseline = baseline;
+      endpoint.detail = report;
+      const failed = views.filter((v) => v.reason !== undefined);
+      if (failed.length > 0 && failed.length === views.length) {
+        endpoint.ok = false;
+        endpoint.reason = failed[0]!.reason!;
+        endpoint.error = failed.map((v) => `${v.view.observer}: ${v.view.error}`).join('; ');
+      }
+    }
+    endpoint.durationSeconds = (performance.now() - started) / 1000;
+    return { observation: observationOf(target, at, [endpoint], OBSERVED_ENDPOINT) };
+  },
+};
+
+export const baselineProber: Prober<BaselineSubject> = {
+  jobs: (config) => {
+    const baselines = config.nodes.filter((n) => n.validator?.network);
+    return perTarget(baselines, BASELINE_ENDPOINT, { extra: true, intervalMs: (n) => n.validator!.network!.intervalMs }).map((job) => ({ ...job, subject: { target: job.subject, baselines } }));
+  },
+  probe: async ({ target, baselines }, ctx) => {
+    const at = ctx.now() / 1000;
+    const network = networkOf(target, ctx);
+    // Every candidate has a job; only the first few of its network read the list.
+    if (!baselineObserversOf(network, baselines, ctx).includes(target)) return { observation: observationOf(target, at, [], BASELINE_ENDPOINT) };
+    const started = performance.now();
+    const answer = await call(target, {}, ctx, parseSeenValidators);
+    const endpoint: EndpointObservation = { endpoint: BASELINE_ENDPOINT, view: 'all', ok: answer.ok, durationSeconds: (performance.now() - started) / 1000, at };
+    if (answer.status !== undefined) endpoint.httpStatus = answer.status;
+    if (answer.ok) {
+      const state = ctx.store.get(target.name);
+      const own = target.nodeId ?? state?.nodeId ?? validatorReport(state?.jobs.get('validator')?.endpoints[0])?.nodeId;
+      endpoint.detail = baselineOf(network, answer.value.seen, own);
+    } else {
+      endpoint.reason = answer.reason;
+      endpoint.error = answer.error;
+    }
+    return { observation: observationOf(target, at, [endpoint], BASELINE_ENDPOINT) };
+  },
+};
+
+function observationOf(target: NodeTarget, at: number, endpoints: EndpointObservation[], source: string): TargetObservation {
+  return { target: target.name, kind: 'node', source, network: target.network, at, endpoints };
+}
+
+/** The fresh baselines of a network, as the store holds them now. */
+function baselineViews(network: string, observers: readonly NodeTarget[], ctx: ProbeContext, now: number): NetworkBaselineViews | undefined {
+  const views: NetworkBaselineViews['views'] = [];
+  for (const observer of observers) {
+    const e = ctx.store.get(observer.name)?.jobs.get(BASELINE_ENDPOINT)?.endpoints[0];
+    const baseline = baselineReport(e);
+    const median = baseline ? medianOf(baseline) : undefined;
+    if (!e || !baseline || baseline.network !== network || median === undefined || now - e.at > (FRESH_INTERVALS * observer.validator!.network!.intervalMs) / 1000) continue;
+    views.push({ observer: observer.name, medianUptimeRatio: median, connectedStakeRatio: baseline.connectedStakeRatio, at: e.at });
+  }
+  return views.length > 0 ? { network, views } : undefined;
+}
+
+async function viewOf(observer: NodeTarget, nodeId: string, ctx: ProbeContext): Promise<{ view: ObserverView; reason?: FailureReason }> {
+  const answer = await call(observer, { nodeIDs: [nodeId, EMPTY_NODE_ID] }, ctx, parseSeenValidators);
+  if (!answer.ok) return { view: { observer: observer.name, error: answer.error }, reason: answer.reason };
+  const seen = answer.value.seen.find((v) => v.nodeId === nodeId);
+  if (!seen) return { view: { observer: observer.name, error: 'not in its current validator set' } };
+  const view: ObserverView = { observer: observer.name };
+  if (seen.uptimeRatio !== undefined) view.uptimeRatio = seen.uptimeRatio;
+  if (seen.connected !== undefined) view.connected = seen.connected;
+  return { view };
+}
+
+let nextId = 1;
+
+type Answer<T> = ({ ok: true; value: T } | { ok: false; reason: FailureReason; error: string }) & { status?: number };
+
+/** One platform.getCurrentValidators call to a fleet node, classified. */
+async function call<T>(node: NodeTarget, params: Record<string, unknown>, ctx: ProbeContext, parse: (result: unknown) => ParseOutcome<T>): Promise<Answer<T>> {
+  const id = nextId++;
+  try {
+    const response = await ctx.limit(() =>
+      ctx.http.request({
+        url: `${node.baseUrl}/ext/bc/P`,
+        method: 'POST',
+        headers: { ...node.headers, 'content-type': 'application/json' },
+        body: rpcRequest('platform.getCurrentValidators', params, id),
+        timeoutMs: node.timeoutMs,
+        tls: node.tls,
+        secrets: node.secrets,
+      }),
+    );
+    const answer = readRpcAnswer(response.status, response.body, id);
+    const status = response.status;
+    switch (answer.kind) {
+      case 'disabled':
+        return { ok: false, reason: 'http_status', error: redact(`the P-Chain API is off: ${answer.detail}`, node.secrets), status };
+      case 'failure':
+        return { ok: false, reason: answer.reason, error: redact(answer.error, node.secrets), status };
+      case 'error':
+        return { ok: false, reason: 'rpc_error', error: redact(`JSON-RPC error: ${answer.message}`, node.secrets), status };
+      case 'result': {
+        const parsed = parse(answer.result);
+        return parsed.ok ? { ok: true, value: parsed.value, status } : { ok: false, reason: 'bad_shape', error: parsed.error, status };
+      }
+    }
+  } catch (err) {
+    const failure = err instanceof ProbeError ? err : new ProbeError('connect', String(err));
+    return { ok: false, reason: failure.reason, error: redact(failure.message, node.secrets) };
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Is it my validator or the network? The real daemon (dist/cli.js) against simulated validators that
+ * observe each other (each answers platform.getCurrentValidators with its own view:
+ * vms/platformvm/service.go) and a local webhook: a drop of one validator alone arrives with
+ * scope="self", a network-wide dip with scope="network", and a validator its peers cannot reach as
+ * AvalancheValidatorUnreachableByPeers naming its staking port.
+ */
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimServer } from '../../src/sim/server.js';
+import { startCapture } from '../helpers/capture.js';
+import { startCli, type LongRunning } from '../helpers/cli.js';
+import { sample, scrape, series, setScenario, startSim, waitFor, writeConfig } from '../helpers/harness.js';
+
+type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string> };
+type Webhook = { status: string; alerts: Alert[] };
+
+describe('the fleet as observers, end to end through the real daemon', () => {
+  let sim: SimServer;
+  let capture: Awaited<ReturnType<typeof startCapture>>;
+  let daemon: LongRunning;
+  let url: string;
+
+  const alerts = (): Alert[] => capture.on('/hook').flatMap((r) => (r.json as Webhook).alerts);
+  const named = (alertname: string, target: string) => alerts().filter((a) => a.labels.alertname === alertname && a.labels.target === target);
+
+  beforeAll(async () => {
+    sim = await startSim(['v1', 'v2', 'v3', 'v4'].map((name) => ({ name, scenario: 'healthy' as const })));
+    capture = await startCapture();
+    const node = (name: string, extra = '') => `  - {name: ${name}, url: "${sim.nodeUrl(name)}"${extra}}`;
+    const file = writeConfig(`
+listen: 127.0.0.1:0
+defaults: {interval: 2s, timeout: 1500ms, endpoints: [health], validator: {interval: 2s, network: {interval: 2s, observers: 2}}}
+nodes:
+${node('v1')}
+${node('v2', ', validator: {staking_port: 19651}')}
+${node('v3')}
+${node('v4')}
+alerts:
+  for_polls: 2
+  rules:
+    AvalancheValidatorRewardAtRisk: {for_polls: 4}
+  receivers:
+    - {name: oncall, webhook: {url: "${capture.url}/hook"}}
+`);
+    daemon = startCli(['run', '--config', file]);
+    const [, port] = await daemon.waitForOutput(/"address":"127\.0\.0\.1:(\d+)"/);
+    url = `http://127.0.0.1:${port}`;
+    await waitFor(
+      'every validator observed by the others, and the baseline',
+      async () => {
+        const m = await scrape(url);
+        return ['v1', 'v2', 'v3', 'v4'].every((t) => series(m, 'avahealth_validator_observed_connected', { target: t }).length === 3) && series(m, 'avahealth_network_connected_stake_ratio').length === 2;
+      },
+      30_000,
+    );
+  }, 45_000);
+
+  afterAll(async () => {
+    daemon?.child.kill('SIGTERM');
+    await daemon?.exit;
+    await sim?.close();
+    await capture?.close();
+  });
+
+  it('exports own validators × own observers only, and the baseline per observer with stake-weighted quantiles', async () => {
+    const m = await scrape(url);
+    const observed = series(m, 'avahealth_validator_observed_uptime_ratio');
+    expect(observed).toHaveLength(4 * 3); // 40 other validators in every answer, none of them here
+    expect(new Set(observed.map((s) => s.labels.node_id))).toEqual(new Set(['v1', 'v2', 'v3', 'v4'].map((n) => sim.nodes.get(n)!.nodeId)));
+    expect(series(m, 'avahealth_validator_observed_uptime_ratio', { target: 'v1' }).map((s) => s.labels.observer).sort()).toEqual(['v2', 'v3', 'v4']);
+    // the first 2 nodes of the network read the whole list
+    expect(series(m, 'avahealth_network_observed_uptime_ratio').map((s) => `${s.labels.observer}/${s.labels.quantile}`).sort()).toEqual(['v1/0.1', 'v1/0.5', 'v1/0.9', 'v2/0.1', 'v2/0.5', 'v2/0.9']);
+    expect(sample(m, 'avahealth_network_observed_uptime_ratio', { observer: 'v1', quantile: '0.5', network: 'mainnet' })).toBeGreaterThan(0.97);
+    expect(sample(m, 'avahealth_network_observed_uptime_ratio', { observer: 'v1', quantile: '0.1' })).toBeLessThan(sample(m, 'avahealth_network_observed_uptime_ratio', { observer: 'v1', quantile: '0.5' })!);
+    expect(sample(m, 'avahealth_network_connected_stake_ratio', { observer: 'v1', network: 'mainnet' })).toBeGreaterThan(0.8);
+  });
+
+  it('a validator its peers cannot reach: UnreachableByPeers (scope="self") naming its staking port and who sees what', async () => {
+    await setScenario(sim, 'v2', 'unreachable-by-peers');
+    const firing = await waitFor('AvalancheValidatorUnreachableByPeers for v2', () => named('AvalancheValidatorUnreachableByPeers', 'v2').find((a) => a.status === 'firing'), 30_000);
+    expect(firing.labels).toMatchObject({ severity: 'warning', scope: 'self' });
+    expect(firing.annotations.summary).toBe('v2: 3 of 3 fleet nodes (v1, v3 and v4) see it disconnected while its own health passes: peers cannot reach its staking port 19651');
+    expect(firing.annotations.description).toMatch(/^v1 sees it disconnected \(uptime [\d.]+ %\), v3 sees it disconnected/);
+    // its own health passes all along: no node alert for it
+    expect(alerts().filter((a) => a.labels.target === 'v2' && (a.labels.alertname ?? '').startsWith('AvalancheNode'))).toEqual([]);
+    // a drop of this validator alone: its reward at risk, scope="self", while the network looks normal
+    const reward = await waitFor('AvalancheValidatorRewardAtRisk for v2', () => named('AvalancheValidatorRewardAtRisk', 'v2').find((a) => a.status === 'firing'), 60_000);
+    expect(reward.labels.scope).toBe('self');
+    expect(reward.annotations.description).toContain('Only this validator: the network looks normal from here: median observed uptime');
+    await setScenario(sim, 'v2', 'healthy');
+    await waitFor('UnreachableByPeers for v2 to resolve', () => named('AvalancheValidatorUnreachableByPeers', 'v2').find((a) => a.status === 'resolved'), 30_000);
+    await waitFor('RewardAtRisk for v2 to resolve', () => named('AvalancheValidatorRewardAtRisk', 'v2').find((a) => a.status === 'resolved'), 30_000);
+  }, 120_000);
+
+  it('a network-wide dip: the reward alerts arrive with scope="network" and say every validator looks down from here', async () => {
+    const dip = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: { uptimePercent: 65, connectedPercent: 70 } }) });
+    await dip.body.dump();
+    try {
+      for (const target of ['v1', 'v3']) {
+        const firing = await waitFor(`AvalancheValidatorRewardAtRisk for ${target}`, () => named('AvalancheValidatorRewardAtRisk', target).find((a) => a.status === 'firing' && a.labels.scope === 'network'), 60_000);
+        expect(firing.annotations.summary).toMatch(new RegExp(`^${target}: every validator looks down from here: median observed uptime 6\\d % \\(\\d+ % of the stake connected\\) as v1 and v2 see it; `));
+      }
+      // never told as this validator's own problem
+      expect(named('AvalancheValidatorRewardAtRisk', 'v1').filter((a) => a.status === 'firing' && a.labels.scope === 'self')).toEqual([]);
+    } finally {
+      const end = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: null }) });
+      await end.body.dump();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,154 @@
+// The fleet as observers. Shapes from AvalancheGo: platform.getCurrentValidators answers with the
+// answering node's own view of each validator (vms/platformvm/service.go,
+// getPrimaryOrSubnetValidators: `uptime` = CalculateUptimePercentFrom × 100 as a json.Float32
+// string, `connected` = Peers().Has; vms/platformvm/api/validator.go, PermissionlessValidator).
+import { describe, expect, it } from 'vitest';
+import AvalancheValidatorRewardAtRisk from '../../src/alerts/rules/AvalancheValidatorRewardAtRisk.js';
+import AvalancheValidatorUnreachableByPeers from '../../src/alerts/rules/AvalancheValidatorUnreachableByPeers.js';
+import { ruleSettings, type AnyRule } from '../../src/alerts/rules/index.js';
+import type { ObservedInput, RuleContext } from '../../src/alerts/rules/rule.js';
+import type { EndpointObservation, TargetObservation } from '../../src/model/observation.js';
+import { baselineOf, scopeOf, type NetworkBaselineViews, type ObservedReport, type SeenValidator } from '../../src/model/observed.js';
+import { economicsOf, type ValidatorReport } from '../../src/model/validator.js';
+import { parseSeenValidators } from '../../src/parse/observed.js';
+import { HEALTHY, failing } from '../helpers/states.js';
+
+const entry = (nodeID: string, weight: string, uptime: string, connected: boolean, delegatorWeight = '0') => ({
+  txID: '2NrLhvvhAWNpjRaLDiSeb5ZpeH8Kfd1sYfqKcEsFBkS3FMzCLh',
+  startTime: '1761000000',
+  endTime: '1793000000',
+  weight,
+  nodeID,
+  potentialReward: '1000',
+  accruedDelegateeReward: '0',
+  delegationFee: '2.0000',
+  uptime,
+  connected,
+  delegatorCount: delegatorWeight === '0' ? '0' : '1',
+  delegatorWeight,
+});
+
+describe('parseSeenValidators (platform.getCurrentValidators as an observer sees it)', () => {
+  it('reads weight + delegatorWeight as stake, uptime percent strings as ratios, connected as sent', () => {
+    const parsed = parseSeenValidators({ validators: [entry('NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', '2000000000000', '99.5000', true, '500000000000'), entry('NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', '3000000000000', '65.2500', false)] });
+    expect(parsed).toEqual({
+      ok: true,
+      value: {
+        seen: [
+          { nodeId: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', stake: 2_500_000_000_000, uptimeRatio: 0.995, connected: true },
+          { nodeId: 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', stake: 3_000_000_000_000, uptimeRatio: 0.6525, connected: false },
+        ],
+        unread: 0,
+      },
+    });
+  });
+
+  it('skips entries it cannot read (counted), refuses a result that is no list', () => {
+    const parsed = parseSeenValidators({ validators: [{ nodeID: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', weight: '1e20' }, 'x', entry('NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', '1', '172.0', true)] });
+    expect(parsed).toEqual({ ok: true, value: { seen: [{ nodeId: 'NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', stake: 1, connected: true }], unread: 2 } });
+    expect(parseSeenValidators({ validators: { a: 1 } })).toMatchObject({ ok: false, error: '"validators" must be an array, got an object' });
+  });
+});
+
+describe('the network baseline', () => {
+  const v = (nodeId: string, stake: number, uptimeRatio: number, connected = true): SeenValidator => ({ nodeId, stake, uptimeRatio, connected });
+
+  it('quantiles are stake-weighted: a whale at 50 % uptime is the median when it holds half of the stake', () => {
+    const seen = [v('a', 10, 0.99), v('b', 10, 0.98), v('whale', 60, 0.5, false), v('c', 20, 0.97), v('me', 1000, 1)];
+    const baseline = baselineOf('mainnet', seen, 'me');
+    expect(baseline).toEqual({
+      network: 'mainnet',
+      validators: 4, // the observer itself is left out
+      uptimeQuantiles: [
+        { quantile: 0.1, ratio: 0.5 },
+        { quantile: 0.5, ratio: 0.5 },
+        { quantile: 0.9, ratio: 0.98 },
+      ],
+      connectedStakeRatio: 0.4,
+    });
+    // unweighted, the median would be 0.975: the weight is what makes the whale count
+  });
+
+  it('scope: network when most baseline observers see the median below the requirement or the stake cut off', () => {
+    const views = (...list: Array<[string, number, number]>): NetworkBaselineViews => ({ network: 'mainnet', views: list.map(([observer, medianUptimeRatio, connectedStakeRatio]) => ({ observer, medianUptimeRatio, connectedStakeRatio, at: 0 })) });
+    expect(scopeOf(undefined, 0.9)).toEqual({ scope: 'self' });
+    expect(scopeOf(views(['a', 0.99, 0.97], ['b', 0.99, 0.96]), 0.9)).toEqual({ scope: 'self', words: 'the network looks normal from here: median observed uptime 99 % as a and b see it' });
+    expect(scopeOf(views(['a', 0.65, 0.7], ['b', 0.66, 0.72], ['c', 0.99, 0.97]), 0.9)).toEqual({
+      scope: 'network',
+      words: 'every validator looks down from here: median observed uptime 65 % (70 % of the stake connected) as a and b see it',
+    });
+    expect(scopeOf(views(['a', 0.65, 0.7], ['c', 0.99, 0.97]), 0.9).scope).toBe('self'); // one of two is no majority
+    expect(scopeOf(views(['a', 0.98, 0.5]), 0.9)).toEqual({ scope: 'network', words: 'the network looks cut off from here: 50 % of the stake connected as a sees it' });
+  });
+});
+
+describe('validator alerts carry scope', () => {
+  const NOW = Date.UTC(2026, 10, 23) / 1000;
+  const report: ValidatorReport = {
+    l1: [],
+    problems: [],
+    heliconTime: Date.UTC(2026, 8, 22, 15) / 1000,
+    version: 'avalanchego/1.15.2',
+    primary: { startTime: NOW - 10 * 86_400, endTime: NOW + 4 * 86_400, potentialRewardNAvax: 117_431_493_426 },
+    uptime: { rewardingStakeRatio: 0.3, weightedAverageRatio: 0.65 },
+  };
+  report.economics = economicsOf(report, NOW);
+  const observation: EndpointObservation = { endpoint: 'validator', view: 'all', ok: true, durationSeconds: 0, at: NOW, detail: report };
+  const ctx = (rule: AnyRule): RuleContext => ({ target: 'validator-1', settings: ruleSettings(rule, [], 0), enabled: () => true, now: NOW * 1000, label: (x) => x });
+  const dip: NetworkBaselineViews = { network: 'mainnet', views: [{ observer: 'validator-2', medianUptimeRatio: 0.65, connectedStakeRatio: 0.7, at: NOW }] };
+
+  it('RewardAtRisk: scope="network" and says so first when every validator looks down from here; "self" otherwise', () => {
+    const rule = AvalancheValidatorRewardAtRisk as AnyRule;
+    const observed: ObservedReport = { nodeId: 'NodeID-A', network: 'mainnet', stakingPort: 9651, views: [], baseline: dip };
+    const network = rule.evaluate({ observation, observed }, ctx(rule), undefined) as Array<{ identity: object; summary: string; description: string }>;
+    expect(network[0]!.identity).toEqual({ scope: 'network' });
+    expect(network[0]!.summary).toMatch(/^validator-1: every validator looks down from here: median observed uptime 65 % \(70 % of the stake connected\) as validator-2 sees it; only 30 % of stake/);
+    expect(network[0]!.description).toContain("most likely not this validator's own fault");
+    const self = rule.evaluate({ observation }, ctx(rule), undefined) as Array<{ identity: object; summary: string }>;
+    expect(self[0]!.identity).toEqual({ scope: 'self' });
+    expect(self[0]!.summary).toMatch(/^validator-1: only 30 % of stake/);
+  });
+});
+
+describe('AvalancheValidatorUnreachableByPeers', () => {
+  const rule = AvalancheValidatorUnreachableByPeers as AnyRule;
+  const ctx: RuleContext = { target: 'validator-2', settings: ruleSettings(rule, [], 0), enabled: () => true, now: 0, label: (x) => x };
+  const node = (healthy: boolean): TargetObservation => ({
+    target: 'validator-2',
+    kind: 'node',
+    at: 0,
+    endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: healthy ? HEALTHY() : failing({ network: 3 }) }],
+  });
+  const input = (views: ObservedReport['views'], healthy = true, stakingPort = 9651): ObservedInput => ({
+    observation: { endpoint: 'observed', view: 'all', ok: true, durationSeconds: 0, at: 0, detail: { nodeId: 'NodeID-B', network: 'mainnet', stakingPort, views } },
+    node: node(healthy),
+  });
+
+  it('fires when at least half of the other fleet nodes see it disconnected while its own health passes; names the port and who sees what', () => {
+    const views = [
+      { observer: 'validator-1', uptimeRatio: 0.8123, connected: false },
+      { observer: 'validator-3', uptimeRatio: 0.8, connected: false },
+      { observer: 'validator-4', uptimeRatio: 0.99, connected: true },
+    ];
+    expect(rule.evaluate(input(views, true, 19651), ctx, undefined)).toEqual([
+      {
+        identity: { scope: 'self' },
+        severity: 'warning',
+        summary: 'validator-2: 2 of 3 fleet nodes (validator-1 and validator-3) see it disconnected while its own health passes: peers cannot reach its staking port 19651',
+        description:
+          'validator-1 sees it disconnected (uptime 81.2 %), validator-3 sees it disconnected (uptime 80 %); validator-4 sees it connected (uptime 99 %). Check that inbound TCP 19651 reaches the node (firewall, NAT, security group, its --public-ip and --staking-port): it dials out fine, so its own health cannot tell, and its rewarding stake falls while peers cannot reach it.',
+      },
+    ]);
+  });
+
+  it('stays quiet under half, when its own health fails (NodeUnhealthy speaks), and with no answers', () => {
+    const one = [
+      { observer: 'validator-1', connected: false },
+      { observer: 'validator-3', connected: true },
+      { observer: 'validator-4', connected: true },
+    ];
+    expect(rule.evaluate(input(one), ctx, undefined)).toEqual([]);
+    expect(rule.evaluate(input([{ observer: 'validator-1', connected: false }], false), ctx, undefined)).toEqual([]);
+    expect(rule.evaluate(input([{ observer: 'validator-1', error: 'timeout' }]), ctx, undefined)).toEqual([]);
+  });
+});

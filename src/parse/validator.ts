@@ -264,8 +264,9 @@ export function parseL1Validator(value: unknown): ParseOutcome<L1Validation> {
 export function parseFeeState(value: unknown): ParseOutcome<FeeState> {
   const result = object(value, 'platform.getValidatorFeeState result');
   if (!result.ok) return result;
+  // gas.Price is a uint64 (a plain JSON number): above 2^53 it is no price a number holds
   const price = decimal(result.value.price);
-  if (price === undefined || price < 0) return fail(`price ${shown(result.value.price)} is not a fee price`);
+  if (price === undefined || price < 0 || price > Number.MAX_SAFE_INTEGER) return fail(`price ${shown(result.value.price)} is not a fee price`);
   const state: FeeState = { priceNAvaxPerSecond: price };
   const excess = decimal(result.value.excess);
   if (excess !== undefined) state.excess = excess;
@@ -300,7 +301,7 @@ export function parseStakingDistribution(value: unknown): ParseOutcome<VersionSt
   return okay(distribution);
 }
 
-/** A distribution row's version as nodes send it: a bare `1.14.2` is taken as `avalanchego/1.14.2`. */
+/** A Data API version as nodes send it: a bare `1.14.2` is taken as `avalanchego/1.14.2`. */
 function distributionVersion(value: unknown): string | undefined {
   if (isVersionText(value)) return value;
   return typeof value === 'string' && BARE_VERSION.test(value) ? `avalanchego/${value}` : undefined;
@@ -312,7 +313,8 @@ export function parseValidatorRecordHealth(record: unknown): ValidatorRecordHeal
   if (!isObject(record)) return health;
   const uptime = percentRatio(record.uptimePerformance);
   if (uptime !== undefined) health.uptimePerformanceRatio = uptime;
-  if (isVersionText(record.avalancheGoVersion)) health.avalancheGoVersion = record.avalancheGoVersion;
+  const version = distributionVersion(record.avalancheGoVersion);
+  if (version) health.avalancheGoVersion = version;
   const vh = record.validatorHealth;
   if (isObject(vh)) {
     const reachability = percentRatio(vh.reachabilityPercent);

@@ -277,6 +277,8 @@ describe('issue 24: AvalancheGo v1.14/v1.15 shapes and hostile ones', () => {
   });
 
   it('uint64 strings above 2^53 are refused as shapes (no 1e20 period, no 1e11 AVAX balance)', () => {
+    expect(error(parseFeeState({ excess: 1, price: 1e20, timestamp: '2024-12-16T17:19:07Z' }))).toContain('not a fee price');
+    expect(parseValidatorRecordHealth({ avalancheGoVersion: '1.14.2' }).avalancheGoVersion).toBe('avalanchego/1.14.2');
     expect(unsigned('9007199254740991')).toBe(Number.MAX_SAFE_INTEGER);
     expect(unsigned('9007199254740993')).toBeUndefined();
     expect(unsigned('100000000000000000000')).toBeUndefined();

@@ -14,7 +14,9 @@ describe('metric collectors', () => {
   it('each family is owned by exactly one collector', () => {
     const names = FAMILIES.map((f) => f.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(COLLECTORS.map((c) => c.name)).toEqual(['probe', 'node', 'checks', 'node-details', 'chain', 'validator', 'observed', 'service', 'scheduler']);
+    const collectors = COLLECTORS.map((c) => c.name);
+    expect(new Set(collectors).size).toBe(collectors.length);
+    expect(collectors).toEqual(expect.arrayContaining(['probe', 'node', 'checks', 'node-details', 'chain', 'validator', 'observed', 'service', 'scheduler']));
     for (const name of names) expect(name).toMatch(/^avahealth_[a-z0-9_]+$/);
   });
 

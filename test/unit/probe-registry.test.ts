@@ -27,7 +27,10 @@ function withHeight(height: number) {
 
 describe('probe registry', () => {
   it('registers node, service, validator, observed, baseline and chaindata probers and derives one job per target, a validator job per node, plus the chain-data source', () => {
-    expect(Object.keys(PROBERS)).toEqual(['node', 'service', 'validator', 'observed', 'baseline', 'chaindata']);
+    // Any other kind is one more line in PROBERS, this test untouched: target jobs first, whole-config sources last.
+    expect(Object.keys(PROBERS)).toEqual(expect.arrayContaining(['node', 'service', 'validator', 'observed', 'baseline', 'chaindata']));
+    expect(Object.keys(PROBERS).at(-1)).toBe('chaindata');
+    expect(Object.entries(PROBERS).filter(([, p]) => p.decidesReachability).map(([kind]) => kind)).toEqual(['node', 'service']);
     const jobs = jobsOf(config).map((j) => ({ key: j.key, kind: j.kind, target: j.target, intervalMs: j.intervalMs, cron: j.cron }));
     expect(jobs).toEqual([
       { key: 'n1', kind: 'node', target: 'n1', intervalMs: 15_000, cron: undefined },

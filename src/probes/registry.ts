@@ -23,6 +23,7 @@ import type { Config } from '../config/load.js';
 import { chainDataProber } from './chaindata.js';
 import { nodeProber } from './node.js';
 import { baselineProber, observedProber } from './observed.js';
+import { peersProber } from './peers.js';
 import { serviceProber } from './service.js';
 import { validatorProber } from './validator.js';
 import type { ProbeContext, ProbeJob, ProbeResult, Prober } from './types.js';
@@ -42,6 +43,7 @@ export const PROBERS = {
   validator: register(validatorProber),
   observed: register(observedProber),
   baseline: register(baselineProber),
+  peers: register(peersProber),
   chaindata: register(chainDataProber),
 } as const;
 

@@ -6,6 +6,7 @@
  */
 import { blockchainIdFor, nodeIdFor } from './ids.js';
 import { formatGoTime } from './go-format.js';
+import { simPeers } from './peers.js';
 import type { ObservedMember, SimValidatorSet } from './observed.js';
 
 /** Helicon activation on mainnet (AvalancheGo v1.15.0, ACP-267). */
@@ -231,6 +232,8 @@ export class SimValidator implements ObservedMember {
         return { result: { ...UPGRADES_BEFORE_HELICON, heliconTime: this.version === SIM_OLD_VERSION ? SIM_UNSCHEDULED_TIME : SIM_HELICON_TIME } };
       case 'getNetworkID':
         return { result: { networkID: String(this.networkId) } };
+      case 'peers':
+        return { result: simPeers(this.node, SIM_CURRENT_VERSION, SIM_OLD_VERSION) };
       default:
         return undefined;
     }

@@ -59,6 +59,8 @@ const defaultValidator = z.union([
   z.strictObject({ interval: validatorFields.interval.prefault(VALIDATOR_INTERVAL), ...validatorExtras, network: defaultNetwork.prefault({}) }),
 ]);
 
+const PEERS_INTERVAL_MS = 60_000;
+
 /** Settings a node may set itself or inherit from `defaults:`, where their defaults live. */
 const nodeSettings = {
   protocol: z.enum(['get', 'jsonrpc']).describe('get: GET /ext/health*; jsonrpc: POST /ext/health health.health|readiness|liveness.'),
@@ -78,6 +80,9 @@ const nodeSettings = {
   network: z.enum(NETWORKS).describe('Network of the node, for chain data (C ↔ 43114 or 43113). Default: chain_data.network.'),
   labels: labels.describe('Static labels added to every series of this target.'),
   validator: nodeValidator.describe('Validator economics (info.* and platform.*): false turns it off. A node\'s own settings refine those under defaults.'),
+  peers: z
+    .union([z.boolean(), z.strictObject({ interval: duration({ ms: 1000, text: '1s' }).optional().describe('How often info.peers is asked (default 60s).') })])
+    .describe('Connected peers by version (info.peers; off by default: the answer lists every peer, about 1 MB on mainnet).'),
 };
 type Settings = typeof nodeSettings;
 const optional = <K extends keyof Settings>(key: K) => nodeSettings[key].optional() as z.ZodOptional<Settings[K]>;
@@ -96,6 +101,7 @@ export const defaultsSchema = z.strictObject({
   insecure_skip_verify: nodeSettings.insecure_skip_verify.prefault(false),
   network: optional('network'),
   labels: nodeSettings.labels.prefault({}),
+  peers: optional('peers'),
   validator: defaultValidator
     .prefault({})
     .describe('Validator economics (info.* and platform.*), on by default: false turns it off.'),
@@ -166,6 +172,7 @@ export function resolveNode(node: NodeInput, defaults: NodeSettings, network: Ne
   const schedule = pick('schedule');
   const ca = pick('ca_file');
   const validator = resolveValidator(node.validator, defaults.validator);
+  const peers = pick('peers');
   return {
     kind: 'node' as const,
     name: node.name,
@@ -187,6 +194,8 @@ export function resolveNode(node: NodeInput, defaults: NodeSettings, network: Ne
     secrets: secrets.filter((s) => s.length > 0),
     /** The validator economics poll; absent when turned off. */
     ...(validator ? { validator } : {}),
+    /** The info.peers poll; absent when off. */
+    ...(peers ? { peers: { intervalMs: peers === true || peers.interval === undefined ? PEERS_INTERVAL_MS : peers.interval } } : {}),
   };
 }
 

@@ -10,12 +10,13 @@ import type { Collector } from './collector.js';
 import node from './node.js';
 import observed from './observed.js';
 import nodeDetails from './node-details.js';
+import peers from './peers.js';
 import probe from './probe.js';
 import scheduler from './scheduler.js';
 import service from './service.js';
 import validator from './validator.js';
 
-export const COLLECTORS: readonly Collector<unknown>[] = [probe, node, checks, nodeDetails, chain, validator, observed, service, scheduler];
+export const COLLECTORS: readonly Collector<unknown>[] = [probe, node, checks, nodeDetails, chain, validator, observed, peers, service, scheduler];
 
 /** Every pre-rendered family, in exposition order, and where each collector's start. */
 export const FAMILIES: Family[] = COLLECTORS.flatMap((c) => c.families);

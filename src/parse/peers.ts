@@ -1,0 +1,31 @@
+/**
+ * info.peers (api/info/service.go `PeersReply`: `numPeers` as a json.Uint64 string and `peers`,
+ * each a network/peer.Info with `version` and the chains it is `benched` on). Untrusted: the list
+ * is read up to MAX_PEERS entries, a version becomes a label only when it looks like one.
+ */
+import { MAX_PEER_VERSIONS, OTHER_VERSIONS, type PeersReport } from '../model/peers.js';
+import { describe, isObject, type ParseOutcome } from './avalanchego.js';
+
+/** More than any node connects to (mainnet has about 1,600 validators). */
+const MAX_PEERS = 20_000;
+const VERSION = /^[A-Za-z][\w.-]{0,31}\/v?\d{1,6}\.\d{1,6}\.\d{1,6}[\w.+-]{0,32}$/;
+
+export function parsePeers(result: unknown): ParseOutcome<PeersReport> {
+  if (!isObject(result)) return { ok: false, error: `info.peers result must be an object, got ${describe(result)}` };
+  const list = result.peers ?? [];
+  if (!Array.isArray(list)) return { ok: false, error: `peers must be an array, got ${describe(list)}` };
+  const counted = typeof result.numPeers === 'string' && /^\d{1,9}$/.test(result.numPeers) ? Number(result.numPeers) : list.length;
+  const versions = new Map<string, number>();
+  let benched = 0;
+  for (const peer of list.slice(0, MAX_PEERS)) {
+    if (!isObject(peer)) continue;
+    const version = typeof peer.version === 'string' && VERSION.test(peer.version) ? peer.version : OTHER_VERSIONS;
+    versions.set(version, (versions.get(version) ?? 0) + 1);
+    if (Array.isArray(peer.benched) && peer.benched.length > 0) benched++;
+  }
+  const sorted = [...versions].filter(([v]) => v !== OTHER_VERSIONS).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const byVersion = sorted.slice(0, MAX_PEER_VERSIONS).map(([version, peers]) => ({ version, peers }));
+  const other = (versions.get(OTHER_VERSIONS) ?? 0) + sorted.slice(MAX_PEER_VERSIONS).reduce((n, [, peers]) => n + peers, 0);
+  if (other > 0) byVersion.push({ version: OTHER_VERSIONS, peers: other });
+  return { ok: true, value: { peers: counted, byVersion, benched } };
+}

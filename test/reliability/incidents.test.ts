@@ -2,12 +2,19 @@
  * No incident is left open at a receiver, whatever happens to the daemon: a SIGKILL right after a
  * firing reached the receiver, a shard count change that moves a target away.
  */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inShard } from '../../src/shard.js';
 import { startCapture } from '../helpers/capture.js';
 import { startCli, type LongRunning } from '../helpers/cli.js';
-import { setScenario, startSim, waitFor, writeConfig } from '../helpers/harness.js';
+import { closedPort, get, setScenario, startSim, waitFor, writeConfig } from '../helpers/harness.js';
+import { requireTool } from '../helpers/tools.js';
 import { incidentsOf } from '../helpers/incidents.js';
+
+const alertmanagerBin = requireTool('prometheus-alertmanager', 'the expiry test against a real Alertmanager', ['prometheus-alertmanager', 'alertmanager']);
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -88,5 +95,34 @@ alerts:
     expect(new Set(told.resolves.map((a) => a.fingerprint))).toEqual(fired);
     for (const resolve of told.resolves) expect(resolve.annotations.description).toContain('Resolved by avahealth: target moved to another shard.');
     expect(three.output()).toContain('restored alerts of a target that moved to another shard resolved');
+  });
+
+  it.skipIf(!alertmanagerBin)('an alert sent to a real Alertmanager expires there when avahealth dies for good', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-am-expiry-'));
+    writeFileSync(join(dir, 'alertmanager.yml'), 'route: {receiver: none}\nreceivers: [{name: none}]\n');
+    const port = await closedPort();
+    const am = `http://127.0.0.1:${port}`;
+    const alertmanager = spawn(alertmanagerBin!, [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='], { stdio: 'ignore' });
+    cleanups.push(() => alertmanager.kill('SIGTERM'));
+    await waitFor('Alertmanager to be ready', async () => (await get(`${am}/-/ready`).catch(() => ({ status: 0 }))).status === 200, 30_000);
+    const sim = await startSim([{ name: 'n', scenario: 'network-down' }]);
+    cleanups.push(() => sim.close());
+    const file = writeConfig(`
+listen: 127.0.0.1:0
+state_dir: ./state
+nodes:
+  - {name: n, url: "${sim.nodeUrl('n')}", interval: 1s, endpoints: [health]}
+alerts:
+  for_polls: 1
+  receivers:
+    - {name: am, alertmanager: {url: "${am}", resend_interval: 2s}}
+`);
+    const active = async () => ((JSON.parse((await get(`${am}/api/v2/alerts?active=true`)).body) as Array<{ labels: Record<string, string>; status: { state: string } }>).filter((a) => a.labels.target === 'n' && a.status.state === 'active'));
+    const daemon = run(file);
+    await waitFor('the alerts active in Alertmanager', async () => (await active()).length > 0, 20_000);
+    daemon.child.kill('SIGKILL'); // for good: nobody re-sends or resolves them
+    await daemon.exit;
+    // endsAt is four re-send intervals (8 s) ahead; without it Alertmanager holds them for its resolve_timeout (5 m)
+    await waitFor('the alerts to expire in Alertmanager', async () => (await active()).length === 0, 30_000);
   });
 });

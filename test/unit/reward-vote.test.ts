@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { REWARD_LIKELY_STAKE_RATIO, REWARD_LOST_STAKE_RATIO, rewardOutlook, SNOWMAN_ALPHA, SNOWMAN_K } from '../../src/model/reward-vote.js';
 
@@ -85,5 +86,28 @@ describe('what rewarding stake means for the reward (docs/validators.md, "The re
     expect([1, 0.8, 0.725, 0.6].map(rewardOutlook)).toEqual(['likely', 'likely', 'likely', 'likely']);
     expect([0.599, 0.5, 0.4].map(rewardOutlook)).toEqual(['uncertain', 'uncertain', 'uncertain']);
     expect([0.399, 0.1, 0].map(rewardOutlook)).toEqual(['lost', 'lost', 'lost']);
+  });
+});
+
+describe('docs/validators.md says what the code and AvalancheGo do', () => {
+  const doc = readFileSync(new URL('../../docs/validators.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+
+  it('its per-poll table is the binomial the derivation rests on', () => {
+    for (const [share, commit] of [[0.8, '0.804'], [0.75, '0.617'], [0.6, '0.126'], [0.55, '0.055'], [0.5, '0.021']] as const) {
+      expect(doc).toContain(`| ${share.toFixed(2)} | ${commit} |`);
+      expect(pollSucceeds(share).toFixed(3)).toBe(commit);
+    }
+    expect(doc).toContain('**≥ 60 %** reward likely, **40–60 %** uncertain, **< 40 %** likely lost');
+  });
+
+  it('states the precision caveat (network/peer/peer.go, network/network.go NodeUptime)', () => {
+    expect(doc).toContain('Peers report whole percents, **rounded down**');
+    expect(doc).toContain('The node counts **its own stake as 100 %** and as rewarding');
+  });
+
+  it('says what uptime_requirement overrides (the budget) and what it cannot (rewardingStakePercentage)', () => {
+    expect(doc).toContain('`validator.uptime_requirement` replaces the requirement avahealth *computes with*');
+    expect(doc).toContain('**downtime budget**');
+    expect(doc).toContain('It cannot change `rewardingStakePercentage`: the node computes that against **its own** requirement');
   });
 });

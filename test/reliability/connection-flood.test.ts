@@ -4,11 +4,16 @@
  * /-/healthy and /metrics got connection resets. Real sockets against a real daemon: 600 idle
  * keep-alive connections and 200 that ask for /metrics and never read it, then a new client must
  * be answered (with a client timeout of 1 s); an idle keep-alive connection is closed by the server
- * on its own; a reader too slow for its reply is cut off.
+ * on its own; a reader too slow for its reply is cut off; over TLS, a slow reader is not taken for idle.
  */
-import { connect, type Socket } from 'node:net';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect as connectTls, type TLSSocket } from 'node:tls';
+import { Gatekeeper } from '../../src/http/gate.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer, IDLE_EVICTION_AT, MAX_CONNECTIONS, closeServer, listen } from '../../src/http/server.js';
 import { text } from '../../src/http/route.js';
@@ -123,6 +128,56 @@ describe('a reader too slow for its reply', () => {
       await waitFor('the client to see the end', () => clientClosed, 10_000);
       expect(received).toBeLessThan(body.length);
     } finally {
+      await closeServer(server);
+    }
+  });
+});
+
+describe('over TLS', () => {
+  it('a connection whose reply is being read slowly is not taken for idle; idle ones make room', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-flood-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem')], { stdio: 'ignore' });
+    const gate = new Gatekeeper({ tls: { cert: readFileSync(join(dir, 'c.pem')), key: readFileSync(join(dir, 'k.pem')), requestCert: false, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, clientAuth: 'NoClientCert', users: new Map(), headers: {}, files: [], empty: false });
+    const size = 4 * 1024 * 1024;
+    const server = createHttpServer([{ methods: ['GET'], path: '/big', handle: () => text(200, 'x'.repeat(size)) }, { methods: ['GET'], path: '/small', handle: () => text(200, 'ok') }], () => undefined, gate);
+    const { port } = (await listen(server, '127.0.0.1', 0)) as AddressInfo;
+    const open = (path: string) =>
+      new Promise<TLSSocket>((resolve, reject) => {
+        const socket = connectTls({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
+        socket.on('error', () => undefined);
+        socket.once('readable', () => resolve(socket));
+        socket.once('close', () => reject(new Error('closed before an answer')));
+      });
+    const slow: TLSSocket[] = [];
+    const idle: TLSSocket[] = [];
+    try {
+      for (let i = 0; i < 100; i++) slow.push(await open('/big'));
+      let idleClosed = 0;
+      for (let i = 0; i < IDLE_EVICTION_AT; i++) {
+        const socket = await open('/small');
+        socket.once('close', () => idleClosed++);
+        socket.resume();
+        idle.push(socket);
+      }
+      await waitFor('the oldest idle connections closed to make room', () => idleClosed > 0, 10_000);
+      // every slow reader still gets its whole reply
+      const received = await Promise.all(
+        slow.map(
+          (socket) =>
+            new Promise<number>((resolve) => {
+              let n = 0;
+              socket.on('data', (c: Buffer) => {
+                n += c.length;
+                if (n > size) resolve(n);
+              });
+              socket.once('close', () => resolve(n));
+              socket.resume();
+            }),
+        ),
+      );
+      expect(received.filter((n) => n > size)).toHaveLength(100);
+    } finally {
+      for (const socket of [...slow, ...idle]) socket.destroy();
       await closeServer(server);
     }
   });

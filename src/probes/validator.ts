@@ -39,7 +39,8 @@ export const NODE_ID_UNKNOWN = 'NodeID unknown (info API off, no node-id header,
 
 export type ValidatorSettings = ValidatorPoll;
 
-export type ValidatorProbeTarget = Pick<NodeTarget, 'name' | 'baseUrl' | 'headers' | 'timeoutMs' | 'tls' | 'secrets'>;
+/** `network`: the configured one, for the schedule lookup of a node that cannot say (info API off). */
+export type ValidatorProbeTarget = Pick<NodeTarget, 'name' | 'baseUrl' | 'headers' | 'timeoutMs' | 'tls' | 'secrets'> & { network?: string };
 
 /** Per target object: a reload builds new targets, and with them a fresh memory (one more getNodeID). */
 const memories = new WeakMap<NodeTarget, ValidatorMemory>();
@@ -214,7 +215,8 @@ export async function probeValidator(
     }
   }
   if (memory.heliconTime !== undefined) report.heliconTime = memory.heliconTime;
-  const own: ScheduleSource = { target: target.name, ...(report.network ? { network: report.network } : {}), ...(report.version ? { version: report.version } : {}), ...(report.heliconTime !== undefined ? { heliconTime: report.heliconTime } : {}) };
+  const ownNetwork = report.network ?? target.network;
+  const own: ScheduleSource = { target: target.name, ...(ownNetwork ? { network: ownNetwork } : {}), ...(report.version ? { version: report.version } : {}), ...(report.heliconTime !== undefined ? { heliconTime: report.heliconTime } : {}) };
   const schedule = fleet ? networkScheduleFor(own, fleet(own.network)) : undefined;
   if (schedule) report.networkSchedule = schedule;
 

@@ -123,6 +123,21 @@ describe('the validator probe: attribution, auto-renewal, large and hostile answ
     expect(newer.economics.calls).toContain('info.getNetworkID');
   });
 
+  it('#24.5 a node whose info API is off (no version, no schedule, no network of its own) follows the newest node of its configured network', async () => {
+    const newReport = validatorReport(await poll('new'))!;
+    const fleet = (): ScheduleSource[] => [{ target: 'new', network: 'mainnet', version: 'avalanchego/1.15.2', heliconTime: newReport.heliconTime! }];
+    await setScenario(sim, 'hostile', 'info-api-disabled');
+    const node = sim.nodes.get('hostile')!;
+    const locked = (network?: string) =>
+      probeValidator({ ...target('hostile'), ...(network ? { network } : {}) }, { intervalMs: 60_000, subnets: [] }, ctx, {}, () => node.nodeId, fleet).then((o) => validatorReport(o)!);
+    const configured = await locked('mainnet');
+    expect(configured).toMatchObject({ infoApiDisabled: true, networkSchedule: { from: 'new' } });
+    expect(configured.network).toBeUndefined();
+    expect(configured.economics!.requirement).toBe(0.9);
+    expect((await locked()).economics!.requirement).toBe(0.8);
+    await setScenario(sim, 'hostile', 'healthy');
+  });
+
   it('#24.8 a switched-off info API is a failed exchange of its own kind; an older node missing a method is not', async () => {
     await setScenario(sim, 'hostile', 'info-api-disabled');
     const off = await poll('hostile');

@@ -3,9 +3,10 @@
  * firing reached the receiver, a shard count change that moves a target away.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { outboxFile } from '../../src/alerts/outbox.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inShard } from '../../src/shard.js';
 import { startCapture } from '../helpers/capture.js';
@@ -124,5 +125,50 @@ alerts:
     await daemon.exit;
     // endsAt is four re-send intervals (8 s) ahead; without it Alertmanager holds them for its resolve_timeout (5 m)
     await waitFor('the alerts to expire in Alertmanager', async () => (await active()).length === 0, 30_000);
+  });
+
+  it('an outbox journal from before open incidents were recorded is seeded from the alert states, so its incidents stay open and resolve', { timeout: 60_000 }, async () => {
+    const sim = await startSim([{ name: 'n', scenario: 'network-down' }]);
+    cleanups.push(() => sim.close());
+    const capture = await startCapture();
+    cleanups.push(() => capture.close());
+    const file = writeConfig(`
+listen: 127.0.0.1:0
+state_dir: ./state
+nodes:
+  - {name: n, url: "${sim.nodeUrl('n')}", interval: 1s, endpoints: [health]}
+alerts:
+  for_polls: 1
+  receivers:
+    - {name: hook, webhook: {url: "${capture.url}/hook"}}
+`);
+    const journal = outboxFile(join(dirname(file), 'state'), 'hook');
+    const runFor = async (polls: number) => {
+      const daemon = run(file);
+      await daemon.waitForOutput(/first poll round complete/);
+      await new Promise((resolve) => setTimeout(resolve, polls * 1000)); // polls with the node still failing
+      daemon.child.kill('SIGTERM');
+      await daemon.exit;
+    };
+    const first = run(file);
+    await waitFor('the firing delivered', () => incidentsOf(capture.requests).open.size > 0, 20_000);
+    first.child.kill('SIGTERM');
+    await first.exit;
+    const fired = incidentsOf(capture.requests);
+    // what an earlier version left after compacting delivered batches away: no `open` line, no adds
+    expect(readFileSync(journal, 'utf8')).toContain('"open"');
+    writeFileSync(journal, '');
+
+    const sent = capture.requests.length;
+    await runFor(3); // seeds the journal from alerts.json
+    await runFor(3); // the journal alone now says what is open
+    expect(capture.requests.length).toBe(sent); // nothing announced again
+
+    await setScenario(sim, 'n', 'healthy');
+    run(file);
+    await waitFor('the resolves', () => incidentsOf(capture.requests).open.size === 0, 20_000);
+    const told = incidentsOf(capture.requests);
+    expect(told.reannounced).toEqual([]);
+    expect(new Set(told.resolves.map((a) => a.fingerprint))).toEqual(fired.seen);
   });
 });

@@ -140,6 +140,25 @@ describe.skipIf(!kubectl)('the opt-in Prometheus alerts component', () => {
   });
 });
 
+describe.skipIf(!kubectl).each(['central', 'sharded'])('your own kustomization on the %s overlay (README)', (name) => {
+  it('replaces the config and labels the monitors and rules for the Prometheus Operator', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const transformer = (parse(/```yaml\n(# kustomization\.yaml next to your StatefulSet[\s\S]*?)```/.exec(readme)![1]!) as { transformers: string[] }).transformers;
+    const top = mkdtempSync(join(tmpdir(), 'avahealth-kustomize-top-'));
+    writeFileSync(join(top, 'avahealth.yaml'), 'listen: 0.0.0.0:9660\nstate_dir: /var/lib/avahealth\nnodes:\n  - {name: mine, url: "http://mine.avalanche.svc:9650"}\nalerts:\n  receivers:\n    - {name: am, alertmanager: {url: "http://alertmanager-operated.monitoring.svc:9093"}}\n');
+    writeFileSync(join(top, 'kustomization.yaml'), stringify({ resources: [relative(top, overlay(name))], configMapGenerator: [{ name: 'avahealth-config', behavior: 'replace', files: ['avahealth.yaml'] }], transformers: transformer }));
+    const objects = build(top);
+    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    expect(configMap.data!['avahealth.yaml']).toContain('name: mine');
+    const workload = objects.find((o) => o.kind === 'StatefulSet' || o.kind === 'Deployment')!;
+    expect(workload.spec!.template.spec.volumes.find((v: { name: string }) => v.name === 'avahealth-config').configMap.name).toBe(configMap.metadata.name);
+    const monitoring = objects.filter((o) => o.apiVersion.startsWith('monitoring.coreos.com/'));
+    expect(monitoring.length).toBe(2);
+    for (const object of monitoring) expect(object.metadata.labels, object.kind).toMatchObject({ release: 'kube-prometheus-stack' });
+    expect(workload.metadata.labels?.release).toBeUndefined();
+  });
+});
+
 describe('no placeholder receiver URLs in what ships', () => {
   it('no manifest or config under deploy/ falls back to a made-up URL when a Secret is missing', () => {
     const files = (dir: string): string[] =>

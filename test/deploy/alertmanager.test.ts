@@ -86,6 +86,14 @@ describe.skipIf(!amtool)('the example Alertmanager config', () => {
     expect(out).toContain(` ${inhibitRules().length} inhibit rules`);
   });
 
+  it('routes scope="network" to chat, never the pager, and a validator\'s own critical to the pager', () => {
+    const route = (...labels: string[]) => execFileSync(amtool!, ['config', 'routes', 'test', `--config.file=${CONFIG}`, ...labels], { encoding: 'utf8' }).trim();
+    expect(route('alertname=AvalancheValidatorRewardAtRisk', 'severity=critical', 'scope=network', 'target=v1')).toBe('chat');
+    expect(route('alertname=AvalancheValidatorUnreachableByPeers', 'severity=warning', 'scope=network', 'target=v1')).toBe('chat');
+    expect(route('alertname=AvalancheValidatorRewardAtRisk', 'severity=critical', 'scope=self', 'target=v1')).toBe('pager');
+    expect(route('alertname=AvalancheValidatorRewardAtRisk', 'severity=warning', 'scope=self', 'target=v1')).toBe('chat');
+  });
+
   it('names only alerts and severities that the Prometheus rules have', () => {
     const text = readFileSync(CONFIG, 'utf8');
     const rules = ruleGroups.flatMap((g) => g.rules).filter((r) => r.alert);

@@ -470,22 +470,22 @@ const SUBJECT_LABELS = ['check', 'component', 'chain'];
 /** The probe kinds each target of a config has jobs of, computed once per config. */
 const probeKindsOf = new WeakMap<Config, Map<string, Set<string>>>();
 
-/** Probe kinds configured for the target that have not reported on it yet. */
-function awaiting(config: Config, target: string, state: TargetState | undefined): Set<string> {
+/** Whether the config has a job of this kind for the target that has not reported on it yet (asked only by the sources that care, not per poll). */
+function awaits(config: Config, target: string, state: TargetState | undefined, kind: string): boolean {
   let kinds = probeKindsOf.get(config);
   if (!kinds) {
     kinds = new Map();
     for (const job of jobsOf(config)) if (job.target) kinds.set(job.target, (kinds.get(job.target) ?? new Set()).add(job.kind));
     probeKindsOf.set(config, kinds);
   }
-  return new Set([...(kinds.get(target) ?? [])].filter((kind) => !state?.jobs.has(kind)));
+  return kinds.get(target)?.has(kind) === true && !state?.jobs.has(kind);
 }
 
 /** What the rules fed by `source` are handed about a target, from the store (chain data only while it is configured). */
 export function sourceUpdate(source: string, target: Target, state: TargetState | undefined, store: Store, config: Config): SourceUpdate {
   const chainData = config.chainData ? store.chainData : undefined;
   return {
-    awaiting: awaiting(config, target.name, state),
+    awaits: (kind) => awaits(config, target.name, state, kind),
     source,
     target: target.name,
     kind: target.kind,

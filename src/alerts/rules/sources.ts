@@ -27,8 +27,8 @@ export interface SourceUpdate {
   lags: () => ChainLag[];
   /** The latest chain data, when chain data is configured. */
   chainData?: ChainDataSnapshot;
-  /** Probe kinds configured for the target that have not reported on it yet (e.g. its validator poll right after a start). */
-  awaiting?: ReadonlySet<string>;
+  /** Whether a probe kind configured for the target has not reported on it yet (e.g. its validator poll right after a start). */
+  awaits?: (kind: string) => boolean;
 }
 
 /**
@@ -55,7 +55,7 @@ export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
     from: 'chaindata',
     input: (u) => {
       // Whether the validation renews comes from the validator poll: wait for its first report.
-      if (u.kind !== 'node' || !u.chainData || u.awaiting?.has('validator')) return undefined;
+      if (u.kind !== 'node' || !u.chainData || u.awaits?.('validator')) return undefined;
       const validator = [...u.chainData.validators.values()].find((v) => v.target === u.target);
       const primary = validatorReport(validatorObservation(u))?.primary;
       return { ...(validator ? { validator } : {}), ...(u.observation ? { node: u.observation } : {}), ...(primary ? { primary } : {}) };

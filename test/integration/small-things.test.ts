@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/errors.js';
 import { ROOT, runCli, startCli } from '../helpers/cli.js';
-import { startSim, writeConfig } from '../helpers/harness.js';
+import { get, startDaemon, startSim, waitFor, writeConfig } from '../helpers/harness.js';
 
 describe('small things (issue 26)', () => {
   it('a mistyped option gets "did you mean"', async () => {
@@ -40,6 +40,16 @@ describe('small things (issue 26)', () => {
       const json = JSON.parse((await runCli(['check', '--config', file, '--format', 'json'])).stdout) as { targets: Array<{ name: string; state: string; failure?: string }> };
       expect(json.targets.find((t) => t.name === 'garbled')).toMatchObject({ state: 'unreachable', failure: 'bad_json' });
       expect(json.targets.find((t) => t.name === 'gone')!.failure).toBeUndefined();
+      // the status page says the same
+      const d = await startDaemon(`listen: 127.0.0.1:0\nnodes:\n  - {name: garbled, url: "${sim.nodeUrl('garbled')}", interval: 1s}\n`);
+      try {
+        await waitFor('garbled polled', () => d.daemon.ready, 15_000);
+        const row = /<tr class="unreachable">[\s\S]*?<\/tr>/.exec((await get(`${d.url}/`)).body)![0];
+        expect(row).toContain('✖ bad json');
+        expect(row).not.toContain('✖ unreachable');
+      } finally {
+        await d.stop();
+      }
     } finally {
       await sim.close();
     }

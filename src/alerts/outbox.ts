@@ -98,6 +98,7 @@ export class Outbox {
   private open = new Map<string, OpenIncident>();
   /** The journal has no `open` line yet; `seeded` is true when it had lines from before they were recorded. */
   private openUnrecorded?: { seeded: boolean };
+  private openLineDue = false;
   private readonly journal: Journal<JournalOp>;
   private timer?: NodeJS.Timeout;
   private sending?: Promise<void>;
@@ -144,10 +145,15 @@ export class Outbox {
     return this.open;
   }
 
-  /** Incidents now carried on by another shard: no longer open here (recorded with an `open` line). */
+  /** Incidents now carried on by another shard: no longer open here (one `open` line for every handover of a tick). */
   handOver(fingerprints: string[]): void {
     const handed = fingerprints.filter((fingerprint) => this.open.delete(fingerprint));
-    if (handed.length > 0) void this.journal.append([{ open: [...this.open.values()] }]);
+    if (handed.length === 0 || this.openLineDue) return;
+    this.openLineDue = true;
+    setImmediate(() => {
+      this.openLineDue = false;
+      void this.journal.append([{ open: [...this.open.values()] }]);
+    });
   }
 
   /**

@@ -181,6 +181,37 @@ function rewardingStake(): timeseries.PanelBuilder {
 
 const percent = (ratio: number) => `${Math.round(ratio * 100)} %`;
 
+/**
+ * Own validators against the network (docs/validators.md, "Is it my validator or the network?"):
+ * each validator's uptime as the fleet's other nodes see it (their mean) beside the network's
+ * stake-weighted quantiles from the baseline observers.
+ */
+function againstNetwork(): timeseries.PanelBuilder {
+  return finish(
+    new timeseries.PanelBuilder()
+      .withTarget(query(`avg by (target) (avahealth_validator_observed_uptime_ratio{${T}})`, '{{target}} (seen by the fleet)'))
+      .withTarget(query('avg by (network, quantile) (avahealth_network_observed_uptime_ratio)', '{{network}} p{{quantile}}'))
+      .min(0)
+      .max(1),
+    'Observed uptime against the network',
+    'percentunit',
+    "Each own validator's uptime as the fleet's other nodes measured it, against the stake-weighted 10th, 50th and 90th percentile of every validator's uptime on its network (the network baseline). Below the network's median: it is this validator. Everyone low: the network, or the fleet's vantage point (scope=\"network\").",
+    16,
+    8,
+  );
+}
+
+/** Which fleet node sees which own validator connected: a row per validator, a column per observer. */
+function observerMatrix(): table.PanelBuilder {
+  return grid(
+    'Observer matrix (connected)',
+    'bool_yes_no',
+    "Whether each other fleet node (column) is connected to each own validator (row) now (platform.getCurrentValidators connected). A row of No while the node's own health passes: peers cannot reach its staking port (AvalancheValidatorUnreachableByPeers).",
+    `avahealth_validator_observed_connected{${T}}`,
+    24,
+  ).withTransformation({ id: 'groupingToMatrix', options: { columnField: 'observer', rowField: 'target', valueField: 'Value' } });
+}
+
 /** Validator economics (docs/validators.md): reward, downtime budget, L1 runway, versions against the network. */
 function validators(): dash.DashboardBuilder {
   const d = variables(base('avahealth-validators', 'Avalanche validators', 'What a validator\'s money rides on: stake that would reward it now, the downtime budget left, L1 fee runway, and its version against the network.'), [
@@ -193,7 +224,11 @@ function validators(): dash.DashboardBuilder {
     .withPanel(ts('Downtime budget left', 's', 'Downtime still allowed this period before peers stop voting to reward it: (1 − requirement) × period − (1 − weighted uptime) × elapsed.', `avahealth_validator_downtime_budget_remaining_seconds{${T}}`, '{{target}}', 8))
     .withPanel(grid('Period ends in', 's', 'Time left in each validator\'s current staking period; the reward is decided at its end.', `avahealth_validator_period_end_timestamp_seconds{${T}} - time()`, 12))
     .withPanel(grid('Potential reward', 'suffix: AVAX', 'Reward of the current validation if it meets the uptime requirement.', `avahealth_validator_potential_reward_avax{${T}}`, 12))
-    .withRow(new dash.RowBuilder('L1 validators (ACP-77)'))
+    .withRow(new dash.RowBuilder('Is it my validator or the network?'))
+    .withPanel(againstNetwork())
+    .withPanel(ts('Connected stake', 'percentunit', "Share of the network's stake each baseline observer is connected to now. Well below 80 % from every observer: the fleet is cut off, or the network is down; validator alerts then carry scope=\"network\".", 'avahealth_network_connected_stake_ratio', '{{network}} {{observer}}', 8))
+    .withPanel(observerMatrix())
+
     .withPanel(ts('L1 runway', 's', 'Time until each L1 validation\'s balance runs out at today\'s fee price; at zero it becomes inactive. Top up with IncreaseL1ValidatorBalanceTx.', `avahealth_l1_validator_runway_seconds{${T}}`, '{{target}} {{validation_id}}', 8))
     .withPanel(ts('L1 balance', 'suffix: AVAX', 'Balance each L1 validation pays its continuous fee from.', `avahealth_l1_validator_balance_avax{${T}}`, '{{target}} {{validation_id}}', 8))
     .withPanel(ts('L1 fee price', 'suffix: nAVAX/s', 'Current fee per active L1 validator (platform.getValidatorFeeState).', `avahealth_l1_fee_price_avax_per_second{${T}} * 1e9`, '{{target}}', 8))

@@ -57,7 +57,8 @@ export function fleetConfigYaml(fleet: FleetNode[], options: FleetConfigOptions)
   const config = {
     listen: options.listen ?? '127.0.0.1:9660',
     // The validator poll every 5s (not 60s): a scenario switch shows soon, without 1s test fleets tripling their load.
-    defaults: { interval: options.interval ?? '5s', timeout: '3s', validator: { interval: '5s' } },
+    // …and the network baseline every 15s (not 5m), so a dip shows soon too.
+    defaults: { interval: options.interval ?? '5s', timeout: '3s', validator: { interval: '5s', network: { interval: '15s' } } },
     nodes: fleet.map((node) => ({
       name: node.name,
       url: urlOf(node.name),

@@ -96,3 +96,19 @@ describe('the validators dashboard tells the reward story of the alerts (docs/va
     expect(panel.description).not.toMatch(/below a majority/i);
   });
 });
+
+describe('the validators dashboard answers "is it my validator or the network?" (docs/validators.md)', () => {
+  const validators = dashboards().find((d) => d.uid === 'avahealth-validators')!;
+  const panels = validators.panels as Array<Panel & { transformations?: Array<{ id: string; options: Record<string, string> }> }>;
+
+  it('shows own validators against the network quantiles in one panel', () => {
+    const panel = panels.find((p) => p.title === 'Observed uptime against the network')!;
+    expect(panel.targets!.map((t) => t.expr)).toEqual(['avg by (target) (avahealth_validator_observed_uptime_ratio{target=~"$target"})', 'avg by (network, quantile) (avahealth_network_observed_uptime_ratio)']);
+  });
+
+  it('shows the observer matrix: a row per validator, a column per observer', () => {
+    const panel = panels.find((p) => p.title === 'Observer matrix (connected)')!;
+    expect(panel.targets![0]!.expr).toBe('avahealth_validator_observed_connected{target=~"$target"}');
+    expect(panel.transformations).toEqual([{ id: 'groupingToMatrix', options: { columnField: 'observer', rowField: 'target', valueField: 'Value' } }]);
+  });
+});

@@ -27,7 +27,7 @@ const mem = () => {
 const stages: Array<[string, ReturnType<typeof mem>]> = [['start', mem()]];
 // the alert engine keeps its state here; removed at the end
 const stateDir = mkdtempSync(join(tmpdir(), 'heap-'));
-const config = parseConfig(`state_dir: ${stateDir}\nnodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: n${i}, url: "http://127.0.0.1:9/n${i}", labels: {network: mainnet}}`).join('\n')}\n`, '/tmp/heap.yaml');
+const config = parseConfig(`state_dir: ${stateDir}\nnodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: n${i}, url: "http://127.0.0.1:9/n${i}", labels: {env: mainnet}}`).join('\n')}\n`, '/tmp/heap.yaml');
 const reports: HealthReport[][] = Array.from({ length: nodes }, () => (['health', 'readiness', 'liveness'] as const).map(() => (parseHealthReport(JSON.parse(text)) as { value: HealthReport }).value));
 stages.push(['reports parsed', mem()]);
 const store = new Store();

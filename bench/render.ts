@@ -8,7 +8,7 @@ import { Store } from '../src/store.js';
 const nodes = Number(process.argv[2] ?? 1000);
 const body = JSON.parse(readFileSync(new URL('../test/fixtures/shared/avalanchego/health-unhealthy-bootstrapping.json', import.meta.url), 'utf8'));
 const report = (parseHealthReport(body) as { value: import('../src/model/observation.js').HealthReport }).value;
-const config = parseConfig(`nodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: n${i}, url: "http://127.0.0.1:9/n${i}", labels: {network: mainnet}}`).join('\n')}\n`, '/tmp/render.yaml');
+const config = parseConfig(`nodes:\n${Array.from({ length: nodes }, (_, i) => `  - {name: n${i}, url: "http://127.0.0.1:9/n${i}", labels: {env: mainnet}}`).join('\n')}\n`, '/tmp/render.yaml');
 const store = new Store();
 const view = new MetricsView(config, { defaultMetrics: true });
 view.attach(store);

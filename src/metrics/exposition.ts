@@ -11,7 +11,7 @@ import { type Encoded, Snapshot } from './snapshot.js';
 
 export interface Family {
   name: string;
-  type: 'gauge' | 'counter';
+  type: 'gauge' | 'counter' | 'summary';
   help: string;
 }
 

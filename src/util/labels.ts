@@ -3,13 +3,11 @@ import { createHash } from 'node:crypto';
 /**
  * Every label name avahealth sets on a series or an alert, and Prometheus' own: a config or
  * discovery label of one of these names would repeat a label on a series (Prometheus rejects the
- * whole scrape) or rename an alert, so config refuses them and discovery drops them. `network` is
- * not among them: it labels only network-wide series, which never carry a target's labels, and
- * `labels: {network: mainnet}` is the documented way to route a fleet's alerts.
+ * whole scrape) or rename an alert, so config refuses them and discovery drops them.
  */
 export const RESERVED_LABEL_NAMES: readonly string[] = [
   'target', 'endpoint', 'view', 'check', 'chain', 'component', 'node_id', 'subnet_id', 'validation_id', 'version',
-  'observer', 'quantile', 'alertname', 'severity', 'scope', 'reason', 'receiver', 'status', 'job', 'instance',
+  'network', 'observer', 'quantile', 'alertname', 'severity', 'scope', 'reason', 'receiver', 'status', 'job', 'instance',
 ];
 
 export const LABEL_NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]*$/;

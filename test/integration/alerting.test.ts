@@ -22,7 +22,7 @@ describe('alerts reach every kind of receiver', () => {
 listen: 127.0.0.1:0
 external_url: http://avahealth.test:9660
 nodes:
-  - {name: validator-1, url: "${sim.nodeUrl('validator-1')}", interval: 1s, labels: {network: mainnet}}
+  - {name: validator-1, url: "${sim.nodeUrl('validator-1')}", interval: 1s, labels: {env: mainnet}}
 alerts:
   receivers:
     - name: oncall
@@ -50,7 +50,7 @@ alerts:
     expect(payload.alerts.map((a) => `${a.labels.alertname}${a.labels.check ? `/${a.labels.check}` : ''}`).sort()).toEqual(
       ['AvalancheCheckFailing/C', 'AvalancheCheckFailing/P', 'AvalancheCheckFailing/X', 'AvalancheCheckFailing/network', 'AvalancheNodeUnhealthy'].sort(),
     );
-    expect(payload.alerts.every((a) => a.labels.network === 'mainnet' && a.labels.target === 'validator-1' && a.labels.severity === 'warning')).toBe(true);
+    expect(payload.alerts.every((a) => a.labels.env === 'mainnet' && a.labels.target === 'validator-1' && a.labels.severity === 'warning')).toBe(true);
     // Standard Webhooks signature, verified here from the headers alone
     const key = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
     const expected = createHmac('sha256', key).update(`${hook.headers['webhook-id']}.${hook.headers['webhook-timestamp']}.${hook.body}`).digest('base64');

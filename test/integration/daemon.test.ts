@@ -23,7 +23,7 @@ describe('daemon against the simulator', () => {
 listen: 127.0.0.1:0
 defaults: {interval: 1s, timeout: 900ms}
 nodes:
-  - {name: v1, url: "${sim.nodeUrl('v1')}", labels: {network: mainnet, role: validator}}
+  - {name: v1, url: "${sim.nodeUrl('v1')}", labels: {env: mainnet, role: validator}}
   - {name: v2, url: "${sim.nodeUrl('v2')}"}
   - {name: boot, url: "${sim.nodeUrl('boot')}"}
   - name: l1
@@ -51,7 +51,7 @@ nodes:
       expect(sample(m, 'avahealth_node_healthy', { ...v1, endpoint, view: 'all' })).toBe(1);
     }
     // static labels ride on every series of the target
-    expect(series(m, 'avahealth_probe_success', v1).every((s) => s.labels.network === 'mainnet' && s.labels.role === 'validator')).toBe(true);
+    expect(series(m, 'avahealth_probe_success', v1).every((s) => s.labels.env === 'mainnet' && s.labels.role === 'validator')).toBe(true);
     expect(sample(m, 'avahealth_node_info', { ...v1, node_id: sim.nodes.get('v1')!.nodeId })).toBe(1);
 
     const checks = series(m, 'avahealth_node_check_passing', { ...v1, endpoint: 'health', view: 'all' });

@@ -26,7 +26,7 @@ describe('validator economics end to end', () => {
       { name: 'odd', scenario: 'validator-bad-shape', l1: true },
     ]);
     capture = await startCapture();
-    const node = (name: string, extra = '') => `  - {name: ${name}, url: "${sim.nodeUrl(name)}", labels: {network: mainnet}${extra}}`;
+    const node = (name: string, extra = '') => `  - {name: ${name}, url: "${sim.nodeUrl(name)}", labels: {env: mainnet}${extra}}`;
     d = await startDaemon(`
 listen: 127.0.0.1:0
 defaults: {interval: 1s, timeout: 1s, endpoints: [health], validator: {interval: 1s}}

@@ -49,7 +49,7 @@ async function metricsText(url: string, accept?: string): Promise<string> {
 }
 
 describe('a config label avahealth sets itself', () => {
-  it('is refused at load with FILE:LINE:COL, wherever labels are set; network stays allowed', () => {
+  it('is refused at load with FILE:LINE:COL, wherever labels are set', () => {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-labels-'));
     const file = join(dir, 'c.yaml');
     writeFileSync(
@@ -83,7 +83,7 @@ describe('a config label avahealth sets itself', () => {
     expect(lines.find((l) => l.includes('labels.version:'))).toMatch(new RegExp(`^${file}:8:\\d+: .*is set by avahealth itself`));
     expect(lines.find((l) => l.includes('labels.subnet_id:'))).toMatch(new RegExp(`^${file}:10:\\d+: `));
     expect(lines.find((l) => l.includes('labels.endpoint:'))).toMatch(new RegExp(`^${file}:13:\\d+: `));
-    expect(lines.some((l) => l.includes('labels.network'))).toBe(false);
+    expect(lines.find((l) => l.includes('labels.network:'))).toMatch(new RegExp(`^${file}:7:\\d+: .*is set by avahealth itself`));
   });
 });
 
@@ -119,10 +119,10 @@ listen: 127.0.0.1:0
 state_dir: ${join(dir, 'state')}
 defaults: {interval: 1s, timeout: 900ms, labels: {team: ops}, validator: {interval: 1s}}
 nodes:
-  - {name: v1, url: "${sim.nodeUrl('v1')}", labels: {network: mainnet, role: validator}}
+  - {name: v1, url: "${sim.nodeUrl('v1')}", labels: {env: mainnet, role: validator}}
   - name: l1
     url: "${sim.nodeUrl('l1')}"
-    labels: {network: mainnet, role: l1}
+    labels: {env: mainnet, role: l1}
     validator: {subnets: [${l1Subnet}]}
     views: [{name: my-l1, tags: ["${l1Subnet}"]}]
   - {name: boot, url: "${sim.nodeUrl('boot')}", labels: {role: rpc}}
@@ -165,7 +165,7 @@ alerts:
   });
 
   it('no exposition line repeats a label name, in either format; a target series carries only reserved and configured label names', async () => {
-    const allowed = new Set([...RESERVED_LABEL_NAMES, 'network', 'role', 'team', 'origin']);
+    const allowed = new Set([...RESERVED_LABEL_NAMES, 'env', 'role', 'team', 'origin']);
     for (const accept of [undefined, 'application/openmetrics-text;version=1.0.0']) {
       const lines = labelNamesPerLine(await metricsText(d.url, accept));
       expect(lines.length).toBeGreaterThan(300);

@@ -22,7 +22,7 @@ const serviceUpdated = (engine: AlertEngine, service: ServiceTarget, state: Targ
 
 function setup(alerts = '', extra = '', logs?: string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
-  const yaml = `state_dir: ${dir}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1", labels: {network: mainnet}}\nservices:\n  - {name: data-api, kind: data-api, url: "http://127.0.0.1:2"}\n${alerts ? `alerts:\n${alerts}` : ''}${extra}`;
+  const yaml = `state_dir: ${dir}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1", labels: {env: mainnet}}\nservices:\n  - {name: data-api, kind: data-api, url: "http://127.0.0.1:2"}\n${alerts ? `alerts:\n${alerts}` : ''}${extra}`;
   const config = parseConfig(yaml, join(dir, 'config.yaml'), {});
   const batches: NotificationBatch[] = [];
   const stream = new PassThrough();
@@ -50,7 +50,7 @@ describe('alert state machine', () => {
     const check = batches[0]!.alerts[1]!;
     expect(check).toMatchObject({
       status: 'firing',
-      labels: { alertname: 'AvalancheCheckFailing', target: 'v1', check: 'network', severity: 'warning', network: 'mainnet' },
+      labels: { alertname: 'AvalancheCheckFailing', target: 'v1', check: 'network', severity: 'warning', env: 'mainnet' },
       annotations: { summary: 'v1: check network failing', description: 'network is failing' },
       startsAt: new Date(T0 + 15_000).toISOString(),
       endsAt: '0001-01-01T00:00:00Z',

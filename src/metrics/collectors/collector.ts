@@ -22,6 +22,8 @@ export function defineFamilies<K extends string>(defs: Record<K, Family>): { lis
 
 export const gauge = (name: string, help: string): Family => ({ name: PREFIX + name, type: 'gauge', help });
 export const counter = (name: string, help: string): Family => ({ name: PREFIX + name, type: 'counter', help });
+/** Quantiles only (no `_sum`/`_count`): a `quantile` label on a gauge is what promtool refuses. */
+export const summary = (name: string, help: string): Family => ({ name: PREFIX + name, type: 'summary', help });
 
 /** A collector's view of a SampleWriter: its own family indices, shifted to the exposition's. */
 export class Writer {

@@ -7,12 +7,12 @@
 import { BASELINE_ENDPOINT, baselineReport, OBSERVED_ENDPOINT, observedReport } from '../../model/observed.js';
 import { sanitizeLabelValue } from '../../util/labels.js';
 import { escapeLabel } from '../exposition.js';
-import { defineCollector, defineFamilies, gauge } from './collector.js';
+import { defineCollector, defineFamilies, gauge, summary } from './collector.js';
 
 const F = defineFamilies({
   observedUptime: gauge('validator_observed_uptime_ratio', "This validator's uptime as another fleet node (observer) measured it (platform.getCurrentValidators uptime, 0–1)."),
   observedConnected: gauge('validator_observed_connected', 'Whether another fleet node (observer) is connected to this validator now (platform.getCurrentValidators connected).'),
-  networkUptime: gauge('network_observed_uptime_ratio', "Stake-weighted quantile of every validator's uptime as one fleet node (observer) measured it: the network baseline (0–1)."),
+  networkUptime: summary('network_observed_uptime_ratio', "Stake-weighted quantile of every validator's uptime as one fleet node (observer) measured it: the network baseline (0–1)."),
   networkConnectedStake: gauge('network_connected_stake_ratio', "Share of the network's stake one fleet node (observer) is connected to now (0–1)."),
 });
 const I = F.index;

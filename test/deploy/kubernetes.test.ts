@@ -258,6 +258,14 @@ describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user
     for (const object of objects.filter((o) => !o.apiVersion.startsWith('monitoring.coreos.com/'))) expect(object.metadata.labels?.release, object.kind).toBeUndefined();
   });
 
+  it('fails the build, naming the ConfigMap, when the kustomization generates no avahealth config', () => {
+    const dir = userDir();
+    const kustomization = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as Record<string, unknown>;
+    delete kustomization.configMapGenerator;
+    writeFileSync(join(dir, 'kustomization.yaml'), stringify(kustomization));
+    expect(() => execFileSync(kubectl!, ['kustomize', dir], { encoding: 'utf8', stdio: 'pipe' })).toThrow(/nothing selected by ConfigMap.*avahealth-config/);
+  });
+
   it('lets an overlay on top replace the config with configMapGenerator behavior: replace', () => {
     const base = userDir();
     const top = mkdtempSync(join(tmpdir(), 'avahealth-kustomize-top-'));

@@ -19,17 +19,17 @@ export const DEMO_SIM_PORT = 9651;
  */
 export function demoFleet(): FleetNode[] {
   return [
-    { name: 'validator-1', scenario: 'healthy', labels: { network: 'mainnet', role: 'validator' } },
-    { name: 'validator-2', scenario: 'disk-low', offsetMinutes: 120, labels: { network: 'mainnet', role: 'validator' } },
-    { name: 'validator-3', scenario: 'flapping', offsetMinutes: -240, validationEndsIn: 5 * 86400, labels: { network: 'mainnet', role: 'validator' } },
-    { name: 'rpc-1', scenario: 'bootstrapping', validator: false, labels: { network: 'mainnet', role: 'rpc' } },
-    { name: 'rpc-2', scenario: 'lagging', validator: false, labels: { network: 'mainnet', role: 'rpc' } },
-    { name: 'l1-node', scenario: 'healthy', l1: true, protocol: 'jsonrpc', l1View: 'my-l1', labels: { network: 'fuji', role: 'l1' } },
+    { name: 'validator-1', scenario: 'healthy', labels: { env: 'mainnet', role: 'validator' } },
+    { name: 'validator-2', scenario: 'disk-low', offsetMinutes: 120, labels: { env: 'mainnet', role: 'validator' } },
+    { name: 'validator-3', scenario: 'flapping', offsetMinutes: -240, validationEndsIn: 5 * 86400, labels: { env: 'mainnet', role: 'validator' } },
+    { name: 'rpc-1', scenario: 'bootstrapping', validator: false, labels: { env: 'mainnet', role: 'rpc' } },
+    { name: 'rpc-2', scenario: 'lagging', validator: false, labels: { env: 'mainnet', role: 'rpc' } },
+    { name: 'l1-node', scenario: 'healthy', l1: true, protocol: 'jsonrpc', l1View: 'my-l1', labels: { env: 'fuji', role: 'l1' } },
     // Validator economics: each scenario once (docs/validators.md).
-    { name: 'validator-4', scenario: 'reward-at-risk', labels: { network: 'mainnet', role: 'validator' } },
-    { name: 'validator-5', scenario: 'version-behind', labels: { network: 'mainnet', role: 'validator' } },
-    { name: 'l1-validator', scenario: 'l1-balance-low', l1: true, labels: { network: 'mainnet', role: 'l1' } },
-    { name: 'l1-only', scenario: 'not-validator', l1: true, labels: { network: 'mainnet', role: 'l1' } },
+    { name: 'validator-4', scenario: 'reward-at-risk', labels: { env: 'mainnet', role: 'validator' } },
+    { name: 'validator-5', scenario: 'version-behind', labels: { env: 'mainnet', role: 'validator' } },
+    { name: 'l1-validator', scenario: 'l1-balance-low', l1: true, labels: { env: 'mainnet', role: 'l1' } },
+    { name: 'l1-only', scenario: 'not-validator', l1: true, labels: { env: 'mainnet', role: 'l1' } },
   ];
 }
 

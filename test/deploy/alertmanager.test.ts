@@ -41,9 +41,9 @@ const POSTED: Record<string, Labels> = {
   ),
   lagWarningOtherChain: alert('AvalancheNodeHeightLag', 'warning', { target: 't-AvalancheNodeHeightLag', chain: 'X' }),
   // avahealth's own alertmanager receiver: one alert escalated from warning to critical
-  checkCritical: alert('AvalancheCheckFailing', 'critical', { target: 'v3', check: 'network', network: 'mainnet' }),
-  checkWarning: alert('AvalancheCheckFailing', 'warning', { target: 'v3', check: 'network', network: 'mainnet' }),
-  checkWarningOtherCheck: alert('AvalancheCheckFailing', 'warning', { target: 'v3', check: 'C', network: 'mainnet' }),
+  checkCritical: alert('AvalancheCheckFailing', 'critical', { target: 'v3', check: 'network', env: 'mainnet' }),
+  checkWarning: alert('AvalancheCheckFailing', 'warning', { target: 'v3', check: 'network', env: 'mainnet' }),
+  checkWarningOtherCheck: alert('AvalancheCheckFailing', 'warning', { target: 'v3', check: 'C', env: 'mainnet' }),
   // one L1 validation escalated; the node's other validation is another alert
   l1Critical: alert('AvalancheL1ValidatorBalanceLow', 'critical', { target: 'v6', subnet_id: 's', validation_id: 'a' }),
   l1Warning: alert('AvalancheL1ValidatorBalanceLow', 'warning', { target: 'v6', subnet_id: 's', validation_id: 'a' }),

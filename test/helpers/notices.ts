@@ -6,7 +6,7 @@ export const START = '2026-11-22T12:00:00.000Z';
 export const notice = (check: string, status: 'firing' | 'resolved' = 'firing', severity = 'warning'): AlertNotice => ({
   status,
   kind: status,
-  labels: { alertname: 'AvalancheCheckFailing', target: 'validator-1', check, network: 'mainnet', severity },
+  labels: { alertname: 'AvalancheCheckFailing', target: 'validator-1', check, env: 'mainnet', severity },
   annotations: { summary: `validator-1: check ${check} failing`, description: `${check} <broken> & "odd"` },
   startsAt: START,
   endsAt: status === 'resolved' ? '2026-11-22T12:05:00.000Z' : '0001-01-01T00:00:00Z',

@@ -225,7 +225,7 @@ describe('the demo config', () => {
       expect(sample(m, 'avahealth_node_disk_available_ratio', { target: 'validator-2' })).toBe(0.09);
       expect(sample(m, 'avahealth_node_healthy', { target: 'rpc-1', endpoint: 'readiness' })).toBe(0);
       expect(sample(m, 'avahealth_node_healthy', { target: 'l1-node', endpoint: 'health', view: 'my-l1' })).toBe(1);
-      expect(sample(m, 'avahealth_probe_success', { target: 'l1-node', endpoint: 'health', view: 'my-l1', network: 'fuji' })).toBe(1);
+      expect(sample(m, 'avahealth_probe_success', { target: 'l1-node', endpoint: 'health', view: 'my-l1', env: 'fuji' })).toBe(1);
     } finally {
       await demo.close();
     }

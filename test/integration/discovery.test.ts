@@ -33,7 +33,7 @@ describe('file_sd discovery', () => {
 
   it('polls the targets of the files, with their labels, and follows changes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-sd-'));
-    writeFileSync(join(dir, 'fleet-1.json'), JSON.stringify([{ targets: [hostPort('a'), hostPort('b')], labels: { network: 'fuji', __meta_ignored: 'x' } }]));
+    writeFileSync(join(dir, 'fleet-1.json'), JSON.stringify([{ targets: [hostPort('a'), hostPort('b')], labels: { env: 'fuji', __meta_ignored: 'x' } }]));
     writeFileSync(join(dir, 'ignored.txt'), 'not a target file');
     const d = await startDaemon(`defaults: {interval: 1s, labels: {team: ops}}\ndiscovery:\n  file_sd:\n    - {files: ["${dir}/fleet-*.json"], refresh_interval: 1s}\n`);
     try {
@@ -41,7 +41,7 @@ describe('file_sd discovery', () => {
       await waitForRounds(d, a!, 1);
       await waitForRounds(d, b!, 1);
       let m = await scrape(d.url);
-      expect(sample(m, 'avahealth_node_healthy', { target: a!, endpoint: 'health', view: 'all', network: 'fuji', team: 'ops' })).toBe(1);
+      expect(sample(m, 'avahealth_node_healthy', { target: a!, endpoint: 'health', view: 'all', env: 'fuji', team: 'ops' })).toBe(1);
       expect(series(m, 'avahealth_probe_success', { __meta_ignored: 'x' })).toEqual([]);
       writeFileSync(join(dir, 'fleet-1.json'), JSON.stringify([{ targets: [hostPort('a')] }]));
       writeFileSync(join(dir, 'fleet-2.json'), JSON.stringify([{ targets: [`http://${hostPort('c')}`] }]));

@@ -41,7 +41,7 @@ describe('config loading', () => {
       name: 'l1-node',
       protocol: 'jsonrpc',
       intervalMs: 10_000,
-      labels: { network: 'fuji' },
+      labels: { env: 'fuji' },
       views: [
         { name: 'all', tags: [] },
         { name: 'my-l1', tags: ['2R7XPcHo4MrMDQ7qMAzXun4nrXdxHoqX7UB5QcWjcN4rt8uceG'] },

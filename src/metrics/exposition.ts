@@ -67,14 +67,6 @@ export class SampleWriter {
   }
 }
 
-/** The byte range of family `f` in `owner`, or undefined when the owner has nothing of it. */
-function familyRange(owner: Encoded, f: number): [number, number] | undefined {
-  const i = f - owner.first;
-  if (i < 0 || i >= owner.ends.length) return undefined;
-  const start = i === 0 ? 0 : owner.ends[i - 1]!;
-  return owner.ends[i]! > start ? [start, owner.ends[i]!] : undefined;
-}
-
 export class Exposition {
   private readonly owners = new Map<string, Encoded>();
   private readonly headers: Record<Format, Buffer[]>;
@@ -96,16 +88,6 @@ export class Exposition {
     this.changed(); // first: the current snapshot, if idle, lets go of the owner
     const existing = this.owners.get(owner);
     if (!existing || existing.holds > 0 || !encodeInto(existing, fragments, first)) this.owners.set(owner, encode(fragments, first));
-  }
-
-  /** Replaces one family of an owner's samples, keeping the others (e.g. a counter that moved between polls). */
-  setFamily(owner: string, family: number, samples: string): void {
-    const existing = this.owners.get(owner);
-    const text = (i: number) => {
-      const range = existing && familyRange(existing, i);
-      return range ? existing.bytes.toString('utf8', range[0], range[1]) : '';
-    };
-    this.set(owner, this.families.map((_, i) => (i === family ? samples : text(i))));
   }
 
   delete(owner: string): void {

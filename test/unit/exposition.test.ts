@@ -54,10 +54,10 @@ describe('Exposition', () => {
     e.set('t9', w.take());
     expect((await e.body('text')).toString()).toContain('x_failures_total{target="t1"} 1\nx_failures_total{target="t9"} 7\n');
     expect((await e.body('text')).toString()).not.toContain('x_up{target="t9"');
-    // one family replaced, the others kept (a counter that moved between polls)
-    e.setFamily('t1', 1, 'x_failures_total{target="t1"} 5\n');
+    // an owner replaced with one family changed (a counter that moved between polls)
+    e.set('t1', ['x_up{target="t1",pad=""} 1\n', 'x_failures_total{target="t1"} 5\n']);
     expect(e.render().toString()).toBe(expected(2).replace('x_failures_total{target="t1"} 1', 'x_failures_total{target="t1"} 5') + 'x_failures_total{target="t9"} 7\n');
-    e.setFamily('new', 0, 'x_up{target="new"} 0\n');
+    e.set('new', ['x_up{target="new"} 0\n', '']);
     expect(e.render().toString()).toContain('x_up{target="t1",pad=""} 1\nx_up{target="new"} 0\n# HELP x_failures_total');
   });
 
@@ -72,7 +72,7 @@ describe('Exposition', () => {
       `${header(0)}x_up{o="whole"} 1\nx_up{o="head"} 5\n${header(1)}x_failures_total{o="tail"} 2\n${header(2)}x_depth{o="whole"} 3\nx_depth{o="tail"} 4\n`,
     );
     e.set('tail', ['x_depth{o="tail"} 6\n'], 2); // a different range: the owner has nothing of family 1 any more
-    e.setFamily('head', 2, 'x_depth{o="head"} 7\n'); // now a range from family 0, like 'whole'
+    e.set('head', ['x_up{o="head"} 5\n', '', 'x_depth{o="head"} 7\n']); // now a range from family 0, like 'whole'
     // within a family, owners whose range starts earlier come first, each range's owners in owner order
     expect((await e.body('text')).toString()).toBe(
       `${header(0)}x_up{o="whole"} 1\nx_up{o="head"} 5\n${header(2)}x_depth{o="whole"} 3\nx_depth{o="head"} 7\nx_depth{o="tail"} 6\n`,

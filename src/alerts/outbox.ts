@@ -59,11 +59,6 @@ export function replayJournal(ops: JournalOp[]): OutboxReplay {
   return { items: [...items.values()], open, knowsOpen };
 }
 
-/** The undelivered items recorded in an outbox journal, in order. */
-export function replayOutbox(ops: JournalOp[]): OutboxItem[] {
-  return replayJournal(ops).items;
-}
-
 /** A batch told firing alerts open and resolved ones closed. */
 function recordTold(open: Map<string, OpenIncident>, batch: NotificationBatch): void {
   for (const alert of batch.alerts) {

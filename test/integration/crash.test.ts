@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { outboxFile, replayOutbox } from '../../src/alerts/outbox.js';
+import { outboxFile, replayJournal } from '../../src/alerts/outbox.js';
 import { outboxOpSchema } from '../../src/alerts/persisted.js';
 import { Journal } from '../../src/state/journal.js';
 import { startCapture } from '../helpers/capture.js';
@@ -29,7 +29,7 @@ alerts:
     const stateDir = join(dirname(file), 'state');
     const journal = outboxFile(stateDir, 'oncall');
     const alertsFile = join(stateDir, 'alerts.json');
-    const queued = () => (existsSync(journal) ? replayOutbox(new Journal(journal, outboxOpSchema).read({ repair: false }).ops).length : 0);
+    const queued = () => (existsSync(journal) ? replayJournal(new Journal(journal, outboxOpSchema).read({ repair: false }).ops).items.length : 0);
     const firingTold = () => (existsSync(alertsFile) ? JSON.parse(readFileSync(alertsFile, 'utf8')).alerts.filter((a: { phase: string; notified?: unknown }) => a.phase === 'firing' && a.notified) : []);
 
     let daemon = startCli(['run', '--config', file]);

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { outboxFile, replayOutbox } from '../../src/alerts/outbox.js';
+import { outboxFile, replayJournal } from '../../src/alerts/outbox.js';
 import { outboxOpSchema } from '../../src/alerts/persisted.js';
 import { Journal } from '../../src/state/journal.js';
 import { startCapture } from '../helpers/capture.js';
@@ -25,7 +25,7 @@ alerts:
 `;
 
 const journalLines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
-const queuedIds = (file: string) => replayOutbox(new Journal(file, outboxOpSchema).read({ repair: false }).ops).map((i) => i.batch.id);
+const queuedIds = (file: string) => replayJournal(new Journal(file, outboxOpSchema).read({ repair: false }).ops).items.map((i) => i.batch.id);
 
 describe('outbox durability with group commit', () => {
   it('kill -9 the moment the first notification arrives: its line was already on disk, and the restart delivers it', { timeout: 60_000 }, async () => {

@@ -6,7 +6,7 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { outboxFile, replayOutbox } from '../../src/alerts/outbox.js';
+import { outboxFile, replayJournal } from '../../src/alerts/outbox.js';
 import { outboxOpSchema } from '../../src/alerts/persisted.js';
 import { Journal } from '../../src/state/journal.js';
 import { startCapture } from '../helpers/capture.js';
@@ -29,7 +29,7 @@ alerts:
 `);
     const journal = outboxFile(join(dirname(file), 'state'), 'oncall');
     const peek = () => (existsSync(journal) ? new Journal(journal, outboxOpSchema).read({ repair: false }) : undefined);
-    const queued = () => replayOutbox(peek()?.ops ?? []).length;
+    const queued = () => replayJournal(peek()?.ops ?? []).items.length;
     let daemon = startCli(['run', '--config', file]);
     try {
       await waitFor('a notification queued behind the down receiver', () => queued() >= 1 && capture.requests.length >= 1, 20_000);

@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { replayOutbox, type OutboxItem } from '../../src/alerts/outbox.js';
+import { replayJournal, type OutboxItem } from '../../src/alerts/outbox.js';
 import { outboxOpSchema } from '../../src/alerts/persisted.js';
 import { Journal } from '../../src/state/journal.js';
 import { stateWriteFailures } from '../../src/state/write-health.js';
@@ -19,7 +19,7 @@ describe('outbox journal', () => {
     appendFileSync(file, '{"done":"b"'); // a crash in the middle of writing this line
     const read = new Journal(file, outboxOpSchema).read();
     expect(read.torn).toBe(true);
-    expect(replayOutbox(read.ops).map((i) => [i.batch.id, i.attempts, i.nextAttemptAt])).toEqual([
+    expect(replayJournal(read.ops).items.map((i) => [i.batch.id, i.attempts, i.nextAttemptAt])).toEqual([
       ['b', 2, 99],
       ['c', 0, 0],
     ]);
@@ -38,7 +38,7 @@ describe('outbox journal', () => {
     await second.close();
     const third = new Journal(file, outboxOpSchema).read();
     expect(third).toMatchObject({ torn: false, skipped: [] });
-    expect(replayOutbox(third.ops).map((i) => i.batch.id)).toEqual(['a', 'c']);
+    expect(replayJournal(third.ops).items.map((i) => i.batch.id)).toEqual(['a', 'c']);
   });
 
   it('skips unreadable or wrongly shaped lines one by one and keeps the rest', () => {
@@ -48,7 +48,7 @@ describe('outbox journal', () => {
     const read = new Journal(file, outboxOpSchema).read();
     expect(read.skipped).toEqual([2, 4, 5, 6]);
     expect(read.firstProblem).toMatch(/JSON/);
-    expect(replayOutbox(read.ops).map((i) => i.batch.id)).toEqual(['a', 'c']);
+    expect(replayJournal(read.ops).items.map((i) => i.batch.id)).toEqual(['a', 'c']);
   });
 
   it('compacts to the live items once it has grown, whatever the history', async () => {
@@ -67,7 +67,7 @@ describe('outbox journal', () => {
     await journal.close();
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     expect(lines.length).toBeLessThan(6000 / 2); // rewritten at least once on the way
-    expect(replayOutbox(new Journal(file, outboxOpSchema).read().ops).map((i) => i.batch.id)).toEqual([...live.keys()]);
+    expect(replayJournal(new Journal(file, outboxOpSchema).read().ops).items.map((i) => i.batch.id)).toEqual([...live.keys()]);
   });
 
   it('group commit: everything appended in one tick is one write and one fdatasync, off the event loop, in order', async () => {
@@ -78,7 +78,7 @@ describe('outbox journal', () => {
     expect(existsSync(file)).toBe(false);
     expect(await Promise.all(written)).toEqual(written.map(() => true));
     expect(journal.stats).toEqual({ records: 500, writes: 1, syncs: 1 });
-    expect(replayOutbox(new Journal(file, outboxOpSchema).read().ops).map((i) => i.batch.id)).toEqual(written.map((_, i) => `n${i}`));
+    expect(replayJournal(new Journal(file, outboxOpSchema).read().ops).items.map((i) => i.batch.id)).toEqual(written.map((_, i) => `n${i}`));
     await journal.close();
   });
 
@@ -97,7 +97,7 @@ describe('outbox journal', () => {
     expect(journal.pendingWrites()).toBeUndefined(); // a lazy line holds back nothing that waits for durability
     await journal.close();
     expect(journal.stats).toEqual({ records: 5, writes: 3, syncs: 3 });
-    expect(replayOutbox(new Journal(file, outboxOpSchema).read().ops).map((i) => i.batch.id)).toEqual(['c']);
+    expect(replayJournal(new Journal(file, outboxOpSchema).read().ops).items.map((i) => i.batch.id)).toEqual(['c']);
   });
 
   it('a failed write resolves false and is counted, and the journal writes again once it can', async () => {
@@ -112,7 +112,7 @@ describe('outbox journal', () => {
     expect(await journal.append([{ add: item('b') }])).toBe(true);
     await journal.close();
     expect(new Journal(file, outboxOpSchema).read()).toMatchObject({ skipped: [], torn: false });
-    expect(replayOutbox(new Journal(file, outboxOpSchema).read().ops).map((i) => i.batch.id)).toEqual(['b']);
+    expect(replayJournal(new Journal(file, outboxOpSchema).read().ops).items.map((i) => i.batch.id)).toEqual(['b']);
   });
 
   it('an append after close is on disk when append returns (an outbox replaced on reload reads the file next)', async () => {
@@ -121,6 +121,6 @@ describe('outbox journal', () => {
     await journal.append([{ add: item('a') }]);
     await journal.close();
     void journal.append([{ add: item('late') }]);
-    expect(replayOutbox(new Journal(file, outboxOpSchema).read().ops).map((i) => i.batch.id)).toEqual(['a', 'late']);
+    expect(replayJournal(new Journal(file, outboxOpSchema).read().ops).items.map((i) => i.batch.id)).toEqual(['a', 'late']);
   });
 });

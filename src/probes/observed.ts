@@ -22,14 +22,10 @@ import { parseSeenValidators } from '../parse/observed.js';
 import { ProbeError } from '../transport/client.js';
 import { redact } from '../util/text.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
+import { EMPTY_NODE_ID } from './validator.js';
 
 /** Other fleet nodes asked about one own validator, at most (cost and series grow with validators × observers). */
 export const MAX_OBSERVERS = 16;
-/**
- * The empty NodeID (ids.EmptyNodeID), asked for beside the validator's: with two NodeIDs asked,
- * service.go leaves out the validator's `delegators` list (thousands for a popular validator).
- */
-export const EMPTY_NODE_ID = 'NodeID-111111111111111111116DBWJs';
 /** A baseline older than this many of its intervals is not used for a verdict. */
 const FRESH_INTERVALS = 3;
 

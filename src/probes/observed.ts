@@ -45,7 +45,7 @@ export interface BaselineSubject {
 
 /** The network a node is on: as it told (info.getNetworkID), else as configured. */
 function networkOf(node: NodeTarget, ctx: ProbeContext): string {
-  return ctx.store.get(node.name)?.nodeNetwork ?? node.network;
+  return ctx.store.networkOf(node.name) ?? node.network;
 }
 
 /**

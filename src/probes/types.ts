@@ -5,7 +5,7 @@ import type { RateLimitGate } from '../transport/rate-limit.js';
 import type { Logger } from '../log.js';
 import type { ChainDataSnapshot } from '../model/chaindata.js';
 import type { TargetObservation } from '../model/observation.js';
-import type { TargetState } from '../store.js';
+import type { Store } from '../store.js';
 import type { ParseCache } from './exchange.js';
 
 /** What every probe may use; the same object for every kind. */
@@ -24,7 +24,7 @@ export interface ProbeContext {
   /** Epoch milliseconds. */
   now: () => number;
   /** Read-only view of what earlier jobs recorded (a source may build on its last result). */
-  store: { get(target: string): TargetState | undefined; entries(): Iterable<[string, TargetState]>; readonly chainData: ChainDataSnapshot | undefined };
+  store: Pick<Store, 'get' | 'entries' | 'networkOf' | 'chainData'>;
 }
 
 /** What a probe hands to the store: a target's observation (its own job or an extra one), or chain data. */

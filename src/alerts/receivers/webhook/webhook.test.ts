@@ -36,7 +36,7 @@ describe('webhook: send (Alertmanager webhook format, version 4)', () => {
       status: 'firing',
       receiver: 'oncall',
       groupLabels: { target: 'validator-1' },
-      commonLabels: { alertname: 'AvalancheCheckFailing', target: 'validator-1', network: 'mainnet' },
+      commonLabels: { alertname: 'AvalancheCheckFailing', target: 'validator-1', env: 'mainnet' },
       commonAnnotations: {},
       externalURL: 'http://avahealth:9660',
       alerts: [

@@ -33,10 +33,6 @@ export class ConnectionGuard {
     server.prependListener('connection', (socket: Socket) => this.opened(socket));
   }
 
-  get size(): number {
-    return this.open.size;
-  }
-
   /** Marks the request's connection busy until its reply is done (or the connection closes). */
   track(req: { socket: Socket }, res: { once(event: 'close', listener: () => void): unknown }): void {
     const connection = this.open.get(keyOf(req.socket));

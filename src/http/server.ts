@@ -21,7 +21,6 @@ const { createServer } = process.getBuiltinModule('node:http');
 
 const MAX_REQUEST_BODY = 64 * 1024;
 export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
-export { IDLE_EVICTION_AT, MAX_CONNECTIONS } from './connections.js';
 /** An idle keep-alive connection is closed after this long (clients open a new one when they need it). */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** A reply not written out (read by the client) within this long is cut off with its connection. */

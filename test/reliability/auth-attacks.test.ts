@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { MAX_CONNECTIONS } from '../../src/http/server.js';
+import { MAX_CONNECTIONS } from '../../src/http/connections.js';
 import { startCli } from '../helpers/cli.js';
 import { parseExposition, sample, waitFor, writeConfig } from '../helpers/harness.js';
 

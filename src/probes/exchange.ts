@@ -1,8 +1,10 @@
 /** What every probe shares: timing an exchange and turning its outcome into an EndpointObservation. */
 import { createHash } from 'node:crypto';
-import { ProbeError, type HttpResponse } from '../transport/client.js';
+import { ProbeError, type HttpClient, type HttpResponse } from '../transport/client.js';
+import type { NodeTarget } from '../config/load.js';
 import type { EndpointObservation } from '../model/observation.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
+import { readRpcAnswer, rpcRequest, type RpcAnswer } from '../parse/jsonrpc.js';
 import { redact, redactDeep, snippet } from '../util/text.js';
 
 /** Bodies kept for the status page (and compared whole by ParseCache) up to this size. */
@@ -100,6 +102,22 @@ export async function observe(
   return redactDeep(observation, secrets);
 }
 
+let nextRpcId = 1;
+
+/** One JSON-RPC call to a node's API (`/ext/info`, `/ext/bc/P`), its answer classified; a failed exchange throws a ProbeError. */
+export async function callNode(
+  node: Pick<NodeTarget, 'baseUrl' | 'headers' | 'timeoutMs' | 'tls' | 'secrets'>,
+  path: string,
+  method: string,
+  params: Record<string, unknown>,
+  ctx: { http: HttpClient; limit: <T>(fn: () => Promise<T>) => Promise<T> },
+): Promise<{ status: number; answer: RpcAnswer }> {
+  const id = nextRpcId++;
+  const response = await ctx.limit(() =>
+    ctx.http.request({ url: `${node.baseUrl}${path}`, method: 'POST', headers: { ...node.headers, 'content-type': 'application/json' }, body: rpcRequest(method, params, id), timeoutMs: node.timeoutMs, tls: node.tls, secrets: node.secrets }),
+  );
+  return { status: response.status, answer: readRpcAnswer(response.status, response.body, id) };
+}
 
 /** Keeps the body for the status page: capped, and copied so it never pins a larger string. */
 export function keepRaw(observation: EndpointObservation, response: HttpResponse): void {

@@ -16,11 +16,11 @@ import type { NodeTarget } from '../config/load.js';
 import type { EndpointObservation, FailureReason, TargetObservation } from '../model/observation.js';
 import { BASELINE_ENDPOINT, baselineOf, baselineReport, DEFAULT_STAKING_PORT, medianOf, OBSERVED_ENDPOINT, type NetworkBaselineViews, type ObservedReport, type ObserverView } from '../model/observed.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
-import { readRpcAnswer, rpcRequest } from '../parse/jsonrpc.js';
 import { validatorReport } from '../model/validator.js';
 import { parseSeenValidators } from '../parse/observed.js';
 import { ProbeError } from '../transport/client.js';
 import { redact } from '../util/text.js';
+import { callNode } from './exchange.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 import { EMPTY_NODE_ID } from './validator.js';
 
@@ -146,27 +146,12 @@ async function viewOf(observer: NodeTarget, nodeId: string, ctx: ProbeContext): 
   return { view };
 }
 
-let nextId = 1;
-
 type Answer<T> = ({ ok: true; value: T } | { ok: false; reason: FailureReason; error: string }) & { status?: number };
 
 /** One platform.getCurrentValidators call to a fleet node, classified. */
 async function call<T>(node: NodeTarget, params: Record<string, unknown>, ctx: ProbeContext, parse: (result: unknown) => ParseOutcome<T>): Promise<Answer<T>> {
-  const id = nextId++;
   try {
-    const response = await ctx.limit(() =>
-      ctx.http.request({
-        url: `${node.baseUrl}/ext/bc/P`,
-        method: 'POST',
-        headers: { ...node.headers, 'content-type': 'application/json' },
-        body: rpcRequest('platform.getCurrentValidators', params, id),
-        timeoutMs: node.timeoutMs,
-        tls: node.tls,
-        secrets: node.secrets,
-      }),
-    );
-    const answer = readRpcAnswer(response.status, response.body, id);
-    const status = response.status;
+    const { status, answer } = await callNode(node, '/ext/bc/P', 'platform.getCurrentValidators', params, ctx);
     switch (answer.kind) {
       case 'disabled':
         return { ok: false, reason: 'http_status', error: redact(`the P-Chain API is off: ${answer.detail}`, node.secrets), status };

@@ -4,23 +4,17 @@
  */
 import type { NodeTarget } from '../config/load.js';
 import { PEERS_ENDPOINT } from '../model/peers.js';
-import { readRpcAnswer, rpcRequest } from '../parse/jsonrpc.js';
 import { parsePeers } from '../parse/peers.js';
 import { ProbeError } from '../transport/client.js';
-import { observe } from './exchange.js';
+import { callNode, observe } from './exchange.js';
 import { perTarget, type Prober } from './types.js';
-
-let nextId = 1;
 
 export const peersProber: Prober<NodeTarget> = {
   jobs: (config) => perTarget(config.nodes.filter((n) => n.peers), 'peers', { extra: true, intervalMs: (n) => n.peers!.intervalMs }),
   probe: async (target, ctx) => {
     const endpoint = await observe(PEERS_ENDPOINT, 'all', target.secrets, async (o) => {
-      const id = nextId++;
-      const request = { url: `${target.baseUrl}/ext/info`, method: 'POST' as const, headers: { ...target.headers, 'content-type': 'application/json' }, body: rpcRequest('info.peers', {}, id), timeoutMs: target.timeoutMs, tls: target.tls, secrets: target.secrets };
-      const response = await ctx.limit(() => ctx.http.request(request));
-      o.httpStatus = response.status;
-      const answer = readRpcAnswer(response.status, response.body, id);
+      const { status, answer } = await callNode(target, '/ext/info', 'info.peers', {}, ctx);
+      o.httpStatus = status;
       if (answer.kind === 'failure') throw new ProbeError(answer.reason, answer.error);
       if (answer.kind === 'disabled') throw new ProbeError('http_status', `info.peers unavailable: ${answer.detail}`);
       if (answer.kind === 'error') throw new ProbeError('rpc_error', `JSON-RPC error: ${answer.message}`);

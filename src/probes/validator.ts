@@ -5,12 +5,12 @@
  * when the node's version changes (or every few hours). Each call is classified on its own: one
  * failing call costs its part, never the others, and never the node's health series.
  */
-import { ProbeError, type HttpResponse } from '../transport/client.js';
+import { ProbeError } from '../transport/client.js';
 import type { NodeTarget, ValidatorPoll } from '../config/load.js';
 import type { EndpointObservation, TargetObservation } from '../model/observation.js';
 import { economicsOf, MAX_OWN_L1_VALIDATIONS, networkScheduleFor, newestPerNetwork, VALIDATOR_ENDPOINT, validatorReport, type ScheduleSource, type ValidatorProblem, type ValidatorReport } from '../model/validator.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
-import { readRpcAnswer, rpcRequest } from '../parse/jsonrpc.js';
+import type { RpcAnswer } from '../parse/jsonrpc.js';
 import {
   isNotValidatorError,
   parseFeeState,
@@ -23,6 +23,7 @@ import {
   parseUptime,
 } from '../parse/validator.js';
 import { redact } from '../util/text.js';
+import { callNode } from './exchange.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 
 /** The upgrade schedule changes only with the node's version; re-read it this often all the same. */
@@ -98,8 +99,6 @@ export interface ValidatorMemory {
   upgradesReadAt?: number;
 }
 
-let nextId = 1;
-
 type Call<T> = { ok: true; value: T } | { ok: false; problem: ValidatorProblem } | { ok: 'error'; message: string };
 
 export async function probeValidator(
@@ -119,26 +118,16 @@ export async function probeValidator(
 
   /** One call: its answer parsed, an error object (for the caller to judge), or a problem. */
   const call = async <T>(path: '/ext/info' | '/ext/bc/P', method: string, params: Record<string, unknown>, parse: (result: unknown) => ParseOutcome<T>, name = method): Promise<Call<T>> => {
-    const id = nextId++;
-    let response: HttpResponse;
+    let status: number;
+    let answer: RpcAnswer;
     try {
-      response = await ctx.limit(() =>
-        ctx.http.request({
-          url: `${target.baseUrl}${path}`,
-          method: 'POST',
-          headers: { ...target.headers, 'content-type': 'application/json' },
-          body: rpcRequest(method, params, id),
-          timeoutMs: target.timeoutMs,
-          tls: target.tls,
-        }),
-      );
+      ({ status, answer } = await callNode(target, path, method, params, ctx));
     } catch (err) {
       const failure = err instanceof ProbeError ? err : new ProbeError('connect', String(err));
       return { ok: false, problem: { call: name, reason: failure.reason, error: failure.message } };
     }
-    lastStatus = response.status;
-    if (path === '/ext/info' && response.status !== 404) report.infoApiDisabled ??= false;
-    const answer = readRpcAnswer(response.status, response.body, id);
+    lastStatus = status;
+    if (path === '/ext/info' && status !== 404) report.infoApiDisabled ??= false;
     switch (answer.kind) {
       case 'disabled':
         if (answer.off && path === '/ext/info') report.infoApiDisabled = true;

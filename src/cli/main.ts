@@ -217,7 +217,7 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
     process.on('SIGINT', () => stop('SIGINT'));
     if (statefulSet && shard) {
       // Rescaled (kubectl scale, a new replicas:): stop, and Kubernetes restarts us on the new split;
-      // at start the alerts of targets now in another shard are left to that shard, not resolved.
+      // at start the alerts of targets now in another shard resolve here (AlertEngine.settleRestored).
       const from = shard.count;
       const watch = setInterval(() => {
         readReplicas(statefulSet).then(

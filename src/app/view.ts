@@ -10,7 +10,7 @@ import { emptySnapshot } from '../model/chaindata.js';
 import { targetsOf } from '../model/targets.js';
 import type { PageModel } from '../status/page.js';
 import { statusPageRoutes, type PageView } from '../status/routes.js';
-import { chainDataStatus, targetStatus, withAlerts } from '../status/status.js';
+import { chainDataStatus, targetStatus, withAlerts, type TargetAlert } from '../status/status.js';
 import { VERSION } from '../version.js';
 import type { Components } from './components.js';
 
@@ -30,12 +30,14 @@ export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonSt
   const statuses = () => {
     const { config, store } = parts;
     const lags = config.chainData ? store.lags() : new Map<string, never[]>();
-    const firing = parts.alerts.list().filter((a) => a.phase === 'firing');
+    const firing = new Map<string, TargetAlert[]>();
+    for (const a of parts.alerts.list()) {
+      if (a.phase !== 'firing') continue;
+      if (!firing.has(a.target)) firing.set(a.target, []);
+      firing.get(a.target)!.push({ alertname: a.alertname, severity: a.severity, summary: a.annotations.summary });
+    }
     return targetsOf(config).map((t) => {
-      const status = withAlerts(
-        targetStatus(t, store),
-        firing.filter((a) => a.target === t.name).map((a) => ({ alertname: a.alertname, severity: a.severity, summary: a.annotations.summary })),
-      );
+      const status = withAlerts(targetStatus(t, store), firing.get(t.name) ?? []);
       for (const lag of lags.get(t.name) ?? []) status.lag[lag.chain] = lag.lagBlocks;
       return status;
     });

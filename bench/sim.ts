@@ -1,14 +1,15 @@
 /**
  * `avahealth simulate` for the benchmarks, counting the requests it answers (the polls the daemon
  * made): started with an IPC channel, it answers each message with `{ requests }`.
- *   node --import tsx bench/sim.ts NODES PORT PERIOD_MS
+ *   node --import tsx bench/sim.ts NODES PORT PERIOD_MS [OTHER_VALIDATORS]
+ * OTHER_VALIDATORS: validators besides the fleet in every getCurrentValidators answer (default 40).
  */
 import type { Server } from 'node:http';
 import { uniformFleet } from '../src/sim/fleet.js';
 import { SimServer } from '../src/sim/server.js';
 
-const [nodes = '1000', port = '0', periodMs = '30000'] = process.argv.slice(2);
-const sim = new SimServer(uniformFleet(Number(nodes), 'healthy').map((n) => ({ ...n, periodMs: Number(periodMs) })));
+const [nodes = '1000', port = '0', periodMs = '30000', others = '40'] = process.argv.slice(2);
+const sim = new SimServer(uniformFleet(Number(nodes), 'healthy').map((n) => ({ ...n, periodMs: Number(periodMs) })), { otherValidators: Number(others) });
 let requests = 0;
 (sim as unknown as { server: Server }).server.on('request', () => requests++);
 await sim.listen(Number(port));

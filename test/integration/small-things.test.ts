@@ -4,7 +4,7 @@
  * writes the schema its config names and uses the chosen listen, `demo` leaves no temporary
  * directory behind, and the README counts the dashboards there are.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -87,6 +87,7 @@ describe('small things (issue 26)', () => {
       expect(readdirSync(tmp).filter((f) => f.startsWith('avahealth-demo-'))).toEqual([]);
     } finally {
       demo.child.kill('SIGKILL');
+      rmSync(tmp, { recursive: true, force: true });
     }
   }, 60_000);
 

@@ -77,7 +77,11 @@ async function main(argv: string[]): Promise<number> {
   showStacks = level === 'debug' || level === 'trace';
   if (values.version) return out(`avahealth ${VERSION}\n`);
   const command = positionals[0] ?? 'run';
-  if (values.help) return out(positionals[0] === undefined ? HELP : (COMMAND_HELP[command] ?? HELP));
+  if (values.help) {
+    if (positionals[0] === undefined) return out(HELP);
+    if (command === 'simulate') return out(`${COMMAND_HELP.simulate}${await scenarioHelp()}`);
+    return out(COMMAND_HELP[command] ?? HELP);
+  }
   if (positionals.length > 1) return usage(`unexpected argument "${positionals[1]}"`);
   if (level !== undefined && !LOG_LEVELS.includes(level)) return usage(`--log.level must be one of ${LOG_LEVELS.join(', ')} (got "${level}")`);
   try {
@@ -414,3 +418,10 @@ main(process.argv.slice(2)).then(
     process.exit(3);
   },
 );
+
+/** The scenarios `avahealth simulate --help` lists, read from the simulator itself. */
+async function scenarioHelp(): Promise<string> {
+  const [{ SCENARIOS }, { SERVICE_SCENARIOS }] = await Promise.all([import('../sim/scenarios.js'), import('../sim/services.js')]);
+  const list = (entries: Record<string, string>) => Object.entries(entries).map(([name, what]) => `  ${name.padEnd(24)} ${what}\n`).join('');
+  return `\nNode scenarios (--scenario, POST /sim/nodes/NAME/scenario):\n${list(SCENARIOS)}\nService scenarios (POST /sim/services/KIND/scenario):\n${list(SERVICE_SCENARIOS)}`;
+}

@@ -10,6 +10,8 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/errors.js';
+import { SCENARIOS } from '../../src/sim/scenarios.js';
+import { SERVICE_SCENARIOS } from '../../src/sim/services.js';
 import { ROOT, runCli, startCli } from '../helpers/cli.js';
 import { get, startDaemon, startSim, waitFor, writeConfig } from '../helpers/harness.js';
 
@@ -72,6 +74,8 @@ describe('small things (issue 26)', () => {
     const help = await runCli(['simulate', '--help']);
     expect(help.stdout).toContain('POST /sim/nodes/NAME/restart');
     expect(help.stdout).toContain('{"l1":true}');
+    // A new user learns the scenario names from the help, not from an error message.
+    for (const name of [...Object.keys(SCENARIOS), ...Object.keys(SERVICE_SCENARIOS)]) expect(help.stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
   });
 
   it('demo removes its temporary directory when stopped', async () => {

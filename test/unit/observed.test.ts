@@ -141,6 +141,20 @@ describe('AvalancheValidatorUnreachableByPeers', () => {
     ]);
   });
 
+  it('with scope="network" it says first that the fleet is cut off, and does not blame the staking port', () => {
+    const views = [
+      { observer: 'validator-1', connected: false },
+      { observer: 'validator-3', connected: false },
+    ];
+    const baseline: NetworkBaselineViews = { network: 'mainnet', views: [{ observer: 'validator-1', medianUptimeRatio: 0.98, connectedStakeRatio: 0, at: 0 }] };
+    const base = input(views);
+    const detail = { ...(base.observation.detail as ObservedReport), baseline };
+    const [alert] = rule.evaluate({ ...base, observation: { ...base.observation, detail } }, ctx, undefined) as Array<{ identity: object; summary: string; description: string }>;
+    expect(alert!.identity).toEqual({ scope: 'network' });
+    expect(alert!.summary).toBe('validator-2: the network looks cut off from here: 0 % of the stake connected as validator-1 sees it; 2 of 2 fleet nodes (validator-1 and validator-3) see it disconnected while its own health passes');
+    expect(alert!.description).toContain("this may be the fleet's own vantage point");
+  });
+
   it('stays quiet under half, when its own health fails (NodeUnhealthy speaks), and with no answers', () => {
     const one = [
       { observer: 'validator-1', connected: false },

@@ -46,7 +46,11 @@ export default defineRule({
       {
         identity: { scope: scope.scope },
         severity: 'warning',
-        summary: `${ctx.target}: ${apart.length} of ${answered.length} fleet nodes (${listNames(apart.map((v) => v.observer))}) see it disconnected while its own health passes: peers cannot reach its staking port ${port}`,
+        // Network scope: the observers are cut off too, so the staking port is not the first suspect.
+        summary:
+          scope.scope === 'network'
+            ? `${ctx.target}: ${scope.words}; ${apart.length} of ${answered.length} fleet nodes (${listNames(apart.map((v) => v.observer))}) see it disconnected while its own health passes`
+            : `${ctx.target}: ${apart.length} of ${answered.length} fleet nodes (${listNames(apart.map((v) => v.observer))}) see it disconnected while its own health passes: peers cannot reach its staking port ${port}`,
         description:
           `${sees(apart, 'disconnected')}${together.length > 0 ? `; ${sees(together, 'connected')}` : ''}. ` +
           `Check that inbound TCP ${port} reaches the node (firewall, NAT, security group, its --public-ip and --staking-port): it dials out fine, so its own health cannot tell, and its rewarding stake falls while peers cannot reach it.` +

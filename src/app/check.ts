@@ -47,6 +47,7 @@ export async function runCheck(config: Config, options: { format: CheckFormat; t
   return { exitCode, output };
 }
 
+/** A rule's settings for a target, as the alert engine resolves them. */
 function settingsOf(rule: AnyRule, target: string, config: Config) {
   const name = rule.name as keyof typeof config.alerts.rules;
   return ruleSettings(rule, [config.alerts.rules[name], config.alerts.targetRules[target]?.[name]], config.alerts.bootstrapGraceMs);
@@ -79,7 +80,7 @@ function addHeightLag(status: TargetStatus, node: NodeTarget, store: Store, conf
   for (const lag of lags) status.lag[lag.chain] = lag.lagBlocks;
   const rule = ruleNamed('AvalancheNodeHeightLag');
   if (!rule || !state || status.state === 'unreachable') return;
-  const settings = ruleSettings(rule, [config.alerts.rules[rule.name as keyof typeof config.alerts.rules], config.alerts.targetRules[node.name]?.[rule.name as keyof typeof config.alerts.rules]], config.alerts.bootstrapGraceMs);
+  const settings = settingsOf(rule, node.name, config);
   if (settings.disabled) return;
   const context = { target: node.name, settings, enabled: () => true, now: Date.now(), label: (v: string) => sanitizeLabelValue(v, config.limits.maxLabelLength) };
   const findings = rule.evaluate({ lags, node: state.observation }, context, undefined);

@@ -57,15 +57,18 @@ class Refresh {
       validators: new Map(last.validators),
       networks: new Map(last.networks),
       errors: last.errors,
+      ...(last.refreshedAt !== undefined ? { refreshedAt: last.refreshedAt } : {}),
     };
   }
 
   async run(): Promise<ChainDataSnapshot> {
     const started = this.ctx.now();
     const errors: string[] = [];
+    let answered = false;
     const attempt = async (what: string, service: ServiceTarget, fn: () => Promise<void>) => {
       try {
         await fn();
+        answered = true;
       } catch (err) {
         const text = redact(err instanceof Error ? err.message : String(err), service.secrets);
         errors.push(`${what}: ${text}`);
@@ -100,7 +103,8 @@ class Refresh {
     const durationSeconds = (this.ctx.now() - started) / 1000;
     log.debug({ source: 'chaindata', chains: this.snapshot.chains.size, validators: this.snapshot.validators.size, errors: errors.length, durationSeconds }, 'chain data refreshed');
     this.snapshot.errors = errors;
-    this.snapshot.refreshedAt = this.ctx.now() / 1000;
+    // A refresh where every request failed (a revoked API key) refreshed nothing: the freshness stays.
+    if (answered || errors.length === 0) this.snapshot.refreshedAt = this.ctx.now() / 1000;
     return this.snapshot;
   }
 

@@ -175,6 +175,38 @@ chain_data:
     }
   });
 
+  it('a chain data refresh whose every request fails (API key revoked) leaves the freshness timestamp where it was', async () => {
+    const sim = new SimServer([{ name: 'v', scenario: 'healthy' }]);
+    await sim.listen(0);
+    const d = await startDaemon(`
+defaults: {interval: 1s}
+nodes:
+  - {name: v, url: "${sim.nodeUrl('v')}"}
+services:
+  - {name: data-api, kind: data-api, url: "${sim.serviceUrl('data-api')}", interval: 1m}
+chain_data: {interval: 10s}
+`);
+    const refreshed = async () => {
+      const m = await scrape(d.url);
+      return { at: sample(m, 'avahealth_chain_data_last_refresh_timestamp_seconds'), errors: sample(m, 'avahealth_chain_data_last_refresh_errors') };
+    };
+    try {
+      const good = await waitFor('a complete refresh', async () => {
+        const r = await refreshed();
+        return (r.at ?? 0) > 0 && r.errors === 0 ? r : undefined;
+      });
+      sim.dataApi.scenario = 'unauthorized';
+      await waitFor('a refresh whose requests all fail', async () => ((await refreshed()).errors ?? 0) > 0, 20_000);
+      expect((await refreshed()).at).toBe(good.at);
+      const status = JSON.parse((await get(`${d.url}/api/v1/status`)).body) as { chainData: { refreshedAt: number; errors: string[] } };
+      expect(status.chainData.refreshedAt).toBe(good.at);
+      expect(status.chainData.errors.join('\n')).toContain('401');
+    } finally {
+      await d.stop();
+      await sim.close();
+    }
+  }, 40_000);
+
   it('without a Data API, lag is measured against the highest height in our own fleet', async () => {
     const sim = new SimServer(
       [

@@ -27,7 +27,7 @@ function networkFamilies(registry: Registry) {
     avgTps: g('chain_avg_tps', 'Average transactions per second over the last hour, from the Metrics API.', ['chain_id']),
     networkValidators: g('network_validators', 'Validators of the network.', ['network']),
     networkDelegators: g('network_delegators', 'Delegators of the network.', ['network']),
-    refreshTimestamp: g('chain_data_last_refresh_timestamp_seconds', 'When chain data was last refreshed.', []),
+    refreshTimestamp: g('chain_data_last_refresh_timestamp_seconds', 'When chain data was last refreshed (at least one request answered).', []),
     refreshErrors: g('chain_data_last_refresh_errors', 'Requests that failed in the last chain data refresh (details in /api/v1/status).', []),
   };
 }

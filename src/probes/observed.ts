@@ -73,13 +73,18 @@ export const observedProber: Prober<ObservedSubject> = {
     const endpoint: EndpointObservation = { endpoint: OBSERVED_ENDPOINT, view: 'all', ok: true, durationSeconds: 0, at };
     // Not a Primary Network validator (its own poll says so), or its NodeID not known yet: nothing to ask.
     const notValidating = validator !== undefined && !validator.primary && !validator.problems.some((p) => p.call === 'platform.getCurrentValidators');
-    if (nodeId && !notValidating) {
+    if (!nodeId || notValidating) return { observation: observationOf(target, at, [], OBSERVED_ENDPOINT) };
+    {
       const observers = fleet.filter((o) => o !== target && networkOf(o, ctx) === network).slice(0, MAX_OBSERVERS);
       const views = await Promise.all(observers.map((o) => viewOf(o, nodeId, ctx)));
       const report: ObservedReport = { nodeId, network, stakingPort: target.validator?.stakingPort ?? DEFAULT_STAKING_PORT, views: views.map((v) => v.view) };
       const baseline = baselineViews(network, baselineObserversOf(network, baselines, ctx), ctx, at);
       if (baseline) report.baseline = baseline;
+      // Nothing asked and no baseline to carry (a lone node with the baseline off): nothing to record.
+      if (observers.length === 0 && !baseline) return { observation: observationOf(target, at, [], OBSERVED_ENDPOINT) };
       endpoint.detail = report;
+      const status = views.findLast((v) => v.status !== undefined)?.status;
+      if (status !== undefined) endpoint.httpStatus = status;
       const failed = views.filter((v) => v.reason !== undefined);
       if (failed.length > 0 && failed.length === views.length) {
         endpoint.ok = false;
@@ -135,15 +140,16 @@ function baselineViews(network: string, observers: readonly NodeTarget[], ctx: P
   return views.length > 0 ? { network, views } : undefined;
 }
 
-async function viewOf(observer: NodeTarget, nodeId: string, ctx: ProbeContext): Promise<{ view: ObserverView; reason?: FailureReason }> {
+async function viewOf(observer: NodeTarget, nodeId: string, ctx: ProbeContext): Promise<{ view: ObserverView; reason?: FailureReason; status?: number }> {
   const answer = await call(observer, { nodeIDs: [nodeId, EMPTY_NODE_ID] }, ctx, parseSeenValidators);
-  if (!answer.ok) return { view: { observer: observer.name, error: answer.error }, reason: answer.reason };
+  const status = answer.status !== undefined ? { status: answer.status } : {};
+  if (!answer.ok) return { view: { observer: observer.name, error: answer.error }, reason: answer.reason, ...status };
   const seen = answer.value.seen.find((v) => v.nodeId === nodeId);
-  if (!seen) return { view: { observer: observer.name, error: 'not in its current validator set' } };
+  if (!seen) return { view: { observer: observer.name, error: 'not in its current validator set' }, ...status };
   const view: ObserverView = { observer: observer.name };
   if (seen.uptimeRatio !== undefined) view.uptimeRatio = seen.uptimeRatio;
   if (seen.connected !== undefined) view.connected = seen.connected;
-  return { view };
+  return { view, ...status };
 }
 
 type Answer<T> = ({ ok: true; value: T } | { ok: false; reason: FailureReason; error: string }) & { status?: number };

@@ -84,6 +84,8 @@ Options:
   --port P                        the simulator's port
   --listen, --web.listen-address  the daemon's address (default 127.0.0.1:9660)
   --period DURATION               the nodes' health-check period (default 3s)
+  --web.enable-admin-api          allow POST /api/v1/silences and DELETE /api/v1/silences/{id},
+                                  to try a silence on the status page
 ${LOG_OPTIONS}
 `,
   'notify-test': `Usage: avahealth notify-test --config FILE --receiver NAME

@@ -78,6 +78,11 @@ describe('small things (issue 26)', () => {
     for (const name of [...Object.keys(SCENARIOS), ...Object.keys(SERVICE_SCENARIOS)]) expect(help.stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
   });
 
+  it('demo --help says how to try a silence (the admin API is off by default)', async () => {
+    const help = await runCli(['demo', '--help']);
+    expect(help.stdout).toMatch(/--web\.enable-admin-api +allow POST \/api\/v1\/silences/);
+  });
+
   it('demo removes its temporary directory when stopped', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'avahealth-demo-parent-'));
     const demo = startCli(['demo', '--port', '0', '--listen', '127.0.0.1:0'], { TMPDIR: tmp });

@@ -154,7 +154,7 @@ function listenOption(values: Values): ListenAddress | undefined {
   return parseListen(text);
 }
 
-async function run(values: Values, preloaded?: Config): Promise<number> {
+async function run(values: Values, preloaded?: Config, onListening?: (daemon: Daemon) => void): Promise<number> {
   let config: Config;
   try {
     config = preloaded ?? loadConfigFile(configPath(values));
@@ -202,6 +202,7 @@ async function run(values: Values, preloaded?: Config): Promise<number> {
   // Signal handlers go in before start(): a SIGHUP that arrives while the
   // daemon is starting would otherwise take Node's default action and kill it.
   const started = daemon.start();
+  if (onListening) void started.then(() => onListening(daemon), () => undefined);
   return new Promise<number>((resolve, reject) => {
     let stopping = false;
     const stop = (signal: string) => {
@@ -381,19 +382,22 @@ async function demo(values: Values): Promise<number> {
   const file = join(dir, 'demo.yaml');
   writeFileSync(file, fleetConfigYaml(fleet, { baseUrl: sim.baseUrl, listen }));
   const config = parseConfig(fleetConfigYaml(fleet, { baseUrl: sim.baseUrl, listen }), file);
-  const url = listenUrl(config.listen);
-  process.stderr.write(
-    `\navahealth demo: ${fleet.length} simulated nodes (${fleet.map((n) => `${n.name}: ${n.scenario}`).join(', ')})\n` +
-      `  status page:  ${url}/\n` +
-      `  metrics:      ${url}/metrics\n` +
-      `  status JSON:  ${url}/api/v1/status\n` +
-      `  simulator:    ${sim.baseUrl}/sim/nodes\n` +
-      `  try:          curl -X POST ${sim.baseUrl}/sim/nodes/validator-1/scenario -d '{"scenario":"network-down"}'\n` +
-      `  config:       ${file}\n` +
-      `Press Ctrl+C to stop.\n\n`,
-  );
+  // Printed once the daemon listens: with --listen HOST:0 only then is the port known.
+  const banner = (daemon: Daemon) => {
+    const url = listenUrl({ ...config.listen, port: daemon.address?.port ?? config.listen.port });
+    process.stderr.write(
+      `\navahealth demo: ${fleet.length} simulated nodes (${fleet.map((n) => `${n.name}: ${n.scenario}`).join(', ')})\n` +
+        `  status page:  ${url}/\n` +
+        `  metrics:      ${url}/metrics\n` +
+        `  status JSON:  ${url}/api/v1/status\n` +
+        `  simulator:    ${sim.baseUrl}/sim/nodes\n` +
+        `  try:          curl -X POST ${sim.baseUrl}/sim/nodes/validator-1/scenario -d '{"scenario":"network-down"}'\n` +
+        `  config:       ${file}\n` +
+        `Press Ctrl+C to stop.\n\n`,
+    );
+  };
   try {
-    return await run({ ...values, 'log.format': values['log.format'] ?? 'pretty' }, config);
+    return await run({ ...values, 'log.format': values['log.format'] ?? 'pretty' }, config, banner);
   } finally {
     await sim.close();
     rmSync(dir, { recursive: true, force: true });

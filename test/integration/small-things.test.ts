@@ -91,6 +91,10 @@ describe('small things (issue 26)', () => {
       const [, config] = demo.output().match(/config: +(\S+)/)!;
       expect(existsSync(config!)).toBe(true);
       await demo.waitForOutput(/first poll round complete|"msg":"listening"|listening/, 30_000);
+      // --listen 127.0.0.1:0: the printed URLs carry the port the daemon got, and answer
+      const [, page] = demo.output().match(/status page: +(\S+)/)!;
+      expect(page).not.toMatch(/:0\/$/);
+      expect((await get(page!)).status).toBe(200);
       demo.child.kill('SIGINT');
       expect(await demo.exit).toBe(0);
       expect(readdirSync(tmp).filter((f) => f.startsWith('avahealth-demo-'))).toEqual([]);

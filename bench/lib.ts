@@ -84,13 +84,14 @@ export const median = (values: number[]) => percentile(values, 50);
 
 /**
  * What the measured daemon runs on: the node binary (`npm run bench -- --node PATH`, by default the
- * one running the bench) and its NODE_OPTIONS (`--node-options '…'`, by default none, whatever the
- * bench's own environment says).
+ * one running the bench), its NODE_OPTIONS (`--node-options '…'`, by default none, whatever the
+ * bench's own environment says) and flags on its command line (`--node-flags '…'`: V8 flags such as
+ * `--no-opt` that Node refuses in NODE_OPTIONS).
  */
-export const runtime = { node: process.execPath, nodeOptions: '' };
+export const runtime = { node: process.execPath, nodeOptions: '', nodeFlags: [] as string[] };
 
 export function spawnDaemon(configFile: string, port: number): ChildProcess {
-  return spawn(runtime.node, ['dist/cli.js', 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], {
+  return spawn(runtime.node, [...runtime.nodeFlags, 'dist/cli.js', 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, NODE_OPTIONS: runtime.nodeOptions },
   });

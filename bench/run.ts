@@ -6,6 +6,7 @@
  *   npm run bench                                   full run (several minutes)
  *   npm run bench -- --node /path/to/node           the daemon (and the bare loop) on that runtime
  *   npm run bench -- --node-options=--max-semi-space-size=8   the daemon's NODE_OPTIONS
+ *   npm run bench -- --node-flags='--no-opt --liftoff-only'    flags on the daemon's command line
  *   npm run bench -- --only fleet1000,sidecar       some scenarios only
  *   npm run bench -- --quick --check                reduced, compared with bench/baseline.json (a report, never a failure)
  */
@@ -23,10 +24,11 @@ import { blackboxProbesPerCpuSecond, fleet1000, fleet5000 } from './fleet.js';
 import { cpuSeconds, freePort, median, percentile, rssBreakdown, rssMiB, runtime, sleep, spawnDaemon, stop, waitReady } from './lib.js';
 
 const { values: args } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, check: { type: 'boolean', default: false }, only: { type: 'string' }, node: { type: 'string' }, 'node-options': { type: 'string' } },
+  options: { quick: { type: 'boolean', default: false }, check: { type: 'boolean', default: false }, only: { type: 'string' }, node: { type: 'string' }, 'node-options': { type: 'string' }, 'node-flags': { type: 'string' } },
 });
 if (args.node) runtime.node = args.node;
 if (args['node-options']) runtime.nodeOptions = args['node-options'];
+if (args['node-flags']) runtime.nodeFlags = args['node-flags'].split(' ').filter(Boolean);
 const RUNTIME_VERSION = execFileSync(runtime.node, ['--version'], { encoding: 'utf8' }).trim();
 /** `--only fleet1000,alerts`: run just those (fleet1000, fleet5000, poll, scrape, alerts, startup, sidecar; poll and scrape only when named). */
 const ONLY = args.only ? new Set(args.only.split(',')) : undefined;
@@ -201,6 +203,8 @@ async function sidecarRss(seconds: number) {
   const daemon = spawnDaemon(file, port);
   await waitReady(port);
   // RSS moves by ≈ 1 MiB with each garbage collection: the median of the last five seconds' samples.
+  // The full run samples after V8's memory reducer has shrunk the young generation of an idle
+  // process (tens of seconds after start), the state a sidecar spends its life in.
   await sleep(Math.max(0, seconds - 4) * 1000);
   const samples: number[] = [];
   for (let i = 0; i < 5; i++) {
@@ -256,10 +260,10 @@ async function main() {
   };
   const alerts = wanted('alerts') ? (log('alert latency'), await alertLatency(QUICK ? 6 : 20)) : undefined;
   const start = wanted('startup') ? (log('start-up'), await startup(100)) : undefined;
-  const sidecar = wanted('sidecar') ? (log('sidecar memory'), await sidecarRss(QUICK ? 3 : 15)) : undefined;
+  const sidecar = wanted('sidecar') ? (log('sidecar memory'), await sidecarRss(QUICK ? 3 : 50)) : undefined;
   const results = {
     date: new Date().toISOString(),
-    runtime: { node: RUNTIME_VERSION, binary: runtime.node, nodeOptions: runtime.nodeOptions },
+    runtime: { node: RUNTIME_VERSION, binary: runtime.node, nodeOptions: runtime.nodeOptions, nodeFlags: runtime.nodeFlags.join(' ') },
     machine: `${hostname()}: ${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}, ${Math.round(totalmem() / 1073741824)} GiB`,
     quick: QUICK,
     only: ONLY ? [...ONLY] : undefined,

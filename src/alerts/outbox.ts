@@ -6,8 +6,9 @@
  * backoff and jitter, never sooner than the receiver's Retry-After; a rejection (4xx other than
  * 408/429) is dropped and reported. Durable before sent: an item is handed to its receiver only
  * once its enqueue line is on disk. At-least-once: an item is marked done only after it was sent,
- * and that mark is written lazily (with the next write, at most LAZY_WRITE_MS later), so a crash
- * right after a delivery sends it again; receivers deduplicate (Alertmanager by labels, PagerDuty
+ * and that mark is on disk before the next item is sent (written lazily, with the next write or at
+ * most LAZY_WRITE_MS later, only when nothing else is queued), so a crash sends again at most the
+ * one notification that was last sent, never an older one after a newer; receivers deduplicate (Alertmanager by labels, PagerDuty
  * and Opsgenie by dedup key/alias, webhooks by the batch id and alert fingerprints). The journal
  * is also the record of the receiver's open incidents (every firing enqueued and not yet followed by
  * its resolve; an `open` line keeps them through compaction), from which the alert states are
@@ -97,6 +98,8 @@ export class Outbox {
   private readonly journal: Journal<JournalOp>;
   private timer?: NodeJS.Timeout;
   private sending?: Promise<void>;
+  /** The last delivery's done mark: on disk before the next item is sent, so a crash never replays delivered items. */
+  private acknowledged?: Promise<boolean>;
   /** Items whose enqueue line may not be on disk yet: settles when it is. */
   private readonly written = new WeakMap<OutboxItem, Promise<boolean>>();
   private stopped = false;
@@ -216,7 +219,8 @@ export class Outbox {
   private async deliverHead(): Promise<void> {
     const head = this.items[0];
     if (!head) return;
-    await this.written.get(head); // durable before sent (a failed write is reported by write-health; sent anyway)
+    // Durable before sent, and the previous item's done mark too (a failed write is reported by write-health; sent anyway).
+    await Promise.all([this.written.get(head), this.acknowledged]);
     const item = this.items[0];
     if (item !== head || this.stopped) return; // dropped from a full queue meanwhile, or stopping
     const name = this.config.name;
@@ -224,7 +228,7 @@ export class Outbox {
     try {
       await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: this.post });
       this.remove(item);
-      void this.record([{ done: item.batch.id }], { lazy: true });
+      this.acknowledge(item);
       this.events.delivered(name);
       this.log.info({ receiver: name, target: item.batch.target, alerts: item.batch.alerts.length, attempts: item.attempts + 1 }, 'notification delivered');
     } catch (err) {
@@ -233,7 +237,7 @@ export class Outbox {
       this.events.failed(name, failure.reason);
       if (!failure.retryable) {
         this.remove(item);
-        void this.record([{ done: item.batch.id }], { lazy: true });
+        this.acknowledge(item);
         this.log.error({ receiver: name, target: item.batch.target, error }, 'notification rejected by the receiver; dropped');
       } else {
         item.attempts++;
@@ -243,6 +247,15 @@ export class Outbox {
         this.log.warn({ receiver: name, error, attempts: item.attempts, retryAt: new Date(item.nextAttemptAt).toISOString() }, 'notification delivery failed; will retry');
       }
     }
+  }
+
+  /**
+   * Marks an item done. Lazily when nothing else is queued (an enqueue's own write carries it);
+   * otherwise at once, as the next item waits for it: a crash after several deliveries whose marks
+   * were all still pending would send them all again, an older firing after a newer one.
+   */
+  private acknowledge(item: OutboxItem): void {
+    this.acknowledged = this.record([{ done: item.batch.id }], { lazy: this.items.length === 0 });
   }
 
   /** The head, unless a full queue dropped it while it was being sent (then the new head stays). */

@@ -1,9 +1,9 @@
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Outbox } from '../../src/alerts/outbox.js';
+import { Outbox, outboxFile } from '../../src/alerts/outbox.js';
 import type { OutgoingRequest } from '../../src/alerts/receivers/receiver.js';
 import type { NotificationBatch } from '../../src/alerts/types.js';
 import { parseConfig } from '../../src/config/load.js';
@@ -34,5 +34,36 @@ describe('outbox', () => {
     await waitFor('two more sent', () => sent.length >= 3, 30_000);
     await outbox.stop();
     expect(sent.slice(0, 3)).toEqual(['first', 'q0', 'q1']);
+  });
+
+  it('a crash while the receiver holds a notification sends that one again, never an earlier one', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-outbox-'));
+    const config = parseConfig(`state_dir: ${dir}\nalerts:\n  receivers:\n    - {name: hook, webhook: {url: "http://127.0.0.1:9/hook", secret: s3cret}}\n`, join(dir, 'c.yaml'), {});
+    const receiver = config.alerts.receivers[0]!;
+    const crashed = join(dir, 'crashed');
+    const sent: string[] = [];
+    const post = async (request: OutgoingRequest) => {
+      sent.push(request.headers['webhook-id']!);
+      // A SIGKILL while the receiver holds the last one: the disk is all the next start has.
+      if (sent.length === 3) {
+        mkdirSync(join(crashed, 'outbox'), { recursive: true });
+        copyFileSync(outboxFile(dir, receiver.name), outboxFile(crashed, receiver.name));
+      }
+    };
+    const events = { delivered: () => undefined, failed: () => undefined, queueLength: () => undefined };
+    const log = createLogger({ level: 'fatal', format: 'json', destination: new PassThrough() });
+    const outbox = new Outbox(receiver, dir, post, () => '', events, log);
+    // One alert firing, resolved, firing again: replaying the first after the third reopens a closed incident.
+    for (const id of ['firing-1', 'resolved-1', 'firing-2']) outbox.enqueue(batch(id));
+    await waitFor('all three delivered', () => outbox.length === 0, 30_000);
+    await outbox.stop();
+    expect(sent).toEqual(['firing-1', 'resolved-1', 'firing-2']);
+
+    const resent: string[] = [];
+    const restarted = new Outbox(receiver, crashed, async (request) => void resent.push(request.headers['webhook-id']!), () => '', events, log);
+    restarted.start();
+    await waitFor('the restored queue delivered', () => restarted.length === 0, 30_000);
+    await restarted.stop();
+    expect(resent).toEqual(['firing-2']);
   });
 });

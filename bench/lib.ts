@@ -82,13 +82,19 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]) => percentile(values, 50);
 
+/** The flags the image starts node with: those between `node` and `dist/cli.js` in the Dockerfile's ENTRYPOINT. */
+function imageNodeFlags(): string[] {
+  const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8'));
+  return entrypoint ? (JSON.parse(entrypoint[1]!) as string[]).slice(1, -1) : [];
+}
+
 /**
  * What the measured daemon runs on: the node binary (`npm run bench -- --node PATH`, by default the
  * one running the bench), its NODE_OPTIONS (`--node-options '…'`, by default none, whatever the
- * bench's own environment says) and flags on its command line (`--node-flags '…'`: V8 flags such as
- * `--no-opt` that Node refuses in NODE_OPTIONS).
+ * bench's own environment says) and flags on its command line (`--node-flags '…'`, by default the
+ * image's: V8 flags such as `--heap-growing-percent` that Node refuses in NODE_OPTIONS).
  */
-export const runtime = { node: process.execPath, nodeOptions: '', nodeFlags: [] as string[] };
+export const runtime = { node: process.execPath, nodeOptions: '', nodeFlags: imageNodeFlags() };
 
 export function spawnDaemon(configFile: string, port: number): ChildProcess {
   return spawn(runtime.node, [...runtime.nodeFlags, 'dist/cli.js', 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], {

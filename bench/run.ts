@@ -6,7 +6,7 @@
  *   npm run bench                                   full run (several minutes)
  *   npm run bench -- --node /path/to/node           the daemon (and the bare loop) on that runtime
  *   npm run bench -- --node-options=--max-semi-space-size=8   the daemon's NODE_OPTIONS
- *   npm run bench -- --node-flags='--no-opt --liftoff-only'    flags on the daemon's command line
+ *   npm run bench -- --node-flags='--no-opt --liftoff-only'    flags on the daemon's command line (default: the image's; '' for none)
  *   npm run bench -- --only fleet1000,sidecar       some scenarios only
  *   npm run bench -- --quick --check                reduced, compared with bench/baseline.json (a report, never a failure)
  */
@@ -28,7 +28,7 @@ const { values: args } = parseArgs({
 });
 if (args.node) runtime.node = args.node;
 if (args['node-options']) runtime.nodeOptions = args['node-options'];
-if (args['node-flags']) runtime.nodeFlags = args['node-flags'].split(' ').filter(Boolean);
+if (args['node-flags'] !== undefined) runtime.nodeFlags = args['node-flags'].split(' ').filter(Boolean);
 const RUNTIME_VERSION = execFileSync(runtime.node, ['--version'], { encoding: 'utf8' }).trim();
 /** `--only fleet1000,alerts`: run just those (fleet1000, fleet5000, poll, scrape, alerts, startup, sidecar; poll and scrape only when named). */
 const ONLY = args.only ? new Set(args.only.split(',')) : undefined;

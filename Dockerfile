@@ -33,9 +33,9 @@ USER node
 EXPOSE 9660
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:9660/-/healthy').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# --heap-growing-percent=50: V8 grows the old generation by half its live size after a full
-# collection, not by up to four times: a 1,000-node daemon's RSS falls by about a third for a few
-# per cent of CPU (docs/scaling.md, "Memory"). Node refuses it in NODE_OPTIONS, so it is here; a
-# pod can override the command to drop or change it.
+# --heap-growing-percent=50: after a full collection V8 grows the old generation by half of what
+# is live, not by several times, which a busy daemon never gives back (measured effect:
+# docs/scaling.md, "Memory"). Node refuses it in NODE_OPTIONS, so it is here; a pod can override
+# the command to drop or change it.
 ENTRYPOINT ["node", "--heap-growing-percent=50", "dist/cli.js"]
 CMD ["run", "--config", "/app/config/avahealth.yaml"]

@@ -120,7 +120,7 @@ describe('a reader too slow for its reply', () => {
     try {
       const socket = await rawGet(port, '/big', false);
       await waitFor('the server to cut the reader off', () => serverClosed, 20_000);
-      expect(serverSide).toBeDefined();
+      expect(serverSide!.destroyed).toBe(true);
       let received = 0;
       let clientClosed = false;
       socket.on('data', (c: Buffer) => (received += c.length));

@@ -10,7 +10,7 @@ import { HttpClient } from './transport/client.js';
 import { RateLimitGate } from './transport/rate-limit.js';
 import type { Logger } from './log.js';
 import type { EndpointObservation, TargetObservation } from './model/observation.js';
-import { ParseCache } from './probes/exchange.js';
+import { ParseCache, SharedAnswers } from './probes/exchange.js';
 import { jobsOf, runProbe, type ProbeContext, type ProbeJob } from './probes/registry.js';
 import type { Schedule } from './scheduler/scheduler.js';
 import { sourceOf, type Store } from './store.js';
@@ -44,6 +44,7 @@ export class Poller {
       limit: pLimit(config.limits.maxConcurrentRequests),
       gate,
       parsed: new ParseCache(),
+      shared: new SharedAnswers(),
       log,
       secrets: [],
       now: () => Date.now(),
@@ -61,7 +62,11 @@ export class Poller {
     const previous = this.jobs;
     this.jobs = new Map(jobsOf(config).map((job) => [job.key, job]));
     const targets = new Set([...this.jobs.values()].map((j) => j.target));
-    for (const job of previous.values()) if (job.target && !targets.has(job.target)) this.context.parsed.forget(`${job.target}\u0000`);
+    for (const job of previous.values()) {
+      if (!job.target || targets.has(job.target)) continue;
+      this.context.parsed.forget(`${job.target}\u0000`);
+      this.context.shared.forget(`${job.target}\u0000`);
+    }
     this.context.secrets = [...new Set([...config.nodes, ...config.services].flatMap((t) => t.secrets))];
   }
 

@@ -41,6 +41,28 @@ export class ParseCache {
 }
 
 /**
+ * One answer several jobs share for a while: a call whose answer serves more than the job that made
+ * it (one observer asked about every own validator at once serves each validator's job). A job
+ * within `maxAgeMs` of the call gets its answer, awaited if still in flight; a later one makes a new
+ * call. `fetch` must not reject (classify a failure into the answer instead).
+ */
+export class SharedAnswers {
+  private readonly entries = new Map<string, { at: number; answer: Promise<unknown> }>();
+
+  get<T>(key: string, now: number, maxAgeMs: number, fetch: () => Promise<T>): Promise<T> {
+    const last = this.entries.get(key);
+    if (last && now - last.at < maxAgeMs) return last.answer as Promise<T>;
+    const answer = fetch();
+    this.entries.set(key, { at: now, answer });
+    return answer;
+  }
+
+  forget(prefix: string): void {
+    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
+  }
+}
+
+/**
  * One ParseCache entry (one per endpoint of every target, kept for the daemon's life). A class, not
  * a spread object literal: those were ≈ 130 bytes larger each, and in a 1,000-node daemon's heap
  * snapshot every one also had a hidden class and descriptor array of its own (≈ 160 bytes more).

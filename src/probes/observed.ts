@@ -2,9 +2,11 @@
  * The fleet as observers (docs/validators.md). Two probe kinds:
  *
  * - `observed` (`endpoint="observed"`, one job per own validator, at its validator interval): the
- *   fleet's other nodes on its network (at most MAX_OBSERVERS) are each asked
- *   platform.getCurrentValidators with its NodeID: their own view of its uptime and whether they are
- *   connected to it. The latest network baseline of its network is read from the store beside it.
+ *   fleet's other nodes on its network (at most MAX_OBSERVERS) give their own view of its uptime and
+ *   whether they are connected to it. Each of them is asked platform.getCurrentValidators about every
+ *   own validator of its network at once (NODE_IDS_PER_CALL NodeIDs a call), and that answer serves
+ *   every validator's job for half an interval: an observer gets a call or two per interval, not one
+ *   per validator. The latest network baseline of its network is read from the store beside it.
  * - `baseline` (`endpoint="baseline"`, up to `validator.network.observers` fleet nodes per network,
  *   every `validator.network.interval`): the node is asked for the whole list (≈ 1.5 MB on mainnet)
  *   and only its stake-weighted uptime quantiles and connected stake are kept.
@@ -26,6 +28,8 @@ import { EMPTY_NODE_ID } from './validator.js';
 
 /** Other fleet nodes asked about one own validator, at most (cost and series grow with validators × observers). */
 export const MAX_OBSERVERS = 16;
+/** NodeIDs asked of an observer in one call (its answer is about 1 KB per validator: no delegators when several are asked). */
+const NODE_IDS_PER_CALL = 256;
 /** A baseline older than this many of its intervals is not used for a verdict. */
 const FRESH_INTERVALS = 3;
 
@@ -66,17 +70,13 @@ export const observedProber: Prober<ObservedSubject> = {
   probe: async ({ target, fleet, baselines }, ctx) => {
     const at = ctx.now() / 1000;
     const started = performance.now();
-    const state = ctx.store.get(target.name);
-    const validator = validatorReport(state?.jobs.get('validator')?.endpoints[0]);
-    const nodeId = target.nodeId ?? state?.nodeId ?? validator?.nodeId;
+    const nodeId = askableNodeId(target, ctx);
     const network = networkOf(target, ctx);
     const endpoint: EndpointObservation = { endpoint: OBSERVED_ENDPOINT, view: 'all', ok: true, durationSeconds: 0, at };
-    // Not a Primary Network validator (its own poll says so), or its NodeID not known yet: nothing to ask.
-    const notValidating = validator !== undefined && !validator.primary && !validator.problems.some((p) => p.call === 'platform.getCurrentValidators');
-    if (!nodeId || notValidating) return { observation: observationOf(target, at, [], OBSERVED_ENDPOINT) };
+    if (!nodeId) return { observation: observationOf(target, at, [], OBSERVED_ENDPOINT) };
     {
       const observers = fleet.filter((o) => o !== target && networkOf(o, ctx) === network).slice(0, MAX_OBSERVERS);
-      const views = await Promise.all(observers.map((o) => viewOf(o, nodeId, ctx)));
+      const views = await Promise.all(observers.map((o) => viewOf(o, nodeId, fleet, target.validator!.intervalMs, ctx)));
       const report: ObservedReport = { nodeId, network, stakingPort: target.validator?.stakingPort ?? DEFAULT_STAKING_PORT, views: views.map((v) => v.view) };
       const baseline = baselineViews(network, baselineObserversOf(network, baselines, ctx), ctx, at);
       if (baseline) report.baseline = baseline;
@@ -140,16 +140,65 @@ function baselineViews(network: string, observers: readonly NodeTarget[], ctx: P
   return views.length > 0 ? { network, views } : undefined;
 }
 
-async function viewOf(observer: NodeTarget, nodeId: string, ctx: ProbeContext): Promise<{ view: ObserverView; reason?: FailureReason; status?: number }> {
-  const answer = await call(observer, { nodeIDs: [nodeId, EMPTY_NODE_ID] }, ctx, parseSeenValidators);
-  const status = answer.status !== undefined ? { status: answer.status } : {};
-  if (!answer.ok) return { view: { observer: observer.name, error: answer.error }, reason: answer.reason, ...status };
-  const seen = answer.value.seen.find((v) => v.nodeId === nodeId);
-  if (!seen) return { view: { observer: observer.name, error: 'not in its current validator set' }, ...status };
-  const view: ObserverView = { observer: observer.name };
-  if (seen.uptimeRatio !== undefined) view.uptimeRatio = seen.uptimeRatio;
-  if (seen.connected !== undefined) view.connected = seen.connected;
-  return { view, ...status };
+/**
+ * The NodeID a validator is asked about by: configured, else as learned. Undefined while it is not
+ * known yet, or when it is not a Primary Network validator (its own poll says so).
+ */
+function askableNodeId(node: NodeTarget, ctx: ProbeContext): string | undefined {
+  const state = ctx.store.get(node.name);
+  const validator = validatorReport(state?.jobs.get('validator')?.endpoints[0]);
+  const notValidating = validator !== undefined && !validator.primary && !validator.problems.some((p) => p.call === 'platform.getCurrentValidators');
+  return notValidating ? undefined : (node.nodeId ?? state?.nodeId ?? validator?.nodeId);
+}
+
+type Seen = { view: ObserverView; reason?: FailureReason; status?: number };
+
+/**
+ * What `observer` sees of the validator `nodeId`: from its answer about every own validator of its
+ * network, shared for half the validator's interval (so no validator's two polls in a row read the
+ * same answer); asked alone when it was not among them (its NodeID learned since).
+ */
+async function viewOf(observer: NodeTarget, nodeId: string, fleet: readonly NodeTarget[], intervalMs: number, ctx: ProbeContext): Promise<Seen> {
+  const all = await ctx.shared.get(`${observer.name}\u0000${OBSERVED_ENDPOINT}`, ctx.now(), intervalMs / 2, () => {
+    const network = networkOf(observer, ctx);
+    const asked = fleet.filter((v) => v !== observer && networkOf(v, ctx) === network).map((v) => askableNodeId(v, ctx));
+    return viewsOf(observer, asked.filter((id): id is string => id !== undefined), ctx);
+  });
+  return all.get(nodeId) ?? (await viewsOf(observer, [nodeId], ctx)).get(nodeId)!;
+}
+
+/** What `observer` sees of each of `nodeIds`, NODE_IDS_PER_CALL of them a call; a failed call is the view of each it asked about. */
+async function viewsOf(observer: NodeTarget, nodeIds: readonly string[], ctx: ProbeContext): Promise<Map<string, Seen>> {
+  const views = new Map<string, Seen>();
+  const calls: Array<Promise<void>> = [];
+  for (let i = 0; i < nodeIds.length; i += NODE_IDS_PER_CALL) {
+    const chunk = nodeIds.slice(i, i + NODE_IDS_PER_CALL);
+    // With one NodeID the answer would carry its whole delegators list; a second (empty) one leaves it out.
+    const nodeIDs = chunk.length === 1 ? [...chunk, EMPTY_NODE_ID] : chunk;
+    calls.push(
+      call(observer, { nodeIDs }, ctx, parseSeenValidators).then((answer) => {
+        const status = answer.status !== undefined ? { status: answer.status } : {};
+        const seen = answer.ok ? new Map(answer.value.seen.map((v) => [v.nodeId, v])) : undefined;
+        for (const nodeId of chunk) {
+          if (!answer.ok) {
+            views.set(nodeId, { view: { observer: observer.name, error: answer.error }, reason: answer.reason, ...status });
+            continue;
+          }
+          const v = seen!.get(nodeId);
+          if (!v) {
+            views.set(nodeId, { view: { observer: observer.name, error: 'not in its current validator set' }, ...status });
+            continue;
+          }
+          const view: ObserverView = { observer: observer.name };
+          if (v.uptimeRatio !== undefined) view.uptimeRatio = v.uptimeRatio;
+          if (v.connected !== undefined) view.connected = v.connected;
+          views.set(nodeId, { view, ...status });
+        }
+      }),
+    );
+  }
+  await Promise.all(calls);
+  return views;
 }
 
 type Answer<T> = ({ ok: true; value: T } | { ok: false; reason: FailureReason; error: string }) & { status?: number };

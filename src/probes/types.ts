@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { ChainDataSnapshot } from '../model/chaindata.js';
 import type { TargetObservation } from '../model/observation.js';
 import type { Store } from '../store.js';
-import type { ParseCache } from './exchange.js';
+import type { ParseCache, SharedAnswers } from './exchange.js';
 
 /** What every probe may use; the same object for every kind. */
 export interface ProbeContext {
@@ -16,6 +16,8 @@ export interface ProbeContext {
   limit: <T>(fn: () => Promise<T>) => Promise<T>;
   /** The last body (by hash) and what it parsed to, per target endpoint. */
   parsed: ParseCache;
+  /** Answers shared by several jobs for a while, by key (`<target>\u0000<what>`). */
+  shared: SharedAnswers;
   /** The rate-limit gate of a hosted service, shared by every request sent to it. */
   gate: (service: string) => RateLimitGate;
   log: Logger;

@@ -1,0 +1,77 @@
+/**
+ * The fleet as observers asks each observer once about every own validator of its network
+ * (platform.getCurrentValidators with `nodeIDs`: vms/platformvm/service.go), not once per
+ * validator: at 1,000 validators the first 16 nodes would otherwise get 1,000 calls a minute each.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { observedReport } from '../../src/model/observed.js';
+import { Poller } from '../../src/poller.js';
+import type { SimServer } from '../../src/sim/server.js';
+import { Store } from '../../src/store.js';
+import { startSim } from '../helpers/harness.js';
+
+const NAMES = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6'];
+
+describe('observers are asked about every own validator at once', () => {
+  let sim: SimServer;
+  beforeAll(async () => {
+    sim = await startSim(NAMES.map((name) => ({ name, scenario: 'healthy' as const })));
+  });
+  afterAll(async () => sim?.close());
+
+  /** The getCurrentValidators calls each node has answered so far, with the NodeIDs asked. */
+  const observerCalls = () =>
+    new Map(
+      NAMES.map((name) => {
+        const economics = sim.nodes.get(name)!.economics;
+        const asked = economics.calls.flatMap((method, i) => (method === 'platform.getCurrentValidators' ? [(economics.params[i] as { nodeIDs?: string[] }).nodeIDs ?? []] : []));
+        return [name, asked];
+      }),
+    );
+  const id = (name: string) => sim.nodes.get(name)!.nodeId;
+
+  it('one call per observer serves every validator; a validator learned later is asked alone', async () => {
+    const config = parseConfig(
+      `defaults: {interval: 1h, validator: {interval: 1h, network: false}}\nnodes:\n${NAMES.map((n) => `  - {name: ${n}, url: "${sim.nodeUrl(n)}"}`).join('\n')}\n`,
+      'cfg.yaml',
+    );
+    const store = new Store();
+    const poller = new Poller(config, store, createLogger({ level: 'silent', format: 'json' }));
+    try {
+      // every validator but v6 has told its NodeID and network
+      await Promise.all(NAMES.slice(0, 5).map((n) => poller.run(`${n}@validator`)));
+      const before = observerCalls();
+      await Promise.all(NAMES.slice(0, 5).map((n) => poller.run(`${n}@observed`)));
+      const during = observerCalls();
+      for (const observer of NAMES) {
+        const asked = during.get(observer)!.slice(before.get(observer)!.length);
+        // the first 16 other nodes of the network observe: here each node, once, about the others it knows
+        expect(asked).toHaveLength(1);
+        expect([...asked[0]!].sort()).toEqual(NAMES.slice(0, 5).filter((n) => n !== observer).map(id).sort());
+      }
+      for (const name of NAMES.slice(0, 5)) {
+        const report = observedReport(store.get(name)!.jobs.get('observed')!.endpoints[0]);
+        expect(report!.views.map((v) => v.observer).sort()).toEqual(NAMES.filter((n) => n !== name));
+        for (const view of report!.views) {
+          expect(view.error).toBeUndefined();
+          expect(view.connected).toBe(true);
+          expect(view.uptimeRatio).toBeGreaterThan(0.9);
+        }
+      }
+
+      // v6 tells its NodeID now: the answers shared for this interval do not have it, so it is asked alone
+      await poller.run('v6@validator');
+      const beforeV6 = observerCalls();
+      await poller.run('v6@observed');
+      const afterV6 = observerCalls();
+      for (const observer of NAMES.slice(0, 5)) {
+        expect(afterV6.get(observer)!.slice(beforeV6.get(observer)!.length)).toEqual([[id('v6'), 'NodeID-111111111111111111116DBWJs']]);
+      }
+      expect(observedReport(store.get('v6')!.jobs.get('observed')!.endpoints[0])!.views.filter((v) => v.connected)).toHaveLength(5);
+    } finally {
+      await poller.close();
+    }
+  });
+});

@@ -5,8 +5,9 @@
  *   fleet's other nodes on its network (at most MAX_OBSERVERS) give their own view of its uptime and
  *   whether they are connected to it. Each of them is asked platform.getCurrentValidators about every
  *   own validator of its network at once (NODE_IDS_PER_CALL NodeIDs a call), and that answer serves
- *   every validator's job for half an interval: an observer gets a call or two per interval, not one
- *   per validator. The latest network baseline of its network is read from the store beside it.
+ *   every validator's job for an interval: an observer gets one call per interval (per
+ *   NODE_IDS_PER_CALL validators), not one per validator. The latest network baseline of its
+ *   network is read from the store beside it.
  * - `baseline` (`endpoint="baseline"`, up to `validator.network.observers` fleet nodes per network,
  *   every `validator.network.interval`): the node is asked for the whole list (≈ 1.5 MB on mainnet)
  *   and only its stake-weighted uptime quantiles and connected stake are kept.
@@ -155,11 +156,11 @@ type Seen = { view: ObserverView; reason?: FailureReason; status?: number };
 
 /**
  * What `observer` sees of the validator `nodeId`: from its answer about every own validator of its
- * network, shared for half the validator's interval (so no validator's two polls in a row read the
- * same answer); asked alone when it was not among them (its NodeID learned since).
+ * network, shared for the validator's interval (so a validator's next poll reads a newer one);
+ * asked alone when it was not among them (its NodeID learned since).
  */
 async function viewOf(observer: NodeTarget, nodeId: string, fleet: readonly NodeTarget[], intervalMs: number, ctx: ProbeContext): Promise<Seen> {
-  const all = await ctx.shared.get(`${observer.name}\u0000${OBSERVED_ENDPOINT}`, ctx.now(), intervalMs / 2, () => {
+  const all = await ctx.shared.get(`${observer.name}\u0000${OBSERVED_ENDPOINT}`, ctx.now(), intervalMs, () => {
     const network = networkOf(observer, ctx);
     const asked = fleet.filter((v) => v !== observer && networkOf(v, ctx) === network).map((v) => askableNodeId(v, ctx));
     return viewsOf(observer, asked.filter((id): id is string => id !== undefined), ctx);

@@ -3,7 +3,8 @@
  * gets OpenMetrics 1.0.0, anything else Prometheus text 0.0.4), gzip when it accepts it. The large
  * per-target part comes joined from the Exposition cache; prom-client's small part (process,
  * alerts, self) is rendered per scrape. A gzip body is both parts through node:zlib in its thread
- * pool, on demand (each piece of the per-target part is compressed while the next is assembled):
+ * pool, on demand (each piece of the per-target part is compressed while the next is assembled, and
+ * no more than that one is queued, so a large body is never held twice over):
  * one compression per format at a time, shared by the gzip scrapes that arrive while it runs.
  * (The per-target part alone is not compressed ahead to be reused: the body must be one gzip
  * member, since curl and browsers read only the first of several.)
@@ -91,7 +92,8 @@ export class MetricsEndpoint {
     const out: Buffer[] = [];
     zip.on('data', (chunk: Buffer) => out.push(chunk));
     const ended = once(zip, 'end');
-    await this.exposition.write(format, PIECE_BYTES, (piece) => zip.write(piece));
+    // zlib's input is held to the piece it works on: the next is handed over once it drains.
+    await this.exposition.write(format, PIECE_BYTES, (piece) => (zip.write(piece) ? undefined : once(zip, 'drain').then(() => undefined)));
     zip.end(Buffer.from(await renderRegistry(this.registry, format)));
     await ended;
     return out;

@@ -104,8 +104,8 @@ export class Exposition {
     return this.current().join(this.headers[format]);
   }
 
-  /** The per-target part of a scrape in pieces of at most `pieceBytes`, each handed to `take` as it is assembled. */
-  write(format: Format, pieceBytes: number, take: (piece: Buffer) => void): Promise<void> {
+  /** The per-target part of a scrape in pieces of at most `pieceBytes`, each handed to `take` as it is assembled (see Snapshot.write). */
+  write(format: Format, pieceBytes: number, take: (piece: Buffer) => void | Promise<void>): Promise<void> {
     return this.current().write(this.headers[format], pieceBytes, take);
   }
 

@@ -188,7 +188,9 @@ export class Snapshot {
     const existing = this.joined.get(headers);
     if (existing) return existing;
     let body: Buffer = Buffer.alloc(0);
-    const joined = this.write(headers, this.size(headers), (whole) => (body = whole)).then(() => body);
+    const joined = this.write(headers, this.size(headers), (whole) => {
+      body = whole;
+    }).then(() => body);
     this.joined.set(headers, joined);
     return joined;
   }
@@ -196,20 +198,24 @@ export class Snapshot {
   /**
    * The body in pieces of at most `pieceBytes`, each handed to `take` once filled (a large body is
    * assembled a step per event-loop turn, so a consumer such as zlib works on one piece while the
-   * next is assembled).
+   * next is assembled). A consumer that returns a promise gets the next piece once it settles: at
+   * most one piece waits while another is consumed, however large the body.
    */
-  write(headers: Buffer[], pieceBytes: number, take: (piece: Buffer) => void): Promise<void> {
+  write(headers: Buffer[], pieceBytes: number, take: (piece: Buffer) => void | Promise<void>): Promise<void> {
     return this.reading((async () => {
       const assembler = this.assembler(headers);
       const large = this.bytes > LARGE_BYTES;
+      let taking: void | Promise<void> = undefined;
       for (let left = this.size(headers); left > 0; left -= pieceBytes) {
         const piece = Buffer.allocUnsafe(Math.min(left, pieceBytes));
         for (let used = 0; used < piece.length; ) {
           used = assembler.fill(piece, used, large ? performance.now() + STEP_MS : Infinity);
           if (large) await nextTurn();
         }
-        take(piece);
+        await taking;
+        taking = take(piece);
       }
+      await taking;
     })());
   }
 

@@ -151,6 +151,23 @@ describe('Exposition', () => {
     expect((await e.body('text')).toString()).toContain('x_up{target="t7",pad="q"} 2\n');
   });
 
+  it('hands a large body to a consumer that takes its time one piece at a time, the next assembled meanwhile', async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 12000, 400); // ≈ 5.2 MB: six pieces of 1 MiB
+    const pieces: Buffer[] = [];
+    let consuming = 0;
+    let mostAtOnce = 0;
+    await e.write('text', 1 << 20, async (piece) => {
+      mostAtOnce = Math.max(mostAtOnce, ++consuming);
+      pieces.push(piece);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      consuming--;
+    });
+    expect(pieces.length).toBeGreaterThan(4);
+    expect(mostAtOnce).toBe(1);
+    expect(Buffer.concat(pieces).toString()).toBe(expected(12000, 400));
+  });
+
   it('joins a snapshot once per format and shares it between scrapers', async () => {
     const e = new Exposition(FAMILIES);
     fill(e, 50);

@@ -183,7 +183,7 @@ export async function fleet1000(root: string, dir: string, options: { nodes: num
     daemonTimesBlackbox: blackboxRates.length ? spread(ratios) : null,
     metricsGzipMs: { ...spread(scrapes.map((s) => s.ms)), worst: round(Math.max(...scrapes.map((s) => s.ms))), scrapes: scrapes.length },
     healthyMs: { p50: round(median(healthyMs)), p99: round(percentile(healthyMs, 99)), worst: round(Math.max(...healthyMs)), requests: healthyMs.length },
-    rssMiB: { end: Math.round(rssEnd), max: Math.round(Math.max(...fleet.rss)) },
+    rssMiB: { end: Math.round(rssEnd), max: Math.round(Math.max(rssEnd, ...fleet.rss)) },
   };
 }
 
@@ -211,9 +211,9 @@ export async function fleet5000(root: string, dir: string, options: { nodes: num
     plainMiB: round(Buffer.byteLength(lastText) / 1048576),
     gzipKiB: Math.round(last.bytes / 1024),
     gzipScrapesAnsweredUncompressed: scrapes.filter((s) => !s.gzip).length,
-    metricsGzipMs: { ...spread(scrapes.map((s) => s.ms)), worst: round(Math.max(...scrapes.map((s) => s.ms))), scrapes: scrapes.length },
+    metricsGzipMs: { ...spread(scrapes.map((s) => s.ms)), worst: round(Math.max(...scrapes.map((s) => s.ms))), scrapes: scrapes.length, each: scrapes.map((s) => Math.round(s.ms)) },
     healthyMs: { p50: round(median(healthyMs)), p99: round(percentile(healthyMs, 99)), worst: round(Math.max(...healthyMs)), requests: healthyMs.length },
     eventLoopDelayP99ms: round(lag),
-    rssMiB: { end: Math.round(rssEnd), max: Math.round(Math.max(...fleet.rss)) },
+    rssMiB: { end: Math.round(rssEnd), max: Math.round(Math.max(rssEnd, ...fleet.rss)) },
   };
 }

@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import { MetricsView } from '../metrics/view.js';
 import { targetsOf } from '../model/targets.js';
 import { Poller } from '../poller.js';
-import { STATE_SEVERITY, targetStatus, withAlerts, type TargetAlert, type TargetStatus } from '../status/status.js';
+import { countsInState, STATE_SEVERITY, targetStatus, withAlerts, type TargetAlert, type TargetStatus } from '../status/status.js';
 import { Store } from '../store.js';
 import { sanitizeLabelValue } from '../util/labels.js';
 
@@ -58,10 +58,11 @@ function stateAlerts(target: Target, store: Store, config: Config): TargetAlert[
   const alerts: TargetAlert[] = [];
   for (const source of RULE_SOURCE_NAMES) {
     const feed = RULE_SOURCES[source];
-    if (!feed.countsInState) continue;
+    const counting = rulesOf(source).filter((rule) => countsInState(rule.name));
+    if (counting.length === 0) continue;
     const input = feed.input(sourceUpdate(feed.from, target, store.get(target.name), store, config));
     if (!input) continue;
-    for (const rule of rulesOf(source)) {
+    for (const rule of counting) {
       const settings = settingsOf(rule, target.name, config);
       if (settings.disabled) continue;
       const context = { target: target.name, settings, enabled: (name: string) => !settingsOf(ruleNamed(name)!, target.name, config).disabled, now: Date.now(), label: (v: string) => sanitizeLabelValue(v, config.limits.maxLabelLength) };

@@ -217,10 +217,10 @@ export interface TargetAlert {
   summary: string;
 }
 
-/** Whether a firing alert counts in its target's state: its rule's source says so (`countsInState`: the validator's economics). */
+/** Whether a firing alert counts in its target's state: its rule says so, else its rule's source (`countsInState`: the validator's economics). */
 export function countsInState(alertname: string): boolean {
   const rule = ruleNamed(alertname);
-  return rule !== undefined && RULE_SOURCES[rule.source].countsInState === true;
+  return rule !== undefined && (rule.countsInState ?? RULE_SOURCES[rule.source].countsInState) === true;
 }
 
 /**
@@ -232,7 +232,11 @@ export function withAlerts(status: TargetStatus, alerts: readonly TargetAlert[])
   if (own.length === 0) return status;
   const state: TargetState = own.some((a) => a.severity === 'critical') ? 'unhealthy' : 'warning';
   if (STATE_SEVERITY[state] > STATE_SEVERITY[status.state]) status.state = state;
-  const said = own.map((a) => a.summary).join('; ');
+  const firing = new Set(own.map((a) => a.alertname));
+  const said = own
+    .filter((a) => !ruleNamed(a.alertname)?.toldBy?.some((name) => firing.has(name)))
+    .map((a) => a.summary)
+    .join('; ');
   status.summary = status.summary === 'healthy' ? said : `${status.summary}; ${said}`;
   status.failingChecks.push(...new Set(own.map((a) => a.alertname)));
   return status;

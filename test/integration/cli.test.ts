@@ -118,10 +118,19 @@ describe('avahealth check', () => {
     expect(result.stdout).not.toContain('\u001b['); // no colour when not a TTY
   });
 
-  it('exit 1 for a warning only (disk below the node warning threshold)', async () => {
+  it('exit 2 for a disk at 9 % free: AvalancheDiskLow pages at 11 %, though the node\'s own diskspace check only warns', async () => {
     const result = await runCli(['check', '--config', config('ok-1', 'disk')]);
+    expect(result.code).toBe(2);
+    const [first, , disk] = result.stdout.split('\n');
+    expect(first).toBe('CRITICAL - disk unhealthy (diskspace, AvalancheDiskLow) | healthy=1;;;0;2 warning=0;;;0;2 unhealthy=1;;;0;2 unreachable=0;;;0;2');
+    expect(disk).toMatch(/^disk +UNHEALTHY +failing: diskspace; disk: disk 9% free /);
+  });
+
+  it('exit 1 for a warning only: the node\'s diskspace check with AvalancheDiskLow tuned to warn', async () => {
+    const file = writeConfig(`nodes:\n  - {name: ok-1, url: "${sim.nodeUrl('ok-1')}"}\n  - {name: disk, url: "${sim.nodeUrl('disk')}"}\nalerts:\n  rules:\n    AvalancheDiskLow: {critical_threshold: 0.05}\n`);
+    const result = await runCli(['check', '--config', file]);
     expect(result.code).toBe(1);
-    expect(result.stdout.split('\n')[0]).toBe('WARNING - disk warning (diskspace) | healthy=1;;;0;2 warning=1;;;0;2 unhealthy=0;;;0;2 unreachable=0;;;0;2');
+    expect(result.stdout.split('\n')[0]).toBe('WARNING - disk warning (diskspace, AvalancheDiskLow) | healthy=1;;;0;2 warning=1;;;0;2 unhealthy=0;;;0;2 unreachable=0;;;0;2');
   });
 
   it('exit 2 when a node is unhealthy or unreachable', async () => {
@@ -263,8 +272,8 @@ describe('avahealth run and simulate', () => {
       await sim.waitForOutput(/config: /);
       expect(await runCli(['validate', '--config', out])).toMatchObject({ code: 0, stdout: expect.stringContaining('valid (3 nodes, 2 services)') });
       const result = await runCli(['check', '--config', out]);
-      expect(result.code).toBe(1);
-      expect(result.stdout).toMatch(/^WARNING - node-1 warning \(diskspace\); node-2 warning \(diskspace\); node-3 warning \(diskspace\) \|/);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toMatch(/^CRITICAL - node-1 unhealthy \(diskspace, AvalancheDiskLow\); node-2 unhealthy \(diskspace, AvalancheDiskLow\); node-3 unhealthy \(diskspace, AvalancheDiskLow\) \|/);
       sim.child.kill('SIGTERM');
       expect(await sim.exit).toBe(0);
     } finally {

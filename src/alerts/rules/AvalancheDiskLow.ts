@@ -74,6 +74,8 @@ export default defineRule({
   defaults,
   tuning: thresholdTuning('free-disk ratio (0–1)', defaults),
   phrases: { firing: 'disk low', resolved: 'disk space recovered' },
+  // The node's own diskspace check only warns, and only below 10 %: the alert's severity is the sharper verdict.
+  countsInState: true,
   prometheus: [
     promAlert(
       'AvalancheDiskLow',

@@ -16,6 +16,8 @@ export default defineRule({
   defaults,
   tuning: thresholdTuning('share of the allowance left (0–1)', defaults),
   phrases: { firing: 'downtime budget low', resolved: 'downtime budget recovered' },
+  // The reward alert's text ends with the downtime budget left: one sentence on a target's line, not two.
+  toldBy: ['AvalancheValidatorRewardAtRisk'],
   prometheus: [
     promAlert(
       'AvalancheValidatorDowntimeBudgetLow',

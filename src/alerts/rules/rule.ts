@@ -157,6 +157,14 @@ export interface AlertRule<Name extends string = string, Source extends RuleSour
   phrases?: RulePhrases;
   /** Its Prometheus twin(s), in deploy/prometheus/avahealth.rules.yml after `npm run generate`. */
   prometheus: PrometheusAlert[];
+  /**
+   * Whether it counts in its target's state while it fires (status page, /api/v1, `check`), when
+   * not as its source says (`RuleFeed.countsInState`): for a fact the health replies tell less
+   * sharply than the alert does.
+   */
+  countsInState?: boolean;
+  /** Alerts whose text already says this one's: while one of them fires for the target, the target's summary leaves this one's out. */
+  toldBy?: readonly string[];
   /** State kept per target between evaluations (dropped when the target leaves the config). */
   newState?(): State;
   evaluate(input: RuleInputs[Source], ctx: RuleContext, state: State): Finding[] | typeof UNKNOWN;

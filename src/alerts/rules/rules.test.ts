@@ -12,6 +12,7 @@ describe('the rule registry', () => {
       expect(rule.prometheus.map((p) => p.alert), rule.name).toContain(rule.name);
       for (const twin of rule.prometheus) expect(twin.alert.startsWith(rule.name), twin.alert).toBe(true);
       expect(ruleNamed(rule.name)).toBe(rule);
+      for (const teller of rule.toldBy ?? []) expect(ruleNamed(teller), `${rule.name} toldBy ${teller}`).toBeDefined();
     }
     expect(rulesOf('service').map((r) => r.name)).toEqual(['AvalancheServiceUnhealthy', 'AvalancheServiceComponentDown']);
   });

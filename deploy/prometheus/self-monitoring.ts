@@ -32,6 +32,18 @@ export function selfMonitoringGroup(job = AVAHEALTH_JOB): RuleGroup {
           description: `No target of job "${job}" has been discovered for 10 minutes: avahealth is not deployed, or its PodMonitor, ServiceMonitor or scrape config no longer matches it.`,
         },
       },
+      // The Data API and Metrics API stopped answering: height lag falls back to the fleet's own
+      // heights and validator status and network facts go stale, with nothing else to say so.
+      {
+        alert: 'AvahealthChainDataStale',
+        expr: `avahealth_chain_data_last_refresh_errors{job="${job}"} > 0 and time() - avahealth_chain_data_last_refresh_timestamp_seconds{job="${job}"} > 900`,
+        for: '5m',
+        labels: { severity: 'warning' },
+        annotations: {
+          summary: 'avahealth at {{ $labels.instance }} has had no chain data for over 15 minutes',
+          description: 'Every Data API and Metrics API request of its chain data refreshes fails (a revoked or missing API key, rate limits, the service down; /api/v1/status says which): height lag is measured against the fleet alone, and validator status, chain status and TPS are stale.',
+        },
+      },
       // Sharded replicas (`--shard`) each say N in avahealth_shard_count{shard_index}; per namespace, so
       // separate sharded deployments are compared only with themselves.
       {

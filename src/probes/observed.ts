@@ -113,9 +113,7 @@ export const baselineProber: Prober<BaselineSubject> = {
     const endpoint: EndpointObservation = { endpoint: BASELINE_ENDPOINT, view: 'all', ok: answer.ok, durationSeconds: (performance.now() - started) / 1000, at };
     if (answer.status !== undefined) endpoint.httpStatus = answer.status;
     if (answer.ok) {
-      const state = ctx.store.get(target.name);
-      const own = target.nodeId ?? state?.nodeId ?? validatorReport(state?.jobs.get('validator')?.endpoints[0])?.nodeId;
-      endpoint.detail = baselineOf(network, answer.value.seen, own);
+      endpoint.detail = baselineOf(network, answer.value.seen, knownNodeId(target, ctx).nodeId);
     } else {
       endpoint.reason = answer.reason;
       endpoint.error = answer.error;
@@ -141,15 +139,19 @@ function baselineViews(network: string, observers: readonly NodeTarget[], ctx: P
   return views.length > 0 ? { network, views } : undefined;
 }
 
-/**
- * The NodeID a validator is asked about by: configured, else as learned. Undefined while it is not
- * known yet, or when it is not a Primary Network validator (its own poll says so).
- */
-function askableNodeId(node: NodeTarget, ctx: ProbeContext): string | undefined {
+/** A node's NodeID, configured or as learned (undefined while not known), and its validator poll's report. */
+function knownNodeId(node: NodeTarget, ctx: ProbeContext): { nodeId?: string; validator?: ReturnType<typeof validatorReport> } {
   const state = ctx.store.get(node.name);
   const validator = validatorReport(state?.jobs.get('validator')?.endpoints[0]);
+  const nodeId = node.nodeId ?? state?.nodeId ?? validator?.nodeId;
+  return { ...(nodeId ? { nodeId } : {}), ...(validator ? { validator } : {}) };
+}
+
+/** The NodeID a validator is asked about by: undefined while not known, or when it is not a Primary Network validator (its own poll says so). */
+function askableNodeId(node: NodeTarget, ctx: ProbeContext): string | undefined {
+  const { nodeId, validator } = knownNodeId(node, ctx);
   const notValidating = validator !== undefined && !validator.primary && !validator.problems.some((p) => p.call === 'platform.getCurrentValidators');
-  return notValidating ? undefined : (node.nodeId ?? state?.nodeId ?? validator?.nodeId);
+  return notValidating ? undefined : nodeId;
 }
 
 type Seen = { view: ObserverView; reason?: FailureReason; status?: number };
@@ -180,21 +182,16 @@ async function viewsOf(observer: NodeTarget, nodeIds: readonly string[], ctx: Pr
       call(observer, { nodeIDs }, ctx, parseSeenValidators).then((answer) => {
         const status = answer.status !== undefined ? { status: answer.status } : {};
         const seen = answer.ok ? new Map(answer.value.seen.map((v) => [v.nodeId, v])) : undefined;
-        for (const nodeId of chunk) {
-          if (!answer.ok) {
-            views.set(nodeId, { view: { observer: observer.name, error: answer.error }, reason: answer.reason, ...status });
-            continue;
-          }
+        const seenOf = (nodeId: string): Seen => {
+          if (!answer.ok) return { view: { observer: observer.name, error: answer.error }, reason: answer.reason, ...status };
           const v = seen!.get(nodeId);
-          if (!v) {
-            views.set(nodeId, { view: { observer: observer.name, error: 'not in its current validator set' }, ...status });
-            continue;
-          }
+          if (!v) return { view: { observer: observer.name, error: 'not in its current validator set' }, ...status };
           const view: ObserverView = { observer: observer.name };
           if (v.uptimeRatio !== undefined) view.uptimeRatio = v.uptimeRatio;
           if (v.connected !== undefined) view.connected = v.connected;
-          views.set(nodeId, { view, ...status });
-        }
+          return { view, ...status };
+        };
+        for (const nodeId of chunk) views.set(nodeId, seenOf(nodeId));
       }),
     );
   }

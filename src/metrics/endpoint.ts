@@ -3,9 +3,9 @@
  * gets OpenMetrics 1.0.0, anything else Prometheus text 0.0.4), gzip when it accepts it. The large
  * per-target part comes joined from the Exposition cache; prom-client's small part (process,
  * alerts, self) is rendered per scrape. A gzip body is both parts through node:zlib in its thread
- * pool, on demand (each piece of the per-target part is compressed while the next is assembled, and
- * no more than that one is queued, so a large body is never held twice over):
- * one compression per format at a time, shared by the gzip scrapes that arrive while it runs.
+ * pool, on demand: the per-target part is assembled piece by piece into two buffers kept from one
+ * scrape to the next, zlib compressing one while the other is filled, so a large body is never held
+ * whole; one compression per format at a time, shared by the gzip scrapes that arrive meanwhile.
  * (The per-target part alone is not compressed ahead to be reused: the body must be one gzip
  * member, since curl and browsers read only the first of several.)
  */
@@ -37,7 +37,7 @@ export const CONTENT_TYPES: Record<Format, string> = {
 export const GZIP_LEVEL = 1;
 /** zlib's output buffer: larger than a piece's compressed output, so each piece is one thread-pool job. */
 const GZIP_CHUNK_BYTES = 256 << 10;
-/** The pieces the per-target part is handed to zlib in. */
+/** The pieces the per-target part is handed to zlib in: two buffers of this size per format, kept for the next scrape. */
 const PIECE_BYTES = 1 << 20;
 
 /** Media ranges of an Accept-style header with their q-values (q=0 means "not acceptable"). */
@@ -61,6 +61,12 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
 export class MetricsEndpoint {
   /** The gzip body being compressed, per format: scrapes arriving meanwhile share it. */
   private readonly compressing = new Map<Format, Promise<Buffer[]>>();
+  /**
+   * The buffers the body is assembled into for zlib, per format (one compression per format at a
+   * time uses them). Kept: a body's worth of fresh buffers on every scrape would be external memory
+   * that makes V8 collect its whole heap early.
+   */
+  private readonly pieces = new Map<Format, readonly Buffer[]>();
 
   constructor(
     private readonly exposition: Exposition,
@@ -92,8 +98,10 @@ export class MetricsEndpoint {
     const out: Buffer[] = [];
     zip.on('data', (chunk: Buffer) => out.push(chunk));
     const ended = once(zip, 'end');
-    // zlib's input is held to the piece it works on: the next is handed over once it drains.
-    await this.exposition.write(format, PIECE_BYTES, (piece) => (zip.write(piece) ? undefined : once(zip, 'drain').then(() => undefined)));
+    let pieces = this.pieces.get(format);
+    if (!pieces) this.pieces.set(format, (pieces = [Buffer.allocUnsafeSlow(PIECE_BYTES), Buffer.allocUnsafeSlow(PIECE_BYTES)]));
+    // zlib reads a piece until its write callback: its buffer is filled again only after that.
+    await this.exposition.write(format, pieces, (piece) => new Promise<void>((consumed) => zip.write(piece, () => consumed())));
     zip.end(Buffer.from(await renderRegistry(this.registry, format)));
     await ended;
     return out;

@@ -104,9 +104,9 @@ export class Exposition {
     return this.current().join(this.headers[format]);
   }
 
-  /** The per-target part of a scrape in pieces of at most `pieceBytes`, each handed to `take` as it is assembled (see Snapshot.write). */
-  write(format: Format, pieceBytes: number, take: (piece: Buffer) => void | Promise<void>): Promise<void> {
-    return this.current().write(this.headers[format], pieceBytes, take);
+  /** The per-target part of a scrape in pieces filled into `buffers` in turn, each handed to `take` as it is assembled (see Snapshot.write). */
+  write(format: Format, buffers: readonly Buffer[], take: (piece: Buffer) => Promise<void>): Promise<void> {
+    return this.current().write(this.headers[format], buffers, take);
   }
 
   /** Kept only while nothing changes: a stale snapshot would keep replaced owners' buffers alive (work in flight holds its own). */

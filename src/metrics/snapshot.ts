@@ -187,35 +187,39 @@ export class Snapshot {
   join(headers: Buffer[]): Promise<Buffer> {
     const existing = this.joined.get(headers);
     if (existing) return existing;
-    let body: Buffer = Buffer.alloc(0);
-    const joined = this.write(headers, this.size(headers), (whole) => {
-      body = whole;
-    }).then(() => body);
+    const body = Buffer.allocUnsafe(this.size(headers));
+    const joined = this.write(headers, [body], async () => {}).then(() => body);
     this.joined.set(headers, joined);
     return joined;
   }
 
   /**
-   * The body in pieces of at most `pieceBytes`, each handed to `take` once filled (a large body is
-   * assembled a step per event-loop turn, so a consumer such as zlib works on one piece while the
-   * next is assembled). A consumer that returns a promise gets the next piece once it settles: at
-   * most one piece waits while another is consumed, however large the body.
+   * The body in pieces, each filled into one of `buffers` (in turn, at most its length) and handed
+   * to `take` (a large body is assembled a step per event-loop turn). A buffer is filled again only
+   * once the promise `take` returned for its last piece settled, so the consumer may read a piece
+   * until then: with two buffers, one is filled while the consumer works on the other, and a
+   * consumer such as zlib is handed its next piece before it finished the last. Nothing is
+   * allocated per piece: the caller may keep its buffers for the next body.
    */
-  write(headers: Buffer[], pieceBytes: number, take: (piece: Buffer) => void | Promise<void>): Promise<void> {
+  write(headers: Buffer[], buffers: readonly Buffer[], take: (piece: Buffer) => Promise<void>): Promise<void> {
     return this.reading((async () => {
       const assembler = this.assembler(headers);
       const large = this.bytes > LARGE_BYTES;
-      let taking: void | Promise<void> = undefined;
-      for (let left = this.size(headers); left > 0; left -= pieceBytes) {
-        const piece = Buffer.allocUnsafe(Math.min(left, pieceBytes));
+      const taken: Array<Promise<void> | undefined> = [];
+      for (let left = this.size(headers), turn = 0; left > 0; turn++) {
+        const slot = turn % buffers.length;
+        await taken[slot];
+        const piece = buffers[slot]!.subarray(0, Math.min(left, buffers[slot]!.length));
         for (let used = 0; used < piece.length; ) {
           used = assembler.fill(piece, used, large ? performance.now() + STEP_MS : Infinity);
           if (large) await nextTurn();
         }
-        await taking;
-        taking = take(piece);
+        left -= piece.length;
+        const handed = take(piece);
+        handed.catch(() => {}); // a failure is thrown where it is awaited, never left unhandled
+        taken[slot] = handed;
       }
-      await taking;
+      await Promise.all(taken);
     })());
   }
 

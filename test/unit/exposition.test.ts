@@ -151,21 +151,23 @@ describe('Exposition', () => {
     expect((await e.body('text')).toString()).toContain('x_up{target="t7",pad="q"} 2\n');
   });
 
-  it('hands a large body to a consumer that takes its time one piece at a time, the next assembled meanwhile', async () => {
+  it('fills a large body into the two buffers handed in, neither refilled while the consumer still reads it', async () => {
     const e = new Exposition(FAMILIES);
     fill(e, 12000, 400); // ≈ 5.2 MB: six pieces of 1 MiB
-    const pieces: Buffer[] = [];
+    const buffers = [Buffer.alloc(1 << 20), Buffer.alloc(1 << 20)];
+    const read: Buffer[] = [];
     let consuming = 0;
     let mostAtOnce = 0;
-    await e.write('text', 1 << 20, async (piece) => {
+    await e.write('text', buffers, async (piece) => {
+      expect(buffers.some((b) => b.buffer === piece.buffer && b.byteOffset === piece.byteOffset)).toBe(true);
       mostAtOnce = Math.max(mostAtOnce, ++consuming);
-      pieces.push(piece);
       await new Promise((resolve) => setTimeout(resolve, 5));
+      read.push(Buffer.from(piece)); // read at the end: a buffer refilled meanwhile would show here
       consuming--;
     });
-    expect(pieces.length).toBeGreaterThan(4);
-    expect(mostAtOnce).toBe(1);
-    expect(Buffer.concat(pieces).toString()).toBe(expected(12000, 400));
+    expect(read.length).toBeGreaterThan(4);
+    expect(mostAtOnce).toBe(2);
+    expect(Buffer.concat(read).toString()).toBe(expected(12000, 400));
   });
 
   it('joins a snapshot once per format and shares it between scrapers', async () => {
@@ -222,6 +224,19 @@ describe('MetricsEndpoint', () => {
     const later = await endpoint.scrape(gzip);
     expect(later.body).not.toBe(a.body);
     expect(gunzipOneMember(later.body)).toBe(gunzipOneMember(a.body));
+  });
+
+  it('large gzip scrapes of both formats at once, then again, each decode to their whole body (the kept buffers reused)', async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 12000, 400);
+    const endpoint = new MetricsEndpoint(e, new Registry());
+    const om = { accept: 'application/openmetrics-text; version=1.0.0', acceptEncoding: 'gzip' };
+    for (const n of [12000, 12001]) {
+      fill(e, n, 400);
+      const [text, openmetrics] = await Promise.all([endpoint.scrape({ acceptEncoding: 'gzip' }), endpoint.scrape(om)]);
+      expect(gunzipOneMember(text.body)).toBe(expected(n, 400));
+      expect(gunzipOneMember(openmetrics.body)).toBe(`${expected(n, 400, 'openmetrics')}# EOF\n`);
+    }
   });
 
   it('a scrape taken while the data changes gets the whole snapshot it started from', async () => {

@@ -114,6 +114,7 @@ export class Store {
   private chain?: ChainDataSnapshot;
   /** Height lags by target, derived from the nodes' heights and chain data; dropped when either changes. */
   private lagCache?: Map<string, ChainLag[]>;
+  private networkChanges = 0;
 
   onUpdate(listener: StoreListener): void {
     this.listeners.push(listener);
@@ -169,6 +170,8 @@ export class Store {
     const source = sourceOf(observation);
     const own = source === observation.kind;
     const previous = this.targets.get(observation.target);
+    // before its first record a node counts as on its configured network, which it carries
+    const networkBefore = previous ? this.networkOf(observation.target) : observation.network;
     let state: TargetState;
     if (previous) {
       for (const e of observation.endpoints) if (e.ok) previous.lastSuccessAt.set(endpointKey(e), e.at + e.durationSeconds);
@@ -191,6 +194,7 @@ export class Store {
       this.targets.set(observation.target, state);
     }
     if (source === 'node') this.lagCache = undefined;
+    if (this.networkOf(observation.target) !== networkBefore) this.networkChanges++;
     for (const listener of this.listeners) listener(observation.target, state, source);
     return state;
   }
@@ -207,6 +211,11 @@ export class Store {
   networkOf(target: string): string | undefined {
     const state = this.targets.get(target);
     return state?.nodeNetwork ?? state?.observation.network;
+  }
+
+  /** Counts the changes of any node's network (networkOf): what is grouped by network holds while it stays the same. */
+  networksVersion(): number {
+    return this.networkChanges;
   }
 
   entries(): IterableIterator<[string, TargetState]> {
@@ -242,6 +251,7 @@ export class Store {
   remove(target: string): void {
     if (!this.targets.delete(target)) return;
     this.lagCache = undefined;
+    this.networkChanges++;
     for (const listener of this.removeListeners) listener(target);
   }
 }

@@ -37,15 +37,15 @@ const FRESH_INTERVALS = 3;
 export interface ObservedSubject {
   target: NodeTarget;
   /** Every node with the validator poll on: those on its network (learned, else configured) are asked. */
-  fleet: NodeTarget[];
+  fleet: ByNetwork;
   /** Every node with `validator.network` on: the baseline observers of its network are among them. */
-  baselines: NodeTarget[];
+  baselines: ByNetwork;
 }
 
 export interface BaselineSubject {
   target: NodeTarget;
   /** Every node with `validator.network` on, in config order. */
-  baselines: NodeTarget[];
+  baselines: ByNetwork;
 }
 
 /** The network a node is on: as it told (info.getNetworkID), else as configured. */
@@ -54,19 +54,58 @@ function networkOf(node: NodeTarget, ctx: ProbeContext): string {
 }
 
 /**
- * The baseline observers of a network: the first nodes (in config order) on it with
+ * Some nodes by network, in config order, shared by the jobs of one config: grouped once and again
+ * only after a node's network changed (ctx.store.networksVersion), not scanned by every job.
+ */
+export class ByNetwork {
+  private version = -1;
+  private readonly on = new Map<string, NodeTarget[]>();
+
+  constructor(
+    private readonly nodes: readonly NodeTarget[],
+    /** What of a network's nodes is kept (all of them by default). */
+    private readonly keep: (on: NodeTarget[]) => NodeTarget[] = (on) => on,
+  ) {}
+
+  of(network: string, ctx: ProbeContext): readonly NodeTarget[] {
+    const version = ctx.store.networksVersion();
+    if (version !== this.version) {
+      this.on.clear();
+      this.version = version;
+    }
+    let on = this.on.get(network);
+    if (!on) this.on.set(network, (on = this.keep(this.nodes.filter((n) => networkOf(n, ctx) === network))));
+    return on;
+  }
+}
+
+/**
+ * The baseline observers of each network: the first nodes (in config order) on it with
  * `validator.network` on, as many as the most any of them asks for.
  */
-function baselineObserversOf(network: string, candidates: readonly NodeTarget[], ctx: ProbeContext): NodeTarget[] {
-  const on = candidates.filter((n) => networkOf(n, ctx) === network);
-  return on.slice(0, Math.max(0, ...on.map((n) => n.validator!.network!.observers)));
+function baselineObservers(nodes: readonly NodeTarget[]): ByNetwork {
+  return new ByNetwork(
+    nodes.filter((n) => n.validator?.network),
+    (on) => on.slice(0, on.reduce((most, n) => Math.max(most, n.validator!.network!.observers), 0)),
+  );
+}
+
+/** The first `count` of `nodes` other than `except`. */
+function firstOthers(nodes: readonly NodeTarget[], except: NodeTarget, count: number): NodeTarget[] {
+  const others: NodeTarget[] = [];
+  for (const n of nodes) {
+    if (others.length === count) break;
+    if (n !== except) others.push(n);
+  }
+  return others;
 }
 
 export const observedProber: Prober<ObservedSubject> = {
   jobs: (config) => {
-    const fleet = config.nodes.filter((n) => n.validator);
-    const baselines = fleet.filter((n) => n.validator!.network);
-    return perTarget(fleet, OBSERVED_ENDPOINT, { extra: true, intervalMs: (n) => n.validator!.intervalMs }).map((job) => ({ ...job, subject: { target: job.subject, fleet, baselines } }));
+    const validators = config.nodes.filter((n) => n.validator);
+    const fleet = new ByNetwork(validators);
+    const baselines = baselineObservers(validators);
+    return perTarget(validators, OBSERVED_ENDPOINT, { extra: true, intervalMs: (n) => n.validator!.intervalMs }).map((job) => ({ ...job, subject: { target: job.subject, fleet, baselines } }));
   },
   probe: async ({ target, fleet, baselines }, ctx) => {
     const at = ctx.now() / 1000;
@@ -76,10 +115,10 @@ export const observedProber: Prober<ObservedSubject> = {
     const endpoint: EndpointObservation = { endpoint: OBSERVED_ENDPOINT, view: 'all', ok: true, durationSeconds: 0, at };
     if (!nodeId) return { observation: observationOf(target, at, [], OBSERVED_ENDPOINT) };
     {
-      const observers = fleet.filter((o) => o !== target && networkOf(o, ctx) === network).slice(0, MAX_OBSERVERS);
+      const observers = firstOthers(fleet.of(network, ctx), target, MAX_OBSERVERS);
       const views = await Promise.all(observers.map((o) => viewOf(o, nodeId, fleet, target.validator!.intervalMs, ctx)));
       const report: ObservedReport = { nodeId, network, stakingPort: target.validator?.stakingPort ?? DEFAULT_STAKING_PORT, views: views.map((v) => v.view) };
-      const baseline = baselineViews(network, baselineObserversOf(network, baselines, ctx), ctx, at);
+      const baseline = baselineViews(network, baselines.of(network, ctx), ctx, at);
       if (baseline) report.baseline = baseline;
       // Nothing asked and no baseline to carry (a lone node with the baseline off): nothing to record.
       if (observers.length === 0 && !baseline) return { observation: observationOf(target, at, [], OBSERVED_ENDPOINT) };
@@ -100,14 +139,18 @@ export const observedProber: Prober<ObservedSubject> = {
 
 export const baselineProber: Prober<BaselineSubject> = {
   jobs: (config) => {
-    const baselines = config.nodes.filter((n) => n.validator?.network);
-    return perTarget(baselines, BASELINE_ENDPOINT, { extra: true, intervalMs: (n) => n.validator!.network!.intervalMs }).map((job) => ({ ...job, subject: { target: job.subject, baselines } }));
+    const baselines = baselineObservers(config.nodes);
+    return perTarget(
+      config.nodes.filter((n) => n.validator?.network),
+      BASELINE_ENDPOINT,
+      { extra: true, intervalMs: (n) => n.validator!.network!.intervalMs },
+    ).map((job) => ({ ...job, subject: { target: job.subject, baselines } }));
   },
   probe: async ({ target, baselines }, ctx) => {
     const at = ctx.now() / 1000;
     const network = networkOf(target, ctx);
     // Every candidate has a job; only the first few of its network read the list.
-    if (!baselineObserversOf(network, baselines, ctx).includes(target)) return { observation: observationOf(target, at, [], BASELINE_ENDPOINT) };
+    if (!baselines.of(network, ctx).includes(target)) return { observation: observationOf(target, at, [], BASELINE_ENDPOINT) };
     const started = performance.now();
     const answer = await call(target, {}, ctx, parseSeenValidators);
     const endpoint: EndpointObservation = { endpoint: BASELINE_ENDPOINT, view: 'all', ok: answer.ok, durationSeconds: (performance.now() - started) / 1000, at };
@@ -161,10 +204,9 @@ type Seen = { view: ObserverView; reason?: FailureReason; status?: number };
  * network, shared for the validator's interval (so a validator's next poll reads a newer one);
  * asked alone when it was not among them (its NodeID learned since).
  */
-async function viewOf(observer: NodeTarget, nodeId: string, fleet: readonly NodeTarget[], intervalMs: number, ctx: ProbeContext): Promise<Seen> {
+async function viewOf(observer: NodeTarget, nodeId: string, fleet: ByNetwork, intervalMs: number, ctx: ProbeContext): Promise<Seen> {
   const all = await ctx.shared.get(`${observer.name}\u0000${OBSERVED_ENDPOINT}`, ctx.now(), intervalMs, () => {
-    const network = networkOf(observer, ctx);
-    const asked = fleet.filter((v) => v !== observer && networkOf(v, ctx) === network).map((v) => askableNodeId(v, ctx));
+    const asked = fleet.of(networkOf(observer, ctx), ctx).filter((v) => v !== observer).map((v) => askableNodeId(v, ctx));
     return viewsOf(observer, asked.filter((id): id is string => id !== undefined), ctx);
   });
   return all.get(nodeId) ?? (await viewsOf(observer, [nodeId], ctx)).get(nodeId)!;

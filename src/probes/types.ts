@@ -26,7 +26,7 @@ export interface ProbeContext {
   /** Epoch milliseconds. */
   now: () => number;
   /** Read-only view of what earlier jobs recorded (a source may build on its last result). */
-  store: Pick<Store, 'get' | 'entries' | 'networkOf' | 'chainData'>;
+  store: Pick<Store, 'get' | 'entries' | 'networkOf' | 'networksVersion' | 'chainData'>;
 }
 
 /** What a probe hands to the store: a target's observation (its own job or an extra one), or chain data. */

@@ -74,4 +74,30 @@ describe('observers are asked about every own validator at once', () => {
       await poller.close();
     }
   });
+
+  it('a node that says another network leaves the observers of the first at once (the grouping by network follows it)', async () => {
+    const config = parseConfig(
+      `defaults: {interval: 1h, validator: {interval: 1h, network: false}}\nnodes:\n${NAMES.map((n) => `  - {name: ${n}, url: "${sim.nodeUrl(n)}"}`).join('\n')}\n`,
+      'cfg.yaml',
+    );
+    const store = new Store();
+    const poller = new Poller(config, store, createLogger({ level: 'silent', format: 'json' }));
+    const observersOf = (name: string) => observedReport(store.get(name)!.jobs.get('observed')!.endpoints[0])!.views.map((v) => v.observer).sort();
+    try {
+      // v6 has not told its network yet: it counts as on the configured one (mainnet)
+      await Promise.all(NAMES.slice(0, 5).map((n) => poller.run(`${n}@validator`)));
+      await poller.run('v1@observed');
+      expect(observersOf('v1')).toEqual(['v2', 'v3', 'v4', 'v5', 'v6']);
+      sim.nodes.get('v6')!.economics.networkId = 5; // info.getNetworkID: fuji
+      await poller.run('v6@validator');
+      expect(store.networkOf('v6')).toBe('fuji');
+      await poller.run('v1@observed');
+      expect(observersOf('v1')).toEqual(['v2', 'v3', 'v4', 'v5']);
+      await poller.run('v6@observed'); // alone on its network: nobody to ask
+      expect(store.get('v6')!.jobs.get('observed')!.endpoints).toEqual([]);
+    } finally {
+      sim.nodes.get('v6')!.economics.networkId = 1;
+      await poller.close();
+    }
+  });
 });

@@ -57,4 +57,21 @@ describe('Store', () => {
     expect(store.networkOf('n1')).toBe('12345');
     expect(store.networkOf('unknown')).toBeUndefined();
   });
+
+  it('networksVersion changes when a node says another network than it had, not with every poll', () => {
+    const store = new Store();
+    const validatorPoll = (nodeNetwork?: string): TargetObservation => ({ target: 'n1', kind: 'node', source: 'validator', network: 'mainnet', at: 101, endpoints: [], ...(nodeNetwork ? { nodeNetwork } : {}) });
+    const start = store.networksVersion();
+    store.record(poll(100, 0.01, HEALTHY())); // first record, on its configured network
+    store.record(validatorPoll('mainnet')); // says the network it was configured with
+    store.record(poll(101, 0.01, HEALTHY()));
+    expect(store.networksVersion()).toBe(start);
+    store.record(validatorPoll('fuji'));
+    expect(store.networksVersion()).toBe(start + 1);
+    store.record(validatorPoll('fuji'));
+    store.record(poll(102, 0.01, HEALTHY()));
+    expect(store.networksVersion()).toBe(start + 1);
+    store.remove('n1');
+    expect(store.networksVersion()).toBe(start + 2);
+  });
 });

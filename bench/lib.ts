@@ -4,6 +4,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import { parse } from 'yaml';
 
 const TICKS_PER_SECOND = 100;
 
@@ -94,10 +95,16 @@ function imageNodeFlags(): string[] {
  * bench's own environment says) and flags on its command line (`--node-flags '…'`, by default the
  * image's: V8 flags such as `--heap-growing-percent` that Node refuses in NODE_OPTIONS).
  */
-export const runtime = { node: process.execPath, nodeOptions: '', nodeFlags: imageNodeFlags() };
+export const runtime = { node: process.execPath, nodeOptions: '', nodeFlags: imageNodeFlags(), sidecarNodeFlags: sidecarNodeFlags() };
 
-export function spawnDaemon(configFile: string, port: number): ChildProcess {
-  return spawn(runtime.node, [...runtime.nodeFlags, 'dist/cli.js', 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], {
+/** The flags the sidecar component starts node with: those between `node` and `dist/cli.js` in its `command`. */
+function sidecarNodeFlags(): string[] {
+  const file = readFileSync(new URL('../deploy/kubernetes/components/sidecar/command.yaml', import.meta.url), 'utf8');
+  return (parse(file) as { command: string[] }).command.slice(1, -1);
+}
+
+export function spawnDaemon(configFile: string, port: number, nodeFlags = runtime.nodeFlags): ChildProcess {
+  return spawn(runtime.node, [...nodeFlags, 'dist/cli.js', 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, NODE_OPTIONS: runtime.nodeOptions },
   });

@@ -5,8 +5,9 @@
  * of every scenario also writes them to bench/results-node<major>.json (bench/RESULTS.md: method).
  *   npm run bench                                   full run (several minutes)
  *   npm run bench -- --node /path/to/node           the daemon (and the bare loop) on that runtime
- *   npm run bench -- --node-options=--max-semi-space-size=8   the daemon's NODE_OPTIONS
- *   npm run bench -- --node-flags='--no-opt --liftoff-only'    flags on the daemon's command line (default: the image's; '' for none)
+ *   npm run bench -- --node-options=--max-semi-space-size=8   the daemon's NODE_OPTIONS (a flag on its command line wins)
+ *   npm run bench -- --node-flags='--no-opt --liftoff-only'    flags on the daemon's command line, every scenario's (default:
+ *                                                   the image's, and the sidecar component's for the sidecar; '' for none)
  *   npm run bench -- --only fleet1000,sidecar       some scenarios only
  *   npm run bench -- --quick --check                reduced, compared with bench/baseline.json (a report, never a failure)
  */
@@ -28,7 +29,7 @@ const { values: args } = parseArgs({
 });
 if (args.node) runtime.node = args.node;
 if (args['node-options']) runtime.nodeOptions = args['node-options'];
-if (args['node-flags'] !== undefined) runtime.nodeFlags = args['node-flags'].split(' ').filter(Boolean);
+if (args['node-flags'] !== undefined) runtime.nodeFlags = runtime.sidecarNodeFlags = args['node-flags'].split(' ').filter(Boolean);
 const RUNTIME_VERSION = execFileSync(runtime.node, ['--version'], { encoding: 'utf8' }).trim();
 /** `--only fleet1000,alerts`: run just those (fleet1000, fleet5000, poll, scrape, alerts, startup, sidecar; poll and scrape only when named). */
 const ONLY = args.only ? new Set(args.only.split(',')) : undefined;
@@ -200,7 +201,8 @@ async function sidecarRss(seconds: number) {
   const file = join(DIR, 'sidecar.yaml');
   writeFileSync(file, `state_dir: ./state\nnodes:\n  - {name: node, url: "${sim.nodeUrl('node')}"}\n`);
   const port = await freePort();
-  const daemon = spawnDaemon(file, port);
+  // as the sidecar component starts it (its command's flags), unless --node-flags says otherwise
+  const daemon = spawnDaemon(file, port, runtime.sidecarNodeFlags);
   await waitReady(port);
   // RSS moves by ≈ 1 MiB with each garbage collection: the median of the last five seconds' samples.
   // The full run samples after V8's memory reducer has shrunk the young generation of an idle
@@ -263,7 +265,7 @@ async function main() {
   const sidecar = wanted('sidecar') ? (log('sidecar memory'), await sidecarRss(QUICK ? 3 : 50)) : undefined;
   const results = {
     date: new Date().toISOString(),
-    runtime: { node: RUNTIME_VERSION, binary: runtime.node, nodeOptions: runtime.nodeOptions, nodeFlags: runtime.nodeFlags.join(' ') },
+    runtime: { node: RUNTIME_VERSION, binary: runtime.node, nodeOptions: runtime.nodeOptions, nodeFlags: runtime.nodeFlags.join(' '), sidecarNodeFlags: runtime.sidecarNodeFlags.join(' ') },
     machine: `${hostname()}: ${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}, ${Math.round(totalmem() / 1073741824)} GiB`,
     quick: QUICK,
     only: ONLY ? [...ONLY] : undefined,

@@ -14,10 +14,17 @@ import { RULES } from '../../src/alerts/rules/index.js';
 import { AVAHEALTH_JOB } from '../../deploy/prometheus/self-monitoring.js';
 import { parseConfig } from '../../src/config/load.js';
 import { parseShard } from '../../src/shard.js';
-import { ROOT } from '../helpers/cli.js';
+import { hashSync } from 'bcryptjs';
+import { request } from 'undici';
+import { ROOT, startCli } from '../helpers/cli.js';
+import { startSim } from '../helpers/harness.js';
 import { requireTool } from '../helpers/tools.js';
 
 const kubectl = requireTool('kubectl', 'the kustomize builds');
+/** The sidecar component's command for the avahealth container (copied in by its replacements). */
+const SIDECAR_COMMAND = (parse(readFileSync(join(ROOT, 'deploy/kubernetes/components/sidecar/command.yaml'), 'utf8')) as { command: string[] }).command;
+/** The flags the image starts node with (the Dockerfile's ENTRYPOINT between `node` and `dist/cli.js`). */
+const IMAGE_NODE_FLAGS = (JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!) as string[]).slice(1, -1);
 const MODELS: Record<string, new (value: never) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'apps/v1/StatefulSet': StatefulSet,
@@ -174,6 +181,13 @@ describe('no placeholder receiver URLs in what ships', () => {
 });
 
 describe.skipIf(!kubectl)('the sidecar never gates the node', () => {
+  it("only the sidecar overrides the image's command: central and sharded start node as the Dockerfile does", () => {
+    const commandOf = (name: string) => (avahealthOf(build(overlay(name)).find((o) => o.kind === 'StatefulSet' || o.kind === 'Deployment')!) as { command?: string[] }).command;
+    expect(commandOf('sidecar')).toEqual(SIDECAR_COMMAND);
+    expect(commandOf('central')).toBeUndefined();
+    expect(commandOf('sharded')).toBeUndefined();
+  });
+
   it('the avahealth sidecar has no readinessProbe (only the central Deployment waits for its first round)', () => {
     const sidecar = build(overlay('sidecar')).find((o) => o.kind === 'StatefulSet')!;
     expect(avahealthOf(sidecar).readinessProbe).toBeUndefined();
@@ -266,6 +280,22 @@ describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user
     expect(() => execFileSync(kubectl!, ['kustomize', dir], { encoding: 'utf8', stdio: 'pipe' })).toThrow(/nothing selected by ConfigMap.*avahealth-config/);
   });
 
+  it("starts the sidecar with the sidecar component's node flags, and an overlay on top can put the image's back", () => {
+    const patched = build(userDir()).find((o) => o.kind === 'StatefulSet')!;
+    const sidecar = avahealthOf(patched) as Container & { command?: string[]; args?: string[] };
+    expect(sidecar.command).toEqual(SIDECAR_COMMAND);
+    expect(sidecar.args).toEqual(['run', '--config', '/etc/avahealth/avahealth.yaml']);
+    expect(patched.spec!.template.spec.containers.map((c: Container) => c.name)).toEqual(['node', 'avahealth']);
+    // docs/scaling.md: with basic auth in a web config, patch the command back to the image's flags
+    const top = mkdtempSync(join(tmpdir(), 'avahealth-kustomize-command-'));
+    const image = ['node', ...IMAGE_NODE_FLAGS, 'dist/cli.js'];
+    writeFileSync(
+      join(top, 'kustomization.yaml'),
+      stringify({ resources: [relative(top, userDir())], patches: [{ target: { kind: 'StatefulSet', name: 'validator-mainnet' }, patch: stringify([{ op: 'replace', path: '/spec/template/spec/containers/1/command', value: image }]) }] }),
+    );
+    expect((avahealthOf(build(top).find((o) => o.kind === 'StatefulSet')!) as { command?: string[] }).command).toEqual(image);
+  });
+
   it('lets an overlay on top replace the config with configMapGenerator behavior: replace', () => {
     const base = userDir();
     const top = mkdtempSync(join(tmpdir(), 'avahealth-kustomize-top-'));
@@ -343,5 +373,30 @@ describe.skipIf(!kubectl)('the sharded overlay', () => {
     const config = parseConfig(configMap.data!['avahealth.yaml']!, 'avahealth.yaml', {});
     expect(config.alerts.receivers.map((r) => r.kind)).toEqual(['alertmanager']);
     expect(config.nodes.length).toBeGreaterThan(statefulSet.spec!.replicas as number);
+  });
+});
+
+describe("the sidecar component's command, run for real", () => {
+  it('starts node with those flags on this runtime: the daemon polls its node, and a basic-auth scrape is let in', async () => {
+    expect(SIDECAR_COMMAND[0]).toBe('node');
+    expect(SIDECAR_COMMAND.at(-1)).toBe('dist/cli.js');
+    const sim = await startSim([{ name: 'n1', scenario: 'healthy' }]);
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-sidecar-flags-'));
+    writeFileSync(join(dir, 'avahealth.yaml'), `state_dir: ${join(dir, 'state')}\nnodes:\n  - {name: n1, url: "${sim.nodeUrl('n1')}"}\n`);
+    writeFileSync(join(dir, 'web.yaml'), `basic_auth_users:\n  prometheus: ${hashSync('scrape-secret', 10)}\n`);
+    const daemon = startCli(['run', '--config', join(dir, 'avahealth.yaml'), '--listen', '127.0.0.1:0', '--web.config.file', join(dir, 'web.yaml')], {}, SIDECAR_COMMAND.slice(1, -1));
+    try {
+      const port = (await daemon.waitForOutput(/"address":"127\.0\.0\.1:(\d+)"/, 30_000))[1];
+      await daemon.waitForOutput(/first poll round complete/, 30_000);
+      const authorization = `Basic ${Buffer.from('prometheus:scrape-secret').toString('base64')}`;
+      const res = await request(`http://127.0.0.1:${port}/metrics`, { headers: { authorization } });
+      const text = await res.body.text();
+      expect(res.statusCode).toBe(200);
+      expect(text).toMatch(/^avahealth_probe_success\{target="n1",endpoint="health",view="all"\} 1$/m);
+    } finally {
+      daemon.child.kill('SIGTERM');
+      await daemon.exit;
+      await sim.close();
+    }
   });
 });

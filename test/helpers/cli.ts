@@ -33,10 +33,10 @@ export interface LongRunning {
   exit: Promise<number | null>;
 }
 
-/** Starts a long-running CLI command (run, simulate, demo). */
-export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): LongRunning {
+/** Starts a long-running CLI command (run, simulate, demo); `nodeFlags` go on node's command line before the CLI. */
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: readonly string[] = []): LongRunning {
   ensureBuilt();
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env } });
+  const child = spawn(process.execPath, [...nodeFlags, CLI, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env } });
   let text = '';
   child.stdout!.on('data', (c: Buffer) => (text += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (text += c.toString()));

@@ -31,14 +31,18 @@ describe('observers are asked about every own validator at once', () => {
       }),
     );
   const id = (name: string) => sim.nodes.get(name)!.nodeId;
-
-  it('one call per observer serves every validator; a validator learned later is asked alone', async () => {
+  /** The six validators at hourly intervals, baseline off: each job runs when the test says. */
+  const fleetPoller = () => {
     const config = parseConfig(
       `defaults: {interval: 1h, validator: {interval: 1h, network: false}}\nnodes:\n${NAMES.map((n) => `  - {name: ${n}, url: "${sim.nodeUrl(n)}"}`).join('\n')}\n`,
       'cfg.yaml',
     );
     const store = new Store();
-    const poller = new Poller(config, store, createLogger({ level: 'silent', format: 'json' }));
+    return { store, poller: new Poller(config, store, createLogger({ level: 'silent', format: 'json' })) };
+  };
+
+  it('one call per observer serves every validator; a validator learned later is asked alone', async () => {
+    const { store, poller } = fleetPoller();
     try {
       // every validator but v6 has told its NodeID and network
       await Promise.all(NAMES.slice(0, 5).map((n) => poller.run(`${n}@validator`)));
@@ -76,12 +80,7 @@ describe('observers are asked about every own validator at once', () => {
   });
 
   it('a node that says another network leaves the observers of the first at once (the grouping by network follows it)', async () => {
-    const config = parseConfig(
-      `defaults: {interval: 1h, validator: {interval: 1h, network: false}}\nnodes:\n${NAMES.map((n) => `  - {name: ${n}, url: "${sim.nodeUrl(n)}"}`).join('\n')}\n`,
-      'cfg.yaml',
-    );
-    const store = new Store();
-    const poller = new Poller(config, store, createLogger({ level: 'silent', format: 'json' }));
+    const { store, poller } = fleetPoller();
     const observersOf = (name: string) => observedReport(store.get(name)!.jobs.get('observed')!.endpoints[0])!.views.map((v) => v.observer).sort();
     try {
       // v6 has not told its network yet: it counts as on the configured one (mainnet)

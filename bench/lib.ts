@@ -83,25 +83,29 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]) => percentile(values, 50);
 
-/** The flags the image starts node with: those between `node` and `dist/cli.js` in the Dockerfile's ENTRYPOINT. */
-function imageNodeFlags(): string[] {
+/** How the image starts the daemon: the Dockerfile's ENTRYPOINT (`node`, its flags, `dist/cli.js`). */
+export function imageCommand(): string[] {
   const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8'));
-  return entrypoint ? (JSON.parse(entrypoint[1]!) as string[]).slice(1, -1) : [];
+  return entrypoint ? (JSON.parse(entrypoint[1]!) as string[]) : [];
 }
+
+/** How the sidecar component starts it: the `command` of its command.yaml. */
+export function sidecarCommand(): string[] {
+  const file = readFileSync(new URL('../deploy/kubernetes/components/sidecar/command.yaml', import.meta.url), 'utf8');
+  return (parse(file) as { command: string[] }).command;
+}
+
+/** The flags of such a command: those between `node` and `dist/cli.js`. */
+const flagsOf = (command: string[]) => command.slice(1, -1);
 
 /**
  * What the measured daemon runs on: the node binary (`npm run bench -- --node PATH`, by default the
  * one running the bench), its NODE_OPTIONS (`--node-options '…'`, by default none, whatever the
  * bench's own environment says) and flags on its command line (`--node-flags '…'`, by default the
- * image's: V8 flags such as `--heap-growing-percent` that Node refuses in NODE_OPTIONS).
+ * image's, and the sidecar component's for the sidecar: V8 flags such as `--heap-growing-percent`
+ * that Node refuses in NODE_OPTIONS).
  */
-export const runtime = { node: process.execPath, nodeOptions: '', nodeFlags: imageNodeFlags(), sidecarNodeFlags: sidecarNodeFlags() };
-
-/** The flags the sidecar component starts node with: those between `node` and `dist/cli.js` in its `command`. */
-function sidecarNodeFlags(): string[] {
-  const file = readFileSync(new URL('../deploy/kubernetes/components/sidecar/command.yaml', import.meta.url), 'utf8');
-  return (parse(file) as { command: string[] }).command.slice(1, -1);
-}
+export const runtime = { node: process.execPath, nodeOptions: '', nodeFlags: flagsOf(imageCommand()), sidecarNodeFlags: flagsOf(sidecarCommand()) };
 
 export function spawnDaemon(configFile: string, port: number, nodeFlags = runtime.nodeFlags): ChildProcess {
   return spawn(runtime.node, [...nodeFlags, 'dist/cli.js', 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], {

@@ -16,15 +16,14 @@ import { parseConfig } from '../../src/config/load.js';
 import { parseShard } from '../../src/shard.js';
 import { hashSync } from 'bcryptjs';
 import { request } from 'undici';
+import { imageCommand, sidecarCommand } from '../../bench/lib.js';
 import { ROOT, startCli } from '../helpers/cli.js';
 import { startSim } from '../helpers/harness.js';
 import { requireTool } from '../helpers/tools.js';
 
 const kubectl = requireTool('kubectl', 'the kustomize builds');
 /** The sidecar component's command for the avahealth container (copied in by its replacements). */
-const SIDECAR_COMMAND = (parse(readFileSync(join(ROOT, 'deploy/kubernetes/components/sidecar/command.yaml'), 'utf8')) as { command: string[] }).command;
-/** The flags the image starts node with (the Dockerfile's ENTRYPOINT between `node` and `dist/cli.js`). */
-const IMAGE_NODE_FLAGS = (JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!) as string[]).slice(1, -1);
+const SIDECAR_COMMAND = sidecarCommand();
 const MODELS: Record<string, new (value: never) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'apps/v1/StatefulSet': StatefulSet,
@@ -288,7 +287,7 @@ describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user
     expect(patched.spec!.template.spec.containers.map((c: Container) => c.name)).toEqual(['node', 'avahealth']);
     // docs/scaling.md: with basic auth in a web config, patch the command back to the image's flags
     const top = mkdtempSync(join(tmpdir(), 'avahealth-kustomize-command-'));
-    const image = ['node', ...IMAGE_NODE_FLAGS, 'dist/cli.js'];
+    const image = imageCommand();
     writeFileSync(
       join(top, 'kustomization.yaml'),
       stringify({ resources: [relative(top, userDir())], patches: [{ target: { kind: 'StatefulSet', name: 'validator-mainnet' }, patch: stringify([{ op: 'replace', path: '/spec/template/spec/containers/1/command', value: image }]) }] }),

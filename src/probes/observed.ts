@@ -79,15 +79,14 @@ export class ByNetwork {
   }
 }
 
-/**
- * The baseline observers of each network: the first nodes (in config order) on it with
- * `validator.network` on, as many as the most any of them asks for.
- */
-function baselineObservers(nodes: readonly NodeTarget[]): ByNetwork {
-  return new ByNetwork(
-    nodes.filter((n) => n.validator?.network),
-    (on) => on.slice(0, on.reduce((most, n) => Math.max(most, n.validator!.network!.observers), 0)),
-  );
+/** The nodes with `validator.network` on, in config order: the candidates to read the baseline. */
+function baselineCandidates(nodes: readonly NodeTarget[]): NodeTarget[] {
+  return nodes.filter((n) => n.validator?.network);
+}
+
+/** The baseline observers of each network: its first candidates, as many as the most any of them asks for. */
+function baselineObservers(candidates: readonly NodeTarget[]): ByNetwork {
+  return new ByNetwork(candidates, (on) => on.slice(0, on.reduce((most, n) => Math.max(most, n.validator!.network!.observers), 0)));
 }
 
 /** The first `count` of `nodes` other than `except`. */
@@ -104,7 +103,7 @@ export const observedProber: Prober<ObservedSubject> = {
   jobs: (config) => {
     const validators = config.nodes.filter((n) => n.validator);
     const fleet = new ByNetwork(validators);
-    const baselines = baselineObservers(validators);
+    const baselines = baselineObservers(baselineCandidates(validators));
     return perTarget(validators, OBSERVED_ENDPOINT, { extra: true, intervalMs: (n) => n.validator!.intervalMs }).map((job) => ({ ...job, subject: { target: job.subject, fleet, baselines } }));
   },
   probe: async ({ target, fleet, baselines }, ctx) => {
@@ -139,12 +138,9 @@ export const observedProber: Prober<ObservedSubject> = {
 
 export const baselineProber: Prober<BaselineSubject> = {
   jobs: (config) => {
-    const baselines = baselineObservers(config.nodes);
-    return perTarget(
-      config.nodes.filter((n) => n.validator?.network),
-      BASELINE_ENDPOINT,
-      { extra: true, intervalMs: (n) => n.validator!.network!.intervalMs },
-    ).map((job) => ({ ...job, subject: { target: job.subject, baselines } }));
+    const candidates = baselineCandidates(config.nodes);
+    const baselines = baselineObservers(candidates);
+    return perTarget(candidates, BASELINE_ENDPOINT, { extra: true, intervalMs: (n) => n.validator!.network!.intervalMs }).map((job) => ({ ...job, subject: { target: job.subject, baselines } }));
   },
   probe: async ({ target, baselines }, ctx) => {
     const at = ctx.now() / 1000;

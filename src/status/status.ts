@@ -238,6 +238,6 @@ export function withAlerts(status: TargetStatus, alerts: readonly TargetAlert[])
     .map((a) => a.summary)
     .join('; ');
   status.summary = status.summary === 'healthy' ? said : `${status.summary}; ${said}`;
-  status.failingChecks.push(...new Set(own.map((a) => a.alertname)));
+  status.failingChecks.push(...firing);
   return status;
 }

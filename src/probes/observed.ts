@@ -4,10 +4,10 @@
  * - `observed` (`endpoint="observed"`, one job per own validator, at its validator interval): the
  *   fleet's other nodes on its network (at most MAX_OBSERVERS) give their own view of its uptime and
  *   whether they are connected to it. Each of them is asked platform.getCurrentValidators about every
- *   own validator of its network at once (NODE_IDS_PER_CALL NodeIDs a call), and that answer serves
- *   every validator's job for an interval: an observer gets one call per interval (per
- *   NODE_IDS_PER_CALL validators), not one per validator. The latest network baseline of its
- *   network is read from the store beside it.
+ *   own validator of its network at once (NODE_IDS_PER_CALL NodeIDs a call, one call at a time),
+ *   and that answer serves every validator's job for an interval: an observer gets one call per
+ *   interval (per NODE_IDS_PER_CALL validators), not one per validator. The latest network
+ *   baseline of its network is read from the store beside it.
  * - `baseline` (`endpoint="baseline"`, up to `validator.network.observers` fleet nodes per network,
  *   every `validator.network.interval`): the node is asked for the whole list (≈ 1.5 MB on mainnet)
  *   and only its stake-weighted uptime quantiles and connected stake are kept.
@@ -29,8 +29,11 @@ import { EMPTY_NODE_ID } from './validator.js';
 
 /** Other fleet nodes asked about one own validator, at most (cost and series grow with validators × observers). */
 export const MAX_OBSERVERS = 16;
-/** NodeIDs asked of an observer in one call (its answer is about 1 KB per validator: no delegators when several are asked). */
-const NODE_IDS_PER_CALL = 256;
+/**
+ * NodeIDs asked of an observer in one call. Its answer is about 1 KB per validator (no delegators
+ * when several are asked): a few dozen keep each answer a small allocation instead of a large one.
+ */
+export const NODE_IDS_PER_CALL = 64;
 /** A baseline older than this many of its intervals is not used for a verdict. */
 const FRESH_INTERVALS = 3;
 
@@ -208,32 +211,38 @@ async function viewOf(observer: NodeTarget, nodeId: string, fleet: ByNetwork, in
   return all.get(nodeId) ?? (await viewsOf(observer, [nodeId], ctx)).get(nodeId)!;
 }
 
-/** What `observer` sees of each of `nodeIds`, NODE_IDS_PER_CALL of them a call; a failed call is the view of each it asked about. */
+/**
+ * What `observer` sees of each of `nodeIds`, NODE_IDS_PER_CALL of them a call, one call at a time:
+ * the answers are large, and a node is not handed a burst of them. A failed call is the view of each
+ * NodeID it asked about and of each not asked yet (an observer that did not answer one call is not
+ * kept waiting on for the others).
+ */
 async function viewsOf(observer: NodeTarget, nodeIds: readonly string[], ctx: ProbeContext): Promise<Map<string, Seen>> {
   const views = new Map<string, Seen>();
-  const calls: Array<Promise<void>> = [];
   for (let i = 0; i < nodeIds.length; i += NODE_IDS_PER_CALL) {
     const chunk = nodeIds.slice(i, i + NODE_IDS_PER_CALL);
     // With one NodeID the answer would carry its whole delegators list; a second (empty) one leaves it out.
     const nodeIDs = chunk.length === 1 ? [...chunk, EMPTY_NODE_ID] : chunk;
-    calls.push(
-      call(observer, { nodeIDs }, ctx, parseSeenValidators).then((answer) => {
-        const status = answer.status !== undefined ? { status: answer.status } : {};
-        const seen = answer.ok ? new Map(answer.value.seen.map((v) => [v.nodeId, v])) : undefined;
-        const seenOf = (nodeId: string): Seen => {
-          if (!answer.ok) return { view: { observer: observer.name, error: answer.error }, reason: answer.reason, ...status };
-          const v = seen!.get(nodeId);
-          if (!v) return { view: { observer: observer.name, error: 'not in its current validator set' }, ...status };
-          const view: ObserverView = { observer: observer.name };
-          if (v.uptimeRatio !== undefined) view.uptimeRatio = v.uptimeRatio;
-          if (v.connected !== undefined) view.connected = v.connected;
-          return { view, ...status };
-        };
-        for (const nodeId of chunk) views.set(nodeId, seenOf(nodeId));
-      }),
-    );
+    const answer = await call(observer, { nodeIDs }, ctx, parseSeenValidators);
+    const status = answer.status !== undefined ? { status: answer.status } : {};
+    if (!answer.ok) {
+      const failed: Seen = { view: { observer: observer.name, error: answer.error }, reason: answer.reason, ...status };
+      for (const nodeId of nodeIds.slice(i)) views.set(nodeId, failed);
+      break;
+    }
+    const seen = new Map(answer.value.seen.map((v) => [v.nodeId, v]));
+    for (const nodeId of chunk) {
+      const v = seen.get(nodeId);
+      if (!v) {
+        views.set(nodeId, { view: { observer: observer.name, error: 'not in its current validator set' }, ...status });
+        continue;
+      }
+      const view: ObserverView = { observer: observer.name };
+      if (v.uptimeRatio !== undefined) view.uptimeRatio = v.uptimeRatio;
+      if (v.connected !== undefined) view.connected = v.connected;
+      views.set(nodeId, { view, ...status });
+    }
   }
-  await Promise.all(calls);
   return views;
 }
 

@@ -77,6 +77,10 @@ export class SimNode {
   readonly network: SimNetwork;
   /** info.* and platform.* answers (validator economics). */
   readonly economics: SimValidator;
+  /** Requests answered so far, being answered now, and the most there were at once (tests check a client's manners). */
+  requests = 0;
+  inFlight = 0;
+  mostInFlight = 0;
   private readonly periodMs: number;
   private readonly offsetMinutes: number;
   private readonly random: () => number;

@@ -108,6 +108,16 @@ export class SimServer {
   }
 
   private async serveNode(node: SimNode, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, body: string): Promise<void> {
+    node.requests++;
+    node.mostInFlight = Math.max(node.mostInFlight, ++node.inFlight);
+    try {
+      await this.answerNode(node, req, res, path, query, body);
+    } finally {
+      node.inFlight--;
+    }
+  }
+
+  private async answerNode(node: SimNode, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, body: string): Promise<void> {
     const s = node.scenario;
     if (s === 'reset') return void req.socket.destroy();
     if (s === 'slow') await new Promise((resolve) => setTimeout(resolve, node.slowDelayMs));

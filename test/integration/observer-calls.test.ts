@@ -10,7 +10,8 @@ import { observedReport } from '../../src/model/observed.js';
 import { Poller } from '../../src/poller.js';
 import type { SimServer } from '../../src/sim/server.js';
 import { Store } from '../../src/store.js';
-import { startSim } from '../helpers/harness.js';
+import { NODE_IDS_PER_CALL } from '../../src/probes/observed.js';
+import { setScenario, startSim } from '../helpers/harness.js';
 
 const NAMES = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6'];
 
@@ -96,6 +97,56 @@ describe('observers are asked about every own validator at once', () => {
       expect(store.get('v6')!.jobs.get('observed')!.endpoints).toEqual([]);
     } finally {
       sim.nodes.get('v6')!.economics.networkId = 1;
+      await poller.close();
+    }
+  });
+});
+
+describe('an observer is asked one call at a time', () => {
+  // More validators than one call asks about: every observer gets two calls.
+  const names = Array.from({ length: NODE_IDS_PER_CALL + 6 }, (_, i) => `v${i + 1}`);
+  let sim: SimServer;
+  beforeAll(async () => {
+    sim = await startSim(names.map((name) => ({ name, scenario: 'healthy' as const })));
+  });
+  afterAll(async () => sim?.close());
+
+  const asked = (name: string, from: number) => {
+    const economics = sim.nodes.get(name)!.economics;
+    return economics.calls.slice(from).flatMap((method, i) => (method === 'platform.getCurrentValidators' ? [(economics.params[from + i] as { nodeIDs: string[] }).nodeIDs] : []));
+  };
+  const fleetPoller = () => {
+    const config = parseConfig(`defaults: {interval: 1h, validator: {interval: 1h, network: false}}\nnodes:\n${names.map((n) => `  - {name: ${n}, url: "${sim.nodeUrl(n)}"}`).join('\n')}\n`, 'cfg.yaml');
+    const store = new Store();
+    return { store, poller: new Poller(config, store, createLogger({ level: 'silent', format: 'json' })) };
+  };
+
+  it('asks NODE_IDS_PER_CALL NodeIDs a call, the next call after the last answered; a failed call stands for the rest', async () => {
+    const { store, poller } = fleetPoller();
+    try {
+      await Promise.all(names.map((n) => poller.run(`${n}@validator`)));
+      // v1 answers after a while: calls made side by side would overlap there
+      await setScenario(sim, 'v1', 'slow', { delayMs: 50 });
+      // v2 answers 429 to everything
+      await setScenario(sim, 'v2', 'rate-limited');
+      const from = new Map(names.map((n) => [n, sim.nodes.get(n)!.economics.calls.length]));
+      const v2Requests = sim.nodes.get('v2')!.requests;
+      sim.nodes.get('v1')!.mostInFlight = 0;
+      await poller.run('v3@observed');
+
+      const v1 = asked('v1', from.get('v1')!);
+      expect(v1.map((ids) => ids.length)).toEqual([NODE_IDS_PER_CALL, names.length - 1 - NODE_IDS_PER_CALL]);
+      expect(v1.flat().sort()).toEqual(names.filter((n) => n !== 'v1').map((n) => sim.nodes.get(n)!.nodeId).sort());
+      expect(sim.nodes.get('v1')!.mostInFlight).toBe(1);
+      // v2's first call failed: it is not asked the second, and its failure is its view of v3
+      expect(sim.nodes.get('v2')!.requests - v2Requests).toBe(1);
+      const views = observedReport(store.get('v3')!.jobs.get('observed')!.endpoints[0])!.views;
+      expect(views.find((v) => v.observer === 'v2')).toEqual({ observer: 'v2', error: expect.stringContaining('429') });
+      expect(views.find((v) => v.observer === 'v1')).toMatchObject({ connected: true });
+      expect(views).toHaveLength(16);
+    } finally {
+      await setScenario(sim, 'v1', 'healthy');
+      await setScenario(sim, 'v2', 'healthy');
       await poller.close();
     }
   });

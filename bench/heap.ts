@@ -2,7 +2,7 @@
  * Where the memory of a large fleet goes, in process: N nodes × 3 endpoints with distinct parsed
  * reports, measured after a full GC at each stage (run with --expose-gc):
  *   node --expose-gc --import tsx bench/heap.ts 1000
- * Stages: reports parsed, store + metrics view, alert rules evaluated, a plain and a gzip snapshot.
+ * Stages: reports parsed, store + metrics view, alert rules evaluated, a plain and a gzip scrape.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { AlertEngine } from '../src/alerts/engine.js';
 import { createLogger } from '../src/log.js';
 import { parseConfig } from '../src/config/load.js';
+import { bodyBytes } from '../src/metrics/endpoint.js';
 import { MetricsView } from '../src/metrics/view.js';
 import { parseHealthReport } from '../src/parse/avalanchego.js';
 import type { HealthReport } from '../src/model/observation.js';
@@ -46,16 +47,16 @@ stages.push(['store + view updated', mem()]);
 const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), onBatch: () => undefined });
 engine.attach(store);
 stages.push(['alert rules evaluated', mem()]);
-const plain = await view.scrape({});
-stages.push(['text snapshot', mem()]);
-const zipped = await view.scrape({ acceptEncoding: 'gzip', accept: 'application/openmetrics-text' });
-stages.push(['gzip snapshot', mem()]);
-const size = (b: Buffer[]) => b.reduce((n, x) => n + x.length, 0) / 1048576;
+const plain = await bodyBytes((await view.scrape({})).body);
+stages.push(['text scrape', mem()]);
+const zipped = await bodyBytes((await view.scrape({ acceptEncoding: 'gzip', accept: 'application/openmetrics-text' })).body);
+stages.push(['gzip scrape', mem()]);
+const size = (b: Buffer) => b.length / 1048576;
 let prev = stages[0]![1];
 for (const [name, m] of stages) {
   process.stdout.write(`${name.padEnd(22)} heap ${m.heapUsed.toFixed(1).padStart(6)} (+${(m.heapUsed - prev.heapUsed).toFixed(1)}) external ${m.external.toFixed(1).padStart(6)} (+${(m.external - prev.external).toFixed(1)}) rss ${m.rss.toFixed(0)}\n`);
   prev = m;
 }
-process.stdout.write(`exposition ${size(plain.body).toFixed(1)} MiB, gzip ${size(zipped.body).toFixed(2)} MiB\n`);
+process.stdout.write(`exposition ${size(plain).toFixed(1)} MiB, gzip ${size(zipped).toFixed(2)} MiB\n`);
 await engine.flush();
 rmSync(stateDir, { recursive: true, force: true });

@@ -5,6 +5,9 @@
  * its routes in without http/ knowing the page.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { StreamedBody } from '../metrics/endpoint.js';
+
+export type { StreamedBody };
 
 export interface RouteRequest {
   method: string;
@@ -20,8 +23,12 @@ export interface RouteRequest {
 export interface Reply {
   status: number;
   contentType: string;
-  body: string | Buffer | Buffer[];
+  body: string | Buffer | Buffer[] | StreamedBody;
   headers?: Record<string, string>;
+}
+
+export function isStreamed(body: Reply['body']): body is StreamedBody {
+  return typeof body === 'object' && !Buffer.isBuffer(body) && !Array.isArray(body);
 }
 
 export interface Route {

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ConnectionGuard } from './connections.js';
-import { BadRequest, text, type Reply, type Route } from './route.js';
+import { BadRequest, isStreamed, text, type Reply, type Route, type StreamedBody } from './route.js';
 import type { Denial, Gatekeeper } from './gate.js';
 import type { WebSecurity } from './webconfig.js';
 
@@ -170,6 +170,11 @@ function sendReply(res: ServerResponse, reply: Reply, writeTimeoutMs: number): v
   // a reply finished after close() would leave its keep-alive connection open until keepAliveTimeout
   const server = (res.socket as { server?: Server } | null)?.server;
   if (server && closing.has(server)) res.shouldKeepAlive = false;
+  if (isStreamed(body)) {
+    res.writeHead(reply.status, { ...SECURITY_HEADERS, 'content-type': reply.contentType, ...reply.headers });
+    if (res.req.method === 'HEAD') return void res.end();
+    return void stream(res, body);
+  }
   const length = typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) ? body.length : body.reduce((n, chunk) => n + chunk.length, 0);
   res.writeHead(reply.status, { ...SECURITY_HEADERS, 'content-type': reply.contentType, 'content-length': length, ...reply.headers });
   if (res.req.method === 'HEAD') return void res.end();
@@ -177,6 +182,19 @@ function sendReply(res: ServerResponse, reply: Reply, writeTimeoutMs: number): v
   res.cork();
   for (const chunk of body) res.write(chunk);
   res.end();
+}
+
+/**
+ * Writes a streamed body piece by piece, each after the last was handed to the socket. A client
+ * gone meanwhile (closed, or reset at the write deadline) fails the write, which ends the writing.
+ */
+async function stream(res: ServerResponse, body: StreamedBody): Promise<void> {
+  try {
+    await body.write((piece) => new Promise<void>((resolve, reject) => res.write(piece, (err) => (err ? reject(err) : resolve()))));
+    res.end();
+  } catch {
+    res.destroy();
+  }
 }
 
 /** A reloaded web config's certificates, for the connections to come. */

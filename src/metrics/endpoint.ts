@@ -1,13 +1,14 @@
 /**
  * What `/metrics` answers: the format the scraper asks for (`Accept: application/openmetrics-text`
  * gets OpenMetrics 1.0.0, anything else Prometheus text 0.0.4), gzip when it accepts it. The large
- * per-target part comes joined from the Exposition cache; prom-client's small part (process,
- * alerts, self) is rendered per scrape. A gzip body is both parts through node:zlib in its thread
- * pool, on demand: the per-target part is assembled piece by piece into two buffers kept from one
- * scrape to the next, zlib compressing one while the other is filled, so a large body is never held
- * whole; one compression per format at a time, shared by the gzip scrapes that arrive meanwhile.
- * (The per-target part alone is not compressed ahead to be reused: the body must be one gzip
- * member, since curl and browsers read only the first of several.)
+ * per-target part comes from the Exposition cache, assembled piece by piece into two buffers, one
+ * filled while the other is consumed, so a large body is never held whole; prom-client's small part
+ * (process, alerts, self) is rendered per scrape and comes last. A plain body is streamed to the
+ * scraper as it is assembled. A gzip body goes through node:zlib in its thread pool, on demand,
+ * with the two buffers kept from one scrape to the next; one compression per format at a time,
+ * shared by the gzip scrapes that arrive meanwhile. (The per-target part alone is not compressed
+ * ahead to be reused: the body must be one gzip member, since curl and browsers read only the
+ * first of several.)
  */
 import { once } from 'node:events';
 import { createGzip } from 'node:zlib';
@@ -22,10 +23,28 @@ export interface ScrapeRequest {
   acceptEncoding?: string;
 }
 
+/**
+ * A body written as it is made, in pieces (the server sends it chunked): a large one is never held
+ * whole. `write` hands each piece to `take` and may reuse its memory once the promise `take`
+ * returned for it settled; that promise rejects when the client is gone, which ends the writing.
+ */
+export interface StreamedBody {
+  write(take: (piece: Buffer) => Promise<void>): Promise<void>;
+}
+
+/** A streamed body's bytes, whole (for one-shot use). */
+export async function bodyBytes(body: Buffer[] | StreamedBody): Promise<Buffer> {
+  if (Array.isArray(body)) return Buffer.concat(body);
+  const pieces: Buffer[] = [];
+  await body.write(async (piece) => void pieces.push(Buffer.from(piece)));
+  return Buffer.concat(pieces);
+}
+
 export interface ScrapeResponse {
   contentType: string;
   contentEncoding?: 'gzip';
-  body: Buffer[];
+  /** A gzip body whole (it is small); a plain one as it is assembled. */
+  body: Buffer[] | StreamedBody;
 }
 
 export const CONTENT_TYPES: Record<Format, string> = {
@@ -37,7 +56,7 @@ export const CONTENT_TYPES: Record<Format, string> = {
 export const GZIP_LEVEL = 1;
 /** zlib's output buffer: larger than a piece's compressed output, so each piece is one thread-pool job. */
 const GZIP_CHUNK_BYTES = 256 << 10;
-/** The pieces the per-target part is handed to zlib in: two buffers of this size per format, kept for the next scrape. */
+/** The pieces the per-target part is assembled in: for zlib, two buffers of this size per format, kept for the next scrape. */
 const PIECE_BYTES = 1 << 20;
 
 /** Media ranges of an Accept-style header with their q-values (q=0 means "not acceptable"). */
@@ -76,7 +95,7 @@ export class MetricsEndpoint {
   async scrape(request: ScrapeRequest): Promise<ScrapeResponse> {
     const format = negotiateFormat(request.accept);
     const contentType = CONTENT_TYPES[format];
-    if (!acceptsGzip(request.acceptEncoding)) return { contentType, body: await this.parts(format) };
+    if (!acceptsGzip(request.acceptEncoding)) return { contentType, body: { write: (take) => this.plain(format, take) } };
     let body = this.compressing.get(format);
     if (!body) {
       const compressed = this.gzip(format);
@@ -87,9 +106,11 @@ export class MetricsEndpoint {
     return { contentType, contentEncoding: 'gzip', body: await body };
   }
 
-  private async parts(format: Format): Promise<Buffer[]> {
-    const targets = await this.exposition.body(format);
-    return [targets, Buffer.from(await renderRegistry(this.registry, format))];
+  /** Both parts, the per-target one in pieces of at most PIECE_BYTES handed to `take` as they are assembled. */
+  private async plain(format: Format, take: (piece: Buffer) => Promise<void>): Promise<void> {
+    const size = Math.min(PIECE_BYTES, this.exposition.size(format));
+    await this.exposition.write(format, [Buffer.allocUnsafeSlow(size), Buffer.allocUnsafeSlow(size)], take);
+    await take(Buffer.from(await renderRegistry(this.registry, format)));
   }
 
   /** One gzip member of both parts. */

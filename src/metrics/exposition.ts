@@ -2,10 +2,10 @@
  * Pre-rendered exposition of the per-target families, kept off the request path. Each owner (a
  * target, or a global part like height lag) hands in the rendered sample lines of its series,
  * family by family, when its data changes; they are encoded to bytes once, there, and the strings
- * are let go. A scrape takes a snapshot (the owners' current byte buffers: no copy) and joins the
- * format it wants (Prometheus text or OpenMetrics: they differ only in the family headers) once
- * per snapshot (snapshot.ts); every scraper of a snapshot shares the same buffer. Compression is
- * the endpoint's (endpoint.ts), as is prom-client's small part (self, alerts, process).
+ * are let go. A scrape takes a snapshot (the owners' current byte buffers: no copy) and writes the
+ * format it wants (Prometheus text or OpenMetrics: they differ only in the family headers) piece
+ * by piece into buffers the caller hands in (snapshot.ts). Compression is the endpoint's
+ * (endpoint.ts), as is prom-client's small part (self, alerts, process).
  */
 import { type Encoded, Snapshot } from './snapshot.js';
 
@@ -99,9 +99,9 @@ export class Exposition {
     return this.current().joinNow(this.headers.text);
   }
 
-  /** The per-target part of a scrape, joined once per snapshot and format. */
-  body(format: Format): Promise<Buffer> {
-    return this.current().join(this.headers[format]);
+  /** The per-target part's length in a format, as `write` would write it if called now. */
+  size(format: Format): number {
+    return this.current().size(this.headers[format]);
   }
 
   /** The per-target part of a scrape in pieces filled into `buffers` in turn, each handed to `take` as it is assembled (see Snapshot.write). */

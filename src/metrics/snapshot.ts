@@ -1,9 +1,9 @@
 /**
  * One moment of the Exposition cache (exposition.ts) turned into a body: the owners' bytes, family
- * after family with each non-empty family's header first, joined into one buffer per format. The
- * assembly is a transposition (every owner holds its families side by side, the body wants each
- * family's samples of every owner side by side), done for a large body in steps of at most STEP_MS
- * with the event loop served in between.
+ * after family with each non-empty family's header first, written in pieces into buffers the
+ * caller hands in. The assembly is a transposition (every owner holds its families side by side,
+ * the body wants each family's samples of every owner side by side), done for a large body in
+ * steps of at most STEP_MS with the event loop served in between.
  */
 
 /**
@@ -12,7 +12,7 @@
  * it has nothing of the families outside its range.
  * Rewritten in place by the next `set` of its owner while no snapshot holds it, replaced while one
  * does. A snapshot holds its owners while it may still read them: while it is the current one, and
- * after that until its joins in flight are done.
+ * after that until its writes in flight are done.
  */
 export interface Encoded {
   bytes: Buffer;
@@ -110,11 +110,9 @@ class Assembler {
 
 /** The owners' bytes at one moment (it holds them: see Encoded). */
 export class Snapshot {
-  /** Assemblies (joins, compressions) in flight. */
+  /** Assemblies (writes) in flight. */
   private working = 0;
   private retired = false;
-  /** The joined body per format (its headers): an OpenMetrics scrape must not get the text join of the same snapshot. */
-  private readonly joined = new Map<Buffer[], Promise<Buffer>>();
   /** Sample bytes (headers not included). */
   readonly bytes: number;
   /** The owners grouped by the first family of their range, sorted by it; built when first assembled. */
@@ -176,21 +174,11 @@ export class Snapshot {
   }
 
   /** The body's length with these headers: every sample, and the headers of the families with samples. */
-  private size(headers: Buffer[]): number {
+  size(headers: Buffer[]): number {
     this.assembler(headers);
     let size = this.bytes;
     for (let f = 0; f < this.families; f++) if (this.present![f]) size += headers[f]!.length;
     return size;
-  }
-
-  /** Prometheus text or OpenMetrics in one buffer, assembled once per format. */
-  join(headers: Buffer[]): Promise<Buffer> {
-    const existing = this.joined.get(headers);
-    if (existing) return existing;
-    const body = Buffer.allocUnsafe(this.size(headers));
-    const joined = this.write(headers, [body], async () => {}).then(() => body);
-    this.joined.set(headers, joined);
-    return joined;
   }
 
   /**

@@ -11,7 +11,7 @@ import { targetsOf } from '../model/targets.js';
 import type { Store, TargetState } from '../store.js';
 import { Dependencies, Writer, type StoreInput } from './collectors/collector.js';
 import { COLLECTORS, FAMILIES, OFFSETS } from './collectors/index.js';
-import { MetricsEndpoint, type ScrapeRequest, type ScrapeResponse } from './endpoint.js';
+import { bodyBytes, MetricsEndpoint, type ScrapeRequest, type ScrapeResponse } from './endpoint.js';
 import { Exposition, labelText, SampleWriter } from './exposition.js';
 import { createMetricFamilies, initReceiverSeries, type MetricFamilies } from './registry.js';
 import type { ConfigDiff } from '../config/diff.js';
@@ -117,7 +117,7 @@ export class MetricsView {
 
   /** The whole exposition as Prometheus text. */
   async render(): Promise<string> {
-    return Buffer.concat((await this.scrape()).body).toString('utf8');
+    return (await bodyBytes((await this.scrape()).body)).toString('utf8');
   }
 
   update(name: string, state: TargetState): void {

@@ -1,13 +1,13 @@
 /**
- * The Exposition cache on its own: joined family by family in owner order (large fleets in steps),
- * once per snapshot and format, shared; the endpoint's gzip (one member, on demand, shared while it
- * runs) and the format headers.
+ * The Exposition cache on its own: written family by family in owner order (large fleets in steps)
+ * into buffers handed in; the endpoint's plain body (streamed in pieces) and gzip (one member, on
+ * demand, shared while it runs) and the format headers.
  */
 import { inflateRawSync } from 'node:zlib';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip, MetricsEndpoint, negotiateFormat } from '../../src/metrics/endpoint.js';
-import { Exposition, familyHeader, type Family } from '../../src/metrics/exposition.js';
+import { acceptsGzip, bodyBytes, MetricsEndpoint, negotiateFormat, type ScrapeResponse } from '../../src/metrics/endpoint.js';
+import { Exposition, familyHeader, type Family, type Format } from '../../src/metrics/exposition.js';
 
 const FAMILIES: Family[] = [
   { name: 'x_up', type: 'gauge', help: 'Up.' },
@@ -33,6 +33,19 @@ function gunzipOneMember(body: Buffer[]): string {
   return buffer.toString();
 }
 
+/** The per-target part as a scrape writes it now, copied piece by piece. */
+async function bodyOf(e: Exposition, format: Format = 'text'): Promise<Buffer> {
+  const pieces: Buffer[] = [];
+  await e.write(format, [Buffer.alloc(64 << 10), Buffer.alloc(64 << 10)], async (piece) => void pieces.push(Buffer.from(piece)));
+  return Buffer.concat(pieces);
+}
+
+/** A gzip scrape's body (whole, as the endpoint hands it). */
+function gzipBody(response: ScrapeResponse): Buffer[] {
+  expect(Array.isArray(response.body)).toBe(true);
+  return response.body as Buffer[];
+}
+
 function expected(owners: number, padding = 0, format: 'text' | 'openmetrics' = 'text'): string {
   const pad = 'p'.repeat(padding);
   let out = familyHeader(FAMILIES[0]!, format);
@@ -48,12 +61,12 @@ describe('Exposition', () => {
     fill(e, 3);
     expect(e.render().toString()).toBe(expected(3));
     e.delete('t2');
-    expect((await e.body('text')).toString()).toBe(expected(2));
+    expect((await bodyOf(e)).toString()).toBe(expected(2));
     const w = e.writer();
     w.add(1, 'target="t9"', 7);
     e.set('t9', w.take());
-    expect((await e.body('text')).toString()).toContain('x_failures_total{target="t1"} 1\nx_failures_total{target="t9"} 7\n');
-    expect((await e.body('text')).toString()).not.toContain('x_up{target="t9"');
+    expect((await bodyOf(e)).toString()).toContain('x_failures_total{target="t1"} 1\nx_failures_total{target="t9"} 7\n');
+    expect((await bodyOf(e)).toString()).not.toContain('x_up{target="t9"');
     // an owner replaced with one family changed (a counter that moved between polls)
     e.set('t1', ['x_up{target="t1",pad=""} 1\n', 'x_failures_total{target="t1"} 5\n']);
     expect(e.render().toString()).toBe(expected(2).replace('x_failures_total{target="t1"} 1', 'x_failures_total{target="t1"} 5') + 'x_failures_total{target="t9"} 7\n');
@@ -74,7 +87,7 @@ describe('Exposition', () => {
     e.set('tail', ['x_depth{o="tail"} 6\n'], 2); // a different range: the owner has nothing of family 1 any more
     e.set('head', ['x_up{o="head"} 5\n', '', 'x_depth{o="head"} 7\n']); // now a range from family 0, like 'whole'
     // within a family, owners whose range starts earlier come first, each range's owners in owner order
-    expect((await e.body('text')).toString()).toBe(
+    expect((await bodyOf(e)).toString()).toBe(
       `${header(0)}x_up{o="whole"} 1\nx_up{o="head"} 5\n${header(2)}x_depth{o="whole"} 3\nx_depth{o="head"} 7\nx_depth{o="tail"} 6\n`,
     );
   });
@@ -103,52 +116,54 @@ describe('Exposition', () => {
     for (const format of ['text', 'openmetrics'] as const) {
       const want = lines.map((samples, f) => familyHeader(three[f]!, format) + samples.join('')).join('');
       expect(want.length).toBeGreaterThan(1 << 20); // large: joined in steps
-      expect((await e.body(format)).toString()).toBe(want);
+      expect((await bodyOf(e, format)).toString()).toBe(want);
     }
     expect(e.render().toString()).toBe(lines.map((samples, f) => familyHeader(three[f]!, 'text') + samples.join('')).join(''));
   });
 
-  it('rewrites an owner in place between scrapes, but never the bytes a scrape already took', async () => {
+  it('rewrites an owner in place between scrapes; one that outgrows its buffer gets a new one', async () => {
     const e = new Exposition(FAMILIES);
+    const bytesOf = () => (e as unknown as { owners: Map<string, { bytes: Buffer }> }).owners.get('a')!.bytes;
     const put = (value: number, extra = '') => {
       const w = e.writer();
       w.add(0, `target="a"${extra}`, value);
       e.set('a', w.take());
     };
     put(1);
-    const taken = await e.body('text');
-    const before = taken.toString();
+    expect((await bodyOf(e)).toString()).toContain('x_up{target="a"} 1\n');
+    const first = bytesOf();
     put(0.123456789, ',grown="with a label much longer than the room the buffer had left"'); // too long for its buffer: a new one
+    const grown = bytesOf();
+    expect(grown).not.toBe(first);
     put(2); // shorter: rewritten in place (no scrape since)
     put(3);
-    expect(taken.toString()).toBe(before);
-    expect(before).toContain('x_up{target="a"} 1\n');
+    expect(bytesOf()).toBe(grown);
     expect(e.render().toString()).toBe(`${familyHeader(FAMILIES[0]!, 'text')}x_up{target="a"} 3\n`);
-    const second = await e.body('text');
+    expect((await bodyOf(e)).toString()).toContain('x_up{target="a"} 3\n');
     put(4);
-    expect(second.toString()).toContain('x_up{target="a"} 3\n');
+    expect(bytesOf()).toBe(grown);
     expect(e.render().toString()).toContain('x_up{target="a"} 4\n');
   });
 
-  it('lets go of an owner once the join that reads it is done: a scrape every poll does not cost every owner a new buffer', async () => {
+  it('lets go of an owner once the write that reads it is done: a scrape every poll does not cost every owner a new buffer', async () => {
     const e = new Exposition(FAMILIES);
     const bytesOf = (owner: string) => (e as unknown as { owners: Map<string, { bytes: Buffer }> }).owners.get(owner)!.bytes;
-    fill(e, 4000, 400); // large: joined in steps, with the event loop served in between
+    fill(e, 4000, 400); // large: written in steps, with the event loop served in between
     const scraped = bytesOf('t7');
-    const join = e.body('text');
-    // polled while the join runs: a new buffer, the join still reads the old one
+    const writing = bodyOf(e);
+    // polled while the write runs: a new buffer, the write still reads the old one
     fill(e, 4000, 400);
     expect(bytesOf('t7')).not.toBe(scraped);
-    expect((await join).toString()).toBe(expected(4000, 400));
-    // the next join is done: the poll after it rewrites the owners in place
+    expect((await writing).toString()).toBe(expected(4000, 400));
+    // the next write is done: the poll after it rewrites the owners in place
     const current = bytesOf('t7');
-    await e.body('text');
+    await bodyOf(e);
     const w = e.writer();
     w.add(0, 'target="t7",pad="q"', 2);
     w.add(1, 'target="t7"', 7);
     e.set('t7', w.take());
     expect(bytesOf('t7')).toBe(current);
-    expect((await e.body('text')).toString()).toContain('x_up{target="t7",pad="q"} 2\n');
+    expect((await bodyOf(e)).toString()).toContain('x_up{target="t7",pad="q"} 2\n');
   });
 
   it('fills a large body into the two buffers handed in, neither refilled while the consumer still reads it', async () => {
@@ -170,18 +185,6 @@ describe('Exposition', () => {
     expect(Buffer.concat(read).toString()).toBe(expected(12000, 400));
   });
 
-  it('joins a snapshot once per format and shares it between scrapers', async () => {
-    const e = new Exposition(FAMILIES);
-    fill(e, 50);
-    const [a, b, c] = await Promise.all([e.body('text'), e.body('text'), e.body('openmetrics')]);
-    expect(a).toBe(b);
-    expect(c).not.toBe(a);
-    expect(c.toString()).toBe(expected(50, 0, 'openmetrics'));
-    expect(await e.body('text')).toBe(a);
-    fill(e, 51);
-    expect(await e.body('text')).not.toBe(a);
-  });
-
   it('names counter families without _total and escapes quotes in help for OpenMetrics only', () => {
     expect(familyHeader(FAMILIES[1]!, 'openmetrics')).toBe('# HELP x_failures Failures with a \\"quoted\\" word and a \\\\ backslash.\n# TYPE x_failures counter\n');
     expect(familyHeader(FAMILIES[1]!, 'text')).toBe('# HELP x_failures_total Failures with a "quoted" word and a \\\\ backslash.\n# TYPE x_failures_total counter\n');
@@ -196,10 +199,10 @@ describe('MetricsEndpoint', () => {
     const endpoint = new MetricsEndpoint(e, new Registry());
     const response = await endpoint.scrape({ accept: 'application/openmetrics-text; version=1.0.0', acceptEncoding: 'gzip' });
     expect(response.contentEncoding).toBe('gzip');
-    expect(gunzipOneMember(response.body)).toBe(`${expected(5, 0, 'openmetrics')}# EOF\n`);
+    expect(gunzipOneMember(gzipBody(response))).toBe(`${expected(5, 0, 'openmetrics')}# EOF\n`);
     const plain = await endpoint.scrape({});
     expect(plain.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
-    expect(Buffer.concat(plain.body).toString()).toBe(expected(5));
+    expect((await bodyBytes(plain.body)).toString()).toBe(expected(5));
   });
 
   it("answers a large fleet's gzip scrape with one gzip member that decodes to the same exposition as a plain scrape", async () => {
@@ -210,8 +213,27 @@ describe('MetricsEndpoint', () => {
     expect(gzip.contentEncoding).toBe('gzip');
     const plain = await endpoint.scrape({ accept: 'application/openmetrics-text; version=1.0.0' });
     expect(plain.contentEncoding).toBeUndefined();
-    expect(gunzipOneMember(gzip.body)).toBe(Buffer.concat(plain.body).toString());
-    expect(Buffer.concat(plain.body).toString()).toBe(`${expected(12000, 400, 'openmetrics')}# EOF\n`);
+    const text = (await bodyBytes(plain.body)).toString();
+    expect(gunzipOneMember(gzipBody(gzip))).toBe(text);
+    expect(text).toBe(`${expected(12000, 400, 'openmetrics')}# EOF\n`);
+  });
+
+  it("streams a large fleet's plain scrape in pieces of at most 1 MiB, the snapshot it started from", async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 12000, 400); // ≈ 5.2 MB
+    const endpoint = new MetricsEndpoint(e, new Registry());
+    const plain = await endpoint.scrape({});
+    expect(Array.isArray(plain.body)).toBe(false);
+    const pieces: Buffer[] = [];
+    let polled = false;
+    await (plain.body as Exclude<ScrapeResponse['body'], Buffer[]>).write(async (piece) => {
+      expect(piece.length).toBeLessThanOrEqual(1 << 20);
+      pieces.push(Buffer.from(piece));
+      if (!polled) fill(e, 12001, 400); // every owner changes while the scrape is written
+      polled = true;
+    });
+    expect(pieces.length).toBeGreaterThan(5);
+    expect(Buffer.concat(pieces).toString()).toBe(expected(12000, 400));
   });
 
   it('gzip scrapes that arrive while a compression runs share it; a later one compresses anew', async () => {
@@ -223,7 +245,7 @@ describe('MetricsEndpoint', () => {
     expect(a.body).toBe(b.body);
     const later = await endpoint.scrape(gzip);
     expect(later.body).not.toBe(a.body);
-    expect(gunzipOneMember(later.body)).toBe(gunzipOneMember(a.body));
+    expect(gunzipOneMember(gzipBody(later))).toBe(gunzipOneMember(gzipBody(a)));
   });
 
   it('large gzip scrapes of both formats at once, then again, each decode to their whole body (the kept buffers reused)', async () => {
@@ -234,8 +256,8 @@ describe('MetricsEndpoint', () => {
     for (const n of [12000, 12001]) {
       fill(e, n, 400);
       const [text, openmetrics] = await Promise.all([endpoint.scrape({ acceptEncoding: 'gzip' }), endpoint.scrape(om)]);
-      expect(gunzipOneMember(text.body)).toBe(expected(n, 400));
-      expect(gunzipOneMember(openmetrics.body)).toBe(`${expected(n, 400, 'openmetrics')}# EOF\n`);
+      expect(gunzipOneMember(gzipBody(text))).toBe(expected(n, 400));
+      expect(gunzipOneMember(gzipBody(openmetrics))).toBe(`${expected(n, 400, 'openmetrics')}# EOF\n`);
     }
   });
 
@@ -245,8 +267,8 @@ describe('MetricsEndpoint', () => {
     const endpoint = new MetricsEndpoint(e, new Registry());
     const during = endpoint.scrape({ accept: 'application/openmetrics-text; version=1.0.0', acceptEncoding: 'gzip' });
     fill(e, 4002, 400); // polled meanwhile: every owner changes
-    expect(gunzipOneMember((await during).body)).toBe(`${expected(4000, 400, 'openmetrics')}# EOF\n`);
-    expect(Buffer.concat((await endpoint.scrape({})).body).toString()).toBe(expected(4002, 400));
+    expect(gunzipOneMember(gzipBody(await during))).toBe(`${expected(4000, 400, 'openmetrics')}# EOF\n`);
+    expect((await bodyBytes((await endpoint.scrape({})).body)).toString()).toBe(expected(4002, 400));
   });
 
   it('negotiates the format and the encoding from the request headers', () => {

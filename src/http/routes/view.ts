@@ -5,10 +5,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ShownAlert } from '../../alerts/types.js';
 import type { Silence } from '../../alerts/silences.js';
+import type { StreamedBody } from '../route.js';
 
 export interface MetricsBody {
   contentType: string;
-  body: Buffer[];
+  body: Buffer[] | StreamedBody;
   /** e.g. content-encoding when the body was compressed for this scraper. */
   headers?: Record<string, string>;
 }

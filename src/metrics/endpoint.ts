@@ -3,8 +3,8 @@
  * gets OpenMetrics 1.0.0, anything else Prometheus text 0.0.4), gzip when it accepts it. The large
  * per-target part comes from the Exposition cache, assembled piece by piece into two buffers, one
  * filled while the other is consumed, so a large body is never held whole; prom-client's small part
- * (process, alerts, self) is rendered per scrape and comes last. A plain body is streamed to the
- * scraper as it is assembled. A gzip body goes through node:zlib in its thread pool, on demand,
+ * (process, alerts, self) is rendered per scrape, as it starts, and comes last. A plain body is
+ * streamed to the scraper as it is assembled. A gzip body goes through node:zlib in its thread pool, on demand,
  * with the two buffers kept from one scrape to the next; one compression per format at a time,
  * shared by the gzip scrapes that arrive meanwhile. (The per-target part alone is not compressed
  * ahead to be reused: the body must be one gzip member, since curl and browsers read only the
@@ -108,9 +108,20 @@ export class MetricsEndpoint {
 
   /** Both parts, the per-target one in pieces of at most PIECE_BYTES handed to `take` as they are assembled. */
   private async plain(format: Format, take: (piece: Buffer) => Promise<void>): Promise<void> {
+    const registryPart = this.registryPart(format);
     const size = Math.min(PIECE_BYTES, this.exposition.size(format));
     await this.exposition.write(format, [Buffer.allocUnsafeSlow(size), Buffer.allocUnsafeSlow(size)], take);
-    await take(Buffer.from(await renderRegistry(this.registry, format)));
+    await take(Buffer.from(await registryPart));
+  }
+
+  /**
+   * prom-client's part, rendered as the scrape starts: not after the last piece, with the scraper
+   * (or zlib) waiting on it. A failure is thrown where it is awaited, never left unhandled meanwhile.
+   */
+  private registryPart(format: Format): Promise<string> {
+    const part = renderRegistry(this.registry, format);
+    part.catch(() => {});
+    return part;
   }
 
   /** One gzip member of both parts. */
@@ -121,9 +132,15 @@ export class MetricsEndpoint {
     const ended = once(zip, 'end');
     let pieces = this.pieces.get(format);
     if (!pieces) this.pieces.set(format, (pieces = [Buffer.allocUnsafeSlow(PIECE_BYTES), Buffer.allocUnsafeSlow(PIECE_BYTES)]));
-    // zlib reads a piece until its write callback: its buffer is filled again only after that.
-    await this.exposition.write(format, pieces, (piece) => new Promise<void>((consumed) => zip.write(piece, () => consumed())));
-    zip.end(Buffer.from(await renderRegistry(this.registry, format)));
+    const registryPart = this.registryPart(format);
+    try {
+      // zlib reads a piece until its write callback: its buffer is filled again only after that.
+      await this.exposition.write(format, pieces, (piece) => new Promise<void>((consumed) => zip.write(piece, () => consumed())));
+      zip.end(Buffer.from(await registryPart));
+    } catch (err) {
+      zip.destroy(); // its zlib memory now, not when collected
+      throw err;
+    }
     await ended;
     return out;
   }

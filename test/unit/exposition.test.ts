@@ -4,7 +4,7 @@
  * demand, shared while it runs) and the format headers.
  */
 import { inflateRawSync } from 'node:zlib';
-import { Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { acceptsGzip, bodyBytes, MetricsEndpoint, negotiateFormat, type ScrapeResponse } from '../../src/metrics/endpoint.js';
 import { Exposition, familyHeader, type Family, type Format } from '../../src/metrics/exposition.js';
@@ -269,6 +269,17 @@ describe('MetricsEndpoint', () => {
     fill(e, 4002, 400); // polled meanwhile: every owner changes
     expect(gunzipOneMember(gzipBody(await during))).toBe(`${expected(4000, 400, 'openmetrics')}# EOF\n`);
     expect((await bodyBytes((await endpoint.scrape({})).body)).toString()).toBe(expected(4002, 400));
+  });
+
+  it('a registry that fails to render fails the scrape where it is awaited, gzip or plain, never as an unhandled rejection', async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 4000, 400); // written over several turns: the registry's failure comes first
+    const registry = new Registry();
+    new Gauge({ name: 'x_broken', help: 'Throws when collected.', registers: [registry], collect: () => { throw new Error('collect failed'); } });
+    const endpoint = new MetricsEndpoint(e, registry);
+    await expect(endpoint.scrape({ acceptEncoding: 'gzip' })).rejects.toThrow('collect failed');
+    const plain = await endpoint.scrape({});
+    await expect(bodyBytes(plain.body)).rejects.toThrow('collect failed');
   });
 
   it('negotiates the format and the encoding from the request headers', () => {

@@ -56,8 +56,14 @@ export const CONTENT_TYPES: Record<Format, string> = {
 export const GZIP_LEVEL = 1;
 /** zlib's output buffer: larger than a piece's compressed output, so each piece is one thread-pool job. */
 const GZIP_CHUNK_BYTES = 256 << 10;
-/** The pieces the per-target part is assembled in: for zlib, two buffers of this size per format, kept for the next scrape. */
+/** The pieces the per-target part is handed to zlib in: two buffers of this size per format, kept for the next scrape. */
 const PIECE_BYTES = 1 << 20;
+/**
+ * The pieces a plain scrape is streamed in, two fresh buffers of at most this size per scrape: a
+ * client that stops reading holds its two until the write deadline, and many such clients must
+ * not add up to much.
+ */
+const PLAIN_PIECE_BYTES = 64 << 10;
 
 /** Media ranges of an Accept-style header with their q-values (q=0 means "not acceptable"). */
 function ranges(header: string | undefined): Array<{ value: string; q: number }> {
@@ -106,10 +112,10 @@ export class MetricsEndpoint {
     return { contentType, contentEncoding: 'gzip', body: await body };
   }
 
-  /** Both parts, the per-target one in pieces of at most PIECE_BYTES handed to `take` as they are assembled. */
+  /** Both parts, the per-target one in pieces of at most PLAIN_PIECE_BYTES handed to `take` as they are assembled. */
   private async plain(format: Format, take: (piece: Buffer) => Promise<void>): Promise<void> {
     const registryPart = this.registryPart(format);
-    const size = Math.min(PIECE_BYTES, this.exposition.size(format));
+    const size = Math.min(PLAIN_PIECE_BYTES, this.exposition.size(format));
     await this.exposition.write(format, [Buffer.allocUnsafeSlow(size), Buffer.allocUnsafeSlow(size)], take);
     await take(Buffer.from(await registryPart));
   }

@@ -4,11 +4,11 @@
  * per-target part comes from the Exposition cache, assembled piece by piece into two buffers, one
  * filled while the other is consumed, so a large body is never held whole; prom-client's small part
  * (process, alerts, self) is rendered per scrape, as it starts, and comes last. A plain body is
- * streamed to the scraper as it is assembled. A gzip body goes through node:zlib in its thread pool, on demand,
- * with the two buffers kept from one scrape to the next; one compression per format at a time,
- * shared by the gzip scrapes that arrive meanwhile. (The per-target part alone is not compressed
- * ahead to be reused: the body must be one gzip member, since curl and browsers read only the
- * first of several.)
+ * streamed to the scraper as it is assembled. A gzip body goes through node:zlib in its thread
+ * pool, on demand, with the two buffers kept from one scrape to the next; one compression per
+ * format at a time, shared by the gzip scrapes that arrive meanwhile. (The per-target part alone
+ * is not compressed ahead to be reused: the body must be one gzip member, since curl and browsers
+ * read only the first of several.)
  */
 import { once } from 'node:events';
 import { createGzip } from 'node:zlib';

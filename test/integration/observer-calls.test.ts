@@ -15,6 +15,13 @@ import { setScenario, startSim } from '../helpers/harness.js';
 
 const NAMES = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6'];
 
+/** A poller of these validators at hourly intervals, baseline off: each job runs when the test says. */
+function pollerOf(sim: SimServer, names: readonly string[]) {
+  const config = parseConfig(`defaults: {interval: 1h, validator: {interval: 1h, network: false}}\nnodes:\n${names.map((n) => `  - {name: ${n}, url: "${sim.nodeUrl(n)}"}`).join('\n')}\n`, 'cfg.yaml');
+  const store = new Store();
+  return { store, poller: new Poller(config, store, createLogger({ level: 'silent', format: 'json' })) };
+}
+
 describe('observers are asked about every own validator at once', () => {
   let sim: SimServer;
   beforeAll(async () => {
@@ -32,15 +39,7 @@ describe('observers are asked about every own validator at once', () => {
       }),
     );
   const id = (name: string) => sim.nodes.get(name)!.nodeId;
-  /** The six validators at hourly intervals, baseline off: each job runs when the test says. */
-  const fleetPoller = () => {
-    const config = parseConfig(
-      `defaults: {interval: 1h, validator: {interval: 1h, network: false}}\nnodes:\n${NAMES.map((n) => `  - {name: ${n}, url: "${sim.nodeUrl(n)}"}`).join('\n')}\n`,
-      'cfg.yaml',
-    );
-    const store = new Store();
-    return { store, poller: new Poller(config, store, createLogger({ level: 'silent', format: 'json' })) };
-  };
+  const fleetPoller = () => pollerOf(sim, NAMES);
 
   it('one call per observer serves every validator; a validator learned later is asked alone', async () => {
     const { store, poller } = fleetPoller();
@@ -115,11 +114,7 @@ describe('an observer is asked one call at a time', () => {
     const economics = sim.nodes.get(name)!.economics;
     return economics.calls.slice(from).flatMap((method, i) => (method === 'platform.getCurrentValidators' ? [(economics.params[from + i] as { nodeIDs: string[] }).nodeIDs] : []));
   };
-  const fleetPoller = () => {
-    const config = parseConfig(`defaults: {interval: 1h, validator: {interval: 1h, network: false}}\nnodes:\n${names.map((n) => `  - {name: ${n}, url: "${sim.nodeUrl(n)}"}`).join('\n')}\n`, 'cfg.yaml');
-    const store = new Store();
-    return { store, poller: new Poller(config, store, createLogger({ level: 'silent', format: 'json' })) };
-  };
+  const fleetPoller = () => pollerOf(sim, names);
 
   it('asks NODE_IDS_PER_CALL NodeIDs a call, the next call after the last answered; a failed call stands for the rest', async () => {
     const { store, poller } = fleetPoller();

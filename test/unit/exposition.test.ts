@@ -33,11 +33,9 @@ function gunzipOneMember(body: Buffer[]): string {
   return buffer.toString();
 }
 
-/** The per-target part as a scrape writes it now, copied piece by piece. */
-async function bodyOf(e: Exposition, format: Format = 'text'): Promise<Buffer> {
-  const pieces: Buffer[] = [];
-  await e.write(format, [Buffer.alloc(64 << 10), Buffer.alloc(64 << 10)], async (piece) => void pieces.push(Buffer.from(piece)));
-  return Buffer.concat(pieces);
+/** The per-target part as a scrape writes it now. */
+function bodyOf(e: Exposition, format: Format = 'text'): Promise<Buffer> {
+  return bodyBytes({ write: (take) => e.write(format, [Buffer.alloc(64 << 10), Buffer.alloc(64 << 10)], take) });
 }
 
 /** A gzip scrape's body (whole, as the endpoint hands it). */

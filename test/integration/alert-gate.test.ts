@@ -27,6 +27,8 @@ describe.skipIf(!alertmanagerBin)('the notification gate, with a real Alertmanag
 
   const amAlerts = async (): Promise<AmAlert[]> => JSON.parse((await get(`${amUrl}/api/v2/alerts`)).body) as AmAlert[];
   const delivered = async () => sample(await scrape(d.url), 'avahealth_notifications_total', { receiver: 'am' }) ?? 0;
+  const hookLastStatus = (target: string) =>
+    new Map(capture.on('/hook').flatMap((r) => (r.json as Webhook).alerts.filter((a) => a.labels.target === target).map((a) => [a.fingerprint, a.status] as const)));
   const hookTargets = (from = 0) => capture.on('/hook').slice(from).flatMap((r) => (r.json as Webhook).alerts.map((a) => a.labels.target));
 
   beforeAll(async () => {
@@ -86,6 +88,11 @@ describe.skipIf(!alertmanagerBin)('the notification gate, with a real Alertmanag
     await setScenario(sim, 'flappy', 'healthy');
     await waitFor('flappy to resolve', () => !d.daemon.alerts.list().some((a) => a.target === 'flappy' && a.phase !== 'resolved'), 20_000);
     await waitFor('the resolve at Alertmanager', async () => !(await amAlerts()).some((a) => a.labels.target === 'flappy'), 20_000);
+    // the webhook's outbox delivers on its own: its resolves may land after Alertmanager's
+    await waitFor('the resolve at the webhook', () => {
+      const last = [...hookLastStatus('flappy').values()];
+      return last.length > 0 && last.every((s) => s === 'resolved');
+    }, 20_000);
     const hookBefore = capture.on('/hook').length;
     await setScenario(sim, 'flappy', 'network-down');
     await waitFor('the flap hold', () => d.daemon.alerts.list().some((a) => a.target === 'flappy' && a.state === 'flapping'), 20_000);

@@ -114,10 +114,9 @@ describe('an observer is asked one call at a time', () => {
     const economics = sim.nodes.get(name)!.economics;
     return economics.calls.slice(from).flatMap((method, i) => (method === 'platform.getCurrentValidators' ? [(economics.params[from + i] as { nodeIDs: string[] }).nodeIDs] : []));
   };
-  const fleetPoller = () => pollerOf(sim, names);
 
   it('asks NODE_IDS_PER_CALL NodeIDs a call, the next call after the last answered; a failed call stands for the rest', async () => {
-    const { store, poller } = fleetPoller();
+    const { store, poller } = pollerOf(sim, names);
     try {
       await Promise.all(names.map((n) => poller.run(`${n}@validator`)));
       // v1 answers after a while: calls made side by side would overlap there

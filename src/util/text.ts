@@ -2,13 +2,32 @@
 
 const MAX_ERROR_TEXT = 300;
 
-/** Replaces every configured secret (4 characters or more) in `text` with [REDACTED]. */
+/** Replaces every configured secret (4 characters or more) in `text` with [REDACTED], as written and as JSON text escapes it. */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   // Longest first, so a secret URL is replaced whole before its path is.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) if (secret.length >= 4) out = out.split(secret).join('[REDACTED]');
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    if (secret.length >= 4) for (const form of secretForms(secret)) out = out.split(form).join('[REDACTED]');
+  }
   return out;
 }
+
+/**
+ * A secret as written and, when JSON escapes it (a quote, a backslash), as it reads inside JSON
+ * text, and inside JSON text within JSON text (an error body quoted in an error body), the most
+ * escaped first: a check's message is kept as JSON, and a reply's text is shown as it came.
+ */
+function secretForms(secret: string): string[] {
+  const forms = [secret];
+  for (let level = 0; level < MAX_ESCAPE_LEVELS; level++) {
+    const escaped = JSON.stringify(forms[0]).slice(1, -1);
+    if (escaped === forms[0]) break;
+    forms.unshift(escaped);
+  }
+  return forms;
+}
+
+const MAX_ESCAPE_LEVELS = 3;
 
 /**
  * `value` with every secret replaced in every string it holds (objects and arrays walked, Errors
@@ -26,7 +45,7 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   };
   const contains = (v: unknown): boolean => {
     const text = v instanceof Error ? `${v.message}${v.stack ?? ''}` : typeof v === 'string' ? v : JSON.stringify(v) ?? '';
-    return usable.some((s) => text.includes(s));
+    return usable.some((s) => secretForms(s).some((form) => text.includes(form)));
   };
   return contains(value) ? (walk(value) as T) : value;
 }

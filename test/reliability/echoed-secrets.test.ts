@@ -19,6 +19,8 @@ const SECRETS = {
   serviceHeader: 'svchdr-SECRET-cccc3333',
   apiKey: 'apikey-SECRET-dddd4444',
   receiverHeader: 'rcvhdr-SECRET-eeee5555',
+  // JSON escapes it: a check's message is kept as JSON text, so the escaped form must go too
+  quotedHeader: 'quo"ted\\hdr-SECRET-ffff6666',
 };
 
 function filesUnder(dir: string): string[] {
@@ -45,7 +47,7 @@ describe('echoed secrets', () => {
 listen: 127.0.0.1:0
 state_dir: ./state
 nodes:
-  - {name: echoer, url: "${node.url}", interval: 1s, endpoints: [health], bearer_token: ${SECRETS.nodeToken}, headers: {X-Request-Origin: ${SECRETS.nodeHeader}}}
+  - {name: echoer, url: "${node.url}", interval: 1s, endpoints: [health], bearer_token: ${SECRETS.nodeToken}, headers: {X-Request-Origin: ${SECRETS.nodeHeader}, X-Quoted: '${SECRETS.quotedHeader}'}}
 services:
   - {name: echo-api, kind: data-api, url: "${service.url}", interval: 1s, api_key: ${SECRETS.apiKey}, headers: {X-Tenant: ${SECRETS.serviceHeader}}}
 alerts:
@@ -78,6 +80,8 @@ alerts:
 
       expect(emitted).toContain('[REDACTED]');
       for (const [name, value] of Object.entries(SECRETS)) expect(emitted.includes(value), `${name} leaked`).toBe(false);
+      // in any escaping (JSON, HTML): its distinct tail
+      expect(emitted.includes('ffff6666'), 'quotedHeader leaked in some escaped form').toBe(false);
     } finally {
       daemon.child.kill('SIGKILL');
       await node.close();

@@ -46,7 +46,7 @@ describe('Dockerfile (checked without a Docker engine)', () => {
 
   it('its entrypoint starts', () => {
     const entrypoint = JSON.parse(steps.find((s) => s.op === 'ENTRYPOINT')!.args) as string[];
-    expect(entrypoint).toEqual(['node', '--heap-growing-percent=50', '--max-semi-space-size=16', 'dist/cli.js']);
+    expect(entrypoint).toEqual(['node', '--heap-growing-percent=50', '--max-semi-space-size=16', '--no-allocation-site-pretenuring', 'dist/cli.js']);
     const out = execFileSync(process.execPath, [...entrypoint.slice(1, -1), join(ROOT, entrypoint.at(-1)!), '--version'], { encoding: 'utf8' });
     expect(out).toMatch(/^avahealth \d+\.\d+\.\d+\n$/);
   });

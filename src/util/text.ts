@@ -14,8 +14,8 @@ export function redact(text: string, secrets: readonly string[]): string {
 
 /**
  * A secret as written and, when JSON escapes it (a quote, a backslash), as it reads inside JSON
- * text, and inside JSON text within JSON text (an error body quoted in an error body), the most
- * escaped first: a check's message is kept as JSON, and a reply's text is shown as it came.
+ * text and inside JSON text within JSON text (a node's error body quoting what it was sent, shown
+ * in our error text as it came), longest first.
  */
 function secretForms(secret: string): string[] {
   const forms = [secret];

@@ -19,7 +19,7 @@ const SECRETS = {
   serviceHeader: 'svchdr-SECRET-cccc3333',
   apiKey: 'apikey-SECRET-dddd4444',
   receiverHeader: 'rcvhdr-SECRET-eeee5555',
-  // JSON escapes it: a check's message is kept as JSON text, so the escaped form must go too
+  // JSON escapes it: echoed inside JSON (and JSON inside JSON) it reads differently, and must go all the same
   quotedHeader: 'quo"ted\\hdr-SECRET-ffff6666',
 };
 

@@ -5,50 +5,58 @@ const MAX_ERROR_TEXT = 300;
 /** Replaces every configured secret (4 characters or more) in `text` with [REDACTED], as written and as JSON text escapes it. */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
-  // Longest first, so a secret URL is replaced whole before its path is.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (secret.length >= 4) for (const form of secretForms(secret)) out = out.split(form).join('[REDACTED]');
-  }
+  for (const form of formsOf(secrets)) out = out.split(form).join('[REDACTED]');
   return out;
 }
-
-/**
- * A secret as written and, when JSON escapes it (a quote, a backslash), as it reads inside JSON
- * text and inside JSON text within JSON text (a node's error body quoting what it was sent, shown
- * in our error text as it came), longest first.
- */
-function secretForms(secret: string): string[] {
-  const forms = [secret];
-  for (let level = 0; level < MAX_ESCAPE_LEVELS; level++) {
-    const escaped = JSON.stringify(forms[0]).slice(1, -1);
-    if (escaped === forms[0]) break;
-    forms.unshift(escaped);
-  }
-  return forms;
-}
-
-const MAX_ESCAPE_LEVELS = 3;
 
 /**
  * `value` with every secret replaced in every string it holds (objects and arrays walked, Errors
  * turned into their redacted type, message and stack). Returns `value` itself when it holds no secret.
  */
 export function redactDeep<T>(value: T, secrets: readonly string[]): T {
-  const usable = secrets.filter((s) => s.length >= 4);
-  if (usable.length === 0) return value;
+  const forms = formsOf(secrets);
+  if (forms.length === 0) return value;
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return redact(v, usable);
-    if (v instanceof Error) return { type: v.name, message: redact(v.message, usable), ...(v.stack ? { stack: redact(v.stack, usable) } : {}) };
+    if (typeof v === 'string') return redact(v, secrets);
+    if (v instanceof Error) return { type: v.name, message: redact(v.message, secrets), ...(v.stack ? { stack: redact(v.stack, secrets) } : {}) };
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
   };
-  const contains = (v: unknown): boolean => {
-    const text = v instanceof Error ? `${v.message}${v.stack ?? ''}` : typeof v === 'string' ? v : JSON.stringify(v) ?? '';
-    return usable.some((s) => secretForms(s).some((form) => text.includes(form)));
-  };
-  return contains(value) ? (walk(value) as T) : value;
+  const text = value instanceof Error ? `${value.message}${value.stack ?? ''}` : typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  return forms.some((form) => text.includes(form)) ? (walk(value) as T) : value;
 }
+
+/** Per list of secrets (a target's, a receiver's, the config's: the same array every poll), its forms, worked out once. */
+const formsBySecrets = new WeakMap<readonly string[], readonly string[]>();
+
+/**
+ * Every secret of 4 characters or more as written and, when JSON escapes it (a quote, a
+ * backslash), as it reads inside JSON text and inside JSON text within JSON text (a node's error
+ * body quoting what it was sent, shown in our error text as it came). Longest first, so a secret
+ * URL is replaced whole before its path is.
+ */
+function formsOf(secrets: readonly string[]): readonly string[] {
+  if (secrets.length === 0) return secrets;
+  let forms = formsBySecrets.get(secrets);
+  if (!forms) {
+    forms = secrets.filter((s) => s.length >= 4).flatMap(escapedForms).sort((a, b) => b.length - a.length);
+    formsBySecrets.set(secrets, forms);
+  }
+  return forms;
+}
+
+function escapedForms(secret: string): string[] {
+  const forms = [secret];
+  for (let level = 0; level < MAX_ESCAPE_LEVELS; level++) {
+    const escaped = JSON.stringify(forms.at(-1)).slice(1, -1);
+    if (escaped === forms.at(-1)) break;
+    forms.push(escaped);
+  }
+  return forms;
+}
+
+const MAX_ESCAPE_LEVELS = 3;
 
 /** A URL fit to show: no user:password@ and no query string (tokens live there). */
 export function displayUrl(url: string): string {

@@ -20,7 +20,7 @@ import type { AlertNotice, NotificationBatch } from './types.js';
 const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** POSTs a notification and classifies the outcome: 2xx done; 408, 429, 5xx and network errors retryable. */
-export function poster(http: HttpClient): (request: OutgoingRequest) => Promise<void> {
+export function poster(http: HttpClient): (request: OutgoingRequest) => Promise<string> {
   return async (request) => {
     let response;
     try {
@@ -30,14 +30,15 @@ export function poster(http: HttpClient): (request: OutgoingRequest) => Promise<
       throw new DeliveryError(err instanceof Error ? err.message : String(err), true, reason);
     }
     const status = response.status;
-    if (status >= 200 && status < 300) return;
+    if (status >= 200 && status < 300) return response.body;
     const message = `HTTP ${status}: ${snippet(response.body)}`;
-    if (status === 429) throw new DeliveryError(message, true, 'rate_limited', backoffSeconds(response.headers, Date.now()) * 1000);
+    const body = response.body.slice(0, 4096);
+    if (status === 429) throw new DeliveryError(message, true, 'rate_limited', backoffSeconds(response.headers, Date.now()) * 1000, body);
     if (status === 408 || status >= 500) {
       const retryAfter = response.headers['retry-after'] !== undefined ? backoffSeconds(response.headers, Date.now()) * 1000 : undefined;
-      throw new DeliveryError(message, true, status === 408 ? 'timeout' : 'http_5xx', retryAfter);
+      throw new DeliveryError(message, true, status === 408 ? 'timeout' : 'http_5xx', retryAfter, body);
     }
-    throw new DeliveryError(message, false, 'http_4xx');
+    throw new DeliveryError(message, false, 'http_4xx', undefined, body);
   };
 }
 

@@ -24,6 +24,7 @@ import { Journal } from '../state/journal.js';
 import { outboxOpSchema, type OpenIncident, type OutboxItem, type OutboxOp } from './persisted.js';
 import { DeliveryError, type SendContext } from './receivers/receiver.js';
 import { send } from './receivers/index.js';
+import { notesFile, ReceiverNotes } from './receivers/notes.js';
 import type { AlertNotice, NotificationBatch } from './types.js';
 
 export type { OutboxItem };
@@ -103,6 +104,8 @@ export class Outbox {
   /** Items whose enqueue line may not be on disk yet: settles when it is. */
   private readonly written = new WeakMap<OutboxItem, Promise<boolean>>();
   private stopped = false;
+  /** What the receiver's sender keeps about its incidents (Telegram's message ids), beside the journal. */
+  private readonly notes: ReceiverNotes;
 
   constructor(
     private config: ReceiverConfig,
@@ -116,6 +119,7 @@ export class Outbox {
       count: () => this.items.length,
       ops: () => [{ open: [...this.open.values()] }, ...this.items.map((add) => ({ add }))],
     });
+    this.notes = new ReceiverNotes(notesFile(stateDir, config.name));
     const existed = existsSync(this.journal.path);
     try {
       const { ops, torn, skipped, firstProblem } = this.journal.read();
@@ -226,7 +230,7 @@ export class Outbox {
     const name = this.config.name;
     this.log.debug({ receiver: name, target: item.batch.target, alerts: item.batch.alerts.length, attempt: item.attempts + 1 }, 'notification delivery attempt');
     try {
-      await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: this.post });
+      await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: this.post, notes: this.notes });
       this.remove(item);
       this.acknowledge(item);
       this.events.delivered(name);

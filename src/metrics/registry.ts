@@ -33,7 +33,7 @@ type GaugeFactory = (name: string, help: string, labelNames: readonly string[]) 
 type CounterFactory = (name: string, help: string, labelNames: readonly string[]) => Counter;
 
 /** Every reason a delivery attempt can fail with (the `reason` label of notifications_failed_total). */
-export const NOTIFICATION_FAILURE_REASONS = ['timeout', 'network', 'rate_limited', 'http_5xx', 'http_4xx', 'queue_full'] as const;
+export const NOTIFICATION_FAILURE_REASONS = ['timeout', 'network', 'rate_limited', 'http_5xx', 'http_4xx', 'smtp_4xx', 'smtp_5xx', 'queue_full'] as const;
 
 /**
  * Notification counters exist at 0 for every configured receiver (and every failure reason), so
@@ -77,7 +77,7 @@ function alertFamily(gauge: GaugeFactory, counter: CounterFactory) {
   return {
     active: gauge('alerts', 'Alerts by state (pending, firing, flapping: held by a flap hold).', ['alertname', 'severity', 'state']),
     delivered: counter('notifications_total', 'Notifications delivered to a receiver.', ['receiver']),
-    failed: counter('notifications_failed_total', 'Failed delivery attempts (retried unless the reason is http_4xx or queue_full).', ['receiver', 'reason']),
+    failed: counter('notifications_failed_total', 'Failed delivery attempts (retried unless the reason is http_4xx, smtp_5xx or queue_full).', ['receiver', 'reason']),
     queue: gauge('notification_queue_length', 'Notifications waiting in the receiver outbox.', ['receiver']),
   };
 }

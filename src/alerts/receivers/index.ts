@@ -5,14 +5,16 @@
  */
 import alertmanager from './alertmanager/send.js';
 import discord from './discord/send.js';
+import email from './email/send.js';
 import pagerduty from './pagerduty/send.js';
 import type { ReceiverConfig, ReceiverKind } from './schemas.js';
 import type { SendContext, Sender } from './receiver.js';
 import slack from './slack/send.js';
+import telegram from './telegram/send.js';
 import type { NotificationBatch } from '../types.js';
 import webhook from './webhook/send.js';
 
-const SENDERS: { [K in ReceiverKind]: Sender<K> } = { webhook, slack, discord, pagerduty, alertmanager };
+const SENDERS: { [K in ReceiverKind]: Sender<K> } = { webhook, slack, discord, pagerduty, alertmanager, telegram, email };
 
 /** Delivers one batch with the receiver's own kind. */
 export function send(batch: NotificationBatch, receiver: ReceiverConfig, ctx: SendContext): Promise<void> {

@@ -12,8 +12,17 @@ export interface SendContext {
   /** URL of this avahealth, for links. */
   externalUrl: string;
   now: number;
-  /** POSTs one request; throws DeliveryError. */
-  post: (request: OutgoingRequest) => Promise<void>;
+  /** POSTs one request; resolves with a 2xx answer's body, throws DeliveryError. */
+  post: (request: OutgoingRequest) => Promise<string>;
+  /** What this receiver noted about its incidents, kept under state_dir across restarts (absent for notify-test). */
+  notes?: Notes;
+}
+
+/** A small persisted map a sender keeps per receiver (Telegram: an incident's firing message id). */
+export interface Notes {
+  get(key: string): string | undefined;
+  /** Sets (or, with undefined, removes) entries and persists them; never throws (a failed write is reported by write-health). */
+  update(changes: Record<string, string | undefined>): Promise<void>;
 }
 
 /** Delivers one batch (one or more requests) with a receiver of its kind. */
@@ -33,11 +42,13 @@ export function defineSender<K extends ReceiverKind>(kind: K, send: Send<K>, opt
 export class DeliveryError extends Error {
   constructor(
     message: string,
-    /** Worth trying again (5xx, 408, 429, network); a 4xx rejection is not. */
+    /** Worth trying again (5xx, 408, 429, network, SMTP 4xx); a 4xx rejection (SMTP: 5xx) is not. */
     readonly retryable: boolean,
-    /** A metric label: `http_4xx http_5xx rate_limited timeout network`. */
+    /** A metric label: `http_4xx http_5xx smtp_4xx smtp_5xx rate_limited timeout network`. */
     readonly reason: string,
     readonly retryAfterMs?: number,
+    /** The receiver's answer (capped) to a rejected request, for a sender that reads its error format. */
+    readonly body?: string,
   ) {
     super(message);
     this.name = 'DeliveryError';

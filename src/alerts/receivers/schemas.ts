@@ -7,11 +7,13 @@ import { z } from 'zod';
 import { matchers, report, targetName, type Matcher } from '../../config/primitives.js';
 import alertmanager from './alertmanager/schema.js';
 import discord from './discord/schema.js';
+import email from './email/schema.js';
 import pagerduty from './pagerduty/schema.js';
 import slack from './slack/schema.js';
+import telegram from './telegram/schema.js';
 import webhook from './webhook/schema.js';
 
-const KINDS = { webhook, slack, discord, pagerduty, alertmanager };
+const KINDS = { webhook, slack, discord, pagerduty, alertmanager, telegram, email };
 
 export type ReceiverKind = keyof typeof KINDS;
 export const RECEIVER_KINDS = Object.keys(KINDS) as ReceiverKind[];

@@ -43,6 +43,11 @@ export function detailLines(batch: NotificationBatch): string[] {
   });
 }
 
+/** Untrusted text inside HTML (Telegram's HTML parse mode, email's HTML part): `& < > "` as entities. */
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

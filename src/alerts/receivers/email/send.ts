@@ -1,0 +1,106 @@
+/**
+ * Email over SMTP through nodemailer: one message per batch with a plain-text and an HTML part.
+ * Threading: the email that announces an incident has a Message-ID derived from the incident
+ * (fingerprint and startsAt), so a re-send after a crash is the same message; every later email
+ * about it (reminder, severity change, resolve) carries `In-Reply-To` and `References` to that
+ * email, whose id the receiver's notes keep (the derived id when they do not).
+ */
+import { createHash } from 'node:crypto';
+import { createTransport } from 'nodemailer';
+import { snippet } from '../../../util/text.js';
+import type { AlertNotice, NotificationBatch } from '../../types.js';
+import { defineSender, DeliveryError, type Notes } from '../receiver.js';
+import { detailLines, escapeHtml, headline, isAllResolved, truncate } from '../text.js';
+import type { EmailSettings } from './schema.js';
+
+const TIMEOUT_MS = 10_000;
+const MAX_REFERENCES = 10;
+
+const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
+const domainOf = (from: string) => /@([^>\s]+)>?$/.exec(from)?.[1] ?? 'avahealth.invalid';
+
+/** The Message-ID of the email that announces this incident. */
+export function incidentMessageId(alert: AlertNotice, from: string): string {
+  return `<avahealth.${hash(`${alert.fingerprint}\n${alert.startsAt}`)}@${domainOf(from)}>`;
+}
+
+/** The email an incident's thread starts from: as noted when it was sent, else as derived. */
+function threadOf(alert: AlertNotice, from: string, notes: Notes | undefined): string {
+  const [startsAt, id] = (notes?.get(alert.fingerprint) ?? '').split(' ');
+  return startsAt === alert.startsAt && id ? id : incidentMessageId(alert, from);
+}
+
+/** A new incident: its first notice, and nothing noted about it yet. */
+const opens = (alert: AlertNotice, notes: Notes | undefined) => alert.kind === 'firing' && !notes?.get(alert.fingerprint)?.startsWith(`${alert.startsAt} `);
+
+export function emailMessage(batch: NotificationBatch, settings: Pick<EmailSettings, 'from' | 'to'>, externalUrl: string, notes?: Notes) {
+  const opening = batch.alerts.find((a) => opens(a, notes));
+  const messageId = opening ? incidentMessageId(opening, settings.from) : `<avahealth.${hash(`batch\n${batch.id}`)}@${domainOf(settings.from)}>`;
+  const threads = [...new Set(batch.alerts.map((a) => threadOf(a, settings.from, notes)))].filter((id) => id !== messageId).slice(0, MAX_REFERENCES);
+  const title = headline(batch).replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  const link = `${externalUrl}/targets/${encodeURIComponent(batch.target)}`;
+  const lines = detailLines(batch).map((line) => truncate(line, 2000));
+  const time = new Date(batch.createdAt).toISOString();
+  const html = [
+    '<!doctype html><html><body style="font-family:sans-serif">',
+    `<h3 style="color:${isAllResolved(batch) ? '#2da44e' : '#cf222e'}">${escapeHtml(title)}</h3>`,
+    `<ul>${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`,
+    `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a> · ${time}</p>`,
+    '</body></html>',
+  ].join('\n');
+  return {
+    from: settings.from,
+    to: settings.to,
+    subject: truncate(`[${isAllResolved(batch) ? 'RESOLVED' : 'FIRING'}] ${title}`, 250),
+    text: [title, '', ...lines.map((line) => `* ${line}`), '', `${link} · ${time}`, ''].join('\n'),
+    html,
+    messageId,
+    date: new Date(batch.createdAt),
+    ...(threads.length > 0 ? { inReplyTo: threads[0], references: threads } : {}),
+    headers: { 'Auto-Submitted': 'auto-generated', 'X-Avahealth-Target': batch.target },
+  };
+}
+
+/** SMTP's answer as a delivery outcome: a 4xx reply is transient (retried), a 5xx one permanent. */
+function classify(err: unknown): DeliveryError {
+  const e = err as { code?: string; responseCode?: number; response?: string; message?: string };
+  const code = e.responseCode;
+  if (typeof code === 'number' && code >= 400 && code < 600) {
+    return new DeliveryError(`SMTP ${code}: ${snippet(e.response ?? e.message ?? '')}`, code < 500, code < 500 ? 'smtp_4xx' : 'smtp_5xx');
+  }
+  const message = `SMTP: ${snippet(e.message ?? String(err))}`;
+  if (e.code === 'EAUTH') return new DeliveryError(message, false, 'smtp_5xx');
+  return new DeliveryError(message, true, e.code === 'ETIMEDOUT' ? 'timeout' : 'network');
+}
+
+export default defineSender('email', async (batch, receiver, ctx) => {
+  const { settings } = receiver;
+  const message = emailMessage(batch, settings, ctx.externalUrl, ctx.notes);
+  const transport = createTransport({
+    host: settings.host,
+    port: settings.port,
+    secure: settings.implicitTls,
+    requireTLS: settings.requireTls && !settings.implicitTls,
+    ...(settings.hello ? { name: settings.hello } : {}),
+    ...(settings.username ? { auth: { user: settings.username, pass: settings.password ?? '' } } : {}),
+    tls: { rejectUnauthorized: !settings.tls.insecureSkipVerify, ...(settings.tls.ca ? { ca: settings.tls.ca } : {}), ...(settings.tls.serverName ? { servername: settings.tls.serverName } : {}) },
+    connectionTimeout: TIMEOUT_MS,
+    greetingTimeout: TIMEOUT_MS,
+    socketTimeout: 2 * TIMEOUT_MS,
+  });
+  try {
+    await transport.sendMail(message);
+  } catch (err) {
+    throw classify(err);
+  } finally {
+    transport.close();
+  }
+  const notes = ctx.notes;
+  if (!notes) return;
+  const changes: Record<string, string | undefined> = {};
+  for (const alert of batch.alerts) {
+    if (alert.status === 'resolved') changes[alert.fingerprint] = undefined;
+    else if (opens(alert, notes)) changes[alert.fingerprint] = `${alert.startsAt} ${message.messageId}`;
+  }
+  if (Object.keys(changes).length > 0) await notes.update(changes);
+});

@@ -1,0 +1,102 @@
+/**
+ * Telegram Bot API `sendMessage` (https://core.telegram.org/bots/api#sendmessage): one HTML message
+ * per batch, `<`, `>`, `&` escaped in every piece of untrusted text, within the 4,096-character
+ * limit (trimmed with a note). Every later message about an incident (reminder, severity change,
+ * resolve) is a reply to the message that announced it, whose id the receiver's notes keep across
+ * restarts; `allow_sending_without_reply` sends it anyway when that message is gone. Errors come as
+ * `{ok: false, error_code, description, parameters: {retry_after}}`: a 429's `retry_after` is honoured.
+ */
+import type { AlertNotice, NotificationBatch } from '../../types.js';
+import { snippet } from '../../../util/text.js';
+import { defineSender, DeliveryError, type Notes } from '../receiver.js';
+import { detailLines, escapeHtml, headline, isAllResolved, truncate, worstSeverity } from '../text.js';
+
+/** Telegram's limit on a message's text; measured here on the HTML, never shorter than the text it shows. */
+export const MAX_MESSAGE = 4096;
+const MAX_LINE = 600;
+
+/** The message's HTML: icon and headline, one line per alert (as many as fit), a link to the target. */
+export function telegramText(batch: NotificationBatch, externalUrl: string): string {
+  const icon = isAllResolved(batch) ? '🟢' : worstSeverity(batch) === 'critical' ? '🔴' : '🟠';
+  const head = `${icon} <b>${escapeHtml(truncate(headline(batch), MAX_LINE))}</b>`;
+  const link = `${externalUrl}/targets/${encodeURIComponent(batch.target)}`;
+  const foot = `<a href="${escapeHtml(link)}">avahealth</a> · ${new Date(batch.createdAt).toISOString()}`;
+  const lines = detailLines(batch).map((line) => `• ${escapeHtml(truncate(line, MAX_LINE))}`);
+  // Room for the lines, less what a "… N more not shown here" line could take.
+  const room = MAX_MESSAGE - head.length - foot.length - 2 - 40;
+  const shown: string[] = [];
+  let used = 0;
+  for (const line of lines) {
+    if (used + line.length + 1 > room) break;
+    shown.push(line);
+    used += line.length + 1;
+  }
+  if (shown.length < lines.length) shown.push(`… ${lines.length - shown.length} more not shown here`);
+  return [head, ...shown, foot].join('\n');
+}
+
+/** A note's value: the incident's start (the same incident) and the id of the message that announced it. */
+const noteOf = (notes: Notes | undefined, alert: AlertNotice): number | undefined => {
+  const [startsAt, id] = (notes?.get(alert.fingerprint) ?? '').split(' ');
+  return startsAt === alert.startsAt && id ? Number(id) : undefined;
+};
+
+export function telegramRequest(batch: NotificationBatch, settings: { chatId: string; messageThreadId?: number }, externalUrl: string, replyTo?: number) {
+  return {
+    chat_id: /^-?\d+$/.test(settings.chatId) ? Number(settings.chatId) : settings.chatId,
+    ...(settings.messageThreadId ? { message_thread_id: settings.messageThreadId } : {}),
+    text: telegramText(batch, externalUrl),
+    parse_mode: 'HTML',
+    link_preview_options: { is_disabled: true },
+    ...(replyTo ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } } : {}),
+  };
+}
+
+interface BotAnswer {
+  ok?: boolean;
+  description?: string;
+  result?: { message_id?: number };
+  parameters?: { retry_after?: number; migrate_to_chat_id?: number };
+}
+
+function parse(body: string | undefined): BotAnswer {
+  try {
+    const answer = JSON.parse(body ?? '') as unknown;
+    return answer !== null && typeof answer === 'object' ? (answer as BotAnswer) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The Bot API's own words for a failure, and its `retry_after` (seconds) over any Retry-After header. */
+function explained(err: DeliveryError): DeliveryError {
+  const answer = parse(err.body);
+  if (typeof answer.description !== 'string') return err;
+  const retryAfter = answer.parameters?.retry_after;
+  const migrated = answer.parameters?.migrate_to_chat_id;
+  const message = `Telegram: ${snippet(answer.description)}${typeof migrated === 'number' ? ` (the group is now chat_id ${migrated})` : ''}`;
+  const retryAfterMs = typeof retryAfter === 'number' && retryAfter >= 0 ? Math.min(retryAfter, 3600) * 1000 : err.retryAfterMs;
+  return new DeliveryError(message, err.retryable, err.reason, retryAfterMs);
+}
+
+export default defineSender('telegram', async (batch, receiver, ctx) => {
+  const { settings } = receiver;
+  const notes = ctx.notes;
+  const replyTo = batch.alerts.map((a) => noteOf(notes, a)).find((id) => id !== undefined);
+  const body = JSON.stringify(telegramRequest(batch, settings, ctx.externalUrl, replyTo));
+  let answer: BotAnswer;
+  try {
+    answer = parse(await ctx.post({ url: `${settings.apiUrl}/bot${settings.botToken}/sendMessage`, headers: { 'content-type': 'application/json' }, body }));
+  } catch (err) {
+    throw err instanceof DeliveryError ? explained(err) : err;
+  }
+  const messageId = answer.result?.message_id;
+  if (!notes || typeof messageId !== 'number') return;
+  // The first message about an incident is the one later ones reply to; a resolve ends the note.
+  const changes: Record<string, string | undefined> = {};
+  for (const alert of batch.alerts) {
+    if (alert.status === 'resolved') changes[alert.fingerprint] = undefined;
+    else if (noteOf(notes, alert) === undefined) changes[alert.fingerprint] = `${alert.startsAt} ${messageId}`;
+  }
+  if (Object.keys(changes).length > 0) await notes.update(changes);
+});

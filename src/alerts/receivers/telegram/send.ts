@@ -11,28 +11,30 @@ import { snippet } from '../../../util/text.js';
 import { defineSender, DeliveryError, type Notes } from '../receiver.js';
 import { detailLines, escapeHtml, headline, isAllResolved, truncate, worstSeverity } from '../text.js';
 
-/** Telegram's limit on a message's text; measured here on the HTML, never shorter than the text it shows. */
+/** Telegram's limit on a message's text, counted after entity parsing (what the chat shows). */
 export const MAX_MESSAGE = 4096;
 const MAX_LINE = 600;
+const MORE_NOTE_ROOM = 40;
 
 /** The message's HTML: icon and headline, one line per alert (as many as fit), a link to the target. */
 export function telegramText(batch: NotificationBatch, externalUrl: string): string {
   const icon = isAllResolved(batch) ? '🟢' : worstSeverity(batch) === 'critical' ? '🔴' : '🟠';
-  const head = `${icon} <b>${escapeHtml(truncate(headline(batch), MAX_LINE))}</b>`;
+  const title = `${icon} ${truncate(headline(batch), MAX_LINE)}`;
   const link = `${externalUrl}/targets/${encodeURIComponent(batch.target)}`;
-  const foot = `<a href="${escapeHtml(link)}">avahealth</a> · ${new Date(batch.createdAt).toISOString()}`;
-  const lines = detailLines(batch).map((line) => `• ${escapeHtml(truncate(line, MAX_LINE))}`);
-  // Room for the lines, less what a "… N more not shown here" line could take.
-  const room = MAX_MESSAGE - head.length - foot.length - 2 - 40;
+  const footer = `avahealth · ${new Date(batch.createdAt).toISOString()}`;
+  const lines = detailLines(batch).map((line) => `• ${truncate(line, MAX_LINE)}`);
+  // Lengths are of the shown text (tags and escapes do not count), less room for the "… N more" line.
+  const room = MAX_MESSAGE - title.length - footer.length - 2 - MORE_NOTE_ROOM;
   const shown: string[] = [];
   let used = 0;
   for (const line of lines) {
     if (used + line.length + 1 > room) break;
-    shown.push(line);
+    shown.push(escapeHtml(line));
     used += line.length + 1;
   }
   if (shown.length < lines.length) shown.push(`… ${lines.length - shown.length} more not shown here`);
-  return [head, ...shown, foot].join('\n');
+  const foot = footer.replace('avahealth', `<a href="${escapeHtml(link)}">avahealth</a>`);
+  return [`<b>${escapeHtml(title)}</b>`, ...shown, foot].join('\n');
 }
 
 /** A note's value: the incident's start (the same incident) and the id of the message that announced it. */

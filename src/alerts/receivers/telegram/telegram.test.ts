@@ -1,0 +1,116 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batch, notice } from '../../../../test/helpers/notices.js';
+import { sendWith } from '../../../../test/helpers/receivers.js';
+import { parseTelegramHtml, startBotApi } from '../../../../test/helpers/telegram.js';
+import { notesFile, ReceiverNotes } from '../notes.js';
+import { DeliveryError } from '../receiver.js';
+import { receiverSchema } from '../schemas.js';
+import { telegramText } from './send.js';
+
+const TOKEN = '7012345678:AAHk3-SECRETtokenPART_0123456789ab';
+
+describe('telegram: config slice and secrets', () => {
+  it('takes Alertmanager telegram_configs names; the bot token (inline or from a file) is a secret', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-telegram-'));
+    writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
+    expect(receiverSchema.parse({ name: 'tg', telegram: { bot_token_file: join(dir, 'token'), chat_id: -1001234567890, message_thread_id: 7 } })).toMatchObject({
+      kind: 'telegram',
+      settings: { apiUrl: 'https://api.telegram.org', botToken: TOKEN, chatId: '-1001234567890', messageThreadId: 7 },
+      secrets: [TOKEN, encodeURIComponent(TOKEN)],
+    });
+    expect(receiverSchema.parse({ name: 'tg', telegram: { bot_token: TOKEN, chat_id: '@validator_alerts', api_url: 'http://bot-api.internal:8081/' } })).toMatchObject({
+      settings: { apiUrl: 'http://bot-api.internal:8081', chatId: '@validator_alerts' },
+    });
+  });
+
+  it('says what is wrong, at the field', () => {
+    const problems = (telegram: unknown) => receiverSchema.safeParse({ name: 'tg', telegram }).error?.issues.map((i) => [i.path.join('.'), i.message]);
+    expect(problems({ chat_id: 1 })).toEqual([['telegram', 'receiver "tg": telegram needs bot_token or bot_token_file']]);
+    expect(problems({ bot_token: 'not-a-token', chat_id: 1 })).toEqual([['telegram.bot_token', 'receiver "tg": telegram bot_token must look like 123456789:AA… (from @BotFather)']]);
+    expect(problems({ bot_token: TOKEN, chat_id: 'my group' })).toEqual([['telegram.chat_id', 'receiver "tg": telegram needs a chat_id: a numeric ID (groups are negative) or @channelusername']]);
+    expect(problems({ bot_token: TOKEN, chat_id: 1, api_url: 'api.telegram.org' })).toEqual([['telegram.api_url', 'receiver "tg": telegram api_url must be an http(s) URL']]);
+  });
+});
+
+describe('telegram: against a Bot API server', () => {
+  let api: Awaited<ReturnType<typeof startBotApi>>;
+  const config = (chat: number | string, extra: Record<string, unknown> = {}) => ({ name: 'tg', telegram: { bot_token: TOKEN, chat_id: chat, api_url: api.url, ...extra } });
+
+  beforeAll(async () => {
+    api = await startBotApi({ token: TOKEN, chats: ['-1001234567890', '@validator_alerts', '42'], blocked: ['43'] });
+  });
+  afterAll(() => api?.close());
+
+  it('sends an HTML message Telegram accepts: untrusted text shown as written, nothing formatted by it', async () => {
+    const hostile = notice('<b>bold</b> <a href="https://evil.example">click</a> &amp; <tg-spoiler>');
+    await sendWith(config(-1001234567890, { message_thread_id: 7 }), batch([hostile, notice('C', 'firing', 'critical')]));
+    const message = api.sent.at(-1)!;
+    expect(api.errors).toEqual([]);
+    expect(message).toMatchObject({ chatId: -1001234567890, threadId: 7 });
+    expect(message.text).toContain('• AvalancheCheckFailing <b>bold</b> <a href="https://evil.example">click</a> &amp; <tg-spoiler> (warning): <b>bold</b>');
+    expect(message.text.split('\n')[0]).toBe('🔴 validator-1: <b>bold</b> <a href="https://evil.example">click</a> &amp; <tg-spoiler> and C failing');
+    // the only markup is ours: the headline in bold and the link to the target
+    expect(message.html.match(/<[a-z][^>]*>/g)).toEqual(['<b>', '<a href="http://avahealth:9660/targets/validator-1">']);
+    expect(message.text.split('\n').at(-1)).toBe('avahealth · 2026-11-22T12:00:00.000Z');
+    const request = api.requests.at(-1)!.json as Record<string, unknown>;
+    expect(request).toMatchObject({ parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+    expect(request.reply_parameters).toBeUndefined();
+  });
+
+  it('a channel by @username, a user by ID', async () => {
+    await sendWith(config('@validator_alerts'), batch([notice('C')]));
+    await sendWith(config(42), batch([notice('C', 'resolved')]));
+    expect(api.sent.slice(-2).map((m) => [m.chatId, m.text.split('\n')[0]])).toEqual([
+      ['@validator_alerts', '🟠 validator-1: C failing'],
+      [42, '🟢 validator-1: C recovered'],
+    ]);
+  });
+
+  it('a batch too long for one message is trimmed to 4,096 characters with a note, never rejected', async () => {
+    const many = Array.from({ length: 120 }, (_, i) => ({ ...notice(`check-${i}`), annotations: { summary: `s${i}`, description: `${'<&>'.repeat(60)} ${i}` } }));
+    await sendWith(config(42), batch(many));
+    const message = api.sent.at(-1)!;
+    expect(api.errors).toEqual([]);
+    expect(message.text.length).toBeLessThanOrEqual(4096);
+    expect(message.text.length).toBeGreaterThan(3500);
+    expect(message.text).toMatch(/\n… \d+ more not shown here\navahealth · /);
+    const shown = message.text.split('\n').filter((l) => l.startsWith('• ')).length;
+    expect(message.text).toContain(`… ${120 - shown} more not shown here`);
+    expect(shown).toBeGreaterThan(10);
+    expect(parseTelegramHtml(telegramText(batch(many), 'http://avahealth:9660'))).toEqual({ text: message.text });
+  });
+
+  it("answers Telegram's errors: chat not found and bot blocked are not retried; 429 waits parameters.retry_after", async () => {
+    const failure = (chat: number) => sendWith(config(chat), batch([notice('C')])).then(() => undefined, (err: unknown) => err as DeliveryError);
+    const notFound = await failure(-100999);
+    expect(notFound).toBeInstanceOf(DeliveryError);
+    expect([notFound!.message, notFound!.retryable, notFound!.reason]).toEqual(['Telegram: Bad Request: chat not found', false, 'http_4xx']);
+    const blocked = await failure(43);
+    expect([blocked!.message, blocked!.retryable, blocked!.reason]).toEqual(['Telegram: Forbidden: bot was blocked by the user', false, 'http_4xx']);
+    api.throttle.push(35);
+    const limited = await failure(42);
+    expect([limited!.message, limited!.retryable, limited!.reason, limited!.retryAfterMs]).toEqual(['Telegram: Too Many Requests: retry after 35', true, 'rate_limited', 35_000]);
+    // no error names the token
+    for (const err of [notFound, blocked, limited]) expect(err!.message).not.toContain(TOKEN.split(':')[1]);
+  });
+
+  it('a resolve replies to its firing message, remembered across a restart; the note ends with the resolve', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'avahealth-telegram-notes-'));
+    const file = notesFile(stateDir, 'tg');
+    await sendWith(config(-1001234567890), batch([notice('C'), notice('P')]), new ReceiverNotes(file));
+    const firing = api.sent.at(-1)!;
+    // a reminder of C, after a restart (new notes read from the file): a reply too
+    await sendWith(config(-1001234567890), batch([{ ...notice('C'), kind: 'reminder' }]), new ReceiverNotes(file));
+    expect(api.sent.at(-1)!.replyTo).toEqual({ message_id: firing.messageId, allow_sending_without_reply: true });
+    await sendWith(config(-1001234567890), batch([notice('C', 'resolved'), notice('P', 'resolved')]), new ReceiverNotes(file));
+    expect(api.sent.at(-1)!).toMatchObject({ replyTo: { message_id: firing.messageId, allow_sending_without_reply: true }, text: expect.stringMatching(/^🟢 validator-1: C and P recovered/) });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ notes: {} });
+    // the next incident of C starts a message of its own
+    await sendWith(config(-1001234567890), batch([{ ...notice('C'), startsAt: '2026-11-22T13:00:00.000Z' }]), new ReceiverNotes(file));
+    expect(api.sent.at(-1)!.replyTo).toBeUndefined();
+    expect(readFileSync(file, 'utf8')).not.toContain(TOKEN);
+  });
+});

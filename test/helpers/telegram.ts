@@ -1,0 +1,119 @@
+/**
+ * A Telegram Bot API server on loopback (port 0) for receiver tests, written from the Bot API's
+ * documentation (https://core.telegram.org/bots/api): `POST /bot<token>/sendMessage` with a JSON
+ * body; answers `{ok: true, result: Message}` or `{ok: false, error_code, description,
+ * parameters?}`. It checks what the real one checks: the token, the request's shape, the chat, the
+ * HTML (only the documented tags and entities; anything else is "can't parse entities") and the
+ * 4,096-character limit on the text after entity parsing.
+ */
+import { startCapture, type Captured } from './capture.js';
+
+export interface SentMessage {
+  chatId: number | string;
+  threadId?: number;
+  /** The text as Telegram shows it: tags removed, entities decoded. */
+  text: string;
+  html: string;
+  replyTo?: { message_id: number; allow_sending_without_reply?: boolean };
+  messageId: number;
+  at: number;
+}
+
+type Answer = { status: number; headers?: Record<string, string>; body: string };
+const fail = (status: number, description: string, parameters?: Record<string, number>): Answer => ({
+  status,
+  body: JSON.stringify({ ok: false, error_code: status, description, ...(parameters ? { parameters } : {}) }),
+});
+
+const TAGS = /^<(\/?)(b|strong|i|em|u|ins|s|strike|del|code|pre|blockquote|tg-spoiler|a)(\s+href="[^"<>]*")?>/;
+const ENTITY = /^&(lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);/;
+const DECODED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
+
+/** Telegram's HTML parse mode: the shown text, or the error it answers with. */
+export function parseTelegramHtml(html: string): { text: string } | { error: string } {
+  let text = '';
+  const open: string[] = [];
+  for (let i = 0; i < html.length; ) {
+    const rest = html.slice(i);
+    if (html[i] === '<') {
+      const tag = TAGS.exec(rest);
+      if (!tag || (tag[2] === 'a' && !tag[1] && !tag[3])) return { error: `Bad Request: can't parse entities: unsupported start tag at byte offset ${i}` };
+      if (tag[1]) {
+        if (open.pop() !== tag[2]) return { error: `Bad Request: can't parse entities: unmatched end tag at byte offset ${i}` };
+      } else open.push(tag[2]!);
+      i += tag[0].length;
+    } else if (html[i] === '&') {
+      const entity = ENTITY.exec(rest);
+      if (!entity) return { error: `Bad Request: can't parse entities: unsupported entity at byte offset ${i}` };
+      const name = entity[1]!;
+      text += DECODED[name] ?? String.fromCodePoint(name.startsWith('#x') ? parseInt(name.slice(2), 16) : Number(name.slice(1)));
+      i += entity[0].length;
+    } else if (html[i] === '>') {
+      return { error: `Bad Request: can't parse entities: unexpected ">" at byte offset ${i}` };
+    } else {
+      text += html[i];
+      i++;
+    }
+  }
+  if (open.length > 0) return { error: `Bad Request: can't parse entities: can't find end tag corresponding to start tag "${open.at(-1)}"` };
+  return { text };
+}
+
+export interface FakeBotApiOptions {
+  token: string;
+  /** Chats that exist (numeric IDs as strings, or @usernames); others are "chat not found". */
+  chats: string[];
+  /** Chats whose user blocked the bot. */
+  blocked?: string[];
+}
+
+export async function startBotApi(options: FakeBotApiOptions) {
+  const sent: SentMessage[] = [];
+  const errors: Array<{ path: string; status: number; description: string }> = [];
+  /** Answers the next requests with 429 and this retry_after (seconds), once per entry. */
+  const throttle: number[] = [];
+  let nextId = 100;
+
+  const answer = (req: Captured): Answer => {
+    const m = /^\/bot([^/]+)\/(\w+)$/.exec(req.path);
+    if (!m) return fail(404, 'Not Found');
+    if (m[1] !== options.token) return fail(401, 'Unauthorized');
+    if (m[2] !== 'sendMessage') return fail(404, 'Not Found: method not found');
+    if (!String(req.headers['content-type']).startsWith('application/json')) return fail(400, 'Bad Request: message text is empty');
+    const body = req.json as Record<string, unknown> | undefined;
+    if (!body || typeof body !== 'object') return fail(400, 'Bad Request: message text is empty');
+    const chatId = body.chat_id;
+    if (!(typeof chatId === 'number' && Number.isSafeInteger(chatId)) && !(typeof chatId === 'string' && /^(@\w+|-?\d+)$/.test(chatId))) return fail(400, 'Bad Request: chat_id is empty');
+    if (typeof body.text !== 'string' || body.text === '') return fail(400, 'Bad Request: message text is empty');
+    if (body.parse_mode !== undefined && body.parse_mode !== 'HTML' && body.parse_mode !== 'MarkdownV2') return fail(400, `Bad Request: unsupported parse_mode "${String(body.parse_mode)}"`);
+    if (body.message_thread_id !== undefined && !Number.isSafeInteger(body.message_thread_id)) return fail(400, 'Bad Request: message thread not found');
+    const reply = body.reply_parameters as SentMessage['replyTo'] | undefined;
+    if (reply !== undefined && !Number.isSafeInteger(reply?.message_id)) return fail(400, 'Bad Request: reply parameters are invalid');
+    if (!options.chats.includes(String(chatId)) && !options.blocked?.includes(String(chatId))) return fail(400, 'Bad Request: chat not found');
+    if (options.blocked?.includes(String(chatId))) return fail(403, 'Forbidden: bot was blocked by the user');
+    const parsed = body.parse_mode === 'HTML' ? parseTelegramHtml(body.text) : { text: body.text };
+    if ('error' in parsed) return fail(400, parsed.error);
+    if (parsed.text.length > 4096) return fail(400, 'Bad Request: message is too long');
+    const retryAfter = throttle.shift();
+    if (retryAfter !== undefined) return fail(429, `Too Many Requests: retry after ${retryAfter}`, { retry_after: retryAfter });
+    if (reply && !sent.some((s) => s.messageId === reply.message_id) && !reply.allow_sending_without_reply) return fail(400, 'Bad Request: message to be replied not found');
+    const message: SentMessage = {
+      chatId,
+      text: parsed.text,
+      html: body.text,
+      messageId: nextId++,
+      at: Date.now(),
+      ...(typeof body.message_thread_id === 'number' ? { threadId: body.message_thread_id } : {}),
+      ...(reply ? { replyTo: reply } : {}),
+    };
+    sent.push(message);
+    return { status: 200, body: JSON.stringify({ ok: true, result: { message_id: message.messageId, date: Math.floor(message.at / 1000), chat: { id: chatId }, text: message.text } }) };
+  };
+
+  const server = await startCapture((req) => {
+    const a = answer(req);
+    if (a.status !== 200) errors.push({ path: req.path, status: a.status, description: (JSON.parse(a.body) as { description: string }).description });
+    return a;
+  });
+  return { ...server, sent, errors, throttle };
+}

@@ -36,7 +36,9 @@ const opens = (alert: AlertNotice, notes: Notes | undefined) => alert.kind === '
 export function emailMessage(batch: NotificationBatch, settings: Pick<EmailSettings, 'from' | 'to'>, externalUrl: string, notes?: Notes) {
   const opening = batch.alerts.find((a) => opens(a, notes));
   const messageId = opening ? incidentMessageId(opening, settings.from) : `<avahealth.${hash(`batch\n${batch.id}`)}@${domainOf(settings.from)}>`;
-  const threads = [...new Set(batch.alerts.map((a) => threadOf(a, settings.from, notes)))].filter((id) => id !== messageId).slice(0, MAX_REFERENCES);
+  // The threads this email continues: those of the incidents it does not open.
+  const continued = batch.alerts.filter((a) => !opens(a, notes));
+  const threads = [...new Set(continued.map((a) => threadOf(a, settings.from, notes)))].slice(0, MAX_REFERENCES);
   const title = headline(batch).replace(/[\u0000-\u001f\u007f]+/g, ' ');
   const link = `${externalUrl}/targets/${encodeURIComponent(batch.target)}`;
   const lines = detailLines(batch).map((line) => truncate(line, 2000));
@@ -66,7 +68,8 @@ function classify(err: unknown): DeliveryError {
   const e = err as { code?: string; responseCode?: number; response?: string; message?: string };
   const code = e.responseCode;
   if (typeof code === 'number' && code >= 400 && code < 600) {
-    return new DeliveryError(`SMTP ${code}: ${snippet(e.response ?? e.message ?? '')}`, code < 500, code < 500 ? 'smtp_4xx' : 'smtp_5xx');
+    const said = snippet(e.response ?? e.message ?? '');
+    return new DeliveryError(`SMTP ${said.startsWith(String(code)) ? said : `${code}: ${said}`}`, code < 500, code < 500 ? 'smtp_4xx' : 'smtp_5xx');
   }
   const message = `SMTP: ${snippet(e.message ?? String(err))}`;
   if (e.code === 'EAUTH') return new DeliveryError(message, false, 'smtp_5xx');

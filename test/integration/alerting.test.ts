@@ -8,6 +8,7 @@ const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 type AmAlert = { status: string; labels: Record<string, string>; fingerprint: string };
 type Webhook = { status: string; alerts: AmAlert[] };
+const TG = '/tg/bot7012345678:AAHk3-tokenPART_0123456789ab/sendMessage';
 
 describe('alerts reach every kind of receiver', () => {
   let sim: SimServer;
@@ -16,7 +17,9 @@ describe('alerts reach every kind of receiver', () => {
 
   beforeAll(async () => {
     sim = await startSim([{ name: 'validator-1', scenario: 'healthy' }]);
-    capture = await startCapture((req) => (req.path.startsWith('/pd') ? { status: 202, body: '{"status":"success"}' } : { status: 200 }));
+    capture = await startCapture((req, i) =>
+      req.path.startsWith('/pd') ? { status: 202, body: '{"status":"success"}' } : req.path.startsWith('/tg') ? { status: 200, body: `{"ok":true,"result":{"message_id":${i}}}` } : { status: 200 },
+    );
     process.env.WEBHOOK_SECRET = SECRET;
     d = await startDaemon(`
 listen: 127.0.0.1:0
@@ -31,6 +34,7 @@ alerts:
     - {name: discord, discord: {url: "${capture.url}/discord"}}
     - {name: pager, pagerduty: {routing_key: R0UT1NGKEY, url: "${capture.url}/pd"}, min_severity: warning, matchers: {alertname: AvalancheCheckFailing}}
     - {name: am, alertmanager: {url: "${capture.url}/am"}}
+    - {name: tg, telegram: {bot_token: "7012345678:AAHk3-tokenPART_0123456789ab", chat_id: -100123, api_url: "${capture.url}/tg"}}
 `);
   });
   afterAll(async () => {
@@ -42,7 +46,7 @@ alerts:
   it('firing: one grouped message per chat receiver, signed webhook, one PagerDuty event per alert, Alertmanager alerts', async () => {
     await setScenario(sim, 'validator-1', 'network-down');
     await waitFor('the webhook', () => capture.on('/hook').length >= 1, 15_000);
-    await waitFor('every receiver', () => ['/slack', '/discord', '/am/api/v2/alerts'].every((p) => capture.on(p).length > 0) && capture.on('/pd').length >= 4, 10_000);
+    await waitFor('every receiver', () => ['/slack', '/discord', '/am/api/v2/alerts', TG].every((p) => capture.on(p).length > 0) && capture.on('/pd').length >= 4, 10_000);
 
     const hook = capture.on('/hook')[0]!;
     const payload = hook.json as Webhook;
@@ -62,6 +66,8 @@ alerts:
     const discord = capture.on('/discord')[0]!.json as { embeds: Array<{ title: string }>; allowed_mentions: unknown };
     expect(discord.embeds[0]!.title).toBe('validator-1: C, P, X and network failing; unhealthy');
     expect(discord.allowed_mentions).toEqual({ parse: [] });
+    const telegram = capture.on(TG)[0]!.json as { chat_id: number; text: string; parse_mode: string };
+    expect([telegram.chat_id, telegram.parse_mode, telegram.text.split('\n')[0]]).toEqual([-100123, 'HTML', '<b>🟠 validator-1: C, P, X and network failing; unhealthy</b>']);
     // pagerduty only takes CheckFailing (its matchers): one event per alert, deduplicated by fingerprint
     const events = capture.on('/pd').map((r) => r.json as { event_action: string; dedup_key: string; payload: { class: string } });
     expect(events.map((e) => e.event_action)).toEqual(['trigger', 'trigger', 'trigger', 'trigger']);
@@ -94,6 +100,9 @@ alerts:
     expect(resolved.alerts.map((a) => a.fingerprint).sort()).toEqual(fired);
     await waitFor('pagerduty resolves', () => capture.on('/pd').filter((r) => (r.json as { event_action: string }).event_action === 'resolve').length === 4, 10_000);
     await waitFor('slack recovery line', () => capture.on('/slack').some((r) => (r.json as { text: string }).text === ':large_green_circle: validator-1: C, P, X and network recovered; healthy again'), 10_000);
+    await waitFor('telegram recovery, a reply to the firing message', () =>
+      capture.on(TG).some((r) => (r.json as { text: string; reply_parameters?: { message_id: number } }).text.startsWith('<b>🟢 validator-1: C, P, X and network recovered') && (r.json as { reply_parameters?: { message_id: number } }).reply_parameters?.message_id === capture.requests.indexOf(capture.on(TG)[0]!)),
+    );
     expect(JSON.parse((await get(`${d.url}/api/v1/alerts`)).body).alerts).toEqual([]);
   });
 
@@ -102,14 +111,17 @@ alerts:
     expect(res.status).toBe(200);
     const { id } = (await res.json()) as { id: string };
     const before = capture.on('/hook').length;
+    const telegramBefore = capture.on(TG).length;
     await setScenario(sim, 'validator-1', 'disk-low');
     await waitFor('the disk alert to fire (silenced)', () => d.daemon.alerts.list().some((a) => a.alertname === 'AvalancheDiskLow' && a.phase === 'firing'), 15_000);
     expect(capture.on('/hook').length).toBe(before);
+    expect(capture.on(TG).length).toBe(telegramBefore);
     const listed = JSON.parse((await get(`${d.url}/api/v1/alerts`)).body);
     expect(listed.silences).toMatchObject([{ id, matchers: { target: 'validator-1' }, comment: 'upgrade', source: 'api' }]);
     expect((await fetch(`${d.url}/api/v1/silences/${id}`, { method: 'DELETE' })).status).toBe(200);
     await waitFor('the disk alert announced once the silence is gone', () => capture.on('/hook').length > before, 10_000);
     expect((capture.on('/hook').at(-1)!.json as Webhook).alerts.map((a) => a.labels.alertname).sort()).toEqual(['AvalancheDiskLow', 'AvalancheNodeUnhealthy']);
+    await waitFor('the disk alert on telegram too', () => capture.on(TG).length > telegramBefore, 10_000);
     const bad = await fetch(`${d.url}/api/v1/silences`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"matchers":{},"endsAt":"yesterday"}' });
     expect(bad.status).toBe(400);
   });

@@ -82,7 +82,7 @@ describe('receiver configuration', () => {
   };
 
   it('needs exactly one kind, an http(s) url, and a routing key for PagerDuty', () => {
-    expect(problems('alerts:\n  receivers:\n    - {name: x}\n')).toBe('c.yaml:3:7: receiver "x" needs exactly one of webhook, slack, discord, pagerduty, alertmanager');
+    expect(problems('alerts:\n  receivers:\n    - {name: x}\n')).toBe('c.yaml:3:7: receiver "x" needs exactly one of webhook, slack, discord, pagerduty, alertmanager, telegram, email');
     expect(problems('alerts:\n  receivers:\n    - {name: x, slack: {url: "http://a"}, discord: {url: "http://b"}}\n')).toContain('(has slack, discord)');
     expect(problems('alerts:\n  receivers:\n    - {name: x, webhook: {}}\n')).toBe('c.yaml:3:26: receiver "x": webhook needs an http(s) url (url or url_file)');
     expect(problems('alerts:\n  receivers:\n    - {name: x, pagerduty: {}}\n')).toBe('c.yaml:3:28: receiver "x": pagerduty needs routing_key or routing_key_file');

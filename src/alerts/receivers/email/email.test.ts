@@ -61,6 +61,14 @@ describe('email: the message', () => {
     // the same batch always has the same Message-ID (a re-send after a crash is the same email)
     expect(threaded.messageId).toBe(emailMessage(batch([notice('P', 'resolved')]), settings, 'x', notes).messageId);
   });
+
+  it('a firing sent again after a crash (its notes written, its delivery mark not) is the same email', async () => {
+    const notes = new ReceiverNotes(notesFile(mkdtempSync(join(tmpdir(), 'avahealth-email-notes-')), 'mail'));
+    const first = emailMessage(batch([notice('C'), notice('P')]), settings, 'http://avahealth:9660', notes);
+    await notes.update({ 'fp-C': `${notice('C').startsAt} ${first.messageId}`, 'fp-P': `${notice('P').startsAt} ${first.messageId}` });
+    const again = emailMessage(batch([notice('C'), notice('P')]), settings, 'http://avahealth:9660', notes);
+    expect(again).toEqual(first);
+  });
 });
 
 const python = requireAiosmtpd('the email receiver against a real SMTP server');

@@ -24,21 +24,27 @@ export function incidentMessageId(alert: AlertNotice, from: string): string {
   return `<avahealth.${hash(`${alert.fingerprint}\n${alert.startsAt}`)}@${domainOf(from)}>`;
 }
 
-/** The email an incident's thread starts from: as noted when it was sent, else as derived. */
-function threadOf(alert: AlertNotice, from: string, notes: Notes | undefined): string {
+/** The Message-ID noted for this incident (the email that announced it), if any. */
+function noted(alert: AlertNotice, notes: Notes | undefined): string | undefined {
   const [startsAt, id] = (notes?.get(alert.fingerprint) ?? '').split(' ');
-  return startsAt === alert.startsAt && id ? id : incidentMessageId(alert, from);
+  return startsAt === alert.startsAt && id ? id : undefined;
 }
 
-/** A new incident: its first notice, and nothing noted about it yet. */
-const opens = (alert: AlertNotice, notes: Notes | undefined) => alert.kind === 'firing' && !notes?.get(alert.fingerprint)?.startsWith(`${alert.startsAt} `);
+/** The email an incident's thread starts from: as noted when it was sent, else as derived. */
+const threadOf = (alert: AlertNotice, from: string, notes: Notes | undefined) => noted(alert, notes) ?? incidentMessageId(alert, from);
+
+/** A new incident's first notice (sent again after a crash, it is still the one that opens it). */
+function opens(alert: AlertNotice, from: string, notes: Notes | undefined): boolean {
+  const id = noted(alert, notes);
+  return alert.kind === 'firing' && (id === undefined || id === incidentMessageId(alert, from));
+}
 
 export function emailMessage(batch: NotificationBatch, settings: Pick<EmailSettings, 'from' | 'to'>, externalUrl: string, notes?: Notes) {
-  const opening = batch.alerts.find((a) => opens(a, notes));
+  const opening = batch.alerts.find((a) => opens(a, settings.from, notes));
   const messageId = opening ? incidentMessageId(opening, settings.from) : `<avahealth.${hash(`batch\n${batch.id}`)}@${domainOf(settings.from)}>`;
   // The threads this email continues: those of the incidents it does not open.
-  const continued = batch.alerts.filter((a) => !opens(a, notes));
-  const threads = [...new Set(continued.map((a) => threadOf(a, settings.from, notes)))].slice(0, MAX_REFERENCES);
+  const continued = batch.alerts.filter((a) => !opens(a, settings.from, notes));
+  const threads = [...new Set(continued.map((a) => threadOf(a, settings.from, notes)))].filter((id) => id !== messageId).slice(0, MAX_REFERENCES);
   const title = headline(batch).replace(/[\u0000-\u001f\u007f]+/g, ' ');
   const link = `${externalUrl}/targets/${encodeURIComponent(batch.target)}`;
   const lines = detailLines(batch).map((line) => truncate(line, 2000));
@@ -103,7 +109,7 @@ export default defineSender('email', async (batch, receiver, ctx) => {
   const changes: Record<string, string | undefined> = {};
   for (const alert of batch.alerts) {
     if (alert.status === 'resolved') changes[alert.fingerprint] = undefined;
-    else if (opens(alert, notes)) changes[alert.fingerprint] = `${alert.startsAt} ${message.messageId}`;
+    else if (!noted(alert, notes)) changes[alert.fingerprint] = `${alert.startsAt} ${message.messageId}`;
   }
   if (Object.keys(changes).length > 0) await notes.update(changes);
 });

@@ -12,8 +12,8 @@ export interface SendContext {
   /** URL of this avahealth, for links. */
   externalUrl: string;
   now: number;
-  /** POSTs one request; resolves with a 2xx answer's body, throws DeliveryError. */
-  post: (request: OutgoingRequest) => Promise<string>;
+  /** POSTs one request; resolves with a 2xx answer's body (when the poster reads it), throws DeliveryError. */
+  post: (request: OutgoingRequest) => Promise<string | void>;
   /** What this receiver noted about its incidents, kept under state_dir across restarts (absent for notify-test). */
   notes?: Notes;
 }

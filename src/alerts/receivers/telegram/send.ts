@@ -61,7 +61,7 @@ interface BotAnswer {
   parameters?: { retry_after?: number; migrate_to_chat_id?: number };
 }
 
-function parse(body: string | undefined): BotAnswer {
+function parse(body: string | void): BotAnswer {
   try {
     const answer = JSON.parse(body ?? '') as unknown;
     return answer !== null && typeof answer === 'object' ? (answer as BotAnswer) : {};

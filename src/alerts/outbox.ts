@@ -120,6 +120,7 @@ export class Outbox {
       ops: () => [{ open: [...this.open.values()] }, ...this.items.map((add) => ({ add }))],
     });
     this.notes = new ReceiverNotes(notesFile(stateDir, config.name));
+    if (this.notes.problem) log.error({ receiver: config.name, file: this.notes.path, ...this.notes.problem }, 'receiver notes unreadable; set aside (resolves are sent without their thread)');
     const existed = existsSync(this.journal.path);
     try {
       const { ops, torn, skipped, firstProblem } = this.journal.read();

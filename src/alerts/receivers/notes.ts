@@ -21,10 +21,13 @@ export function notesFile(stateDir: string, receiver: string): string {
 export class ReceiverNotes implements Notes {
   private readonly notes = new Map<string, string>();
   private writing: Promise<void> = Promise.resolve();
+  /** Why the file could not be read back (it was set aside), for the owner to log. */
+  readonly problem?: { error: string; movedTo?: string };
 
-  constructor(private readonly path: string) {
+  constructor(readonly path: string) {
     const read = readJsonFile(path, fileSchema);
     if (read.status === 'ok') for (const [key, value] of Object.entries(read.value.notes)) this.notes.set(key, value);
+    if (read.status === 'corrupt') this.problem = { error: read.error, ...(read.movedTo ? { movedTo: read.movedTo } : {}) };
   }
 
   get(key: string): string | undefined {

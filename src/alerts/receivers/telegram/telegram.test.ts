@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batch, notice } from '../../../../test/helpers/notices.js';
 import { sendWith } from '../../../../test/helpers/receivers.js';
@@ -112,5 +112,17 @@ describe('telegram: against a Bot API server', () => {
     await sendWith(config(-1001234567890), batch([{ ...notice('C'), startsAt: '2026-11-22T13:00:00.000Z' }]), new ReceiverNotes(file));
     expect(api.sent.at(-1)!.replyTo).toBeUndefined();
     expect(readFileSync(file, 'utf8')).not.toContain(TOKEN);
+  });
+
+  it('unreadable notes are set aside: the resolve is sent, on its own', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'avahealth-telegram-notes-'));
+    const file = notesFile(stateDir, 'tg');
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, '{"notes": ["not', 'utf8');
+    const notes = new ReceiverNotes(file);
+    expect(notes.problem?.movedTo).toMatch(/tg\.json\.corrupt-/);
+    await sendWith(config(42), batch([notice('C', 'resolved')]), notes);
+    expect(api.sent.at(-1)!).toMatchObject({ chatId: 42, text: expect.stringMatching(/^🟢 validator-1: C recovered/) });
+    expect(api.sent.at(-1)!.replyTo).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@
  * the poller (every probe job, chain data included), the alert engine and its notifier. Nothing
  * here starts anything: app/daemon.ts orders start and stop.
  */
+import { join } from 'node:path';
 import { AlertEngine } from '../alerts/engine.js';
 import { Notifier } from '../alerts/notifier.js';
 import type { Config, NodeTarget } from '../config/load.js';
@@ -12,6 +13,7 @@ import type { Logger } from '../log.js';
 import { registerStateWriteMetrics } from '../metrics/collectors/state.js';
 import { MetricsView } from '../metrics/view.js';
 import { Poller } from '../poller.js';
+import { PeriodLedger } from '../state/periods.js';
 import { inShard, type Shard } from '../shard.js';
 import { Store } from '../store.js';
 import { VERSION } from '../version.js';
@@ -43,6 +45,8 @@ export interface Components {
   notifier: Notifier;
   /** Rate-limit state per service: survives a new Poller. */
   gates: Map<string, RateLimitGate>;
+  /** Validation periods and their outcomes (state_dir/periods.json): survives a new Poller. */
+  periods: PeriodLedger;
   /** Notifications have their own client: a reload may replace the probes' one. */
   deliveryHttp: HttpClient;
   /** The config the components run with now (discovered nodes and this replica's shard included). */
@@ -57,8 +61,10 @@ export function buildComponents(config: Config, log: Logger): Components {
   metrics.setReloadResult(true);
   const gates = new Map<string, RateLimitGate>();
   const deliveryHttp = new HttpClient({ maxResponseBytes: 1024 * 1024, userAgent: `avahealth/${VERSION}` });
-  const parts = { store, metrics, gates, deliveryHttp, config } as Components;
-  parts.poller = new Poller(config, store, log, gates);
+  const periods = new PeriodLedger(join(config.stateDir, 'periods.json'));
+  if (periods.problem) log.error({ problem: periods.problem }, 'validation periods not restored');
+  const parts = { store, metrics, gates, periods, deliveryHttp, config } as Components;
+  parts.poller = new Poller(config, store, log, gates, periods);
   parts.alerts = new AlertEngine(config, { log, onBatch: (batch) => parts.notifier.dispatch(batch), outboxesWritten: () => parts.notifier.pendingWrites() });
   parts.notifier = buildNotifier(parts, log);
   parts.alerts.reconcile(parts.notifier.told());

@@ -5,6 +5,7 @@
  * computed once, by the store (see heightLags).
  */
 
+import type { CompletedValidation } from './periods.js';
 import type { ValidatorRecordHealth, VersionStake } from './validator.js';
 
 export const VALIDATOR_STATUSES = ['active', 'pending', 'completed', 'removed', 'none'] as const;
@@ -32,6 +33,8 @@ export interface ValidatorInfo {
   delegators?: number;
   /** The live record's uptimePerformance and validatorHealth, when it carries them. */
   health?: ValidatorRecordHealth;
+  /** The last completed validations with their rewards, newest first (at most MAX_COMPLETED). */
+  completed?: CompletedValidation[];
   checkedAt: number;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { FailureReason } from './failure.js';
 import type { EndpointObservation } from './observation.js';
+import type { PeriodEntry } from './periods.js';
 
 /** The requirement before the Helicon upgrade (genesis UptimeRequirement). */
 export const UPTIME_REQUIREMENT = 0.8;
@@ -138,6 +139,8 @@ export interface ValidatorReport {
   problems: ValidatorProblem[];
   /** Derived numbers, computed once at poll time with the target's configuration. */
   economics?: ValidatorEconomics;
+  /** The period followed and the last ended periods' outcomes ("was it paid?"; model/periods.ts). */
+  periods?: PeriodEntry;
 }
 
 export interface ValidatorEconomics {

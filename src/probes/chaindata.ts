@@ -9,6 +9,7 @@ import { C_CHAIN, type ChainDataConfig, type Config, type NodeTarget, type Servi
 import { ProbeError } from '../transport/client.js';
 import { emptySnapshot, VALIDATOR_STATUSES, type ChainDataSnapshot, type ChainInfo, type ValidatorInfo, type ValidatorStatus } from '../model/chaindata.js';
 import { isObject } from '../parse/avalanchego.js';
+import { parseCompletedValidations } from '../parse/rewards.js';
 import { parseStakingDistribution, parseValidatorRecordHealth } from '../parse/validator.js';
 import { redact } from '../util/text.js';
 import { parseJson } from './exchange.js';
@@ -190,6 +191,8 @@ class Refresh {
     const info: ValidatorInfo = { nodeId, target: node.name, status: current ? (String(current.validationStatus) as ValidatorStatus) : 'none', checkedAt: now };
     if (current && typeof current.endTimestamp === 'number') info.endTimestamp = current.endTimestamp;
     if (current && typeof current.delegatorCount === 'number') info.delegators = current.delegatorCount;
+    const completed = parseCompletedValidations(records);
+    if (completed.length > 0) info.completed = completed;
     if (current?.validationStatus === 'active') {
       const health = parseValidatorRecordHealth(current);
       if (health.uptimePerformanceRatio !== undefined || health.reachabilityRatio !== undefined || Object.keys(health.benchedRequestsRatio).length > 0) info.health = health;

@@ -5,6 +5,7 @@ import type { RateLimitGate } from '../transport/rate-limit.js';
 import type { Logger } from '../log.js';
 import type { ChainDataSnapshot } from '../model/chaindata.js';
 import type { TargetObservation } from '../model/observation.js';
+import type { PeriodLedger } from '../state/periods.js';
 import type { Store } from '../store.js';
 import type { ParseCache, SharedAnswers } from './exchange.js';
 
@@ -25,6 +26,8 @@ export interface ProbeContext {
   secrets: readonly string[];
   /** Epoch milliseconds. */
   now: () => number;
+  /** Each own validator's periods and their outcomes (state_dir/periods.json in the daemon). */
+  periods: PeriodLedger;
   /** Read-only view of what earlier jobs recorded (a source may build on its last result). */
   store: Pick<Store, 'get' | 'entries' | 'networkOf' | 'networksVersion' | 'chainData'>;
 }

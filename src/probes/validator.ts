@@ -22,8 +22,10 @@ import {
   parseUpgrades,
   parseUptime,
 } from '../parse/validator.js';
+import { parseRewardUtxos } from '../parse/rewards.js';
 import { redact } from '../util/text.js';
 import { callNode } from './exchange.js';
+import { followPeriods } from './periods.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 
 /** The upgrade schedule changes only with the node's version; re-read it this often all the same. */
@@ -62,6 +64,12 @@ export const validatorProber: Prober<NodeTarget> = {
     const previous = validatorReport(ctx.store.get(target.name)?.jobs.get('validator')?.endpoints[0]);
     const endpoint = await probeValidator(target, target.validator!, ctx, memory, () => ctx.store.get(target.name)?.nodeId, (network) => fleetSchedules(ctx.store, ctx.now(), network));
     const report = validatorReport(endpoint)!;
+    if (report.nodeId) {
+      const nodeId = report.nodeId;
+      const { entry, decided } = await followPeriods(target.name, report, ctx.periods, (txId) => askRewardUtxos(target, ctx, txId), ctx.store.chainData?.validators.get(nodeId)?.completed, endpoint.at);
+      report.periods = entry;
+      if (decided) ctx.log[decided.rewarded === false ? 'warn' : 'info']({ target: target.name, txId: decided.txId, rewarded: decided.rewarded, evidence: decided.evidence, ...(decided.disagreement ? { disagreement: decided.disagreement } : {}) }, 'validation period ended');
+    }
     for (const change of validatorChanges(previous, report)) ctx.log[change.level]({ target: target.name, ...change.fields }, change.msg);
     const observation: TargetObservation = { target: target.name, kind: 'node', source: 'validator', network: target.network, at: endpoint.at, endpoints: [endpoint] };
     if (endpoint.nodeId) observation.nodeId = endpoint.nodeId;
@@ -279,4 +287,19 @@ export function validatorChanges(previous: ValidatorReport | undefined, next: Va
     changes.push({ level: 'info', msg: next.notValidator ? 'node is not a Primary Network validator' : 'node is a Primary Network validator', fields: {} });
   }
   return changes;
+}
+
+/** platform.getRewardUTXOs of an ended staking transaction (deprecated in AvalancheGo, still served): the amounts. */
+async function askRewardUtxos(target: NodeTarget, ctx: ProbeContext, txId: string): Promise<{ ok: true; amounts: number[] } | { ok: false; error: string }> {
+  try {
+    const { answer } = await callNode(target, '/ext/bc/P', 'platform.getRewardUTXOs', { txID: txId, encoding: 'hex' }, ctx);
+    if (answer.kind === 'result') {
+      const parsed = parseRewardUtxos(answer.result);
+      return parsed.ok ? { ok: true, amounts: parsed.value } : { ok: false, error: redact(parsed.error, target.secrets) };
+    }
+    const error = answer.kind === 'error' ? answer.message : answer.kind === 'disabled' ? answer.detail : answer.error;
+    return { ok: false, error: redact(error, target.secrets) };
+  } catch (err) {
+    return { ok: false, error: redact(err instanceof Error ? err.message : String(err), target.secrets) };
+  }
 }

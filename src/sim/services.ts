@@ -194,8 +194,10 @@ function validationsOf(node: SimNode) {
     rewards: { validationRewardAmount: '38000000000', delegationRewardAmount: '1000000000' },
     validationStatus: 'completed',
   });
+  node.economics.settlePeriods();
   const start = node.economics.validationStartsAt;
-  const history = [completed(2, start - 800 * 86400, start - 400 * 86400), completed(1, start - 400 * 86400, start)];
+  // Earlier validations of the node (paid), then those the simulator saw end (sim/periods.ts), oldest first.
+  const history = [completed(2, start - 800 * 86400, start - 400 * 86400), completed(1, start - 400 * 86400, start), ...node.economics.periods.completed(node.nodeId).reverse()];
   if (!node.economics.isPrimaryValidator) return history;
   // The provider's own node sees what the node's peers see (the scenario's uptime).
   const { rewarding, weighted } = node.economics.uptimePercents();

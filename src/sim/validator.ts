@@ -8,6 +8,7 @@ import { blockchainIdFor, nodeIdFor } from './ids.js';
 import { formatGoTime } from './go-format.js';
 import { simPeers } from './peers.js';
 import type { ObservedMember, SimValidatorSet } from './observed.js';
+import { SimPeriods } from './periods.js';
 
 /** Helicon activation on mainnet (AvalancheGo v1.15.0, ACP-267). */
 export const SIM_HELICON_TIME = '2026-09-22T15:00:00Z';
@@ -121,9 +122,37 @@ export class SimValidator implements ObservedMember {
   /** This node's further L1 validations (after the first), each draining like it: set with `l1Balances`. */
   private moreL1: Array<{ balance: number; at: number }> = [];
 
+  /** The validation's periods: what happens at its end (sim/periods.ts). */
+  readonly periods: SimPeriods;
+
   constructor(private readonly node: SimValidatorNode, now = Date.now() / 1000) {
     this.validationStartsAt = Math.floor(now - 10 * DAY);
+    this.periods = new SimPeriods(
+      {
+        name: node.name,
+        rewardingPercent: () => this.uptimePercents().rewarding,
+        nextPeriodSeconds: () => (node.scenario === 'auto-renewing' ? this.nextPeriodSeconds : node.scenario === 'auto-renew-exiting' ? 0 : undefined),
+      },
+      this.validationStartsAt,
+      node.validationEndsAt,
+    );
     node.network.validators.join(this);
+  }
+
+  /**
+   * The period as it stands at `now` (its end played when due). A new end set through the control
+   * API moves the current period's end, or, once the validation was removed, starts a new one.
+   */
+  settlePeriods(now = Date.now() / 1000): void {
+    const periods = this.periods;
+    const end = Math.floor(this.node.validationEndsAt);
+    if (periods.current && periods.current.endTime !== end && end > now) periods.current.endTime = end;
+    else if (!periods.current && end > now) periods.start(now, end);
+    periods.settle(now);
+    if (periods.current) {
+      this.validationStartsAt = periods.current.startTime;
+      this.node.validationEndsAt = periods.current.endTime;
+    }
   }
 
   get nodeName(): string {
@@ -181,7 +210,9 @@ export class SimValidator implements ObservedMember {
   }
 
   get isPrimaryValidator(): boolean {
-    return this.node.validator && this.node.scenario !== 'not-validator';
+    if (!this.node.validator || this.node.scenario === 'not-validator') return false;
+    this.settlePeriods();
+    return this.periods.current !== undefined;
   }
 
   /** The uptime percentages peers report (the Data API's uptimePerformance follows them). */
@@ -204,6 +235,7 @@ export class SimValidator implements ObservedMember {
     if (this.calls.length > 1000) this.calls.splice(0, this.calls.length - 1000);
     if (this.params.length > 1000) this.params.splice(0, this.params.length - 1000);
     if (path === '/ext/info' && this.infoApiOff) return 'not-found';
+    this.settlePeriods(now);
     const [service, name = ''] = method.split('.');
     const p = (typeof params === 'object' && params !== null && !Array.isArray(params) ? params : {}) as Record<string, unknown>;
     const handler = path === '/ext/info' && service === 'info' ? this.info(name) : path === '/ext/bc/P' && service === 'platform' ? this.platform(name, p, now) : undefined;
@@ -256,6 +288,12 @@ export class SimValidator implements ObservedMember {
         if (!entry) return rpcError(`couldn't get L1 validator: not found`);
         return { result: { subnetID: this.node.l1SubnetId, ...entry, height: '3' } };
       }
+      case 'getRewardUTXOs': {
+        // vms/platformvm/service.go: numFetched, utxos (hex with checksum), encoding.
+        if (typeof params.txID !== 'string') return { error: { code: -32000, message: "couldn't get reward UTXOs: invalid txID" } };
+        const utxos = this.periods.rewardUtxos(params.txID);
+        return { result: { numFetched: String(utxos.length), utxos, encoding: 'hex' } };
+      }
       case 'getValidatorFeeState': {
         const state = { excess: 26956, price: SIM_FEE_PRICE, timestamp: formatGoTime(Math.floor(now) * 1000) };
         if (this.node.scenario === 'validator-bad-shape') return { result: { excess: state.excess, timestamp: state.timestamp } };
@@ -271,7 +309,7 @@ export class SimValidator implements ObservedMember {
     const scenario = this.node.scenario;
     const delegators = scenario === 'popular-validator' ? this.delegators : 4;
     const entry: Record<string, unknown> = {
-      txID: blockchainIdFor(`${this.node.name}:validation-tx`),
+      txID: this.periods.current?.txId ?? blockchainIdFor(`${this.node.name}:validation-tx`),
       startTime: String(this.validationStartsAt),
       endTime: String(Math.floor(this.node.validationEndsAt)),
       weight: '2000000000000',
@@ -292,6 +330,9 @@ export class SimValidator implements ObservedMember {
       entry.validatorAuthority = owner;
       entry.nextPeriod = String(scenario === 'auto-renewing' ? this.nextPeriodSeconds : 0);
       entry.autoCompoundRewardShares = '300000';
+      // v1.15.1: what earlier cycles compounded into the weight.
+      entry.restakedValidationRewards = String(this.periods.restakedValidation);
+      entry.restakedDelegateeRewards = String(this.periods.restakedDelegatee);
     }
     if (withDelegators) entry.delegators = this.delegatorEntries(delegators);
     if (scenario === 'validator-bad-shape') delete entry.endTime;

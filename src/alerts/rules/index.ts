@@ -20,6 +20,7 @@ import AvalancheServiceUnhealthy from './AvalancheServiceUnhealthy.js';
 import AvalancheValidatorDowntimeBudgetLow from './AvalancheValidatorDowntimeBudgetLow.js';
 import AvalancheValidatorEndingSoon from './AvalancheValidatorEndingSoon.js';
 import AvalancheValidatorRewardAtRisk from './AvalancheValidatorRewardAtRisk.js';
+import AvalancheValidatorRewardMissed from './AvalancheValidatorRewardMissed.js';
 import AvalancheValidatorUnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
 import type { AlertRule, RuleSettings, RuleSource, Severity } from './rule.js';
 
@@ -36,6 +37,7 @@ export const RULES = [
   AvalancheValidatorEndingSoon,
   AvalancheValidatorRewardAtRisk,
   AvalancheValidatorDowntimeBudgetLow,
+  AvalancheValidatorRewardMissed,
   AvalancheValidatorUnreachableByPeers,
   AvalancheL1ValidatorBalanceLow,
   AvalancheL1ValidatorInactive,

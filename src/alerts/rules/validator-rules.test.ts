@@ -36,10 +36,11 @@ const validating = {
 };
 
 describe('the validator rules are registered under their own source', () => {
-  it('five rules read the validator poll', () => {
+  it('six rules read the validator poll', () => {
     expect(rulesOf('validator').map((r) => r.name)).toEqual([
       'AvalancheValidatorRewardAtRisk',
       'AvalancheValidatorDowntimeBudgetLow',
+      'AvalancheValidatorRewardMissed',
       'AvalancheL1ValidatorBalanceLow',
       'AvalancheL1ValidatorInactive',
       'AvalancheNodeVersionBehind',

@@ -11,12 +11,13 @@ import node from './node.js';
 import observed from './observed.js';
 import nodeDetails from './node-details.js';
 import peers from './peers.js';
+import periods from './periods.js';
 import probe from './probe.js';
 import scheduler from './scheduler.js';
 import service from './service.js';
 import validator from './validator.js';
 
-export const COLLECTORS: readonly Collector<unknown>[] = [probe, node, checks, nodeDetails, chain, validator, observed, peers, service, scheduler];
+export const COLLECTORS: readonly Collector<unknown>[] = [probe, node, checks, nodeDetails, chain, validator, periods, observed, peers, service, scheduler];
 
 /** Every pre-rendered family, in exposition order, and where each collector's start. */
 export const FAMILIES: Family[] = COLLECTORS.flatMap((c) => c.families);

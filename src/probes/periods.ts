@@ -1,0 +1,100 @@
+/**
+ * Follows an own validator's periods from poll to poll and judges each one that ends (see
+ * model/periods.ts for what AvalancheGo does at a period's end): the validator set says whether an
+ * auto-renewed cycle renewed; `platform.getRewardUTXOs` of the staking transaction says whether a
+ * plain validation was paid; the Data API's completed validation confirms, or tells where the node
+ * cannot. One call per ended period (and a retry per poll while it fails); none otherwise.
+ */
+import type { CompletedValidation, PeriodEntry, PeriodOutcome, TrackedPeriod } from '../model/periods.js';
+import { completedFor, outcomeOf, OUTCOME_SEARCH_SECONDS, samePeriod, verdictFromRewardUtxos, withDataApi, withOutcome } from '../model/periods.js';
+import type { ValidatorReport } from '../model/validator.js';
+import type { PeriodLedger } from '../state/periods.js';
+
+/** platform.getRewardUTXOs of a staking transaction: the amounts, or why not. */
+export type AskRewardUtxos = (txId: string) => Promise<{ ok: true; amounts: number[] } | { ok: false; error: string }>;
+
+/** The period the poll shows, when it shows the node's own Primary Network validation. */
+function periodShown(report: ValidatorReport): TrackedPeriod | undefined {
+  const primary = report.primary;
+  if (!primary?.txId) return undefined;
+  return {
+    txId: primary.txId,
+    startTime: primary.startTime,
+    endTime: primary.endTime,
+    ...(primary.potentialRewardNAvax !== undefined ? { potentialRewardNAvax: primary.potentialRewardNAvax } : {}),
+    renews: primary.autoRenewal?.renews === true,
+    autoRenewed: primary.autoRenewal !== undefined,
+    ...(report.uptime ? { uptimeRatio: report.uptime.weightedAverageRatio } : {}),
+    ...(report.economics?.requirement !== undefined ? { requirement: report.economics.requirement } : {}),
+  };
+}
+
+/** Whether the poll's getCurrentValidators answered (so a missing validation is an answer). */
+function setAnswered(report: ValidatorReport): boolean {
+  return report.nodeId !== undefined && !report.problems.some((p) => p.call === 'platform.getCurrentValidators');
+}
+
+/** The uptime seen is the last one before the end; a poll after it (a removed node) keeps the old. */
+function merged(was: TrackedPeriod, now: TrackedPeriod): TrackedPeriod {
+  return { ...now, ...(now.uptimeRatio === undefined && was.uptimeRatio !== undefined ? { uptimeRatio: was.uptimeRatio } : {}) };
+}
+
+export async function followPeriods(target: string, report: ValidatorReport, ledger: PeriodLedger, ask: AskRewardUtxos, completed: readonly CompletedValidation[] | undefined, now: number): Promise<{ entry: PeriodEntry; decided?: PeriodOutcome }> {
+  const before = ledger.get(target);
+  let { tracking, ended } = before;
+  let outcomes = before.outcomes;
+  let persist = false;
+  let decided: PeriodOutcome | undefined;
+  const shown = periodShown(report);
+
+  if (tracking && shown && samePeriod(tracking, shown)) {
+    persist = tracking.endTime !== shown.endTime || tracking.renews !== shown.renews || tracking.potentialRewardNAvax !== shown.potentialRewardNAvax;
+    tracking = merged(tracking, shown);
+  } else if (tracking && shown) {
+    // Another period: an auto-renewed validator's next cycle (commit), or a new validation after the old one ended.
+    if (shown.txId === tracking.txId && shown.startTime === tracking.endTime) {
+      decided = outcomeOf(tracking, { rewarded: true, validationRewardNAvax: tracking.potentialRewardNAvax ?? 0, evidence: `renewed: the next cycle started at the end of this one (the reward vote committed)` }, now);
+    } else ended = tracking;
+    tracking = shown;
+    persist = true;
+  } else if (tracking && !shown && setAnswered(report) && now >= tracking.endTime) {
+    ended = tracking;
+    tracking = undefined;
+    persist = true;
+  } else if (!tracking && shown) {
+    tracking = shown;
+    persist = true;
+  }
+
+  if (ended) {
+    const verdict = await judge(ended, ask, completed, now);
+    if (verdict) {
+      decided = verdict;
+      ended = undefined;
+      persist = true;
+    }
+  }
+  // The node's word first; the Data API's record confirms it, disagrees, or tells where the node cannot.
+  if (decided) outcomes = withOutcome(outcomes, withDataApi(decided, completedFor(decided, completed)));
+  const entry: PeriodEntry = { ...(tracking ? { tracking } : {}), ...(ended ? { ended } : {}), outcomes };
+  ledger.set(target, entry, persist);
+  return { entry, ...(decided ? { decided: outcomes[0]! } : {}) };
+}
+
+/** An ended period's outcome, or undefined while no source can tell yet. */
+async function judge(period: TrackedPeriod, ask: AskRewardUtxos, completed: readonly CompletedValidation[] | undefined, now: number): Promise<PeriodOutcome | undefined> {
+  const record = completedFor(period, completed);
+  if (period.renews) {
+    return outcomeOf(period, { rewarded: false, validationRewardNAvax: 0, evidence: 'removed at the end of its cycle instead of renewed: the reward vote aborted (ACP-236: principal returned, this cycle’s reward forfeited)' }, now);
+  }
+  if (!period.autoRenewed) {
+    const answer = await ask(period.txId);
+    if (answer.ok) return outcomeOf(period, verdictFromRewardUtxos(period, answer.amounts), now);
+    if (!record && now - period.endTime < OUTCOME_SEARCH_SECONDS) return undefined;
+    return outcomeOf(period, { rewarded: null, evidence: `unknown: platform.getRewardUTXOs failed (${answer.error.slice(0, 120)})${record ? '' : ' and the Data API lists no completed validation'}` }, now);
+  }
+  // An auto-renewed validator that exits (nextPeriod 0) is removed on both branches, and its reward
+  // UTXOs belong to the reward transaction: only the Data API can tell.
+  if (!record && now - period.endTime < OUTCOME_SEARCH_SECONDS) return undefined;
+  return outcomeOf(period, { rewarded: null, evidence: `unknown: an exiting auto-renewed validator is removed whether paid or not${record ? '' : ', and the Data API lists no completed validation'}` }, now);
+}

@@ -217,11 +217,14 @@ async function viewOf(observer: NodeTarget, nodeId: string, fleet: ByNetwork, in
  * NodeID it asked about and of each not asked yet (an observer that did not answer one call is not
  * kept waiting on for the others).
  */
-async function viewsOf(observer: NodeTarget, nodeIds: readonly string[], ctx: ProbeContext): Promise<Map<string, Seen>> {
+async function viewsOf(observer: NodeTarget, asked: readonly string[], ctx: ProbeContext): Promise<Map<string, Seen>> {
   const views = new Map<string, Seen>();
+  // Two targets may share one NodeID (a node behind two URLs): AvalancheGo takes the NodeIDs as a set
+  // (service.go `set.Of(args.NodeIDs...)`), so a duplicate counts once and must not hide a lone NodeID.
+  const nodeIds = [...new Set(asked)];
   for (let i = 0; i < nodeIds.length; i += NODE_IDS_PER_CALL) {
     const chunk = nodeIds.slice(i, i + NODE_IDS_PER_CALL);
-    // With one NodeID the answer would carry its whole delegators list; a second (empty) one leaves it out.
+    // With one NodeID (after the set) the answer would carry its whole delegators list; a second (empty) one leaves it out.
     const nodeIDs = chunk.length === 1 ? [...chunk, EMPTY_NODE_ID] : chunk;
     const answer = await call(observer, { nodeIDs }, ctx, parseSeenValidators);
     const status = answer.status !== undefined ? { status: answer.status } : {};

@@ -276,8 +276,11 @@ export function parseFeeState(value: unknown): ParseOutcome<FeeState> {
 }
 
 /**
- * Data API `GET /v1/networks/{network}` → validatorDetails.stakingDistributionByVersion. Rows with
- * an unreadable version or amount are a shape error (a wrong row would move every share).
+ * Data API `GET /v1/networks/{network}` → validatorDetails.stakingDistributionByVersion. A row whose
+ * `version` is not a node version at all (live answers carry `"version": "offline"`: validators whose
+ * version it cannot tell) is left out, and so is its stake: every share is of the stake whose version
+ * is known. A row that looks like a version but whose amount cannot be read is a shape error (a wrong
+ * row would move every share).
  */
 export function parseStakingDistribution(value: unknown): ParseOutcome<VersionStake[]> {
   const body = object(value, 'network details');
@@ -289,8 +292,10 @@ export function parseStakingDistribution(value: unknown): ParseOutcome<VersionSt
   if (!Array.isArray(rows) || rows.length > 1000) return fail(`stakingDistributionByVersion must be an array (at most 1000 rows), got ${describe(rows)}`);
   const distribution: VersionStake[] = [];
   for (const row of rows) {
-    const version = isObject(row) ? distributionVersion(row.version) : undefined;
-    if (!isObject(row) || version === undefined) return fail(`version ${shown(isObject(row) ? row.version : row)} is not a node version`);
+    if (!isObject(row)) return fail(`a row must be an object, got ${describe(row)}`);
+    const version = distributionVersion(row.version);
+    if (version === undefined) continue; // `offline` and the like: not a version
+
     const amount = total(row.amountStaked);
     if (amount === undefined) return fail(`amountStaked ${shown(row.amountStaked)} of ${row.version} is not an amount`);
     const stake: VersionStake = { version, amountStakedNAvax: amount };

@@ -30,6 +30,8 @@ export const SIM_STAKE_BY_VERSION = [
   // The Data API may send a version without the name.
   { version: '1.15.1', amountStaked: '54750000000000000', validatorCount: 350 },
   { version: SIM_OLD_VERSION, amountStaked: '28470000000000000', validatorCount: 120 },
+  // Live answers for mainnet and Fuji carry a row for the validators whose version it cannot tell.
+  { version: 'offline', amountStaked: '6120000000000000', validatorCount: 62 },
 ];
 
 const UPGRADES_BEFORE_HELICON = {

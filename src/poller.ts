@@ -67,9 +67,14 @@ export class Poller {
     this.jobs = new Map(jobsOf(config).map((job) => [job.key, job]));
     const targets = new Set([...this.jobs.values()].map((j) => j.target));
     for (const job of previous.values()) {
-      if (!job.target || targets.has(job.target)) continue;
-      this.context.parsed.forget(`${job.target}\u0000`);
-      this.context.shared.forget(`${job.target}\u0000`);
+      if (!job.target) continue;
+      if (!targets.has(job.target)) {
+        this.context.parsed.forget(`${job.target}\u0000`);
+        this.context.shared.forget(`${job.target}\u0000`);
+      } else if (job.key === job.target && urlOf(job.subject) !== urlOf(this.jobs.get(job.key)?.subject)) {
+        // Another node answers under the name now: what the old one said is not its answer.
+        this.context.shared.forget(`${job.target}\u0000`);
+      }
     }
     this.context.secrets = [...new Set([...config.nodes, ...config.services].flatMap((t) => t.secrets))];
   }
@@ -202,4 +207,9 @@ function sameEndpoint(a: EndpointObservation | undefined, b: EndpointObservation
 
 function healthOf(e: EndpointObservation): boolean | undefined {
   return e.report?.healthy ?? e.service?.healthy;
+}
+
+/** A target's base URL, when its job's subject is a target config. */
+function urlOf(subject: unknown): string | undefined {
+  return typeof subject === 'object' && subject !== null && 'baseUrl' in subject && typeof subject.baseUrl === 'string' ? subject.baseUrl : undefined;
 }

@@ -33,6 +33,23 @@ export interface ObserverView {
   connected?: boolean;
   /** Why there is no view (the call failed; never a label). */
   error?: string;
+  /**
+   * Whether its view counts for a verdict (docs/validators.md, "Who is a witness"): its own health
+   * answers and passes (a failing `diskspace` aside), its `network` check passes, it is not
+   * bootstrapping, and it sees most of the network connected (its chains' connected stake, and at
+   * least half of the other fleet validators it was asked about). A failing, bootstrapping, cut-off
+   * or lying node is not one.
+   */
+  witness?: boolean;
+  /** Why it is not a witness now (words for the alert's description). */
+  notWitness?: string;
+  /**
+   * Whether the observer itself is a Primary Network validator (its own validator poll, else its
+   * `network` check's primaryNetworkValidator). AvalancheGo nodes dial every validator, so a
+   * validator with a closed staking port still reaches validators (they see it connected) but no
+   * non-validator can open a connection to it (network/network.go, peer/peer.go).
+   */
+  validator?: boolean;
 }
 
 /** What one quantile of the network's observed uptimes is, stake-weighted. */

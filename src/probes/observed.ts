@@ -26,6 +26,7 @@ import { redact } from '../util/text.js';
 import { callNode } from './exchange.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 import { EMPTY_NODE_ID } from './validator.js';
+import { witnessOf } from './witness.js';
 
 /** Other fleet nodes asked about one own validator, at most (cost and series grow with validators × observers). */
 export const MAX_OBSERVERS = 16;
@@ -208,7 +209,11 @@ async function viewOf(observer: NodeTarget, nodeId: string, fleet: ByNetwork, in
     const asked = fleet.of(networkOf(observer, ctx), ctx).filter((v) => v !== observer).map((v) => askableNodeId(v, ctx));
     return viewsOf(observer, asked.filter((id): id is string => id !== undefined), ctx);
   });
-  return all.get(nodeId) ?? (await viewsOf(observer, [nodeId], ctx)).get(nodeId)!;
+  const seen = all.get(nodeId) ?? (await viewsOf(observer, [nodeId], ctx)).get(nodeId)!;
+  if (seen.view.connected === undefined) return seen;
+  // Whether what it says counts (./witness.ts): judged now, from its own latest polls and this answer.
+  const said = new Map([...all].map(([id, s]) => [id, s.view]));
+  return { ...seen, view: { ...seen.view, ...witnessOf(observer.name, nodeId, said, ctx) } };
 }
 
 /**

@@ -124,34 +124,67 @@ describe('AvalancheValidatorUnreachableByPeers', () => {
     node: node(healthy),
   });
 
-  it('fires when at least half of the other fleet nodes see it disconnected while its own health passes; names the port and who sees what', () => {
+  it('fires when most of at least two witnessing validators see it disconnected: it cannot reach them either', () => {
     const views = [
-      { observer: 'validator-1', uptimeRatio: 0.8123, connected: false },
-      { observer: 'validator-3', uptimeRatio: 0.8, connected: false },
-      { observer: 'validator-4', uptimeRatio: 0.99, connected: true },
+      { observer: 'validator-1', uptimeRatio: 0.8123, connected: false, witness: true, validator: true },
+      { observer: 'validator-3', uptimeRatio: 0.8, connected: false, witness: true, validator: true },
+      { observer: 'validator-4', uptimeRatio: 0.99, connected: true, witness: true, validator: true },
     ];
     expect(rule.evaluate(input(views, true, 19651), ctx, undefined)).toEqual([
       {
         identity: { scope: 'self' },
         severity: 'warning',
-        summary: 'validator-2: 2 of 3 fleet nodes (validator-1 and validator-3) see it disconnected while its own health passes: peers cannot reach its staking port 19651',
+        summary: 'validator-2: 2 of 3 witnessing fleet nodes (validator-1 and validator-3) see it disconnected while its own health passes: it cannot reach them either',
         description:
-          'validator-1 sees it disconnected (uptime 81.2 %), validator-3 sees it disconnected (uptime 80 %); validator-4 sees it connected (uptime 99 %). Check that inbound TCP 19651 reaches the node (firewall, NAT, security group, its --public-ip and --staking-port): it dials out fine, so its own health cannot tell, and its rewarding stake falls while peers cannot reach it.',
+          'validator-1 sees it disconnected (uptime 81.2 %), validator-3 sees it disconnected (uptime 80 %); validator-4 sees it connected (uptime 99 %). A node dials every validator and connected counts either direction, so it cannot reach them either: look for a network partition, an outbound firewall or a node that is stuck (its own health passes, so it still answers). Its rewarding stake falls while this lasts.',
       },
     ]);
+    expect(JSON.stringify(rule.evaluate(input(views, true, 19651), ctx, undefined))).not.toContain('dials out fine');
+  });
+
+  it('a closed staking port from its own network check (no inbound connections after the grace), naming the port', () => {
+    const closed: TargetObservation = {
+      target: 'validator-2',
+      kind: 'node',
+      at: 0,
+      endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: { healthy: false, checks: [{ name: 'network', passing: false, notYetRun: false, error: 'network layer is unhealthy reason: primary network validator has no inbound connections', durationSeconds: 0, contiguousFailures: 3, network: { connectedPeers: 1300, ingressConnections: 0, primaryNetworkValidator: true } }] } }],
+    };
+    const views = [{ observer: 'validator-1', connected: true, witness: true, validator: true }];
+    const [alert] = rule.evaluate({ ...input(views, true, 19651), node: closed }, ctx, undefined) as Array<{ summary: string; description: string }>;
+    expect(alert!.summary).toBe('validator-2: no inbound connections: nobody can connect to its staking port 19651');
+    expect(alert!.description).toContain('ingressConnectionCount 0');
+    expect(alert!.description).toContain('Check that inbound TCP 19651 reaches the node');
+  });
+
+  it('a closed staking port from observers: non-validators cannot connect while validators can', () => {
+    const views = [
+      { observer: 'rpc-1', connected: false, witness: true, validator: false },
+      { observer: 'validator-1', connected: true, witness: true, validator: true },
+    ];
+    const [alert] = rule.evaluate(input(views, true, 19651), ctx, undefined) as Array<{ summary: string }>;
+    expect(alert!.summary).toBe('validator-2: non-validator fleet nodes cannot connect to it while validators can: its staking port 19651 looks closed to inbound connections');
+  });
+
+  it('only witnesses count, and a verdict needs a strict majority of at least two', () => {
+    const liar = { observer: 'liar', connected: false, witness: false, notWitness: 'it sees only 0 of 2 other fleet validators connected', validator: true };
+    const honest = { observer: 'validator-1', connected: true, witness: true, validator: true };
+    expect(rule.evaluate(input([liar, honest]), ctx, undefined)).toEqual([]);
+    // one of two is no majority, and one witness alone is no verdict
+    expect(rule.evaluate(input([{ ...liar, witness: true }, honest]), ctx, undefined)).toEqual([]);
+    expect(rule.evaluate(input([{ ...liar, witness: true }]), ctx, undefined)).toEqual([]);
   });
 
   it('with scope="network" it says first that the fleet is cut off, and does not blame the staking port', () => {
     const views = [
-      { observer: 'validator-1', connected: false },
-      { observer: 'validator-3', connected: false },
+      { observer: 'validator-1', connected: false, witness: true, validator: true },
+      { observer: 'validator-3', connected: false, witness: true, validator: true },
     ];
     const baseline: NetworkBaselineViews = { network: 'mainnet', views: [{ observer: 'validator-1', medianUptimeRatio: 0.98, connectedStakeRatio: 0, at: 0 }] };
     const base = input(views);
     const detail = { ...(base.observation.detail as ObservedReport), baseline };
     const [alert] = rule.evaluate({ ...base, observation: { ...base.observation, detail } }, ctx, undefined) as Array<{ identity: object; summary: string; description: string }>;
     expect(alert!.identity).toEqual({ scope: 'network' });
-    expect(alert!.summary).toBe('validator-2: the network looks cut off from here: 0 % of the stake connected as validator-1 sees it; 2 of 2 fleet nodes (validator-1 and validator-3) see it disconnected while its own health passes');
+    expect(alert!.summary).toBe('validator-2: the network looks cut off from here: 0 % of the stake connected as validator-1 sees it; 2 of 2 witnessing fleet nodes (validator-1 and validator-3) see it disconnected while its own health passes: it cannot reach them either');
     expect(alert!.description).toContain("this may be the fleet's own vantage point");
   });
 

@@ -1,7 +1,8 @@
 /** One alert per failing check that may page; the node's own contiguousFailures can fire it at once. */
 import DiskLow from './AvalancheDiskLow.js';
 import UpgradeRequired from './AvalancheNodeUpgradeRequired.js';
-import { nodeFacts } from './node-facts.js';
+import UnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
+import { inboundSpokenFor, nodeFacts } from './node-facts.js';
 import { HEALTH, NOT_READY } from './promql.js';
 import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
 
@@ -29,8 +30,10 @@ export default defineRule({
     const diskSpokenFor = facts.diskCheck !== undefined && ctx.enabled(DiskLow.name);
     // So does AvalancheNodeUpgradeRequired for a futureupgrade check failing on a known deadline (with the date).
     const upgradeSpokenFor = ctx.enabled(UpgradeRequired.name);
+    // And AvalancheValidatorUnreachableByPeers for a network check failing for no inbound connection alone (with the port).
+    const inboundHeld = (check: (typeof facts.pageable)[number]) => ctx.enabled(UnreachableByPeers.name) && inboundSpokenFor(facts, check, observation);
     return facts.pageable
-      .filter((check) => !(diskSpokenFor && check === facts.diskCheck) && !(upgradeSpokenFor && check.upgrade?.deadline !== undefined))
+      .filter((check) => !(diskSpokenFor && check === facts.diskCheck) && !(upgradeSpokenFor && check.upgrade?.deadline !== undefined) && !inboundHeld(check))
       .map((check) => ({
         identity: { check: ctx.label(check.name) },
         severity: 'warning' as const,

@@ -1,6 +1,7 @@
 /** The node reports unhealthy because of checks that may page (see node-facts.ts). */
 import { listNames } from './format.js';
-import { nodeFacts } from './node-facts.js';
+import UnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
+import { inboundSpokenFor, nodeFacts } from './node-facts.js';
 import { HEALTH, NOT_READY } from './promql.js';
 import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
 
@@ -25,6 +26,8 @@ export default defineRule({
     const facts = nodeFacts(observation);
     if (facts.health && !facts.health.ok) return UNKNOWN;
     if (facts.pageable.length === 0) return [];
+    // A closed staking port alone: AvalancheValidatorUnreachableByPeers says so, with the port to open.
+    if (facts.pageable.length === 1 && ctx.enabled(UnreachableByPeers.name) && inboundSpokenFor(facts, facts.pageable[0]!, observation)) return [];
     return [
       {
         identity: {},

@@ -1,31 +1,62 @@
 /**
- * The node's own health passes, yet at least half of the fleet's other nodes on its network see it
- * disconnected: peers cannot reach its staking port (inbound TCP, NAT, firewall; avalanchego #4022,
- * #461). Its own checks cannot tell (it dials out fine); its rewarding stake falls meanwhile.
+ * A validator the network cannot reach, as AvalancheGo itself knows it (docs/validators.md):
+ *
+ * - Its staking port is closed to the world. `connected` in getCurrentValidators is a p2p connection
+ *   in either direction (vms/platformvm/service.go: Network.Peers().Has), and every node dials every
+ *   validator: a validator whose port is closed still dials the other validators, so they see it
+ *   connected and its uptime holds, but no non-validator can open a connection to it, and after a
+ *   10-minute grace its own `network` check fails with "primary network validator has no inbound
+ *   connections" (network/no_ingress_conn_alert.go; network/network.go, ingressConnectionCount 0).
+ *   Told from its own ingress count, or from non-validator witnesses that see it disconnected while
+ *   validator witnesses see it connected.
+ * - Validator witnesses see it disconnected: then it cannot reach them either (its own dials fail
+ *   too): a partition, an outbound firewall, or a node that is stuck. Its rewarding stake falls.
+ *
+ * Only witnesses count (probes/witness.ts: a failing, bootstrapping, cut-off or lying observer does
+ * not), and a verdict from observers needs a strict majority of at least two of them.
  */
-import { observedReport, scopeOf } from '../../model/observed.js';
+import { observedReport, scopeOf, type ObserverView } from '../../model/observed.js';
 import { nodeFacts } from './node-facts.js';
 import { SCOPE_TEMPLATE } from './promql.js';
-import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
+import { defineRule, NO_TUNING, promAlert, UNKNOWN, type Finding } from './rule.js';
 import { listNames } from './format.js';
 import { percent } from './validator-facts.js';
+
+/** Witnesses a verdict from observers needs at least. */
+export const MIN_WITNESSES = 2;
+
+type View = ObserverView & { connected: boolean };
+
+/** More than half of `views` say `connected` is `value` (and there is at least one). */
+function most(views: readonly View[], value: boolean): boolean {
+  return views.length > 0 && views.filter((v) => v.connected === value).length * 2 > views.length;
+}
 
 export default defineRule({
   name: 'AvalancheValidatorUnreachableByPeers',
   source: 'observed',
-  fires: "the node's own health passes, yet at least half of the fleet's other nodes on its network see it disconnected (platform.getCurrentValidators connected)",
+  fires:
+    "its staking port is closed (its own network check: no inbound connections, or non-validator fleet nodes cannot connect while validators can), or most of at least two witnessing fleet validators see it disconnected while its own health passes",
   defaults: { severity: 'warning' },
   tuning: NO_TUNING,
   phrases: { firing: 'unreachable by peers', resolved: 'reachable by peers again' },
   prometheus: [
     promAlert(
       'AvalancheValidatorUnreachableByPeers',
-      'sum by (target, node_id) (1 - avahealth_validator_observed_connected) / count by (target, node_id) (avahealth_validator_observed_connected) >= 0.5 and on (target) (avahealth_node_healthy{endpoint="health",view="all"} == 1)',
+      'sum by (target, node_id) ((1 - avahealth_validator_observed_connected) * avahealth_validator_observed_witness) / sum by (target, node_id) (avahealth_validator_observed_witness) > 0.5 and sum by (target, node_id) (avahealth_validator_observed_witness) >= 2 and on (target) (avahealth_node_healthy{endpoint="health",view="all"} == 1)',
       '5m',
       'warning',
-      "{{ $labels.target }}: {{ $value | humanizePercentage }} of the fleet's other nodes see it disconnected while its own health passes",
-      'Peers cannot reach its staking port (9651 unless configured): check inbound TCP to it (firewall, NAT, security group, --public-ip). Its own checks cannot tell, and its rewarding stake falls while they cannot.',
+      "{{ $labels.target }}: {{ $value | humanizePercentage }} of the fleet's witnessing nodes see it disconnected while its own health passes",
+      'It cannot reach them either (a node dials every validator, and connected counts either direction): a partition, an outbound firewall, or a node that is stuck. Its rewarding stake falls while this lasts.',
       { scope: SCOPE_TEMPLATE },
+    ),
+    promAlert(
+      'AvalancheValidatorUnreachableByPeersInboundClosed',
+      'avahealth_node_network_ingress_connections == 0 and on (target) (avahealth_node_check_passing{check="network",endpoint="health",view="all"} == 0)',
+      '5m',
+      'warning',
+      '{{ $labels.target }}: no inbound connections: its staking port is closed to peers',
+      "AvalancheGo's own network check fails: a Primary Network validator with no inbound connection after the grace (network/no_ingress_conn_alert.go). It still dials out, so validators see it connected; nobody can dial in. Check that inbound TCP to its staking port (9651 unless --staking-port) reaches it: firewall, NAT, security group, --public-ip.",
     ),
   ],
   evaluate(input, ctx) {
@@ -33,29 +64,52 @@ export default defineRule({
     if (!report) return input.observation.ok ? [] : UNKNOWN;
     const facts = input.node ? nodeFacts(input.node) : undefined;
     if (!facts?.report) return facts?.health && !facts.health.ok ? UNKNOWN : [];
-    if (!facts.report.healthy) return []; // its own health fails: AvalancheNodeUnhealthy speaks
-    const answered = report.views.filter((v) => v.connected !== undefined);
-    const apart = answered.filter((v) => !v.connected);
-    if (answered.length === 0 || apart.length * 2 < answered.length) return [];
-    const uptime = (v: (typeof answered)[number]) => (v.uptimeRatio !== undefined ? ` (uptime ${percent(v.uptimeRatio)})` : '');
-    const together = answered.filter((v) => v.connected);
-    const sees = (views: typeof answered, what: string) => views.map((v) => `${v.observer} sees it ${what}${uptime(v)}`).join(', ');
-    const scope = scopeOf(report.baseline, input.validator?.economics?.requirement ?? 0.8);
     const port = report.stakingPort;
-    return [
-      {
-        identity: { scope: scope.scope },
-        severity: 'warning',
-        // Network scope: the observers are cut off too, so the staking port is not the first suspect.
-        summary:
-          scope.scope === 'network'
-            ? `${ctx.target}: ${scope.words}; ${apart.length} of ${answered.length} fleet nodes (${listNames(apart.map((v) => v.observer))}) see it disconnected while its own health passes`
-            : `${ctx.target}: ${apart.length} of ${answered.length} fleet nodes (${listNames(apart.map((v) => v.observer))}) see it disconnected while its own health passes: peers cannot reach its staking port ${port}`,
-        description:
-          `${sees(apart, 'disconnected')}${together.length > 0 ? `; ${sees(together, 'connected')}` : ''}. ` +
-          `Check that inbound TCP ${port} reaches the node (firewall, NAT, security group, its --public-ip and --staking-port): it dials out fine, so its own health cannot tell, and its rewarding stake falls while peers cannot reach it.` +
-          (scope.scope === 'network' ? ` Note: ${scope.words}, so this may be the fleet's own vantage point.` : ''),
-      },
-    ];
+    const answered = report.views.filter((v): v is View => v.connected !== undefined);
+    const witnesses = answered.filter((v) => v.witness !== false);
+    const validators = witnesses.filter((v) => v.validator === true);
+    const others = witnesses.filter((v) => v.validator === false);
+    const uptime = (v: View) => (v.uptimeRatio !== undefined ? ` (uptime ${percent(v.uptimeRatio)})` : '');
+    const sees = (views: readonly View[]) => views.map((v) => `${v.observer}${v.validator === false ? ' (not a validator)' : ''} sees it ${v.connected ? 'connected' : 'disconnected'}${uptime(v)}`).join(', ');
+    const ignored = answered.filter((v) => v.witness === false);
+    const notCounted = ignored.length > 0 ? ` Not counted: ${ignored.map((v) => `${v.observer} (${v.notWitness ?? 'not a witness'})`).join(', ')}.` : '';
+    const scope = scopeOf(report.baseline, input.validator?.economics?.requirement ?? 0.8);
+    const finding = (summary: string, description: string): Finding[] => [{ identity: { scope: scope.scope }, severity: 'warning', summary, description: description + notCounted }];
+    const portAdvice = `Check that inbound TCP ${port} reaches the node from the internet (firewall, NAT port forward, cloud security group, its --public-ip or --public-ip-resolution-service, --staking-port).`;
+
+    // 1. Its own network check: no inbound connection after the grace (the node's own count).
+    if (facts.noInbound) {
+      return finding(
+        `${ctx.target}: no inbound connections: nobody can connect to its staking port ${port}`,
+        `Its own network check fails: "${facts.noInbound.error ?? 'primary network validator has no inbound connections'}" (ingressConnectionCount 0 after AvalancheGo's grace). It still dials out, so validators see it connected and its uptime holds for now, but no peer can dial in. ${portAdvice}` +
+          (witnesses.length > 0 ? ` Fleet nodes: ${sees(witnesses)}.` : ''),
+      );
+    }
+    // Its own health fails for another reason: AvalancheNodeUnhealthy speaks.
+    if (facts.pageable.length > 0) return [];
+    if (witnesses.length < MIN_WITNESSES) return [];
+
+    // 2. Non-validators cannot connect while validators can: the port is closed, before the node's own grace ends.
+    if (most(others, false) && most(validators, true)) {
+      return finding(
+        `${ctx.target}: non-validator fleet nodes cannot connect to it while validators can: its staking port ${port} looks closed to inbound connections`,
+        `${sees([...others, ...validators])}. A node dials every validator, so validators see it connected over its own outbound connections; nodes that are not validators can only wait for it to accept theirs. ${portAdvice}`,
+      );
+    }
+    // 3. Most witnesses see it disconnected.
+    if (!most(witnesses, false)) return [];
+    const apart = witnesses.filter((v) => !v.connected);
+    const together = witnesses.filter((v) => v.connected);
+    const byValidators = most(validators, false);
+    const lead = scope.scope === 'network' ? `${scope.words}; ` : '';
+    return finding(
+      `${ctx.target}: ${lead}${apart.length} of ${witnesses.length} witnessing fleet nodes (${listNames(apart.map((v) => v.observer))}) see it disconnected while its own health passes` +
+        (byValidators ? ': it cannot reach them either' : ''),
+      `${sees(apart)}${together.length > 0 ? `; ${sees(together)}` : ''}. ` +
+        (byValidators
+          ? 'A node dials every validator and connected counts either direction, so it cannot reach them either: look for a network partition, an outbound firewall or a node that is stuck (its own health passes, so it still answers). Its rewarding stake falls while this lasts.'
+          : `Only nodes that are not validators see it disconnected; validators' view is not known. If its staking port is closed, its own network check fails after a 10-minute grace. ${portAdvice}`) +
+        (scope.scope === 'network' ? ` Note: ${scope.words}, so this may be the fleet's own vantage point.` : ''),
+    );
   },
 });

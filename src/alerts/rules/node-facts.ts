@@ -16,6 +16,24 @@ export interface NodeFacts {
   pageable: CheckResult[];
   /** The check carrying the free-disk ratio (AvalancheGo >= 1.14.1). */
   diskCheck?: CheckResult;
+  /**
+   * The `network` check when it shows a Primary Network validator with no inbound connection after
+   * AvalancheGo's grace (network/no_ingress_conn_alert.go: ingressConnectionCount 0): its staking port
+   * is closed to the world.
+   */
+  noInbound?: CheckResult;
+}
+
+/** AvalancheGo's network check failing for no inbound connection alone (network/network.go HealthCheck). */
+export const NO_INBOUND_ERROR = 'network layer is unhealthy reason: primary network validator has no inbound connections';
+
+/**
+ * Whether AvalancheValidatorUnreachableByPeers speaks for a failing check: the `network` check failing
+ * for no inbound connection alone, on a node whose fleet observers run (its `observed` endpoint), so
+ * the generic alerts hold back.
+ */
+export function inboundSpokenFor(facts: NodeFacts, check: CheckResult, observation: TargetObservation): boolean {
+  return check === facts.noInbound && check.error === NO_INBOUND_ERROR && observation.endpoints.some((e) => e.endpoint === 'observed' && e.detail !== undefined);
 }
 
 /**
@@ -44,7 +62,9 @@ function derive(observation: TargetObservation): NodeFacts {
   // A bootstrapping node's chains are expected to fail: only AvalancheNodeNotReady speaks for them.
   const pageable = report.checks.filter((c) => !c.passing && !c.notYetRun && !(notReady && (c.chain !== undefined || c.name === 'bootstrapped' || isChainName(c.name))));
   const diskCheck = report.checks.find((c) => c.disk?.availableRatio !== undefined);
-  return { health, report, notReady, ...(bootstrapped ? { bootstrapped } : {}), pageable, ...(diskCheck ? { diskCheck } : {}) };
+  const network = report.checks.find((c) => c.name === 'network');
+  const noInbound = network?.network?.primaryNetworkValidator === true && network.network.ingressConnections === 0 && !network.passing ? network : undefined;
+  return { health, report, notReady, ...(bootstrapped ? { bootstrapped } : {}), pageable, ...(diskCheck ? { diskCheck } : {}), ...(noInbound ? { noInbound } : {}) };
 }
 
 /** Readiness false in the latest poll (for rules evaluated outside a poll, such as height lag). */

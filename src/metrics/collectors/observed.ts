@@ -12,6 +12,7 @@ import { defineCollector, defineFamilies, gauge, summary } from './collector.js'
 const F = defineFamilies({
   observedUptime: gauge('validator_observed_uptime_ratio', "This validator's uptime as another fleet node (observer) measured it (platform.getCurrentValidators uptime, 0–1)."),
   observedConnected: gauge('validator_observed_connected', 'Whether another fleet node (observer) is connected to this validator now (platform.getCurrentValidators connected).'),
+  observedWitness: gauge('validator_observed_witness', "Whether what another fleet node (observer) says of this validator counts for a verdict: its own health and network checks pass and it sees most of the network connected (docs/validators.md)."),
   networkUptime: summary('network_observed_uptime_ratio', "Stake-weighted quantile of every validator's uptime as one fleet node (observer) measured it: the network baseline (0–1)."),
   networkConnectedStake: gauge('network_connected_stake_ratio', "Share of the network's stake one fleet node (observer) is connected to now (0–1)."),
 });
@@ -35,6 +36,7 @@ export default defineCollector({
           const labels = `${base}${nodeId},observer="${escapeLabel(view.observer)}"`;
           w.add(I.observedUptime, labels, view.uptimeRatio);
           if (view.connected !== undefined) w.add(I.observedConnected, labels, view.connected ? 1 : 0);
+          if (view.witness !== undefined) w.add(I.observedWitness, labels, view.witness ? 1 : 0);
         }
       }
       const baseline = baselineReport(e);

@@ -145,4 +145,17 @@ export interface TargetObservation {
   at: number;
   nodeId?: string;
   endpoints: EndpointObservation[];
+  /**
+   * A network upgrade the node's build does not know whose time has passed (the node's own poll
+   * remembers it: probes/missed-upgrade.ts). Its upgraded peers have dropped it, so its futureupgrade
+   * check no longer names it; held until the build knows it (localUpgradeTime at or past it).
+   */
+  missedUpgrade?: MissedUpgrade;
+}
+
+export interface MissedUpgrade {
+  /** Epoch seconds of the upgrade it missed. */
+  deadline: number;
+  /** The stake share that advertised it, as last seen. */
+  modeWeightRatio?: number;
 }

@@ -7,6 +7,7 @@ import { ProbeError, type HttpRequest, type HttpResponse } from '../transport/cl
 import { type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../model/observation.js';
 import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
 import { keepRaw, observe, parseJson, readHealthBody, statusError } from './exchange.js';
+import { missedUpgrade } from './missed-upgrade.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 
 /** One job per node: its health endpoints and views (side by side, so one timeout bounds the poll), on the node's interval or cron schedule. */
@@ -67,7 +68,8 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
   const plan = planOf(target);
   const endpoints = await Promise.all(plan.map((exchange) => ctx.limit(() => probeEndpoint(target, exchange, ctx))));
   const nodeId = endpoints.find((e) => e.nodeId)?.nodeId;
-  return { target: target.name, kind: 'node', network: target.network, at, endpoints, ...(nodeId ? { nodeId } : {}) };
+  const missed = missedUpgrade(ctx.store.get(target.name)?.jobs.get('node'), endpoints, at);
+  return { target: target.name, kind: 'node', network: target.network, at, endpoints, ...(nodeId ? { nodeId } : {}), ...(missed ? { missedUpgrade: missed } : {}) };
 }
 
 function probeEndpoint(target: NodeTarget, planned: PlannedExchange, ctx: ProbeContext): Promise<EndpointObservation> {

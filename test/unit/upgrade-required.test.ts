@@ -45,10 +45,12 @@ describe('AvalancheNodeUpgradeRequired', () => {
         severity: 'warning',
         summary: 'validator-1: upgrade AvalancheGo before 2026-11-22 20:00 UTC (in 5d): 71.3 % of the stake switches then to an upgrade this node does not know',
         description:
-          "71.3 % of the stake (by weight, as the node's peers advertise it) switches to a network upgrade at 2026-11-22 20:00 UTC. This node's version knows upgrades up to 2025-11-19 16:00 UTC only. A node left behind stops following the network, and a validator loses its uptime. The node's own futureupgrade check fails only in the last 3 days.",
+          "71.3 % of the stake (by weight, as the node's peers advertise it) switches to a network upgrade at 2026-11-22 20:00 UTC. This node's build knows upgrades up to 2025-11-19 16:00 UTC only. A node left behind stops following the network, and a validator loses its uptime. The node's own futureupgrade check passes until 3 days before (AvalancheGo logs a warning meanwhile).",
       },
     ]);
-    expect(evaluate(unknown, DEADLINE - 2 * 3600)).toMatchObject([{ severity: 'critical', summary: expect.stringContaining('(in 2h)') }]);
+    // AvalancheGo's own escalation (node/node.go, #4474), in the node's own words once its check fails
+    expect(evaluate(unknown, DEADLINE - 2 * 3600)).toMatchObject([{ severity: 'critical', summary: expect.stringContaining('(in 2h)'), description: expect.stringContaining('fails: "unknown network upgrade detected - update as soon as possible"') }]);
+    expect(evaluate(unknown, DEADLINE - 2 * DAY)).toMatchObject([{ severity: 'warning' }]);
     expect(evaluate(unknown, DEADLINE + 600)).toMatchObject([{ severity: 'critical', summary: expect.stringContaining('(10m ago)') }]);
   });
 
@@ -56,6 +58,15 @@ describe('AvalancheNodeUpgradeRequired', () => {
     expect(evaluate(own('futureupgrade-scheduled.json'), DEADLINE - DAY)).toEqual([]);
     expect(evaluate(own('futureupgrade-no-validators.json'), DEADLINE - DAY)).toEqual([]);
     expect(evaluate({ healthy: true, checks: [] }, DEADLINE - DAY)).toEqual([]);
+  });
+
+  it('a missed upgrade stays critical while the check passes again, until the build knows it', () => {
+    // past the time: peers dropped the node, the mode fell back to its own time (node/node.go, network/peer/peer.go)
+    const fellBack: HealthReport = { healthy: true, checks: [{ name: 'futureupgrade', passing: true, notYetRun: false, durationSeconds: 0, contiguousFailures: 0, upgrade: { modeWeightRatio: 0.2849, localTime: utc(2025, 11, 19, 16, 0, 0), modeTime: utc(2025, 11, 19, 16, 0, 0) } }] };
+    const missed = { ...observation(fellBack), missedUpgrade: { deadline: DEADLINE, modeWeightRatio: 0.7125 } };
+    const [alert] = AvalancheNodeUpgradeRequired.evaluate(missed, ctx(AvalancheNodeUpgradeRequired as AnyRule, DEADLINE + 3600), undefined) as Array<{ severity: string; summary: string; description: string }>;
+    expect(alert).toMatchObject({ severity: 'critical', summary: 'validator-1: missed the network upgrade of 2026-11-22 20:00 UTC (60m ago): upgrade AvalancheGo now, it is cut off from the upgraded stake' });
+    expect(alert!.description).toContain('its futureupgrade check passes again: that is not a recovery');
   });
 
   it('keeps its alert as it is while the node cannot be asked', () => {

@@ -1,7 +1,12 @@
 /**
- * The stake majority will switch to a network upgrade this node's version does not know: upgrade
- * AvalancheGo before that date. Read from the node's own `futureupgrade` check (v1.14.2+), which
- * fails by itself only in the last 3 days; this warns a week ahead and turns critical in the last day.
+ * The stake majority will switch to a network upgrade this node's build does not know: upgrade
+ * AvalancheGo before that date. Read from the node's own `futureupgrade` check (node/node.go,
+ * futureUpgradeCheck, AvalancheGo v1.14.1+), whose escalation (ava-labs/avalanchego#4474) this follows:
+ * an info log beyond 7 days, a warning within 7 (this warns), the check fails within 3 days
+ * ("unknown network upgrade detected"), "update as soon as possible" within 1 day (this turns
+ * critical), "imminent … update immediately" within 1 hour. Past the time its upgraded peers drop
+ * it (network/peer/peer.go) and the check passes again: the incident stays, critical, until the
+ * node's build knows the upgrade (probes/missed-upgrade.ts).
  */
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
 import { formatDuration } from './format.js';
@@ -19,10 +24,10 @@ export function utcMinute(epochSeconds: number): string {
 export default defineRule({
   name: 'AvalancheNodeUpgradeRequired',
   source: 'node',
-  fires: "the stake majority switches within 7 days to a network upgrade the node's version does not know (futureupgrade check); critical within 1 day",
+  fires: "the stake majority switches within 7 days to a network upgrade the node's build does not know (futureupgrade check); critical within 1 day, and after the time until the build knows it",
   defaults,
   tuning: thresholdTuning('number of seconds before the deadline', defaults),
-  phrases: { firing: 'upgrade required', resolved: 'upgrade no longer required' },
+  phrases: { firing: 'upgrade required', resolved: "the node's build knows the upgrade" },
   prometheus: [
     promAlert(
       'AvalancheNodeUpgradeRequired',
@@ -44,20 +49,40 @@ export default defineRule({
   evaluate(observation, ctx) {
     const facts = nodeFacts(observation);
     if (!facts.report) return facts.health ? UNKNOWN : [];
-    const upgrade = facts.report.checks.find((c) => c.upgrade !== undefined)?.upgrade;
-    if (upgrade?.deadline === undefined) return [];
-    const left = upgrade.deadline - ctx.now / 1000;
+    const check = facts.report.checks.find((c) => c.name === 'futureupgrade' && c.upgrade !== undefined) ?? facts.report.checks.find((c) => c.upgrade !== undefined);
+    const upgrade = check?.upgrade;
+    const missed = upgrade?.deadline === undefined ? observation.missedUpgrade : undefined;
+    const deadline = upgrade?.deadline ?? missed?.deadline;
+    if (deadline === undefined) return [];
+    const left = deadline - ctx.now / 1000;
     if (left > (ctx.settings.threshold ?? defaults.threshold!)) return [];
-    const share = percent(upgrade.modeWeightRatio ?? 0);
+    const share = percent((missed ? missed.modeWeightRatio : upgrade?.modeWeightRatio) ?? 0);
+    const known = upgrade?.localTime !== undefined ? ` This node's build knows upgrades up to ${utcMinute(upgrade.localTime)} only.` : '';
+    if (missed) {
+      return [
+        {
+          identity: {},
+          severity: 'critical',
+          summary: `${ctx.target}: missed the network upgrade of ${utcMinute(deadline)} (${formatDuration(-left)} ago): upgrade AvalancheGo now, it is cut off from the upgraded stake`,
+          description: `${share} of the stake switched to a network upgrade at ${utcMinute(deadline)} that this node's build does not know.${known} Peers on the new version have dropped it, so the upgrade times it still sees are its own and its futureupgrade check passes again: that is not a recovery. It cannot follow the network, and a validator loses its uptime, until AvalancheGo is upgraded to a version that knows the upgrade.`,
+        },
+      ];
+    }
     const when = left > 0 ? `in ${formatDuration(left)}` : `${formatDuration(-left)} ago`;
-    const known = upgrade.localTime !== undefined ? ` This node's version knows upgrades up to ${utcMinute(upgrade.localTime)} only.` : '';
     return [
       {
         identity: {},
         severity: left <= (ctx.settings.criticalThreshold ?? defaults.criticalThreshold!) ? 'critical' : 'warning',
-        summary: `${ctx.target}: upgrade AvalancheGo before ${utcMinute(upgrade.deadline)} (${when}): ${share} of the stake switches then to an upgrade this node does not know`,
-        description: `${share} of the stake (by weight, as the node's peers advertise it) switches to a network upgrade at ${utcMinute(upgrade.deadline)}.${known} A node left behind stops following the network, and a validator loses its uptime. The node's own futureupgrade check fails only in the last 3 days.`,
+        summary: `${ctx.target}: upgrade AvalancheGo before ${utcMinute(deadline)} (${when}): ${share} of the stake switches then to an upgrade this node does not know`,
+        description: `${share} of the stake (by weight, as the node's peers advertise it) switches to a network upgrade at ${utcMinute(deadline)}.${known} A node left behind stops following the network, and a validator loses its uptime. ${stage(left, check?.error)}`,
       },
     ];
   },
 });
+
+/** Where AvalancheGo's own escalation stands (node/node.go, futureUpgradeCheck), in its words when it failed. */
+function stage(left: number, error: string | undefined): string {
+  if (left > 3 * DAY) return `The node's own futureupgrade check passes until 3 days before (AvalancheGo logs ${left > 7 * DAY ? 'it at info level' : 'a warning'} meanwhile).`;
+  const words = error ?? (left > DAY ? 'unknown network upgrade detected' : left > 3600 ? 'unknown network upgrade detected - update as soon as possible' : 'imminent network upgrade detected - update immediately');
+  return `The node's own futureupgrade check fails: "${words}".`;
+}

@@ -26,8 +26,8 @@ const F = defineFamilies({
   diskAvailableRatio: gauge('node_disk_available_ratio', 'Free disk space as a share of the disk (0–1; v1.14.1+).'),
   bootstrappingSubnets: gauge('node_bootstrapping_subnets', 'Subnets the node is still bootstrapping.'),
   upgradeModeWeight: gauge('node_upgrade_mode_weight_ratio', 'Share of stake advertising the most common upgrade time (0–1).'),
-  upgradeTimeUntil: gauge('node_upgrade_time_until_seconds', 'Time until the next network upgrade, when one is scheduled.'),
-  upgradeDeadline: gauge('node_upgrade_deadline_timestamp_seconds', "When the stake majority switches to an upgrade this node's version does not know (futureupgrade check)."),
+  upgradeTimeUntil: gauge('node_upgrade_time_until_seconds', "Time until the stake majority switches to an upgrade this node's build does not know (futureupgrade timeUntilUpgrade): exists only while the node is behind, negative past the time."),
+  upgradeDeadline: gauge('node_upgrade_deadline_timestamp_seconds', "When the stake majority switches to an upgrade this node's build does not know (futureupgrade check); kept after that time until the build knows the upgrade."),
 });
 const I = F.index;
 
@@ -38,11 +38,11 @@ export default defineCollector({
   depends: ({ state }, _memo, deps) => state !== undefined && addReports(deps, state),
   target(w, { base, state, config }) {
     if (!state) return;
-    writeDetails(w, base, detailChecks(state.observation.endpoints, config.limits.maxChecksPerTarget), config.limits.maxLabelLength);
+    writeDetails(w, base, detailChecks(state.observation.endpoints, config.limits.maxChecksPerTarget), config.limits.maxLabelLength, state.observation.missedUpgrade?.deadline);
   },
 });
 
-function writeDetails(w: Writer, base: string, checks: CheckResult[], maxLength: number): void {
+function writeDetails(w: Writer, base: string, checks: CheckResult[], maxLength: number, missedDeadline: number | undefined): void {
   for (const check of checks) {
     if (check.chain) {
       const c = check.chain;
@@ -74,7 +74,8 @@ function writeDetails(w: Writer, base: string, checks: CheckResult[], maxLength:
     if (check.upgrade) {
       w.add(I.upgradeModeWeight, base, check.upgrade.modeWeightRatio);
       w.add(I.upgradeTimeUntil, base, check.upgrade.timeUntilSeconds);
-      w.add(I.upgradeDeadline, base, check.upgrade.deadline);
+      // Past a missed upgrade the check no longer names it (probes/missed-upgrade.ts): the remembered time stays.
+      w.add(I.upgradeDeadline, base, check.upgrade.deadline ?? missedDeadline);
     }
   }
 }

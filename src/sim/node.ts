@@ -7,7 +7,9 @@ import { blockchainIdFor, hashString, l1EvmChainIdFor, nodeIdFor, PRIMARY_SUBNET
 import { formatGoDuration, formatGoTime, GO_ZERO_TIME } from './go-format.js';
 import type { ScenarioName } from './scenarios.js';
 import { SimNetwork } from './network.js';
-import { SimValidator } from './validator.js';
+import { SIM_HELICON_TIME, SIM_OLD_VERSION, SimValidator } from './validator.js';
+import { networkCheckResult, NO_INGRESS_GRACE_MS } from './network-check.js';
+import { droppedByPeers, futureUpgradeResult, staleStakeRatio, type UpgradeFacts } from './upgrade.js';
 
 export interface SimNodeOptions {
   name: string;
@@ -28,6 +30,10 @@ export interface SimNodeOptions {
   validationEndsIn?: number;
   /** Seconds from now until the stake majority's upgrade in the `upgrade-required` scenario (default 5 days). */
   upgradeIn?: number;
+  /** --network-no-ingress-connections-grace-period (10 minutes, AvalancheGo's default). */
+  ingressGraceMs?: number;
+  /** How long the node has run when the simulator starts (a day: past the ingress grace); a restart starts it over. */
+  startedAgoMs?: number;
   seed?: number;
   /** Shared chains; a node on its own gets a network of its own. */
   network?: SimNetwork;
@@ -57,8 +63,8 @@ export interface HealthReply {
 }
 
 const APPLICATION = 'application';
-/** The newest upgrade the simulated AvalancheGo version knows (Granite on mainnet). */
-const LOCAL_UPGRADE_TIME = '2025-11-19T16:00:00Z';
+/** The newest upgrade a v1.14.x build knows (GraniteTime on mainnet; a v1.15.x build knows HeliconTime). */
+const GRANITE_TIME = Date.parse('2025-11-19T16:00:00Z') / 1000;
 const CHURN_CHAIN_SEED = 'churn-l1';
 
 export class SimNode {
@@ -74,6 +80,11 @@ export class SimNode {
   /** `upgrade-required`: when the stake majority switches to an upgrade this node does not know (epoch seconds), and its share. */
   upgradeAt: number;
   upgradeStakePercent = 71.25;
+  /** The newest upgrade its build knows (epoch seconds): leaving `upgrade-required` installs the build that knows upgradeAt. */
+  localUpgradeAt?: number;
+  /** When the node (re)started, epoch ms, and its ingress grace. */
+  startedAtMs: number;
+  ingressGraceMs: number;
   readonly network: SimNetwork;
   /** info.* and platform.* answers (validator economics). */
   readonly economics: SimValidator;
@@ -91,6 +102,8 @@ export class SimNode {
   /** Heights as of the last health run, by check name (frozen while the node cannot follow the network). */
   private heights = new Map<string, number>();
   private hugeBody?: Buffer;
+  /** When the check being run runs (epoch ms). */
+  private runAtMs = Date.now();
 
   constructor(options: SimNodeOptions) {
     this.name = options.name;
@@ -104,6 +117,8 @@ export class SimNode {
     this.validationEndsAt = Date.now() / 1000 + (options.validationEndsIn ?? 30 * 86400);
     this.upgradeAt = Math.floor(Date.now() / 1000 + (options.upgradeIn ?? 5 * 86400));
     this.network = options.network ?? new SimNetwork();
+    this.ingressGraceMs = options.ingressGraceMs ?? NO_INGRESS_GRACE_MS;
+    this.startedAtMs = Date.now() - (options.startedAgoMs ?? 86_400_000);
     this.random = prng(options.seed ?? hashString(options.name));
     if (options.l1) this.trackL1();
     this.economics = new SimValidator(this);
@@ -132,6 +147,8 @@ export class SimNode {
   /** Switches behaviour. `bootstrapping` and `restarted` are restarts: readiness starts over. */
   setScenario(scenario: ScenarioName, now = Date.now()): void {
     const restart = scenario === 'bootstrapping' || scenario === 'restarted';
+    // The operator installed the build that knows the upgrade (a new version: localUpgradeTime moves on).
+    if (this.scenario === 'upgrade-required' && scenario !== 'upgrade-required') this.localUpgradeAt = Math.max(this.knownUpgradeAt(), this.upgradeAt);
     this.scenario = scenario;
     this.economics.onScenario(scenario);
     if (scenario === 'huge') this.hugeReply();
@@ -144,6 +161,7 @@ export class SimNode {
 
   /** The registered checks, in the order they appear after a node start. */
   private restart(now: number, chainsNotYetRun: boolean): void {
+    if (this.checks.size > 0) this.startedAtMs = now;
     this.checks = new Map();
     this.readinessPassed = false;
     this.period = 0;
@@ -195,6 +213,7 @@ export class SimNode {
   }
 
   private runCheck(name: string, state: CheckState, now: number): void {
+    this.runAtMs = now;
     state.result = this.evaluate(name);
     state.lastRunMs = now;
     state.durationNs = 1_000 + Math.floor(this.random() * 40_000);
@@ -232,17 +251,18 @@ export class SimNode {
           : { message: { availableDiskBytes: bytes, availableDiskPercentage: percentage } };
       }
       case 'futureupgrade':
-        if (s === 'upgrade-required') return this.unknownUpgrade();
-        return {
-          message: {
-            localUpgradeTime: LOCAL_UPGRADE_TIME,
-            modeUpgradeTime: s === 'network-down' ? '1970-01-01T00:00:00Z' : LOCAL_UPGRADE_TIME,
-            modeUpgradeWeightPercentage: s === 'network-down' ? 0 : 98.73164170922519,
-            numUpgradeTimes: s === 'network-down' ? 0 : 2,
-          },
-        };
+        return futureUpgradeResult(this.upgradeFacts(), this.runAtMs / 1000);
       case 'network':
-        return this.networkResult(s === 'network-down' || churnFails);
+        return networkCheckResult({
+          down: s === 'network-down' || churnFails,
+          inboundClosed: s === 'inbound-closed',
+          primaryNetworkValidator: this.economics.isPrimaryValidator,
+          upMs: this.runAtMs - this.startedAtMs,
+          graceMs: this.ingressGraceMs,
+          period: this.period,
+          periodMs: this.periodMs,
+          random: this.random,
+        });
       case 'router':
         return { message: { longestRunningRequest: formatGoDuration(this.random() * 0.005), outstandingRequests: Math.floor(this.random() * 12) } };
       default:
@@ -250,56 +270,24 @@ export class SimNode {
     }
   }
 
-  /**
-   * AvalancheGo's futureUpgradeCheck (node/node.go) when most stake advertises a later upgrade time
-   * than the node's own: timeUntilUpgrade, and its error only in the last 3 days.
-   */
-  private unknownUpgrade(now = Date.now()): { message: unknown; error?: string } {
-    const left = this.upgradeAt - now / 1000;
-    const message = {
-      localUpgradeTime: LOCAL_UPGRADE_TIME,
-      modeUpgradeTime: formatGoTime(this.upgradeAt * 1000),
-      modeUpgradeWeightPercentage: this.upgradeStakePercent,
-      numUpgradeTimes: 2,
-      timeUntilUpgrade: formatGoDuration(left),
-    };
-    const DAY = 86_400;
-    if (left > 3 * DAY) return { message };
-    if (left > DAY) return { message, error: 'unknown network upgrade detected' };
-    if (left > 3600) return { message, error: 'unknown network upgrade detected - update as soon as possible' };
-    return { message, error: 'imminent network upgrade detected - update immediately' };
+  /** The newest upgrade its build knows: HeliconTime for a v1.15 build (node/node.go), GraniteTime for v1.14. */
+  private knownUpgradeAt(): number {
+    return this.localUpgradeAt ?? (this.economics.version === SIM_OLD_VERSION ? GRANITE_TIME : Date.parse(SIM_HELICON_TIME) / 1000);
   }
 
-  private networkResult(down: boolean): { message: unknown; error?: string } {
-    if (!down) {
-      return {
-        message: {
-          connectedPeers: 1390 + Math.floor(this.random() * 20),
-          'primary network validator health': { ingressConnectionCount: 702, primaryNetworkValidator: true },
-          sendFailRate: 0.0004187765498310943,
-          timeSinceLastMsgReceived: formatGoDuration(this.random() * 0.003),
-          timeSinceLastMsgSent: formatGoDuration(this.random() * 0.0005),
-        },
-      };
-    }
-    const since = formatGoDuration(60 + this.period * (this.periodMs / 1000));
-    return {
-      message: {
-        connectedPeers: 0,
-        'primary network validator health': { ingressConnectionCount: 0, primaryNetworkValidator: true },
-        sendFailRate: 0.9734,
-        timeSinceLastMsgReceived: since,
-        timeSinceLastMsgSent: since,
-      },
-      error: `network layer is unhealthy reason: not connected to a minimum of 1 peer(s) only 0, no messages from network received in ${since} > 1m0s, no messages from network sent in ${since} > 1m0s, messages failure send rate 0.9734 > 0.9`,
-    };
+  private upgradeFacts(): UpgradeFacts {
+    const required = this.scenario === 'upgrade-required';
+    return { localAt: this.knownUpgradeAt(), ...(required ? { requiredAt: this.upgradeAt } : {}), stakePercent: this.upgradeStakePercent, alone: this.scenario === 'network-down' };
   }
 
   private chainResult(name: string, churnFails: boolean): { message: unknown; error?: string } {
     const s = this.scenario;
     const isL1 = name !== 'C' && name !== 'P' && name !== 'X';
     const height = this.heights.get(name) ?? this.network.height(name);
-    const stake = s === 'network-down' ? 0 : isL1 ? 1 : 0.9987312046551713;
+    // A node its upgraded peers dropped (./upgrade.ts) is connected to the stale stake only.
+    const facts = this.upgradeFacts();
+    const dropped = droppedByPeers(facts, this.runAtMs / 1000) ? staleStakeRatio(facts) : undefined;
+    const stake = s === 'network-down' ? 0 : isL1 ? 1 : (dropped ?? 0.9987312046551713);
     const disconnected = stake === 1 ? [] : ['NodeID-74WBanSkJPoyUFEaZZH5Su79HUuiPTNx', 'NodeID-9MmzdcZ3rPJgrf5LkHJjzKRfTdeTTyhod'];
     const slowBlock = (s === 'flapping' && name === 'C' && this.period % 2 === 1) || (churnFails && name === 'C');
     const consensus =

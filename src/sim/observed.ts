@@ -85,12 +85,12 @@ export class SimValidatorSet {
       if (!member.isPrimaryValidator || (wanted && !wanted.has(member.nodeId))) continue;
       const entry = member.primaryEntry(oneAsked);
       const seen = this.seen(observer, member.nodeId, this.unreachableUptime(member, now), NORMAL_UPTIME, true);
-      entries.push({ ...entry, uptime: seen.uptime.toFixed(4), connected: seen.connected });
+      entries.push({ ...entry, uptime: seen.uptime.toFixed(4), connected: seen.connected && reaches(observer, member) });
     }
     for (const other of this.otherValidators()) {
       if (wanted && !wanted.has(other.nodeID)) continue;
       const seen = this.seen(observer, other.nodeID, undefined, other.uptime, other.connected);
-      entries.push({ ...other.entry, uptime: seen.uptime.toFixed(4), connected: seen.connected });
+      entries.push({ ...other.entry, uptime: seen.uptime.toFixed(4), connected: seen.connected && observer.scenario !== 'lying-observer' });
     }
     return entries;
   }
@@ -140,6 +140,18 @@ export class SimValidatorSet {
     });
     return this.others;
   }
+}
+
+/**
+ * Whether `observer` has a connection to `member` (either direction: service.go Peers().Has). A member
+ * whose staking port is closed (`inbound-closed`) still dials every validator, but a node that is not
+ * a validator cannot dial in (network/network.go: nodes connect to validators; no_ingress_conn_alert.go).
+ * A `lying-observer` says nobody is connected (not AvalancheGo behaviour: a hostile node).
+ */
+function reaches(observer: ObservedMember, member: ObservedMember): boolean {
+  if (observer.nodeId === member.nodeId) return true;
+  if (observer.scenario === 'lying-observer') return false;
+  return !(member.scenario === 'inbound-closed' && !observer.isPrimaryValidator);
 }
 
 function clamp(percent: number): number {

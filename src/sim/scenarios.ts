@@ -20,7 +20,11 @@ export const SCENARIOS = {
   'rpc-error': 'JSON-RPC answers with an error object (GET is unaffected)',
   'wrong-id': 'JSON-RPC echoes a different id (GET is unaffected)',
   huge: 'a body of several MiB (thousands of disconnected validators)',
-  'upgrade-required': "most stake (71.25 %) advertises an upgrade in 5 days this node's version does not know (futureupgrade; set upgradeIn, upgradeStakePercent)",
+  'upgrade-required':
+    "most stake (71.25 %) advertises an upgrade in 5 days this node's build does not know (futureupgrade with AvalancheGo's escalation; set upgradeIn, upgradeStakePercent); past the time its upgraded peers drop it; switching to another scenario installs the build that knows it",
+  'inbound-closed':
+    'its staking port is closed to inbound connections: it dials validators (they see it connected), nodes that are not validators cannot connect to it, and after the ingress grace (ingressGraceMs, 10 min) its network check fails with no inbound connections',
+  'lying-observer': 'a hostile or broken fleet node (not AvalancheGo behaviour): its getCurrentValidators says every other validator is disconnected',
   reset: 'the connection is reset before a response',
   ...VALIDATOR_SCENARIOS,
 } as const;

@@ -12,7 +12,11 @@ import { SimPeriods } from './periods.js';
 
 /** Helicon activation on mainnet (AvalancheGo v1.15.0, ACP-267). */
 export const SIM_HELICON_TIME = '2026-09-22T15:00:00Z';
-/** Nodes send `avalanchego/…` since v1.10.18 (`avalanche/…` before). */
+/**
+ * Nodes send `avalanchego/…` since v1.10.18 (`avalanche/…` before). info.getNodeVersion's
+ * rpcProtocolVersion is version.RPCChainVMProtocol (version/constants.go): 44 in v1.14.1, 45 in
+ * v1.14.2, 46 in v1.15.0 (this mirror has no later release: 46 is assumed for 1.15.2).
+ */
 export const SIM_CURRENT_VERSION = 'avalanchego/1.15.2';
 export const SIM_OLD_VERSION = 'avalanchego/1.14.2';
 /** AvalancheGo's UnscheduledActivationTime (upgrade/upgrade.go): v1.14.1+ reads heliconTime so until a release schedules it. */
@@ -260,7 +264,7 @@ export class SimValidator implements ObservedMember {
       }
       case 'getNodeVersion': {
         const v = this.version.split('/')[1]!;
-        return { result: { version: this.version, databaseVersion: 'v1.4.5', rpcProtocolVersion: this.version === SIM_OLD_VERSION ? '41' : '42', gitCommit: '6b2f3c1f4dfb5a9e1d0a1b6c5e3b8a7d9c0f1e2d', vmVersions: { avm: `v${v}`, evm: 'v0.15.2', platform: `v${v}` } } };
+        return { result: { version: this.version, databaseVersion: 'v1.4.5', rpcProtocolVersion: this.version === SIM_OLD_VERSION ? '45' : '46', gitCommit: '6b2f3c1f4dfb5a9e1d0a1b6c5e3b8a7d9c0f1e2d', vmVersions: { avm: `v${v}`, evm: 'v0.15.2', platform: `v${v}` } } };
       }
       case 'upgrades':
         return { result: { ...UPGRADES_BEFORE_HELICON, heliconTime: this.version === SIM_OLD_VERSION ? SIM_UNSCHEDULED_TIME : SIM_HELICON_TIME } };

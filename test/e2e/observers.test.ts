@@ -76,11 +76,13 @@ alerts:
     expect(sample(m, 'avahealth_network_connected_stake_ratio', { observer: 'v1', network: 'mainnet' })).toBeGreaterThan(0.8);
   });
 
-  it('a validator its peers cannot reach: UnreachableByPeers (scope="self") naming its staking port and who sees what', async () => {
+  it('a validator its peers cannot reach: UnreachableByPeers (scope="self") saying it cannot reach them either, and who sees what', async () => {
     await setScenario(sim, 'v2', 'unreachable-by-peers');
     const firing = await waitFor('AvalancheValidatorUnreachableByPeers for v2', () => named('AvalancheValidatorUnreachableByPeers', 'v2').find((a) => a.status === 'firing'), 30_000);
     expect(firing.labels).toMatchObject({ severity: 'warning', scope: 'self' });
-    expect(firing.annotations.summary).toBe('v2: 3 of 3 fleet nodes (v1, v3 and v4) see it disconnected while its own health passes: peers cannot reach its staking port 19651');
+    // validators see it disconnected: a node dials every validator, so it cannot reach them either (service.go: connected either way)
+    expect(firing.annotations.summary).toBe('v2: 3 of 3 witnessing fleet nodes (v1, v3 and v4) see it disconnected while its own health passes: it cannot reach them either');
+    expect(firing.annotations.description).toContain('look for a network partition, an outbound firewall or a node that is stuck');
     expect(firing.annotations.description).toMatch(/^v1 sees it disconnected \(uptime [\d.]+ %\), v3 sees it disconnected/);
     // its own health passes all along: no node alert for it
     expect(alerts().filter((a) => a.labels.target === 'v2' && (a.labels.alertname ?? '').startsWith('AvalancheNode'))).toEqual([]);

@@ -29,11 +29,11 @@ export const NO_INBOUND_ERROR = 'network layer is unhealthy reason: primary netw
 
 /**
  * Whether AvalancheValidatorUnreachableByPeers speaks for a failing check: the `network` check failing
- * for no inbound connection alone, on a node whose fleet observers run (its `observed` endpoint), so
- * the generic alerts hold back.
+ * for no inbound connection alone, on a node whose validator poll runs (its `validator` or `observed`
+ * endpoint: the fleet observes it), so the generic alerts hold back.
  */
 export function inboundSpokenFor(facts: NodeFacts, check: CheckResult, observation: TargetObservation): boolean {
-  return check === facts.noInbound && check.error === NO_INBOUND_ERROR && observation.endpoints.some((e) => e.endpoint === 'observed' && e.detail !== undefined);
+  return check === facts.noInbound && check.error === NO_INBOUND_ERROR && observation.endpoints.some((e) => e.endpoint === 'observed' || e.endpoint === 'validator');
 }
 
 /**

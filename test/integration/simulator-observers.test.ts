@@ -144,6 +144,18 @@ describe('simulated nodes as observers of each other', () => {
       expect(await futureupgrade()).toMatchObject({ passing: false, error: 'unknown network upgrade detected', upgrade: { modeWeightRatio: 0.8 } });
       await setScenario(sim, 'v3', 'upgrade-required', { upgradeIn: 7200 });
       expect((await futureupgrade()).error).toBe('unknown network upgrade detected - update as soon as possible');
+      // node/node.go: within the hour, and after the time until peers drop it
+      await setScenario(sim, 'v3', 'upgrade-required', { upgradeIn: 1800 });
+      expect((await futureupgrade()).error).toBe('imminent network upgrade detected - update immediately');
+      await setScenario(sim, 'v3', 'upgrade-required', { upgradeIn: -10 });
+      expect((await futureupgrade()).error).toBe('imminent network upgrade detected - update immediately');
+      // network/peer/peer.go: a Ping (22.5 s) past the time, upgraded peers drop it; the mode falls back to its own time
+      await setScenario(sim, 'v3', 'upgrade-required', { upgradeIn: -30 });
+      const dropped = await futureupgrade();
+      expect(dropped.passing).toBe(true);
+      expect(dropped.upgrade?.deadline).toBeUndefined();
+      expect(dropped.upgrade?.modeTime).toBe(dropped.upgrade?.localTime);
+      expect(dropped.upgrade?.timeUntilSeconds).toBeUndefined();
     } finally {
       await setScenario(sim, 'v3', 'healthy');
     }

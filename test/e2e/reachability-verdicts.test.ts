@@ -159,6 +159,9 @@ alerts:
     expect(deadline).toBeLessThan(passedAt);
     expect(series(m, 'avahealth_node_upgrade_time_until_seconds', { target: 'upg' })).toEqual([]);
     expect(told('resolved', 'AvalancheNodeUpgradeRequired', 'upg')).toEqual([]);
+    // its chains lost the upgraded stake: the symptom of the missed upgrade does not page again
+    expect(m.filter((x) => x.name === 'avahealth_node_check_passing' && x.labels.target === 'upg' && x.labels.check === 'P')[0]?.value).toBe(0);
+    expect(alerts().filter((a) => a.labels.target === 'upg' && a.labels.alertname !== 'AvalancheNodeUpgradeRequired')).toEqual([]);
     expect(sample(m, 'avahealth_alerts', { alertname: 'AvalancheNodeUpgradeRequired', severity: 'critical', state: 'firing' })).toBeGreaterThanOrEqual(1);
     const status = JSON.parse((await get(`${url}/api/v1/status`)).body) as { targets: Array<{ name: string; state: string }> };
     expect(status.targets.find((t) => t.name === 'upg')?.state).not.toBe('healthy');

@@ -2,7 +2,7 @@
 import DiskLow from './AvalancheDiskLow.js';
 import UpgradeRequired from './AvalancheNodeUpgradeRequired.js';
 import UnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
-import { inboundSpokenFor, nodeFacts } from './node-facts.js';
+import { inboundSpokenFor, missedUpgradeSymptom, nodeFacts } from './node-facts.js';
 import { HEALTH, NOT_READY } from './promql.js';
 import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
 
@@ -28,12 +28,13 @@ export default defineRule({
     if (facts.health && !facts.health.ok) return UNKNOWN;
     // With the free ratio known, AvalancheDiskLow speaks for the disk (with its runway): one alert, not two.
     const diskSpokenFor = facts.diskCheck !== undefined && ctx.enabled(DiskLow.name);
-    // So does AvalancheNodeUpgradeRequired for a futureupgrade check failing on a known deadline (with the date).
+    // So does AvalancheNodeUpgradeRequired for a futureupgrade check failing on a known deadline (with the date),
+    // and for the chains that lost the upgraded stake after a missed upgrade.
     const upgradeSpokenFor = ctx.enabled(UpgradeRequired.name);
     // And AvalancheValidatorUnreachableByPeers for a network check failing for no inbound connection alone (with the port).
     const inboundHeld = (check: (typeof facts.pageable)[number]) => ctx.enabled(UnreachableByPeers.name) && inboundSpokenFor(facts, check, observation);
     return facts.pageable
-      .filter((check) => !(diskSpokenFor && check === facts.diskCheck) && !(upgradeSpokenFor && check.upgrade?.deadline !== undefined) && !inboundHeld(check))
+      .filter((check) => !(diskSpokenFor && check === facts.diskCheck) && !(upgradeSpokenFor && (check.upgrade?.deadline !== undefined || missedUpgradeSymptom(check, observation))) && !inboundHeld(check))
       .map((check) => ({
         identity: { check: ctx.label(check.name) },
         severity: 'warning' as const,

@@ -1,7 +1,8 @@
 /** The node reports unhealthy because of checks that may page (see node-facts.ts). */
 import { listNames } from './format.js';
 import UnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
-import { inboundSpokenFor, nodeFacts } from './node-facts.js';
+import UpgradeRequired from './AvalancheNodeUpgradeRequired.js';
+import { inboundSpokenFor, missedUpgradeSymptom, nodeFacts } from './node-facts.js';
 import { HEALTH, NOT_READY } from './promql.js';
 import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
 
@@ -28,6 +29,9 @@ export default defineRule({
     if (facts.pageable.length === 0) return [];
     // A closed staking port alone: AvalancheValidatorUnreachableByPeers says so, with the port to open.
     if (facts.pageable.length === 1 && ctx.enabled(UnreachableByPeers.name) && inboundSpokenFor(facts, facts.pageable[0]!, observation)) return [];
+    // An upgrade it does not know: AvalancheNodeUpgradeRequired says so (with the date); its failing
+    // futureupgrade check, and after a missed upgrade its chains' lost stake, are the symptoms.
+    if (ctx.enabled(UpgradeRequired.name) && facts.pageable.every((c) => c.upgrade?.deadline !== undefined || missedUpgradeSymptom(c, observation))) return [];
     return [
       {
         identity: {},

@@ -24,6 +24,18 @@ export interface NodeFacts {
   noInbound?: CheckResult;
 }
 
+/**
+ * A chain check failing only for the stake it lost when its upgraded peers dropped a node that missed
+ * an upgrade (network/peer/peer.go): AvalancheNodeUpgradeRequired speaks for it (the root cause).
+ */
+export function missedUpgradeSymptom(check: CheckResult, observation: TargetObservation): boolean {
+  if (check.chain === undefined || !/^(?:networking: )?not connected to enough stake: /.test(check.error ?? '')) return false;
+  if (observation.missedUpgrade !== undefined) return true;
+  // Past the time, while peers are still dropping it, the check names the deadline yet.
+  const deadline = nodeFacts(observation).report?.checks.find((c) => c.upgrade?.deadline !== undefined)?.upgrade?.deadline;
+  return deadline !== undefined && deadline <= observation.at;
+}
+
 /** AvalancheGo's network check failing for no inbound connection alone (network/network.go HealthCheck). */
 export const NO_INBOUND_ERROR = 'network layer is unhealthy reason: primary network validator has no inbound connections';
 

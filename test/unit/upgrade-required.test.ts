@@ -1,5 +1,5 @@
 // AvalancheNodeUpgradeRequired reads the node's futureupgrade check: AvalancheGo's futureUpgradeCheck
-// in node/node.go (v1.14.2+) sends localUpgradeTime, modeUpgradeTime, modeUpgradeWeightPercentage and
+// in node/node.go (v1.14.1+) sends localUpgradeTime, modeUpgradeTime, modeUpgradeWeightPercentage and
 // fails by itself only within 3 days of the deadline ("unknown network upgrade detected").
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -154,6 +154,10 @@ describe('AvalancheValidatorUnreachableByPeers', () => {
     expect(alert!.summary).toBe('validator-2: no inbound connections: nobody can connect to its staking port 19651');
     expect(alert!.description).toContain('ingressConnectionCount 0');
     expect(alert!.description).toContain('Check that inbound TCP 19651 reaches the node');
+    // no peers at all: no inbound connection either, but that is its network down (NodeUnhealthy speaks), not a closed port
+    const down = structuredClone(closed);
+    down.endpoints[0]!.report!.checks[0]!.error = 'network layer is unhealthy reason: not connected to a minimum of 1 peer(s) only 0, primary network validator has no inbound connections';
+    expect(rule.evaluate({ ...input(views, true, 19651), node: down }, ctx, undefined)).toEqual([]);
   });
 
   it('a closed staking port from observers: non-validators cannot connect while validators can', () => {

@@ -52,7 +52,7 @@ export default defineRule({
     ),
     promAlert(
       'AvalancheValidatorUnreachableByPeersInboundClosed',
-      'avahealth_node_network_ingress_connections == 0 and on (target) (avahealth_node_check_passing{check="network",endpoint="health",view="all"} == 0)',
+      'avahealth_node_network_ingress_connections == 0 and on (target) (avahealth_node_check_passing{check="network",endpoint="health",view="all"} == 0) and on (target) (avahealth_node_network_connected_peers > 0)',
       '5m',
       'warning',
       '{{ $labels.target }}: no inbound connections: its staking port is closed to peers',

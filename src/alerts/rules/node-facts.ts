@@ -17,9 +17,9 @@ export interface NodeFacts {
   /** The check carrying the free-disk ratio (AvalancheGo >= 1.14.1). */
   diskCheck?: CheckResult;
   /**
-   * The `network` check when it shows a Primary Network validator with no inbound connection after
-   * AvalancheGo's grace (network/no_ingress_conn_alert.go: ingressConnectionCount 0): its staking port
-   * is closed to the world.
+   * The `network` check when it fails only because a Primary Network validator has no inbound
+   * connection after AvalancheGo's grace (network/no_ingress_conn_alert.go: ingressConnectionCount
+   * 0) while its peers and messages are fine: its staking port is closed to the world.
    */
   noInbound?: CheckResult;
 }
@@ -45,7 +45,7 @@ export const NO_INBOUND_ERROR = 'network layer is unhealthy reason: primary netw
  * endpoint: the fleet observes it), so the generic alerts hold back.
  */
 export function inboundSpokenFor(facts: NodeFacts, check: CheckResult, observation: TargetObservation): boolean {
-  return check === facts.noInbound && check.error === NO_INBOUND_ERROR && observation.endpoints.some((e) => e.endpoint === 'observed' || e.endpoint === 'validator');
+  return check === facts.noInbound && observation.endpoints.some((e) => e.endpoint === 'observed' || e.endpoint === 'validator');
 }
 
 /**
@@ -75,7 +75,8 @@ function derive(observation: TargetObservation): NodeFacts {
   const pageable = report.checks.filter((c) => !c.passing && !c.notYetRun && !(notReady && (c.chain !== undefined || c.name === 'bootstrapped' || isChainName(c.name))));
   const diskCheck = report.checks.find((c) => c.disk?.availableRatio !== undefined);
   const network = report.checks.find((c) => c.name === 'network');
-  const noInbound = network?.network?.primaryNetworkValidator === true && network.network.ingressConnections === 0 && !network.passing ? network : undefined;
+  // Only when that is its one reason: a node with no peers at all has no inbound connection either.
+  const noInbound = network?.network?.primaryNetworkValidator === true && network.network.ingressConnections === 0 && network.error === NO_INBOUND_ERROR ? network : undefined;
   return { health, report, notReady, ...(bootstrapped ? { bootstrapped } : {}), pageable, ...(diskCheck ? { diskCheck } : {}), ...(noInbound ? { noInbound } : {}) };
 }
 

@@ -7,7 +7,7 @@
 const layers = [
   ['cli', '^src/cli([.]ts$|/)'],
   ['app', '^src/app/'],
-  ['http-server', '^src/http/(server|connections|webconfig|gate|bcrypt-worker)[.]ts$|^src/http/routes/'],
+  ['http-server', '^src/http/(server|connections|webconfig|gate|bcrypt|bcrypt-worker|login-limits)[.]ts$|^src/http/routes/'],
   ['status', '^src/status/'],
   ['http-route', '^src/http/route[.]ts$'],
   ['alerts', '^src/alerts/'],

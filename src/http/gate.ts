@@ -1,11 +1,12 @@
 /**
  * The web config's gate on every request: client certificates and basic auth (bcrypt in a worker
- * thread). webconfig.ts reads and validates the file.
+ * thread: bcrypt.ts). webconfig.ts reads and validates the file.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { BcryptWorker } from './bcrypt-worker.js';
+import { bcryptCost, BcryptWorker, type Lane } from './bcrypt.js';
+import { LoginLimits, networkOf } from './login-limits.js';
 import type { WebSecurity } from './webconfig.js';
 
 export interface Denial {
@@ -14,35 +15,42 @@ export interface Denial {
   headers?: Record<string, string>;
 }
 
-/** Failed logins one client may have (running or done) within the window before it is refused without a bcrypt check. */
-const MAX_FAILURES_PER_CLIENT = 10;
-const FAILURE_WINDOW_MS = 60_000;
-/** bcrypt checks waiting for the worker beyond which a login is refused at once. */
-const MAX_QUEUED_COMPARES = 64;
 const MAX_CACHED_RESULTS = 1024;
+/** bcrypt checks waiting for the worker, all networks together, beyond which a login is refused at once. */
+const MAX_QUEUED_CHECKS = 1024;
+const TOO_MANY = 'too many authentication attempts; try again later';
 
 /**
  * Checks a request against the client-certificate and basic-auth rules; answers why not, or
- * undefined. bcrypt runs in a worker thread (bcrypt-worker.ts), never on the event loop, and only
- * for credentials not seen before: results are cached as exporter-toolkit does, keyed by a
- * hash of user, password and stored hash. An unknown user costs a bcrypt check against a dummy hash
- * of the highest cost among the users, so timing does not tell which users exist. A client with repeated failures is
- * answered 429 without a check until its window passes.
+ * undefined. bcrypt runs in a worker thread (bcrypt.ts), never on the event loop, and only for
+ * credentials not seen before: results are cached as exporter-toolkit does, keyed by a hash of
+ * user, password and stored hash, and kept across web config reloads (a changed hash or a removed
+ * user no longer matches its entries). Every failed check costs the same bcrypt work, that of the
+ * highest cost among the users: an unknown user is checked against a dummy hash of that cost, and
+ * a cheaper user's failure is padded with dummy hashes of its cost up to it (2^c + 2^c + … +
+ * 2^(max−1) = 2^max), so timing tells neither which users exist nor what they cost. Who may try
+ * how often: login-limits.ts.
  */
 export class Gatekeeper {
   private readonly results = new Map<string, boolean>();
-  private readonly failures = new Map<string, { count: number; since: number }>();
+  private readonly limits = new LoginLimits();
+  /** Checks under way, by credentials: the same credentials at once wait for the one check. */
+  private readonly running = new Map<string, Promise<Denial | undefined>>();
   private readonly dummyHashes = new Map<number, Promise<string>>();
 
   constructor(private security: WebSecurity) {}
 
   update(security: WebSecurity): void {
     this.security = security;
-    this.results.clear();
   }
 
   get current(): WebSecurity {
     return this.security;
+  }
+
+  /** bcrypt work done by login checks so far (2^cost summed over every hash compared), for every gate of the process. */
+  static get bcryptWork(): number {
+    return BCRYPT.compareWork;
   }
 
   /** Synchronous when the answer is known without bcrypt (no auth, cached credentials, throttled client). */
@@ -68,41 +76,31 @@ export class Gatekeeper {
     const key = createHash('sha256').update(`${user}\u0000${password}\u0000${hash ?? ''}`).digest('hex');
     const known = this.results.get(key);
     if (known === true) return undefined;
-    const client = req.socket.remoteAddress ?? '';
-    const throttled = this.throttled(client);
-    if (throttled) return throttled;
-    if (known === false) return this.failed(client);
-    if (BCRYPT.queued >= MAX_QUEUED_COMPARES) return { status: 429, message: 'too many authentication attempts; try again later', headers: { 'retry-after': '1' } };
-    const attempt = this.failures.get(client) ?? { count: 0, since: Date.now() };
-    attempt.count++; // counted while it runs, so a burst cannot start more checks than the limit
-    this.failures.set(client, attempt);
-    return this.compare(password, hash).then((ok) => {
-      this.remember(key, ok && hash !== undefined);
-      if (!ok || hash === undefined) return UNAUTHORIZED;
-      attempt.count--;
-      return undefined;
-    });
-  }
-
-  private throttled(client: string): Denial | undefined {
-    const entry = this.failures.get(client);
-    if (!entry) return undefined;
-    const now = Date.now();
-    if (now - entry.since > FAILURE_WINDOW_MS) {
-      this.failures.delete(client);
-      return undefined;
+    const running = this.running.get(key);
+    if (running) return running; // the same credentials, sent on several connections at once (a browser)
+    const network = networkOf(req.socket.remoteAddress ?? '');
+    const refused = this.limits.refusal(network, user);
+    if (refused) return tooMany(refused.retryAfter);
+    if (known === false) {
+      this.limits.fail(network, user);
+      return UNAUTHORIZED;
     }
-    if (entry.count < MAX_FAILURES_PER_CLIENT) return undefined;
-    const retryAfter = Math.ceil((entry.since + FAILURE_WINDOW_MS - now) / 1000);
-    return { status: 429, message: 'too many failed authentication attempts; try again later', headers: { 'retry-after': String(Math.max(1, retryAfter)) } };
-  }
-
-  private failed(client: string): Denial {
-    const entry = this.failures.get(client) ?? { count: 0, since: Date.now() };
-    entry.count++;
-    this.failures.set(client, entry);
-    if (this.failures.size > 10_000) this.failures.clear(); // bounded whatever the number of clients
-    return UNAUTHORIZED;
+    if (!this.limits.hasRoom(network) || BCRYPT.queued >= MAX_QUEUED_CHECKS) return tooMany(1);
+    const lane = this.limits.laneOf(network);
+    const succeeded = this.limits.begin(network, user);
+    const answer = this.check(password, hash, lane)
+      .then((ok) => {
+        this.remember(key, ok);
+        if (!ok) return UNAUTHORIZED;
+        succeeded();
+        return undefined;
+      })
+      .finally(() => {
+        this.limits.end(network);
+        this.running.delete(key);
+      });
+    this.running.set(key, answer);
+    return answer;
   }
 
   private remember(key: string, ok: boolean): void {
@@ -110,18 +108,25 @@ export class Gatekeeper {
     this.results.set(key, ok);
   }
 
-  /** bcrypt against the stored hash, or against the dummy hash for an unknown user. */
-  private async compare(password: string, hash: string | undefined): Promise<boolean> {
-    return BCRYPT.compare(password, hash ?? (await this.unknownUserHash()));
+  /**
+   * bcrypt against the stored hash, or against the dummy hash of the highest cost for an unknown
+   * user; a failure against a cheaper hash also runs the dummy hashes that bring it up to that cost.
+   */
+  private async check(password: string, hash: string | undefined, lane: Lane): Promise<boolean> {
+    const highest = this.highestCost();
+    if (hash === undefined) return BCRYPT.compare(password, await this.dummyHash(highest), [], lane).then(() => false);
+    const pads = await Promise.all(Array.from({ length: Math.max(0, highest - bcryptCost(hash)) }, (_, i) => this.dummyHash(bcryptCost(hash) + i)));
+    return BCRYPT.compare(password, hash, pads, lane);
   }
 
-  /**
-   * What an unknown user's password is checked against: a hash of the highest cost among the
-   * users, so no known user's check costs more than a made-up name's.
-   */
-  unknownUserHash(): Promise<string> {
+  private highestCost(): number {
     const costs = [...this.security.users.values()].map(bcryptCost);
-    return this.dummyHash(costs.length > 0 ? Math.max(...costs) : 10);
+    return costs.length > 0 ? Math.max(...costs) : 10;
+  }
+
+  /** What an unknown user's password is checked against: a hash of the highest cost among the users. */
+  unknownUserHash(): Promise<string> {
+    return this.dummyHash(this.highestCost());
   }
 
   private dummyHash(cost: number): Promise<string> {
@@ -131,9 +136,10 @@ export class Gatekeeper {
   }
 }
 
-/** The cost factor of a bcrypt hash (`$2y$12$…` → 12). */
-export function bcryptCost(hash: string): number {
-  return Number(/^\$2[abxy]?\$(\d{2})\$/.exec(hash)?.[1] ?? 10);
+export { bcryptCost };
+
+function tooMany(retryAfter: number): Denial {
+  return { status: 429, message: TOO_MANY, headers: { 'retry-after': String(retryAfter) } };
 }
 
 const UNAUTHORIZED: Denial = { status: 401, message: 'authentication required', headers: { 'www-authenticate': 'Basic realm="avahealth", charset="UTF-8"' } };

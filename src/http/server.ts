@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { ConnectionGuard } from './connections.js';
 import { BadRequest, isStreamed, text, type Reply, type Route, type StreamedBody } from './route.js';
 import type { Denial, Gatekeeper } from './gate.js';
@@ -77,10 +77,12 @@ const SECURITY_HEADERS = {
 /** Plain HTTP, or HTTPS when the web config has TLS; with a gatekeeper, every route needs to pass it. */
 export function createHttpServer(routes: readonly Route[], onError: (err: unknown) => void, gate?: Gatekeeper, limits: ServerLimits = {}): Server {
   const writeTimeoutMs = limits.writeTimeoutMs ?? WRITE_TIMEOUT_MS;
-  const send = (res: ServerResponse, reply: Reply) => sendReply(res, reply, writeTimeoutMs);
   let connections: ConnectionGuard | undefined;
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
-    connections?.track(req, res);
+  const send = (res: ServerResponse, reply: Reply) => sendReply(res, reply, writeTimeoutMs, (socket) => connections?.cutOff(socket));
+  // at most a few requests of one connection at a time: a pipelining client that does not read its
+  // replies is stopped reading (connections.ts)
+  const handler = (req: IncomingMessage, res: ServerResponse) => (connections ? connections.admit(req, res, () => handle(req, res)) : handle(req, res));
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(gate?.current.headers ?? {})) res.setHeader(name, value);
     const denied = gate?.deny(req);
     if (denied instanceof Promise) {
@@ -160,11 +162,11 @@ async function dispatch(routes: readonly Route[], head: RequestHead, body: () =>
 /** Servers being closed: their replies end their connections (closeServer). */
 const closing = new WeakSet<Server>();
 
-function sendReply(res: ServerResponse, reply: Reply, writeTimeoutMs: number): void {
+function sendReply(res: ServerResponse, reply: Reply, writeTimeoutMs: number, cutOff: (socket: Socket) => void): void {
   const { body } = reply;
   // A client that reads slowly or not at all must not hold the reply for long: a reset, not a
-  // close, so the kernel drops what it still buffers for that client too.
-  const deadline = setTimeout(() => (res.socket ? res.socket.resetAndDestroy() : res.destroy()), writeTimeoutMs);
+  // close, so the kernel drops what it still buffers for that client too (connections.ts).
+  const deadline = setTimeout(() => (res.socket ? cutOff(res.socket) : res.destroy()), writeTimeoutMs);
   deadline.unref();
   res.once('close', () => clearTimeout(deadline));
   // a reply finished after close() would leave its keep-alive connection open until keepAliveTimeout

@@ -43,9 +43,9 @@ interface Connection {
   waiting: Array<() => void>;
   /** Not read from, by this guard, while MAX_ACTIVE requests are in flight. */
   paused: boolean;
-  /** Reply bytes taken by the client when last looked at, and since when unchanged. */
-  taken: number;
-  takenSince: number;
+  /** Reply bytes waiting for the kernel when last looked at, and since when they have not gone down. */
+  queued: number;
+  queuedSince: number;
 }
 
 /** A TLS connection's socket and its TCP socket share the peer address and port. */
@@ -64,7 +64,10 @@ export class ConnectionGuard {
   /** In the order they connected: the first idle one is the oldest. */
   private readonly open = new Map<string, Connection>();
 
-  constructor(server: Server) {
+  constructor(
+    server: Server,
+    private readonly evictionAt = IDLE_EVICTION_AT,
+  ) {
     server.maxConnections = MAX_CONNECTIONS;
     // before the server's own listener, so a TLS socket is known before its handshake
     server.prependListener('connection', (socket: Socket) => this.opened(socket));
@@ -87,6 +90,10 @@ export class ConnectionGuard {
     if (!connection.http) {
       connection.http = req.socket;
       req.socket.on('drain', () => this.pump(connection));
+      // Node resumes the socket as a request is read to its end: not while this guard holds it
+      req.socket.on('resume', () => {
+        if (connection.paused && connection.inFlight >= MAX_ACTIVE) req.socket.pause();
+      });
     }
     connection.inFlight++;
     let started = false;
@@ -123,10 +130,10 @@ export class ConnectionGuard {
       connection.waiting.shift()!();
     }
     if (!http || http.destroyed) return;
-    if (connection.inFlight >= MAX_ACTIVE && !connection.paused) {
+    if (connection.inFlight >= MAX_ACTIVE) {
       connection.paused = true;
-      http.pause();
-    } else if (connection.inFlight < MAX_ACTIVE && connection.paused) {
+      if (!http.isPaused()) http.pause();
+    } else if (connection.paused) {
       connection.paused = false;
       http.resume();
     }
@@ -134,8 +141,8 @@ export class ConnectionGuard {
 
   private opened(socket: Socket): void {
     const key = keyOf(socket);
-    if (this.open.size >= IDLE_EVICTION_AT) this.evict(this.open.size - IDLE_EVICTION_AT + 1);
-    this.open.set(key, { socket, inFlight: 0, active: 0, waiting: [], paused: false, taken: 0, takenSince: Date.now() });
+    if (this.open.size >= this.evictionAt) this.evict(this.open.size - this.evictionAt + 1);
+    this.open.set(key, { socket, inFlight: 0, active: 0, waiting: [], paused: false, queued: 0, queuedSince: Date.now() });
     socket.once('close', () => {
       if (this.open.get(key)?.socket === socket) this.open.delete(key);
     });
@@ -157,15 +164,25 @@ export class ConnectionGuard {
     }
   }
 
-  /** Requests in flight, and nothing more of the replies taken by the client for STALLED_AFTER_MS. */
+  /**
+   * Requests in flight, and nothing more of the replies taken by the client for STALLED_AFTER_MS:
+   * the bytes waiting in the TCP socket's write queue (under TLS too, as the TLS socket writes into
+   * it) have not gone down since.
+   */
   private stalled(connection: Connection, now: number): boolean {
-    if (connection.inFlight === 0 || !connection.http) return false;
-    const taken = connection.http.bytesWritten - connection.http.writableLength;
-    if (taken !== connection.taken) {
-      connection.taken = taken;
-      connection.takenSince = now;
+    if (connection.inFlight === 0) return false;
+    const queued = writeQueueSize(connection.socket);
+    if (queued === 0 || queued < connection.queued) {
+      connection.queued = queued;
+      connection.queuedSince = now;
       return false;
     }
-    return now - connection.takenSince >= STALLED_AFTER_MS && connection.http.writableLength > 0;
+    connection.queued = queued;
+    return now - connection.queuedSince >= STALLED_AFTER_MS;
   }
+}
+
+/** Bytes libuv holds for the TCP socket that the kernel has not taken yet (the client is not reading). */
+function writeQueueSize(socket: Socket): number {
+  return (socket as unknown as { _handle?: { writeQueueSize?: number } | null })._handle?.writeQueueSize ?? 0;
 }

@@ -28,6 +28,8 @@ export const WRITE_TIMEOUT_MS = 30_000;
 
 export interface ServerLimits {
   writeTimeoutMs?: number;
+  /** Open connections from which a new one closes the oldest idle or stalled ones (connections.ts). */
+  evictionAt?: number;
 }
 
 /** The body, up to MAX_REQUEST_BODY; a larger one is not kept (the rest is drained by the server). */
@@ -119,7 +121,7 @@ export function createHttpServer(routes: readonly Route[], onError: (err: unknow
   // Sockets that connect and never finish a TLS handshake or send a request are not held for long,
   // idle keep-alive ones neither, and the oldest idle ones make room for new connections long
   // before the cap (connections.ts): Prometheus, a browser and probes always get in.
-  connections = new ConnectionGuard(server);
+  connections = new ConnectionGuard(server, limits.evictionAt);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;

@@ -73,13 +73,6 @@ export class ConnectionGuard {
     server.prependListener('connection', (socket: Socket) => this.opened(socket));
   }
 
-  /** Requests received and not yet answered, all connections together. */
-  get inFlight(): number {
-    let n = 0;
-    for (const c of this.open.values()) n += c.inFlight;
-    return n;
-  }
-
   /**
    * Runs `handle` for the request now or, when its connection has enough under way, once that has
    * been taken by the client; marks the connection busy until the reply is done.

@@ -1,18 +1,20 @@
 /**
  * `avahealth check`: one poll round of every target, printed as text (Nagios/Icinga plugin
  * convention on the first line), JSON or Prometheus exposition. Exit 0 OK, 1 WARNING, 2 CRITICAL.
- * With chain data, a node's height lag counts too, at the AvalancheNodeHeightLag rule's thresholds;
- * so do the alerts that count in a target's state (`countsInState`: the validator poll's, reward at
- * risk, L1 balance, …).
+ * A target's state is the daemon's verdict (status/verdict.ts): what its own answer says, raised
+ * by the incidents its rules find in this round (every rule the daemon runs, as if its for_polls
+ * were 1), with their severity and scope. `--target` reports one target but polls what its
+ * verdict depends on: with chain data, every node (the reference height of the height lag).
  */
 import { sourceUpdate } from '../alerts/engine.js';
 import { RULE_SOURCE_NAMES, RULE_SOURCES, ruleNamed, ruleSettings, rulesOf, UNKNOWN, type AnyRule } from '../alerts/rules/index.js';
-import type { Config, NodeTarget, Target } from '../config/load.js';
+import type { Config, Target } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { MetricsView } from '../metrics/view.js';
 import { targetsOf } from '../model/targets.js';
 import { Poller } from '../poller.js';
-import { countsInState, STATE_SEVERITY, targetStatus, withAlerts, type TargetAlert, type TargetStatus } from '../status/status.js';
+import { STATE_SEVERITY, targetStatus, type TargetStatus } from '../status/status.js';
+import { withIncidents, type TargetIncident } from '../status/verdict.js';
 import { Store } from '../store.js';
 import { sanitizeLabelValue } from '../util/labels.js';
 
@@ -27,18 +29,24 @@ export async function runCheck(config: Config, options: { format: CheckFormat; t
   if (options.target && targets.length === 0) {
     return { exitCode: EXIT.UNKNOWN, output: `UNKNOWN - no target named "${options.target}" in ${config.file}\n` };
   }
+  // The height lag is measured against the fleet's highest node too: `--target` polls every node then.
+  const polled: Config = scoped.chainData ? { ...scoped, nodes: config.nodes } : scoped;
   const store = new Store();
   const metrics = options.format === 'prometheus' ? new MetricsView(scoped, { defaultMetrics: false }) : undefined;
   metrics?.attach(store);
-  const poller = new Poller(scoped, store, options.logger);
+  const poller = new Poller(polled, store, options.logger);
   try {
     await poller.round();
   } finally {
     await poller.close();
   }
-  const statuses = targets.map((t) => targetStatus(t, store));
-  if (scoped.chainData) for (const [i, node] of scoped.nodes.entries()) addHeightLag(statuses[i]!, node, store, scoped);
-  for (const [i, target] of targets.entries()) if (statuses[i]!.state !== 'unreachable') withAlerts(statuses[i]!, stateAlerts(target, store, scoped));
+  // The other nodes polled for the lag reference are not printed.
+  for (const node of polled.nodes) if (!scoped.nodes.includes(node)) metrics?.removeTarget(node.name);
+  const statuses = targets.map((target) => {
+    const status = targetStatus(target, store);
+    if (polled.chainData && target.kind === 'node') for (const lag of store.lagsOf(target.name)) status.lag[lag.chain] = lag.lagBlocks;
+    return withIncidents(status, status.state === 'pending' ? [] : incidentsOf(target, store, polled));
+  });
   const exitCode = statuses.reduce<number>((worst, s) => Math.max(worst, STATE_SEVERITY[s.state]), EXIT.OK);
   let output: string;
   if (options.format === 'json') output = `${JSON.stringify({ state: STATE_NAMES[exitCode], exitCode, targets: statuses }, null, 2)}\n`;
@@ -53,45 +61,34 @@ function settingsOf(rule: AnyRule, target: string, config: Config) {
   return ruleSettings(rule, [config.alerts.rules[name], config.alerts.targetRules[target]?.[name]], config.alerts.bootstrapGraceMs);
 }
 
-/** The alerts that count in the target's state (`countsInState`) found in this round's polls of it: those that would fire (their for_polls is 1). */
-function stateAlerts(target: Target, store: Store, config: Config): TargetAlert[] {
-  const alerts: TargetAlert[] = [];
+/**
+ * The incidents this round finds for the target: every enabled rule over what its sources
+ * reported, as the engine evaluates them (rules/sources.ts), each finding one incident as if its
+ * for_polls were 1. A rule that must hold for a time first (`for`, the bootstrap grace of
+ * AvalancheNodeNotReady) cannot fire in one round and is left out.
+ */
+function incidentsOf(target: Target, store: Store, config: Config): TargetIncident[] {
+  const incidents: TargetIncident[] = [];
+  const state = store.get(target.name);
+  const now = Date.now();
+  const label = (v: string) => sanitizeLabelValue(v, config.limits.maxLabelLength);
+  const enabled = (name: string) => !settingsOf(ruleNamed(name)!, target.name, config).disabled;
   for (const source of RULE_SOURCE_NAMES) {
     const feed = RULE_SOURCES[source];
-    const counting = rulesOf(source).filter((rule) => countsInState(rule.name));
-    if (counting.length === 0) continue;
-    const input = feed.input(sourceUpdate(feed.from, target, store.get(target.name), store, config));
+    const input = feed.input(sourceUpdate(feed.from, target, state, store, config));
     if (!input) continue;
-    for (const rule of counting) {
+    for (const rule of rulesOf(source)) {
       const settings = settingsOf(rule, target.name, config);
-      if (settings.disabled) continue;
-      const context = { target: target.name, settings, enabled: (name: string) => !settingsOf(ruleNamed(name)!, target.name, config).disabled, now: Date.now(), label: (v: string) => sanitizeLabelValue(v, config.limits.maxLabelLength) };
-      const findings = rule.evaluate(input, context, rule.newState?.());
+      if (settings.disabled || settings.forMs > 0) continue;
+      const findings = rule.evaluate(input, { target: target.name, settings, enabled, now, label }, rule.newState?.());
       if (findings === UNKNOWN) continue;
-      for (const f of findings) alerts.push({ alertname: rule.name, severity: f.severity === 'critical' || settings.severity === 'critical' ? 'critical' : 'warning', summary: f.summary });
+      for (const f of findings) {
+        const severity = f.severity === 'critical' || settings.severity === 'critical' ? 'critical' : 'warning';
+        incidents.push({ alertname: rule.name, severity, summary: f.summary, labels: { ...f.identity } });
+      }
     }
   }
-  return alerts;
-}
-
-/** The node's lag per chain, and WARNING/CRITICAL where the AvalancheNodeHeightLag rule would fire (from the fleet polled in this round and chain data). */
-function addHeightLag(status: TargetStatus, node: NodeTarget, store: Store, config: Config): void {
-  const state = store.get(node.name);
-  const lags = store.lagsOf(node.name);
-  for (const lag of lags) status.lag[lag.chain] = lag.lagBlocks;
-  const rule = ruleNamed('AvalancheNodeHeightLag');
-  if (!rule || !state || status.state === 'unreachable') return;
-  const settings = settingsOf(rule, node.name, config);
-  if (settings.disabled) return;
-  const context = { target: node.name, settings, enabled: () => true, now: Date.now(), label: (v: string) => sanitizeLabelValue(v, config.limits.maxLabelLength) };
-  const findings = rule.evaluate({ lags, node: state.observation }, context, undefined);
-  if (findings === UNKNOWN || findings.length === 0) return;
-  const critical = findings.some((f) => f.severity === 'critical');
-  const worse = critical ? 'unhealthy' : 'warning';
-  if (STATE_SEVERITY[worse] > STATE_SEVERITY[status.state]) status.state = worse;
-  const behind = findings.map((f) => `${f.identity.chain} ${lags.find((l) => context.label(l.chain) === f.identity.chain)?.lagBlocks ?? '?'} blocks behind`);
-  status.summary = status.summary === 'healthy' ? behind.join(', ') : `${status.summary}; ${behind.join(', ')}`;
-  status.failingChecks.push(...behind);
+  return incidents;
 }
 
 const COLORS: Record<TargetStatus['state'], string> = { healthy: '32', pending: '90', warning: '33', unhealthy: '31', unreachable: '31' };

@@ -10,7 +10,8 @@ import { emptySnapshot } from '../model/chaindata.js';
 import { targetsOf } from '../model/targets.js';
 import type { PageModel } from '../status/page.js';
 import { statusPageRoutes, type PageView } from '../status/routes.js';
-import { chainDataStatus, targetStatus, withAlerts, type TargetAlert } from '../status/status.js';
+import { chainDataStatus, targetStatus } from '../status/status.js';
+import { withIncidents, type TargetIncident } from '../status/verdict.js';
 import { VERSION } from '../version.js';
 import type { Components } from './components.js';
 
@@ -27,19 +28,20 @@ export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonSt
       return by ? { ...a, state: 'silenced' as const, silencedBy: by } : a;
     });
   };
+  /** Each target's verdict follows the incidents open for it (firing, silenced or not): status/verdict.ts. */
   const statuses = () => {
     const { config, store } = parts;
     const lags = config.chainData ? store.lags() : new Map<string, never[]>();
-    const firing = new Map<string, TargetAlert[]>();
+    const open = new Map<string, TargetIncident[]>();
     for (const a of parts.alerts.list()) {
       if (a.phase !== 'firing') continue;
-      if (!firing.has(a.target)) firing.set(a.target, []);
-      firing.get(a.target)!.push({ alertname: a.alertname, severity: a.severity, summary: a.annotations.summary });
+      if (!open.has(a.target)) open.set(a.target, []);
+      open.get(a.target)!.push({ alertname: a.alertname, severity: a.severity, summary: a.annotations.summary, labels: a.labels });
     }
     return targetsOf(config).map((t) => {
-      const status = withAlerts(targetStatus(t, store), firing.get(t.name) ?? []);
+      const status = targetStatus(t, store);
       for (const lag of lags.get(t.name) ?? []) status.lag[lag.chain] = lag.lagBlocks;
-      return status;
+      return withIncidents(status, open.get(t.name) ?? []);
     });
   };
   const rawResponse = (name: string) => parts.store.get(name)?.observation.endpoints.find((e) => e.raw !== undefined)?.raw;

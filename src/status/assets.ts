@@ -30,6 +30,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .chain { white-space: nowrap; }
 .error { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85rem; white-space: pre-wrap; word-break: break-word; }
 .muted { color: var(--muted); }
+.why { font-size: .85rem; margin-top: .2rem; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85rem; }
 pre { background: var(--card); border: 1px solid var(--line); border-radius: .4rem; padding: .75rem; overflow: auto; max-height: 30rem; white-space: pre-wrap; word-break: break-word; }
 ul.checks { margin: 0; padding-left: 1.1rem; }

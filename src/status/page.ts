@@ -58,6 +58,16 @@ function readiness(t: TargetStatus): string {
   return t.ready ? '<span class="good">✔ ready</span>' : '<span class="bad">✖ not ready</span>';
 }
 
+/**
+ * Why the node is in its state, under its badge: what it could not reach, or the incidents the
+ * failing checks column does not show (a validator, chain data or height lag alert).
+ */
+function why(t: TargetStatus): string {
+  if (t.state === 'unreachable') return `<div class="error">${e(t.summary)}</div>`;
+  if (t.state === 'healthy' || t.state === 'pending' || /^failing: [^;]*$/.test(t.summary)) return '';
+  return `<div class="why">${e(t.summary.replace(/^failing: [^;]*; /, ''))}</div>`;
+}
+
 export function renderFleetMain(model: PageModel): string {
   const nodes = model.targets.filter((t) => t.kind === 'node');
   const services = model.targets.filter((t) => t.kind === 'service');
@@ -68,7 +78,7 @@ export function renderFleetMain(model: PageModel): string {
     .map(
       (t) => `<tr class="${t.state}">
 <td data-label="Node"><a href="/targets/${encodeURIComponent(t.name)}">${e(t.name)}</a>${t.nodeId ? `<div class="muted"><code>${e(t.nodeId)}</code></div>` : ''}</td>
-<td data-label="State">${badge(t.state, t.failure)}${t.state === 'unreachable' ? `<div class="error">${e(t.summary)}</div>` : ''}</td>
+<td data-label="State">${badge(t.state, t.failure)}${why(t)}</td>
 <td data-label="Failing checks">${failingList(t.failing, model.now)}</td>
 <td data-label="Chains" class="num">${chainCell(t)}</td>
 <td data-label="Readiness">${readiness(t)}</td>

@@ -10,7 +10,7 @@ import { displayUrl } from '../util/text.js';
 import { endpointKey, type Change, type Store } from '../store.js';
 import { PANELS, type Panel, type Panels } from './panels.js';
 import { decidesReachability } from '../probes/registry.js';
-import { RULE_SOURCES, ruleNamed, type Severity } from '../alerts/rules/index.js';
+import type { Severity } from '../alerts/rules/index.js';
 
 export type TargetState = 'healthy' | 'warning' | 'unhealthy' | 'unreachable' | 'pending';
 
@@ -103,6 +103,18 @@ export interface TargetStatus extends Panels {
   lag: Record<string, number>;
   history: Change[];
   endpoints: EndpointStatus[];
+  /** The incidents open for the target (status/verdict.ts): what its state follows. */
+  incidents?: ShownIncident[];
+}
+
+/** An incident as views show it beside its target, with the state it gives the target. */
+export interface ShownIncident {
+  alertname: string;
+  severity: Severity;
+  scope?: string;
+  summary: string;
+  /** What this incident alone makes of the target. */
+  state: Extract<TargetState, 'warning' | 'unhealthy'>;
 }
 
 /** Failures where no answer came back: only these make a target "unreachable" on the page and in `check`. */
@@ -209,35 +221,3 @@ export function chainDataStatus(snapshot: ChainDataSnapshot) {
 }
 
 export const STATE_SEVERITY: Record<TargetState, number> = { healthy: 0, pending: 0, warning: 1, unhealthy: 2, unreachable: 2 };
-
-/** An alert about a target: one the engine fires, or one `check` finds in its round. */
-export interface TargetAlert {
-  alertname: string;
-  severity: Severity;
-  summary: string;
-}
-
-/** Whether a firing alert counts in its target's state: its rule says so, else its rule's source (`countsInState`: the validator's economics). */
-export function countsInState(alertname: string): boolean {
-  const rule = ruleNamed(alertname);
-  return rule !== undefined && (rule.countsInState ?? RULE_SOURCES[rule.source].countsInState) === true;
-}
-
-/**
- * Money counts: while such an alert fires, the target is not healthy (a warning one makes it
- * `warning`, a critical one `unhealthy`) and its summary says why. A worse state stays.
- */
-export function withAlerts(status: TargetStatus, alerts: readonly TargetAlert[]): TargetStatus {
-  const own = alerts.filter((a) => countsInState(a.alertname));
-  if (own.length === 0) return status;
-  const state: TargetState = own.some((a) => a.severity === 'critical') ? 'unhealthy' : 'warning';
-  if (STATE_SEVERITY[state] > STATE_SEVERITY[status.state]) status.state = state;
-  const firing = new Set(own.map((a) => a.alertname));
-  const said = own
-    .filter((a) => !ruleNamed(a.alertname)?.toldBy?.some((name) => firing.has(name)))
-    .map((a) => a.summary)
-    .join('; ');
-  status.summary = status.summary === 'healthy' ? said : `${status.summary}; ${said}`;
-  status.failingChecks.push(...firing);
-  return status;
-}

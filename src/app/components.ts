@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { AlertEngine } from '../alerts/engine.js';
 import { Notifier } from '../alerts/notifier.js';
+import { SilenceMirrors } from '../alerts/receivers/alertmanager/mirror.js';
 import type { Config, NodeTarget } from '../config/load.js';
 import { HttpClient } from '../transport/client.js';
 import { RateLimitGate } from '../transport/rate-limit.js';
@@ -47,6 +48,8 @@ export interface Components {
   gates: Map<string, RateLimitGate>;
   /** Validation periods and their outcomes (state_dir/periods.json): survives a new Poller. */
   periods: PeriodLedger;
+  /** avahealth's silences mirrored to the `alertmanager` receivers (follows the config's receivers). */
+  silenceMirrors: SilenceMirrors;
   /** Notifications have their own client: a reload may replace the probes' one. */
   deliveryHttp: HttpClient;
   /** The config the components run with now (discovered nodes and this replica's shard included). */
@@ -69,6 +72,10 @@ export function buildComponents(config: Config, log: Logger): Components {
   parts.notifier = buildNotifier(parts, log);
   parts.alerts.reconcile(parts.notifier.told());
   parts.alerts.attach(store);
+  const { silences } = parts.alerts;
+  const sources = { silences: (now: number) => silences.list(now), silencing: silences.silencing.bind(silences), alerts: () => parts.alerts.list(), externalUrl: () => parts.config.externalUrl };
+  parts.silenceMirrors = new SilenceMirrors(deliveryHttp, sources, log);
+  parts.silenceMirrors.setConfig(config);
   return parts;
 }
 

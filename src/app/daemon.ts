@@ -155,6 +155,7 @@ export class Daemon {
       this.runSources();
     }
     this.parts.notifier.start();
+    this.parts.silenceMirrors.start();
     if (this.gate) this.watchers.watch(() => this.gate!.current.files, () => reloadWebConfig(this.options.webConfigFile!, this.gate!, this.server, log, this.webConfigApplied));
     if (this.options.watchConfig) this.watchers.watch(() => [this.baseConfig.file], () => void this.reload());
     for (const warning of config.warnings) log.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
@@ -224,6 +225,7 @@ export class Daemon {
     if (!drained) log.warn({ timeoutMs: timeout }, 'in-flight polls did not finish in time; abandoning them');
     this.watchers.stop();
     this.discovery?.stop();
+    await parts.silenceMirrors.stop();
     await parts.notifier.stop();
     await parts.alerts.flush();
     if (this.server.listening) await closeServer(this.server);

@@ -24,6 +24,7 @@ export async function applyDiff(parts: Components, scheduler: Scheduler, diff: C
   parts.store.reconfigure(diff);
   parts.config = next;
   parts.alerts.reconfigure(diff);
+  parts.silenceMirrors.setConfig(next);
   dropStoppedJobs(parts, diff);
   if (diff.receivers) {
     await parts.notifier.stop();

@@ -36,7 +36,7 @@ export interface HttpResponse {
 
 export interface HttpRequest {
   url: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'DELETE';
   headers?: Record<string, string>;
   body?: string;
   timeoutMs: number;

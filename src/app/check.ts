@@ -4,15 +4,19 @@
  * A target's state is the daemon's verdict (status/verdict.ts): what its own answer says, raised
  * by the incidents its rules find in this round (every rule the daemon runs, as if its for_polls
  * were 1), with their severity and scope. `--target` reports one target but polls what its
- * verdict depends on: with chain data, every node (the reference height of the height lag).
+ * verdict depends on: with chain data, every node (the reference height of the height lag); with the
+ * fleet as observers, every node too; the fleet's views of a validator are read again once the
+ * round has its network's baseline.
  */
 import { sourceUpdate } from '../alerts/engine.js';
 import { RULE_SOURCE_NAMES, RULE_SOURCES, ruleNamed, ruleSettings, rulesOf, UNKNOWN, type AnyRule } from '../alerts/rules/index.js';
 import type { Config, Target } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { MetricsView } from '../metrics/view.js';
+import { OBSERVED_ENDPOINT } from '../model/observed.js';
 import { targetsOf } from '../model/targets.js';
 import { Poller } from '../poller.js';
+import { jobsOf } from '../probes/registry.js';
 import { STATE_SEVERITY, targetStatus, type TargetStatus } from '../status/status.js';
 import { withIncidents, type TargetIncident } from '../status/verdict.js';
 import { Store } from '../store.js';
@@ -29,14 +33,19 @@ export async function runCheck(config: Config, options: { format: CheckFormat; t
   if (options.target && targets.length === 0) {
     return { exitCode: EXIT.UNKNOWN, output: `UNKNOWN - no target named "${options.target}" in ${config.file}\n` };
   }
-  // The height lag is measured against the fleet's highest node too: `--target` polls every node then.
-  const polled: Config = scoped.chainData ? { ...scoped, nodes: config.nodes } : scoped;
+  // The height lag is measured against the fleet's highest node too, a validator's views against
+  // the fleet's observers: `--target` polls every node then.
+  const fleetWide = scoped.chainData !== undefined || config.nodes.some((n) => n.validator && n.validator.network);
+  const polled: Config = fleetWide ? { ...scoped, nodes: config.nodes } : scoped;
   const store = new Store();
   const metrics = options.format === 'prometheus' ? new MetricsView(scoped, { defaultMetrics: false }) : undefined;
   metrics?.attach(store);
   const poller = new Poller(polled, store, options.logger);
   try {
     await poller.round();
+    // What the fleet sees of a validator is judged against its network's baseline, which the
+    // observers' baseline jobs record in the same round: read once more after it, as the daemon's next poll does.
+    await Promise.all(jobsOf(polled).filter((j) => j.kind === OBSERVED_ENDPOINT).map((j) => poller.run(j.key)));
   } finally {
     await poller.close();
   }

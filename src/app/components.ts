@@ -73,7 +73,7 @@ export function buildComponents(config: Config, log: Logger): Components {
   parts.alerts.reconcile(parts.notifier.told());
   parts.alerts.attach(store);
   const { silences } = parts.alerts;
-  const sources = { silences: (now: number) => silences.list(now), silencing: silences.silencing.bind(silences), alerts: () => parts.alerts.list(), externalUrl: () => parts.config.externalUrl };
+  const sources = { silences: (now: number) => silences.list(now), silencing: silences.silencing.bind(silences), alerts: () => parts.alerts.list(), externalUrl: () => parts.config.externalUrl, stateDir: config.stateDir };
   parts.silenceMirrors = new SilenceMirrors(deliveryHttp, sources, log);
   parts.silenceMirrors.setConfig(config);
   return parts;

@@ -8,15 +8,18 @@
  * avahealth's: a new or changed silence is POSTed to /api/v2/silences with its matchers, startsAt
  * and endsAt; a removed or changed one is expired with DELETE /api/v2/silence/{id}. The silences
  * it made carry a marker in their comment (this avahealth's external URL, the silence's id and a
- * hash of its content), so after a restart or a reload it reads them back (GET /api/v2/silences)
- * and repairs what changed meanwhile, never making one twice. Then the alerts a mirrored silence
+ * hash of its content) and their ids are kept in state_dir, so after a restart or a reload it reads
+ * them back (GET /api/v2/silences) and repairs what changed meanwhile, never making one twice. Then the alerts a mirrored silence
  * holds are sent to /api/v2/alerts (firing, or resolved when the problem ended under the silence),
  * and the ones it sent that ended while silenced (never told, so the engine has nothing to take
  * back) are resolved there. A failed pass logs once and is tried again by the next; nothing waits
  * for Alertmanager. Maintenance windows are not mirrored (their alerts stop being sent, as before).
  */
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { z } from 'zod';
 import type { Config } from '../../../config/load.js';
+import { readJsonFile, writeJsonAtomic } from '../../../state/atomic.js';
 import type { Logger } from '../../../log.js';
 import type { HttpClient } from '../../../transport/client.js';
 import { snippet } from '../../../util/text.js';
@@ -38,7 +41,11 @@ export interface MirrorSources {
   silencing(labels: Record<string, string>, now: number): SilencedBy | undefined;
   alerts(): AlertState[];
   externalUrl(): string;
+  /** Where the ids of the Alertmanager silences this daemon made are kept (`state_dir`). */
+  stateDir: string;
 }
+
+const madeFileSchema = z.object({ made: z.array(z.string()) });
 
 type Receiver = ReceiverOf<'alertmanager'>;
 
@@ -88,13 +95,31 @@ export class SilenceMirror {
   private stopped = false;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  /**
+   * The Alertmanager silences this daemon made and has not expired, kept in state_dir: after a
+   * restart it expires those whose avahealth silence went meanwhile, and leaves alone the ones
+   * another replica with the same external URL made.
+   */
+  private readonly made: Set<string>;
+  private readonly file: string;
 
   constructor(
     readonly receiver: Receiver,
     private readonly http: HttpClient,
     private readonly sources: MirrorSources,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.file = join(sources.stateDir, `silence-mirror-${encodeURIComponent(receiver.name)}.json`);
+    const read = readJsonFile(this.file, madeFileSchema);
+    this.made = new Set(read.status === 'ok' ? read.value.made : []);
+  }
+
+  private remember(amId: string, made: boolean): void {
+    if (made === this.made.has(amId)) return;
+    if (made) this.made.add(amId);
+    else this.made.delete(amId);
+    writeJsonAtomic(this.file, { version: 1, made: [...this.made] });
+  }
 
   start(): void {
     this.schedule(0);
@@ -139,6 +164,7 @@ export class SilenceMirror {
       if (want && hashOf(want) === mirror.hash) continue;
       await this.call('DELETE', `/api/v2/silence/${encodeURIComponent(mirror.amId)}`);
       this.mirrored.delete(id);
+      this.remember(mirror.amId, false);
       this.log.info({ receiver: this.receiver.name, silence: id, alertmanagerSilence: mirror.amId }, 'silence expired at Alertmanager');
     }
     for (const [id, silence] of desired) {
@@ -146,6 +172,7 @@ export class SilenceMirror {
       if (this.mirrored.has(id) || this.refused.has(`${id} ${hash}`)) continue;
       try {
         const amId = await this.create(silence, hash);
+        this.remember(amId, true);
         this.mirrored.set(id, { amId, hash });
         this.log.info({ receiver: this.receiver.name, silence: id, alertmanagerSilence: amId }, 'silence mirrored to Alertmanager');
       } catch (err) {
@@ -156,8 +183,12 @@ export class SilenceMirror {
     }
   }
 
-  /** What Alertmanager has of this daemon's silences (a duplicate, from a crash between POST and its answer, is expired). */
+  /**
+   * What Alertmanager has of this daemon's silences: those it made, and those of its silences made
+   * under its external URL before it kept count. A duplicate is expired.
+   */
   private async read(now: number): Promise<void> {
+    const wanted = new Set(this.sources.silences(now).map((s) => s.id));
     const body: unknown = JSON.parse(await this.call('GET', '/api/v2/silences'));
     if (!Array.isArray(body)) throw new Error('GET /api/v2/silences did not answer a list');
     this.mirrored.clear();
@@ -166,8 +197,11 @@ export class SilenceMirror {
       const marker = MARKER.exec(item.comment);
       if (!marker || marker[1] !== this.sources.externalUrl()) continue;
       const [, , id, hash] = marker as unknown as [string, string, string, string];
-      if (this.mirrored.has(id)) await this.call('DELETE', `/api/v2/silence/${encodeURIComponent(item.id)}`);
-      else this.mirrored.set(id, { amId: item.id, hash });
+      if (!this.made.has(item.id) && !wanted.has(id)) continue; // another replica's
+      if (this.mirrored.has(id)) {
+        await this.call('DELETE', `/api/v2/silence/${encodeURIComponent(item.id)}`);
+        this.remember(item.id, false);
+      } else this.mirrored.set(id, { amId: item.id, hash });
     }
     this.known = true;
     this.lastRead = now;

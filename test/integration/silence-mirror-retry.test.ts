@@ -1,0 +1,56 @@
+/**
+ * Mirroring silences never blocks the daemon and retries (#34.3): against a local server that
+ * answers as Alertmanager's v2 API does, but refuses the first silence with a 503, the daemon
+ * keeps polling and serving, logs the failure once, makes the silence on a later pass, and only
+ * then sends the alerts it holds (before, Alertmanager would have paged them).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimServer } from '../../src/sim/server.js';
+import { startCapture } from '../helpers/capture.js';
+import { get, startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
+
+type Posted = Array<{ labels: Record<string, string> }>;
+
+describe('silence mirroring when Alertmanager fails', () => {
+  let sim: SimServer;
+  let am: Awaited<ReturnType<typeof startCapture>>;
+  let d: RunningDaemon;
+  let silencePosts = 0;
+
+  beforeAll(async () => {
+    sim = await startSim([{ name: 'n1', scenario: 'network-down' }]);
+    am = await startCapture((req) => {
+      if (req.path === '/api/v2/silences' && req.json === undefined) return { status: 200, body: '[]' };
+      if (req.path === '/api/v2/silences') return ++silencePosts <= 2 ? { status: 503, body: 'not ready' } : { status: 200, body: '{"silenceID":"am-1"}' };
+      return { status: 200 };
+    });
+    d = await startDaemon(`
+nodes:
+  - {name: n1, url: "${sim.nodeUrl('n1')}", interval: 1s}
+alerts:
+  for_polls: 1
+  silences:
+    - {matchers: {target: n1}, ends_at: "${new Date(Date.now() + 3600_000).toISOString()}", comment: swap}
+  receivers:
+    - {name: am, alertmanager: {url: "${am.url}", resend_interval: 1s}}
+`);
+  }, 30_000);
+
+  afterAll(async () => {
+    await d?.stop();
+    await sim?.close();
+    await am?.close();
+  });
+
+  it('retries, logs once, serves meanwhile, and sends the held alerts only once the silence is made', { timeout: 60_000 }, async () => {
+    // the third POST of the silence is the one answered 200
+    const made = await waitFor('the silence made on a later pass', () => am.requests.filter((r) => r.path === '/api/v2/silences' && (r.json as { comment?: string } | undefined)?.comment?.startsWith('swap'))[2], 30_000);
+    await waitFor('the pass after it to succeed', () => d.logs().includes('silences mirrored to Alertmanager again'), 20_000);
+    expect(d.logs().match(/cannot mirror silences to Alertmanager; retrying/g)).toHaveLength(1);
+    expect((await get(`${d.url}/-/healthy`)).status).toBe(200);
+    expect(d.daemon.store.get('n1')!.rounds).toBeGreaterThan(1);
+    await waitFor('the held alerts sent, muted there', () => am.on('/api/v2/alerts').some((r) => (r.json as Posted).some((a) => a.labels.target === 'n1')), 20_000);
+    const early = am.on('/api/v2/alerts').filter((r) => r.at < made.at && (r.json as Posted).some((a) => a.labels.target === 'n1'));
+    expect(early).toEqual([]);
+  });
+});

@@ -19,9 +19,14 @@ describe('silence mirroring when Alertmanager fails', () => {
 
   beforeAll(async () => {
     sim = await startSim([{ name: 'n1', scenario: 'network-down' }]);
+    let made: unknown;
     am = await startCapture((req) => {
-      if (req.path === '/api/v2/silences' && req.json === undefined) return { status: 200, body: '[]' };
-      if (req.path === '/api/v2/silences') return ++silencePosts <= 2 ? { status: 503, body: 'not ready' } : { status: 200, body: '{"silenceID":"am-1"}' };
+      if (req.path === '/api/v2/silences') {
+        if (++silencePosts <= 2) return { status: 503, body: 'not ready' };
+        made = { ...(req.json as object), id: 'am-1', status: { state: 'active' } };
+        return { status: 200, body: '{"silenceID":"am-1"}' };
+      }
+      if (req.path === '/api/v2/silence/am-1') return { status: 200, body: JSON.stringify(made) };
       return { status: 200 };
     });
     d = await startDaemon(`
@@ -52,5 +57,8 @@ alerts:
     await waitFor('the held alerts sent, muted there', () => am.on('/api/v2/alerts').some((r) => (r.json as Posted).some((a) => a.labels.target === 'n1')), 20_000);
     const early = am.on('/api/v2/alerts').filter((r) => r.at < made.at && (r.json as Posted).some((a) => a.labels.target === 'n1'));
     expect(early).toEqual([]);
+    // read back by its id on later passes, never made twice
+    await waitFor('the silence read back', () => am.requests.some((r) => r.path === '/api/v2/silence/am-1'), 20_000);
+    expect(silencePosts).toBe(3);
   });
 });

@@ -9,7 +9,7 @@
  * and endsAt; a removed or changed one is expired with DELETE /api/v2/silence/{id}. The silences
  * it made carry a marker in their comment (this avahealth's external URL, the silence's id and a
  * hash of its content) and their ids are kept in state_dir, so after a restart or a reload it reads
- * them back (GET /api/v2/silences) and repairs what changed meanwhile, never making one twice. Then the alerts a mirrored silence
+ * them back (GET /api/v2/silence/{id}) and repairs what changed meanwhile, never making one twice. Then the alerts a mirrored silence
  * holds are sent to /api/v2/alerts (firing, or resolved when the problem ended under the silence),
  * and the ones it sent that ended while silenced (never told, so the engine has nothing to take
  * back) are resolved there. A failed pass logs once and is tried again by the next; nothing waits
@@ -31,8 +31,6 @@ import { alertmanagerPayload } from './send.js';
 
 const MAX_PASS_MS = 5_000;
 const TIMEOUT_MS = 10_000;
-/** Alertmanager's silences read back at most: more is not a list this daemon made. */
-const MAX_READ = 10_000;
 const MARKER = /\(avahealth (\S+) silence (\S+) ([0-9a-f]{12})\)$/;
 
 /** What the mirror reads from the alert core: the silences, which one holds an alert, the alert states. */
@@ -97,8 +95,8 @@ export class SilenceMirror {
   private running?: Promise<void>;
   /**
    * The Alertmanager silences this daemon made and has not expired, kept in state_dir: after a
-   * restart it expires those whose avahealth silence went meanwhile, and leaves alone the ones
-   * another replica with the same external URL made.
+   * restart it finds them again and expires those whose avahealth silence went meanwhile; it never
+   * touches a silence it did not make (another replica's, or one made in Alertmanager).
    */
   private readonly made: Set<string>;
   private readonly file: string;
@@ -184,24 +182,29 @@ export class SilenceMirror {
   }
 
   /**
-   * What Alertmanager has of this daemon's silences: those it made, and those of its silences made
-   * under its external URL before it kept count. A duplicate is expired.
+   * What Alertmanager has of the silences this daemon made (GET /api/v2/silence/{id} each: no list
+   * of everyone's silences is read). One gone, expired (by hand, or Alertmanager lost its storage)
+   * or not ours is forgotten, so it is made again while avahealth's lasts; a duplicate is expired.
    */
   private async read(now: number): Promise<void> {
-    const wanted = new Set(this.sources.silences(now).map((s) => s.id));
-    const body: unknown = JSON.parse(await this.call('GET', '/api/v2/silences'));
-    if (!Array.isArray(body)) throw new Error('GET /api/v2/silences did not answer a list');
     this.mirrored.clear();
-    for (const item of body.slice(0, MAX_READ) as Array<{ id?: unknown; comment?: unknown; status?: { state?: unknown } }>) {
-      if (typeof item?.id !== 'string' || typeof item.comment !== 'string' || item.status?.state === 'expired') continue;
-      const marker = MARKER.exec(item.comment);
-      if (!marker || marker[1] !== this.sources.externalUrl()) continue;
+    for (const amId of [...this.made]) {
+      let item: { comment?: unknown; status?: { state?: unknown } } | undefined;
+      try {
+        item = JSON.parse(await this.call('GET', `/api/v2/silence/${encodeURIComponent(amId)}`)) as typeof item;
+      } catch (err) {
+        if (!(err instanceof Refused)) throw err;
+      }
+      const marker = typeof item?.comment === 'string' && item.status?.state !== 'expired' ? MARKER.exec(item.comment) : null;
+      if (!marker) {
+        this.remember(amId, false);
+        continue;
+      }
       const [, , id, hash] = marker as unknown as [string, string, string, string];
-      if (!this.made.has(item.id) && !wanted.has(id)) continue; // another replica's
       if (this.mirrored.has(id)) {
-        await this.call('DELETE', `/api/v2/silence/${encodeURIComponent(item.id)}`);
-        this.remember(item.id, false);
-      } else this.mirrored.set(id, { amId: item.id, hash });
+        await this.call('DELETE', `/api/v2/silence/${encodeURIComponent(amId)}`);
+        this.remember(amId, false);
+      } else this.mirrored.set(id, { amId, hash });
     }
     this.known = true;
     this.lastRead = now;

@@ -66,7 +66,7 @@ export interface BaselineReport {
   validators: number;
   /** Stake-weighted quantiles (0.1, 0.5, 0.9) of their observed uptime. */
   uptimeQuantiles: UptimeQuantile[];
-  /** Share of their stake (own stake plus delegations) the node is connected to now (0–1). */
+  /** Share of the stake (own stake plus delegations) connected to the node now, itself counted (0–1), as AvalancheGo's percentConnected. */
   connectedStakeRatio: number;
 }
 
@@ -84,6 +84,11 @@ export interface ObservedReport {
   stakingPort: number;
   views: ObserverView[];
   baseline?: NetworkBaselineViews;
+  /**
+   * No fresh baseline yet while the network has baseline observers, and less than one baseline
+   * interval since this validator's first observation: validator alerts wait to decide their scope.
+   */
+  baselineAwaited?: boolean;
 }
 
 /** AvalancheGo's default --staking-port. */
@@ -105,15 +110,18 @@ export interface SeenValidator {
 /**
  * The baseline from one observer's answer: stake-weighted uptime quantiles (the smallest uptime
  * at which the validators at or below it hold at least that share of the stake) and the connected
- * stake. The observer itself is left out (a node counts itself connected and up).
+ * stake. The observer itself is left out of the uptimes (it reads itself 100 %), and counted as
+ * connected in the connected stake, as AvalancheGo's percentConnected counts the node itself
+ * (snow/engine/common/tracker/peers.go; snow/networking/router/chain_router.go "Mark myself as connected").
  */
 export function baselineOf(network: string, seen: readonly SeenValidator[], observerNodeId: string | undefined): BaselineReport {
   const others = seen.filter((v) => v.nodeId !== observerNodeId && v.stake > 0);
   let totalStake = 0;
   let connectedStake = 0;
-  for (const v of others) {
+  for (const v of seen) {
+    if (v.stake <= 0) continue;
     totalStake += v.stake;
-    if (v.connected) connectedStake += v.stake;
+    if (v.connected || v.nodeId === observerNodeId) connectedStake += v.stake;
   }
   const withUptime = others.filter((v): v is SeenValidator & { uptimeRatio: number } => v.uptimeRatio !== undefined).sort((a, b) => a.uptimeRatio - b.uptimeRatio);
   const uptimeStake = withUptime.reduce((sum, v) => sum + v.stake, 0);

@@ -9,6 +9,7 @@
  * poll so moves more nodes toward the side holding more than half of the stake, which wins; only
  * close to half can sampling luck and the metric's own error change the outcome.
  */
+import { validationRenews, type ValidatorReport } from './validator.js';
 
 /** Snowman's mainnet sampling (snow/consensus/snowball/parameters.go, DefaultParameters). */
 export const SNOWMAN_K = 20;
@@ -25,4 +26,24 @@ export type RewardOutlook = 'likely' | 'uncertain' | 'lost';
 export function rewardOutlook(rewardingStakeRatio: number): RewardOutlook {
   if (rewardingStakeRatio >= REWARD_LIKELY_STAKE_RATIO) return 'likely';
   return rewardingStakeRatio < REWARD_LOST_STAKE_RATIO ? 'lost' : 'uncertain';
+}
+
+/**
+ * Why an auto-renewed validator's renewal is in doubt, in words; undefined when it is not (it does
+ * not renew, its uptime is unknown or an unsettled snapshot, or the outlook is likely with budget
+ * left). ACP-236 renewal is conditional (AvalancheGo vms/platformvm/txs/executor/proposal_tx_executor.go,
+ * RewardAutoRenewedValidatorTx): the next cycle starts only in the commit branch of the reward vote;
+ * on abort the validator is removed whatever `nextPeriod` says (principal and earlier cycles'
+ * restaked rewards returned, this cycle's reward forfeited).
+ */
+export function renewalDoubt(report: Pick<ValidatorReport, 'primary' | 'uptime' | 'uptimeSettling' | 'economics'>): string | undefined {
+  if (!validationRenews(report.primary) || !report.uptime || report.uptimeSettling) return undefined;
+  const ratio = report.uptime.rewardingStakeRatio;
+  const outlook = rewardOutlook(ratio);
+  const share = `${(ratio * 100).toFixed(1).replace(/\.0$/, '')} %`;
+  if (outlook === 'lost') return `only ${share} of stake sees its uptime at or above the requirement: the reward vote likely aborts`;
+  if (outlook === 'uncertain') return `only ${share} of stake sees its uptime at or above the requirement: the reward vote may abort`;
+  const left = report.economics?.downtimeBudgetRemainingSeconds;
+  if (left !== undefined && left < 0) return "its downtime budget is overspent: peers' measure of its uptime is below the requirement, and the reward vote may abort";
+  return undefined;
 }

@@ -23,6 +23,14 @@ export interface ValidatorUptime {
   weightedAverageRatio: number;
 }
 
+/** Why the validator's uptime verdicts are held (model/uptime-snapshot.ts), on the report. */
+export interface UptimeSettling {
+  /** Epoch seconds of the first reading at the own share. */
+  since: number;
+  /** The node's own share of the Primary Network's stake (its weight ÷ the total weight). */
+  ownStakeRatio: number;
+}
+
 /** The node's own Primary Network validation (platform.getCurrentValidators). */
 export interface PrimaryValidation {
   txId?: string;
@@ -34,6 +42,8 @@ export interface PrimaryValidation {
   /** Percent, as sent. */
   delegationFee?: number;
   delegatorCount?: number;
+  /** Stake delegated to it, nAVAX (`delegatorWeight`): with `weightNAvax`, its weight in the validator set. */
+  delegatorWeightNAvax?: number;
   /** The answering node's view of itself: says little (ask another node). */
   connected?: boolean;
   uptimeRatio?: number;
@@ -55,6 +65,10 @@ export interface AutoRenewal {
   autoCompoundRatio: number;
   /** Addresses of the owner allowed to change the config (validatorAuthority). */
   authorityAddresses: string[];
+  /** v1.15.1 `restakedValidationRewards`: validation rewards earlier cycles compounded into the stake, nAVAX. */
+  restakedValidationNAvax?: number;
+  /** v1.15.1 `restakedDelegateeRewards`: delegation fees earlier cycles compounded into the stake, nAVAX. */
+  restakedDelegateeNAvax?: number;
 }
 
 /** The validation goes on after its `endTime` (an auto-renewed validator with a next period). */
@@ -128,6 +142,13 @@ export interface ValidatorReport {
    */
   networkSchedule?: { heliconTime: number | null; from: string; version: string };
   uptime?: ValidatorUptime;
+  /**
+   * Set while `uptime` is an unsettled snapshot (the node just (re)started: both figures about its
+   * own stake share, model/uptime-snapshot.ts): its verdicts are held, its budget not computed.
+   */
+  uptimeSettling?: UptimeSettling;
+  /** The Primary Network's total validator weight (platform.getTotalStake), asked only while the figures are low. */
+  totalWeightNAvax?: number;
   /** The node said "node is not a validator" (no Primary Network stake): an answer, not a failure. */
   notValidator?: boolean;
   primary?: PrimaryValidation;
@@ -145,6 +166,12 @@ export interface ValidatorReport {
 
 export interface ValidatorEconomics {
   requirement?: number;
+  /**
+   * Where the requirement comes from: `acp-267` (the period started at or after Helicon: 0.9
+   * whatever the base), `base` (0.8), `configured-base` (`uptime_requirement`: a custom network's
+   * --uptime-requirement, which no API exposes).
+   */
+  requirementBasis?: RequirementBasis;
   /** Allowed downtime over the whole period, seconds. */
   downtimeAllowanceSeconds?: number;
   downtimeBudgetRemainingSeconds?: number;
@@ -152,10 +179,23 @@ export interface ValidatorEconomics {
   l1RunwaySeconds: Array<number | undefined>;
 }
 
-/** 0.9 when the period started at or after Helicon, else 0.8; a configured requirement wins. */
-export function uptimeRequirement(periodStart: number, heliconTime: number | null | undefined, override?: number): number {
-  if (override !== undefined) return override;
-  return typeof heliconTime === 'number' && periodStart >= heliconTime ? HELICON_UPTIME_REQUIREMENT : UPTIME_REQUIREMENT;
+export type RequirementBasis = 'acp-267' | 'base' | 'configured-base';
+
+/** Where the requirement of a period starting at `periodStart` comes from (see uptimeRequirement). */
+export function requirementBasis(periodStart: number, heliconTime: number | null | undefined, base?: number): RequirementBasis {
+  if (typeof heliconTime === 'number' && periodStart >= heliconTime) return 'acp-267';
+  return base !== undefined ? 'configured-base' : 'base';
+}
+
+/**
+ * 0.9 when the period started at or after Helicon, whatever the base (ACP-267: AvalancheGo
+ * vms/platformvm/block/executor/options.go and network/network.go replace the base with
+ * genesis.ACP267UptimeRequirement); before, the base: the configured `uptime_requirement` (a custom
+ * network's --uptime-requirement, which no API exposes), else 0.8.
+ */
+export function uptimeRequirement(periodStart: number, heliconTime: number | null | undefined, base?: number): number {
+  if (typeof heliconTime === 'number' && periodStart >= heliconTime) return HELICON_UPTIME_REQUIREMENT;
+  return base ?? UPTIME_REQUIREMENT;
 }
 
 export function downtimeAllowanceSeconds(requirement: number, start: number, end: number): number {
@@ -185,14 +225,16 @@ export function effectiveHeliconTime(report: Pick<ValidatorReport, 'heliconTime'
   return report.networkSchedule ? report.networkSchedule.heliconTime : report.heliconTime;
 }
 
-export function economicsOf(report: Pick<ValidatorReport, 'primary' | 'uptime' | 'heliconTime' | 'networkSchedule' | 'l1' | 'feeState'>, now: number, override?: number): ValidatorEconomics {
+export function economicsOf(report: Pick<ValidatorReport, 'primary' | 'uptime' | 'uptimeSettling' | 'heliconTime' | 'networkSchedule' | 'l1' | 'feeState'>, now: number, base?: number): ValidatorEconomics {
   const economics: ValidatorEconomics = { l1RunwaySeconds: report.l1.map((v) => (report.feeState ? runwaySeconds(v.balanceNAvax, report.feeState.priceNAvaxPerSecond) : undefined)) };
   const primary = report.primary;
   if (!primary) return economics;
-  const requirement = uptimeRequirement(primary.startTime, effectiveHeliconTime(report), override);
+  const requirement = uptimeRequirement(primary.startTime, effectiveHeliconTime(report), base);
   economics.requirement = requirement;
+  economics.requirementBasis = requirementBasis(primary.startTime, effectiveHeliconTime(report), base);
   economics.downtimeAllowanceSeconds = downtimeAllowanceSeconds(requirement, primary.startTime, primary.endTime);
-  if (report.uptime) {
+  // A snapshot taken right after a restart is not the cumulative uptime peers hold: no budget from it.
+  if (report.uptime && !report.uptimeSettling) {
     economics.downtimeBudgetRemainingSeconds = downtimeBudgetRemainingSeconds(requirement, primary.startTime, primary.endTime, report.uptime.weightedAverageRatio, now);
   }
   return economics;

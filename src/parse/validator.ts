@@ -180,6 +180,7 @@ export function parsePrimaryValidators(value: unknown, nodeId: string | undefine
     ['potentialRewardNAvax', 'potentialReward', unsigned],
     ['delegationFee', 'delegationFee', decimal],
     ['delegatorCount', 'delegatorCount', unsigned],
+    ['delegatorWeightNAvax', 'delegatorWeight', unsigned],
     ['uptimeRatio', 'uptime', percentRatio],
   ];
   for (const [key, wire, read] of optional) {
@@ -214,7 +215,24 @@ function autoRenewal(entry: JsonObject): ParseOutcome<AutoRenewal> {
   if (!addresses || addresses.length > 100 || !addresses.every((a) => typeof a === 'string' && a.length <= 100)) {
     return fail(`validatorAuthority ${shown(authority)} is not an owner with addresses`);
   }
-  return okay({ nextPeriodSeconds: next, renews: next > 0, autoCompoundRatio: shares / PERCENT_DENOMINATOR, authorityAddresses: addresses as string[] });
+  const renewal: AutoRenewal = { nextPeriodSeconds: next, renews: next > 0, autoCompoundRatio: shares / PERCENT_DENOMINATOR, authorityAddresses: addresses as string[] };
+  // v1.15.1: what earlier cycles compounded into the stake (json.Uint64 nAVAX); absent before.
+  for (const [key, wire] of [['restakedValidationNAvax', 'restakedValidationRewards'], ['restakedDelegateeNAvax', 'restakedDelegateeRewards']] as const) {
+    const raw = entry[wire];
+    if (raw === undefined || raw === null) continue;
+    const n = unsigned(raw);
+    if (n === undefined) return fail(`${wire} ${shown(raw)} is not an amount`);
+    renewal[key] = n;
+  }
+  return okay(renewal);
+}
+
+/** platform.getTotalStake (Primary Network) → the total validator weight, nAVAX (`weight`; `stake` before v1.11). */
+export function parseTotalStake(value: unknown): ParseOutcome<number> {
+  if (!isObject(value)) return fail('getTotalStake result is not an object');
+  // Mainnet's total is above 2^53 nAVAX: read as an approximate number (a share needs no more).
+  const weight = total(value.weight ?? value.stake);
+  return weight !== undefined && weight > 0 ? okay(weight) : fail(`weight ${shown(value.weight ?? value.stake)} is not a total weight`);
 }
 
 function l1Validation(entry: JsonObject, subnetId: string): ParseOutcome<L1Validation> {

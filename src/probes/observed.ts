@@ -21,6 +21,7 @@ import { BASELINE_ENDPOINT, baselineOf, baselineReport, DEFAULT_STAKING_PORT, me
 import type { ParseOutcome } from '../parse/avalanchego.js';
 import { validatorReport } from '../model/validator.js';
 import { parseSeenValidators } from '../parse/observed.js';
+import { parseNodeIdResult } from '../parse/validator.js';
 import { ProbeError } from '../transport/client.js';
 import { redact } from '../util/text.js';
 import { callNode } from './exchange.js';
@@ -113,7 +114,9 @@ export const observedProber: Prober<ObservedSubject> = {
   probe: async ({ target, fleet, baselines }, ctx) => {
     const at = ctx.now() / 1000;
     const started = performance.now();
-    const nodeId = askableNodeId(target, ctx);
+    // Before the validator's own first poll the NodeID may not be known yet: ask for it, so the
+    // first verdicts already know the fleet's view (their scope is decided before they notify).
+    const nodeId = askableNodeId(target, ctx) ?? (ctx.store.get(target.name)?.jobs.has('validator') ? undefined : await learnNodeId(target, ctx));
     const network = networkOf(target, ctx);
     const endpoint: EndpointObservation = { endpoint: OBSERVED_ENDPOINT, view: 'all', ok: true, durationSeconds: 0, at };
     if (!nodeId) return { observation: observationOf(target, at, [], OBSERVED_ENDPOINT) };
@@ -121,10 +124,12 @@ export const observedProber: Prober<ObservedSubject> = {
       const observers = firstOthers(fleet.of(network, ctx), target, MAX_OBSERVERS);
       const views = await Promise.all(observers.map((o) => viewOf(o, nodeId, fleet, target.validator!.intervalMs, ctx)));
       const report: ObservedReport = { nodeId, network, stakingPort: target.validator?.stakingPort ?? DEFAULT_STAKING_PORT, views: views.map((v) => v.view) };
-      const baseline = baselineViews(network, baselines.of(network, ctx), ctx, at);
+      const baselineObserversOf = baselines.of(network, ctx);
+      const baseline = baselineViews(network, baselineObserversOf, ctx, at);
       if (baseline) report.baseline = baseline;
-      // Nothing asked and no baseline to carry (a lone node with the baseline off): nothing to record.
-      if (observers.length === 0 && !baseline) return { observation: observationOf(target, at, [], OBSERVED_ENDPOINT) };
+      else if (baselineAwaited(target, baselineObserversOf, at)) report.baselineAwaited = true;
+      // Nothing asked and no baseline to carry or await (a lone node with the baseline off): nothing to record.
+      if (observers.length === 0 && !baseline && !report.baselineAwaited) return { observation: observationOf(target, at, [], OBSERVED_ENDPOINT) };
       endpoint.detail = report;
       const status = views.findLast((v) => v.status !== undefined)?.status;
       if (status !== undefined) endpoint.httpStatus = status;
@@ -169,6 +174,22 @@ function observationOf(target: NodeTarget, at: number, endpoints: EndpointObserv
   return { target: target.name, kind: 'node', source, network: target.network, at, endpoints };
 }
 
+/** When each validator (target object: a reload starts over) was first observed, epoch seconds. */
+const firstObserved = new WeakMap<NodeTarget, number>();
+
+/**
+ * Whether the network's first baseline is still awaited: it has baseline observers and less than
+ * one of their intervals passed since the validator was first observed (then the scope is decided
+ * without one, so a verdict never waits longer than that).
+ */
+function baselineAwaited(target: NodeTarget, observers: readonly NodeTarget[], at: number): boolean {
+  if (observers.length === 0) return false;
+  const first = firstObserved.get(target) ?? at;
+  firstObserved.set(target, first);
+  const interval = Math.max(...observers.map((o) => o.validator?.network?.intervalMs ?? 0)) / 1000;
+  return at - first < interval;
+}
+
 /** The fresh baselines of a network, as the store holds them now. */
 function baselineViews(network: string, observers: readonly NodeTarget[], ctx: ProbeContext, now: number): NetworkBaselineViews | undefined {
   const views: NetworkBaselineViews['views'] = [];
@@ -195,6 +216,18 @@ function askableNodeId(node: NodeTarget, ctx: ProbeContext): string | undefined 
   const { nodeId, validator } = knownNodeId(node, ctx);
   const notValidating = validator !== undefined && !validator.primary && !validator.problems.some((p) => p.call === 'platform.getCurrentValidators');
   return notValidating ? undefined : nodeId;
+}
+
+/** info.getNodeID of the validator itself; undefined when it does not say (info API off, unreachable). */
+async function learnNodeId(node: NodeTarget, ctx: ProbeContext): Promise<string | undefined> {
+  try {
+    const { answer } = await callNode(node, '/ext/info', 'info.getNodeID', {}, ctx);
+    if (answer.kind !== 'result') return undefined;
+    const parsed = parseNodeIdResult(answer.result);
+    return parsed.ok ? parsed.value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 type Seen = { view: ObserverView; reason?: FailureReason; status?: number };

@@ -20,9 +20,11 @@ import {
   parseNodeVersion,
   parsePrimaryValidators,
   parseUpgrades,
+  parseTotalStake,
   parseUptime,
 } from '../parse/validator.js';
 import { parseRewardUtxos } from '../parse/rewards.js';
+import { mayBeUnsettled, ownStakeRatio, settlingOf, TOTAL_WEIGHT_MAX_AGE_SECONDS } from '../model/uptime-snapshot.js';
 import { redact } from '../util/text.js';
 import { callNode } from './exchange.js';
 import { followPeriods } from './periods.js';
@@ -38,6 +40,8 @@ const MAX_ERROR_TEXT = 1000;
  * `delegatorCount` comes either way.
  */
 export const EMPTY_NODE_ID = 'NodeID-111111111111111111116DBWJs';
+/** constants.PrimaryNetworkID (ids.Empty in CB58). */
+const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
 export const NODE_ID_UNKNOWN = 'NodeID unknown (info API off, no node-id header, no node_id configured): no P-Chain validation is attributed to this node';
 
 export type ValidatorSettings = ValidatorPoll;
@@ -105,6 +109,12 @@ export interface ValidatorMemory {
   version?: string;
   heliconTime?: number | null;
   upgradesReadAt?: number;
+  /** The first and latest info.uptime reading at the own stake share (model/uptime-snapshot.ts). */
+  settlingSince?: number;
+  settlingLastAt?: number;
+  settlingWeighted?: number;
+  /** The Primary Network's total weight (platform.getTotalStake), asked while the figures are low. */
+  totalWeight?: { nAvax: number; at: number };
 }
 
 type Call<T> = { ok: true; value: T } | { ok: false; problem: ValidatorProblem } | { ok: 'error'; message: string };
@@ -222,6 +232,16 @@ export async function probeValidator(
       if (primary.value) report.primary = primary.value;
     } else problem(primary, 'platform.getCurrentValidators');
   }
+  // Low figures may be the snapshot of a restart: the node's own share of the stake tells (a failure leaves it unknown, never the node's).
+  if (report.uptime && report.primary && mayBeUnsettled(report.uptime)) {
+    if (memory.totalWeight === undefined || at - memory.totalWeight.at > TOTAL_WEIGHT_MAX_AGE_SECONDS) {
+      const total = await call('/ext/bc/P', 'platform.getTotalStake', { subnetID: PRIMARY_NETWORK_ID }, parseTotalStake);
+      if (total.ok === true) memory.totalWeight = { nAvax: total.value, at };
+    }
+    if (memory.totalWeight) report.totalWeightNAvax = memory.totalWeight.nAvax;
+  }
+  const settling = settlingOf(memory, report.uptime, ownStakeRatio(report.primary, report.totalWeightNAvax), at);
+  if (settling) report.uptimeSettling = settling;
   if (feeState) {
     if (feeState.ok === true) report.feeState = feeState.value;
     else problem(feeState, 'platform.getValidatorFeeState');

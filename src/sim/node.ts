@@ -128,7 +128,8 @@ export class SimNode {
   }
 
   /** An operator restart, optionally adding or dropping the tracked L1 (its check appears or vanishes). */
-  restartNode(options: { l1?: boolean } = {}, now = Date.now()): void {
+  restartNode(options: { l1?: boolean; snapshotMs?: number } = {}, now = Date.now()): void {
+    this.economics.onRestart(now, options.snapshotMs);
     if (options.l1 === false) {
       delete this.l1ChainId;
       delete this.l1SubnetId;
@@ -152,8 +153,10 @@ export class SimNode {
     this.scenario = scenario;
     this.economics.onScenario(scenario);
     if (scenario === 'huge') this.hugeReply();
-    if (restart) this.restart(now, true);
-    else {
+    if (restart) {
+      this.economics.onRestart(now);
+      this.restart(now, true);
+    } else {
       this.advance(now);
       this.runChecks(now); // a switch shows at once, as if the period just ended
     }

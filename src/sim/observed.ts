@@ -106,6 +106,20 @@ export class SimValidatorSet {
     return { uptime: clamp(uptime + ((pair % 80) / 100 - 0.4)), connected };
   }
 
+  /** The Primary Network's total weight (own stake plus delegations of every validator), nAVAX: getTotalStake. */
+  totalWeight(): number {
+    let total = 0;
+    for (const member of this.members.values()) if (member.isPrimaryValidator) total += weightOf(member.primaryEntry(false));
+    for (const other of this.otherValidators()) total += other.weight + other.delegatorWeight;
+    return total;
+  }
+
+  /** A member's share of the total weight, percent (what info.uptime reads before any peer has pinged). */
+  ownStakePercent(member: ObservedMember): number {
+    const total = this.totalWeight();
+    return total > 0 ? (100 * weightOf(member.primaryEntry(false))) / total : 0;
+  }
+
   /** The other validators, drawn once: most up all the time, a few poor ones, a few not connected. */
   private otherValidators(): OtherValidator[] {
     if (this.others) return this.others;
@@ -152,6 +166,11 @@ function reaches(observer: ObservedMember, member: ObservedMember): boolean {
   if (observer.nodeId === member.nodeId) return true;
   if (observer.scenario === 'lying-observer') return false;
   return !(member.scenario === 'inbound-closed' && !observer.isPrimaryValidator);
+}
+
+/** An entry's weight in the validator set: its stake plus the stake delegated to it. */
+function weightOf(entry: Record<string, unknown>): number {
+  return Number(entry.weight ?? 0) + Number(entry.delegatorWeight ?? 0);
 }
 
 function clamp(percent: number): number {

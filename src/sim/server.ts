@@ -11,7 +11,8 @@
  *   POST /sim/scenario                   the same body, for every node
  *   POST /sim/network                    {"dip": {"uptimePercent": 65, "connectedPercent": 70}} every node sees
  *                                        every validator that low (a network-wide dip); {"dip": null} ends it
- *   POST /sim/nodes/{name}/restart       {"l1"?: false} restart, optionally dropping (or adding) the L1 chain
+ *   POST /sim/nodes/{name}/restart       {"l1"?: false, "snapshotSeconds"?: 30} restart, optionally dropping (or adding)
+ *                                        the L1 chain; info.uptime reads a restart's snapshot that long
  * and the hosted APIs at `/data-api/…` and `/metrics-api/…`:
  *   GET  /sim/services                   their scenario and every request they received
  *   POST /sim/services/{data-api|metrics-api}/scenario   {"scenario": "degraded", "retryAfterSeconds"?: 30}
@@ -255,8 +256,9 @@ export class SimServer {
     if (method === 'POST' && restart) {
       const node = this.nodes.get(decodeURIComponent(restart[1]!));
       if (!node) return text(res, 404, 'unknown node\n');
-      const request = JSON.parse(body || '{}') as { l1?: unknown };
-      node.restartNode(typeof request.l1 === 'boolean' ? { l1: request.l1 } : {});
+      const request = JSON.parse(body || '{}') as { l1?: unknown; snapshotSeconds?: unknown };
+      const snapshot = typeof request.snapshotSeconds === 'number' && request.snapshotSeconds >= 0 && request.snapshotSeconds <= 3600 ? { snapshotMs: request.snapshotSeconds * 1000 } : {};
+      node.restartNode({ ...(typeof request.l1 === 'boolean' ? { l1: request.l1 } : {}), ...snapshot });
       return send(res, 200, 'application/json', JSON.stringify({ ok: true, node: node.name, l1ChainId: node.l1ChainId ?? null }));
     }
     const one = /^\/sim\/nodes\/([^/]+)\/scenario$/.exec(path);

@@ -21,6 +21,8 @@ export const SIM_CURRENT_VERSION = 'avalanchego/1.15.2';
 export const SIM_OLD_VERSION = 'avalanchego/1.14.2';
 /** AvalancheGo's UnscheduledActivationTime (upgrade/upgrade.go): v1.14.1+ reads heliconTime so until a release schedules it. */
 export const SIM_UNSCHEDULED_TIME = '9999-12-01T00:00:00Z';
+/** How long a restart's info.uptime snapshot lasts by default ("tens of seconds": the first Ping comes 22.5 s after connecting). */
+export const SIM_RESTART_SNAPSHOT_MS = 30_000;
 /** The delegators the popular-validator scenario has (≈ 6.5 MB asked for alone). */
 export const SIM_POPULAR_DELEGATORS = 20_000;
 /** nAVAX per second per active L1 validator (mainnet M). */
@@ -119,6 +121,10 @@ export class SimValidator implements ObservedMember {
   nextPeriodSeconds = 14 * DAY;
   /** Delegators of the popular-validator scenario. */
   delegators = SIM_POPULAR_DELEGATORS;
+  /** How long info.uptime reads as a restart's snapshot after a restart (set with the restart). */
+  restartSnapshotMs = SIM_RESTART_SNAPSHOT_MS;
+  /** When the node last restarted (epoch ms), for the snapshot. */
+  private restartedAt?: number;
   /** The methods called, oldest first (the last 1000): tests count the cost of a poll. */
   readonly calls: string[] = [];
   /** The params of each call, beside `calls` (tests check what was asked). */
@@ -221,6 +227,32 @@ export class SimValidator implements ObservedMember {
     return this.periods.current !== undefined;
   }
 
+  /** A restart: info.uptime starts over as a snapshot (uptimeSnapshot). */
+  onRestart(now = Date.now(), snapshotMs?: number): void {
+    this.restartedAt = now;
+    if (snapshotMs !== undefined) this.restartSnapshotMs = snapshotMs;
+  }
+
+  /** Whether info.uptime still answers a restart's snapshot. */
+  inRestartSnapshot(now = Date.now()): boolean {
+    return this.restartedAt !== undefined && now - this.restartedAt < this.restartSnapshotMs;
+  }
+
+  /**
+   * info.uptime as AvalancheGo computes it (network/network.go, NodeUptime): own stake counted 100 %
+   * and rewarding, each connected validator with the uptime of its last Ping (network/peer/peer.go,
+   * handlePing), a validator not connected or not yet pinged 0 % and not rewarding. After a restart,
+   * for the first half of the snapshot no peer has pinged (both figures = the own stake share), then
+   * peers' Pings arrive (every 22.5 s, utils/constants/networking.go) until the figures are back.
+   */
+  infoUptime(now = Date.now()): { rewarding: number; weighted: number } {
+    const settled = this.uptimePercents(now);
+    if (!this.inRestartSnapshot(now)) return settled;
+    const own = this.node.network.validators.ownStakePercent(this);
+    const pinged = Math.max(0, ((now - this.restartedAt!) / this.restartSnapshotMs - 0.5) * 2);
+    return { rewarding: own + (settled.rewarding - own) * pinged, weighted: own + (settled.weighted - own) * pinged };
+  }
+
   /** The uptime percentages peers report (the Data API's uptimePerformance follows them). */
   uptimePercents(now = Date.now()): { rewarding: number; weighted: number } {
     const atRisk = this.node.scenario === 'reward-at-risk';
@@ -256,7 +288,7 @@ export class SimValidator implements ObservedMember {
         return { result: { nodeID: this.node.nodeId, nodePOP: { publicKey: `0x${'8f'.repeat(48)}`, proofOfPossession: `0x${'86'.repeat(96)}` } } };
       case 'uptime': {
         if (!this.isPrimaryValidator) return rpcError('node is not a validator');
-        const { rewarding, weighted } = this.uptimePercents();
+        const { rewarding, weighted } = this.infoUptime();
         if (this.node.scenario === 'validator-deep-json') {
           return { rawResult: `{"rewardingStakePercentage":${'['.repeat(DEEP_LEVELS)}${']'.repeat(DEEP_LEVELS)},"weightedAveragePercentage":"${weighted.toFixed(4)}"}` };
         }
@@ -288,6 +320,11 @@ export class SimValidator implements ObservedMember {
           return { result: { validators: this.l1Entries(now).filter((e) => wanted(e.nodeID)) } };
         }
         return { result: { validators: this.node.network.validators.view(this, nodeIds, now * 1000) } };
+      }
+      case 'getTotalStake': {
+        // vms/platformvm/service.go GetTotalStake: the total weight, also sent as the deprecated `stake`.
+        const weight = String(this.node.network.validators.totalWeight());
+        return { result: { stake: weight, weight } };
       }
       case 'getL1Validator': {
         const entry = this.l1Entries(now).find((e) => e.validationID === params.validationID);

@@ -32,6 +32,8 @@ export interface ValidatorPanel {
   rewardingStakeRatio?: number;
   weightedAverageRatio?: number;
   requirement?: number;
+  /** Where the requirement comes from (ACP-267, the base 0.8, or the configured base). */
+  requirementBasis?: 'acp-267' | 'base' | 'configured-base';
   downtimeAllowanceSeconds?: number;
   downtimeBudgetRemainingSeconds?: number;
   periodStart?: number;
@@ -65,6 +67,7 @@ export function validatorPanel(endpoints: readonly EndpointObservation[], networ
   set('rewardingStakeRatio', report.uptime?.rewardingStakeRatio);
   set('weightedAverageRatio', report.uptime?.weightedAverageRatio);
   set('requirement', report.economics?.requirement);
+  set('requirementBasis', report.economics?.requirementBasis);
   set('downtimeAllowanceSeconds', report.economics?.downtimeAllowanceSeconds);
   set('downtimeBudgetRemainingSeconds', report.economics?.downtimeBudgetRemainingSeconds);
   set('periodStart', report.primary?.startTime);
@@ -82,6 +85,13 @@ const pct = (ratio: number | undefined) => (ratio === undefined ? '–' : `${(ra
 const hours = (seconds: number) => (Math.abs(seconds) >= 4 * 86400 ? `${(seconds / 86400).toFixed(1)} days` : `${(seconds / 3600).toFixed(1)} h`);
 const day = (seconds: number | undefined) => (seconds === undefined ? '–' : new Date(seconds * 1000).toISOString().slice(0, 10));
 
+/** Where the requirement comes from, in words (AvalancheGo vms/platformvm/block/executor/options.go). */
+const REQUIREMENT_BASIS = {
+  'acp-267': 'the period started at or after Helicon: 90 % whatever the base requirement (ACP-267)',
+  base: "the base requirement (the network's --uptime-requirement, 80 % on mainnet and Fuji; no API exposes it: set validator.uptime_requirement for a custom network); 90 % for periods starting at or after Helicon",
+  'configured-base': "the configured base (validator.uptime_requirement: the network's --uptime-requirement, which no API exposes); 90 % for periods starting at or after Helicon whatever the base",
+} as const;
+
 /** Rewarding stake, requirement, downtime budget, period and reward; L1 balances with runway; version. */
 function validatorSection(v: ValidatorPanel, now: number): string {
   const rows: Array<[string, string]> = [];
@@ -98,7 +108,8 @@ function validatorSection(v: ValidatorPanel, now: number): string {
   if (v.requirement !== undefined) {
     const helicon = v.heliconTime === undefined ? '' : v.heliconTime === null ? 'Helicon not scheduled' : `Helicon ${day(v.heliconTime)}`;
     const from = v.scheduleFrom ? `, schedule of ${e(v.scheduleFrom.target)} (${e(v.scheduleFrom.version)})` : '';
-    rows.push(['Requirement', `${pct(v.requirement)} uptime${helicon || from ? ` <span class="muted">(${helicon}${from})</span>` : ''}`]);
+    const basis = v.requirementBasis === undefined ? '' : `<br><span class="muted">${REQUIREMENT_BASIS[v.requirementBasis]}</span>`;
+    rows.push(['Requirement', `${pct(v.requirement)} uptime${helicon || from ? ` <span class="muted">(${helicon}${from})</span>` : ''}${basis}`]);
   }
   if (v.downtimeBudgetRemainingSeconds !== undefined && v.downtimeAllowanceSeconds) {
     const left = v.downtimeBudgetRemainingSeconds;

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
  */
 export const RESERVED_LABEL_NAMES: readonly string[] = [
   'target', 'endpoint', 'view', 'check', 'chain', 'component', 'node_id', 'subnet_id', 'validation_id', 'version',
-  'network', 'observer', 'quantile', 'alertname', 'severity', 'scope', 'reason', 'receiver', 'status', 'job', 'instance',
+  'network', 'observer', 'quantile', 'kind', 'alertname', 'severity', 'scope', 'reason', 'receiver', 'status', 'job', 'instance',
 ];
 
 export const LABEL_NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]*$/;

@@ -94,8 +94,14 @@ describe('the validator probe against simulated nodes', () => {
     expect(validatorReport(await poll('v'))!).toMatchObject({ version: 'avalanchego/1.15.2', heliconTime: expect.any(Number) });
   });
 
-  it('uptime_requirement overrides the rule', async () => {
-    expect(validatorReport(await poll('v', [], 0.85))!.economics!.requirement).toBe(0.85);
+  it('uptime_requirement is the base: 0.9 for a period started after Helicon whatever it says (ACP-267, options.go)', async () => {
+    // the simulated period started ten days ago, after mainnet's Helicon (2026-09-22)
+    expect(validatorReport(await poll('v', [], 0.8))!.economics).toMatchObject({ requirement: 0.9, requirementBasis: 'acp-267' });
+    expect(validatorReport(await poll('v', [], 0.85))!.economics).toMatchObject({ requirement: 0.9, requirementBasis: 'acp-267' });
+    // a node whose schedule has no Helicon: the base applies
+    await setScenario(sim, 'v', 'version-behind');
+    expect(validatorReport(await poll('v', [], 0.85))!.economics).toMatchObject({ requirement: 0.85, requirementBasis: 'configured-base' });
+    await setScenario(sim, 'v', 'healthy');
   });
 
   it('"node is not a validator" is an answer: a successful poll with no Primary Network part', async () => {

@@ -54,7 +54,7 @@ describe('the network baseline', () => {
   const v = (nodeId: string, stake: number, uptimeRatio: number, connected = true): SeenValidator => ({ nodeId, stake, uptimeRatio, connected });
 
   it('quantiles are stake-weighted: a whale at 50 % uptime is the median when it holds half of the stake', () => {
-    const seen = [v('a', 10, 0.99), v('b', 10, 0.98), v('whale', 60, 0.5, false), v('c', 20, 0.97), v('me', 1000, 1)];
+    const seen = [v('a', 10, 0.99), v('b', 10, 0.98), v('whale', 60, 0.5, false), v('c', 20, 0.97), v('me', 100, 1)];
     const baseline = baselineOf('mainnet', seen, 'me');
     expect(baseline).toEqual({
       network: 'mainnet',
@@ -64,9 +64,15 @@ describe('the network baseline', () => {
         { quantile: 0.5, ratio: 0.5 },
         { quantile: 0.9, ratio: 0.98 },
       ],
-      connectedStakeRatio: 0.4,
+      connectedStakeRatio: 0.7, // (10 + 10 + 20 + 100 of its own) ÷ 200
     });
     // unweighted, the median would be 0.975: the weight is what makes the whale count
+  });
+
+  // AvalancheGo's percentConnected counts the node itself (snow/engine/common/tracker/peers.go).
+  it('connected stake counts the observer itself, as AvalancheGo does: 0.75 with four equal validators and one unseen', () => {
+    const seen = [v('me', 2000, 1), v('a', 2000, 0.99), v('b', 2000, 0.99), v('c', 2000, 0.99, false)];
+    expect(baselineOf('mainnet', seen, 'me').connectedStakeRatio).toBe(0.75);
   });
 
   it('scope: network when most baseline observers see the median below the requirement or the stake cut off', () => {

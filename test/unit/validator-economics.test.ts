@@ -12,6 +12,7 @@ import {
   runwaySeconds,
   uptimeRequirement,
   versionStakeRatios,
+  requirementBasis,
 } from '../../src/model/validator.js';
 
 const HOUR = 3600;
@@ -30,9 +31,17 @@ describe('uptime requirement', () => {
     expect(uptimeRequirement(HELICON + DAY, undefined)).toBe(0.8);
   });
 
-  it('a configured uptime_requirement overrides the rule', () => {
-    expect(uptimeRequirement(HELICON + DAY, HELICON, 0.85)).toBe(0.85);
+  // ACP-267 (vms/platformvm/block/executor/options.go): 0.9 for every validation starting at or
+  // after Helicon, whatever the base (a custom network's --uptime-requirement).
+  it('a configured uptime_requirement is the base: it applies before Helicon, never after', () => {
+    expect(uptimeRequirement(HELICON + DAY, HELICON, 0.8)).toBe(0.9);
+    expect(uptimeRequirement(HELICON + DAY, HELICON, 0.85)).toBe(0.9);
+    expect(uptimeRequirement(HELICON + DAY, HELICON, 0.95)).toBe(0.9);
     expect(uptimeRequirement(HELICON - DAY, HELICON, 0.95)).toBe(0.95);
+    expect(uptimeRequirement(HELICON + DAY, null, 0.85)).toBe(0.85);
+    expect(requirementBasis(HELICON + DAY, HELICON, 0.85)).toBe('acp-267');
+    expect(requirementBasis(HELICON - DAY, HELICON, 0.85)).toBe('configured-base');
+    expect(requirementBasis(HELICON - DAY, HELICON)).toBe('base');
   });
 });
 

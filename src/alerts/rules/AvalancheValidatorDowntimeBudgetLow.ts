@@ -3,9 +3,8 @@
  * to reward the validator. Remaining = (1 − requirement) × period − (1 − weighted uptime) × elapsed.
  */
 import { SCOPE_TEMPLATE } from './promql.js';
-import { defineRule, promAlert, thresholdTuning, type RuleDefaults } from './rule.js';
-import { validationRenews } from '../../model/validator.js';
-import { avax, day, hours, percent, periodOf, reportFor, scopeFor } from './validator-facts.js';
+import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
+import { avax, cycleEnd, day, hours, percent, periodOf, reportFor, scopeFor, uptimeVerdictWaits } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.25, criticalThreshold: 0.1 };
 
@@ -41,15 +40,18 @@ export default defineRule({
   evaluate(input, ctx) {
     const report = reportFor(input, (call) => call === 'info.uptime' || call === 'info.upgrades' || call === 'platform.getCurrentValidators');
     if (report === null || typeof report === 'string') return report === null ? [] : report;
+    // A snapshot right after a restart is not cumulative uptime (no budget is computed from it): hold.
+    if (report.uptimeSettling) return UNKNOWN;
     const economics = report.economics;
     const allowance = economics?.downtimeAllowanceSeconds;
     const left = economics?.downtimeBudgetRemainingSeconds;
     if (report.notValidator || !report.primary || !report.uptime || allowance === undefined || left === undefined || allowance <= 0) return [];
     const share = left / allowance;
     if (share >= (ctx.settings.threshold ?? 0.25)) return [];
+    if (uptimeVerdictWaits(input, report)) return UNKNOWN;
     const end = day(report.primary.endTime);
     const period = periodOf(report.primary);
-    const then = !report.primary.autoRenewal ? '' : validationRenews(report.primary) ? '; a new cycle starts then' : '; it exits then';
+    const then = report.primary.autoRenewal ? `; ${cycleEnd(report)}` : '';
     const state = left >= 0 ? `${hours(left)} of downtime budget left (${percent(Math.max(0, share))} of the ${period}'s ${hours(allowance)}) until ${end}${then}` : `downtime budget overspent by ${hours(-left)} (${period} ends ${end}${then})`;
     const reward = report.primary.potentialRewardNAvax !== undefined ? ` (${avax(report.primary.potentialRewardNAvax)})` : '';
     const scope = scopeFor(input, report);

@@ -5,8 +5,8 @@
  */
 import { REWARD_LIKELY_STAKE_RATIO, REWARD_LOST_STAKE_RATIO, rewardOutlook, SNOWMAN_ALPHA, SNOWMAN_K } from '../../model/reward-vote.js';
 import { SCOPE_TEMPLATE } from './promql.js';
-import { defineRule, promAlert, thresholdTuning, type RuleDefaults } from './rule.js';
-import { avax, budgetLeft, percent, periodOf, reportFor, scopeFor } from './validator-facts.js';
+import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
+import { avax, budgetLeft, percent, periodOf, reportFor, scopeFor, uptimeVerdictWaits } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.8, criticalThreshold: REWARD_LIKELY_STAKE_RATIO };
 const LIKELY = percent(REWARD_LIKELY_STAKE_RATIO);
@@ -36,6 +36,8 @@ export default defineRule({
     if (report.notValidator || !report.uptime) return [];
     const ratio = report.uptime.rewardingStakeRatio;
     if (ratio >= (ctx.settings.threshold ?? 0.8)) return [];
+    // A restart's snapshot (both figures about the own stake share) or a scope not decided yet: hold.
+    if (uptimeVerdictWaits(input, report)) return UNKNOWN;
     const requirement = report.economics?.requirement;
     const sees = `${percent(ratio)} of stake sees its uptime at or above the ${requirement !== undefined ? `${percent(requirement)} ` : ''}requirement`;
     const verdict = {

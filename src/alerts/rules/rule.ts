@@ -51,6 +51,8 @@ export interface ChainInput {
   node?: TargetObservation;
   /** The node's own validation as its validator poll last reported it (an auto-renewed one says whether it renews). */
   primary?: PrimaryValidation;
+  /** Why an auto-renewed validator's renewal is in doubt (model/reward-vote.ts renewalDoubt), when it is. */
+  renewalDoubt?: string;
 }
 
 export interface ValidatorInput {
@@ -60,6 +62,11 @@ export interface ValidatorInput {
   observed?: ObservedReport;
   /** Stake per node version on the node's network (Data API), when chain data has it. */
   versionStake?: readonly VersionStake[];
+  /**
+   * The alert's `scope` cannot be decided yet: the fleet's view of the validator has not come, or
+   * its network's first baseline is awaited (bounded by one baseline interval, probes/observed.ts).
+   */
+  scopeAwaited?: boolean;
 }
 
 export interface ObservedInput {

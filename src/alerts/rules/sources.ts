@@ -8,6 +8,7 @@
 import type { ChainDataSnapshot, ChainLag } from '../../model/chaindata.js';
 import type { EndpointObservation, TargetObservation } from '../../model/observation.js';
 import { OBSERVED_ENDPOINT, observedReport } from '../../model/observed.js';
+import { renewalDoubt } from '../../model/reward-vote.js';
 import { validatorReport } from '../../model/validator.js';
 import type { RuleInputs, RuleSource } from './rule.js';
 
@@ -57,8 +58,10 @@ export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
       // Whether the validation renews comes from the validator poll: wait for its first report.
       if (u.kind !== 'node' || !u.chainData || u.awaits?.('validator')) return undefined;
       const validator = [...u.chainData.validators.values()].find((v) => v.target === u.target);
-      const primary = validatorReport(validatorObservation(u))?.primary;
-      return { ...(validator ? { validator } : {}), ...(u.observation ? { node: u.observation } : {}), ...(primary ? { primary } : {}) };
+      const report = validatorReport(validatorObservation(u));
+      const primary = report?.primary;
+      const doubt = report ? renewalDoubt(report) : undefined;
+      return { ...(validator ? { validator } : {}), ...(u.observation ? { node: u.observation } : {}), ...(primary ? { primary } : {}), ...(doubt ? { renewalDoubt: doubt } : {}) };
     },
   },
   validator: {
@@ -69,7 +72,9 @@ export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
       if (!observation) return null;
       const versionStake = u.network ? u.chainData?.networks.get(u.network)?.versionStake : undefined;
       const observed = observedReport(u.jobs.get(OBSERVED_ENDPOINT)?.endpoints[0]);
-      return { observation, ...(versionStake ? { versionStake } : {}), ...(observed ? { observed } : {}) };
+      // Scope is decided before the first notification: wait for the fleet's view and the network's first baseline.
+      const scopeAwaited = u.awaits?.(OBSERVED_ENDPOINT) === true || observed?.baselineAwaited === true;
+      return { observation, ...(versionStake ? { versionStake } : {}), ...(observed ? { observed } : {}), ...(scopeAwaited ? { scopeAwaited } : {}) };
     },
   },
   observed: {

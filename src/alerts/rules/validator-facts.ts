@@ -3,6 +3,7 @@
  * shares, durations and IDs are said in an alert an on-call person acts on.
  */
 import { scopeOf } from '../../model/observed.js';
+import { renewalDoubt } from '../../model/reward-vote.js';
 import { validationRenews, validatorReport, type PrimaryValidation, type ValidatorReport } from '../../model/validator.js';
 import { UNKNOWN } from './rule.js';
 import type { ValidatorInput } from './rule.js';
@@ -40,8 +41,27 @@ export function budgetLeft(report: ValidatorReport): string {
   if (left === undefined || !primary) return '';
   const end = day(primary.endTime);
   if (!primary.autoRenewal) return left >= 0 ? `${hours(left)} of downtime budget left until ${end}` : `downtime budget overspent by ${hours(-left)} (period ends ${end})`;
-  const then = validationRenews(primary) ? 'a new cycle starts then' : 'it exits then';
+  const then = cycleEnd(report);
   return left >= 0 ? `${hours(left)} of this cycle's downtime budget left until ${end} (${then})` : `this cycle's downtime budget overspent by ${hours(-left)} (the cycle ends ${end}; ${then})`;
+}
+
+/**
+ * What happens at an auto-renewed validator's cycle end: renewal is conditional (ACP-236, AvalancheGo
+ * vms/platformvm/txs/executor/proposal_tx_executor.go: the next cycle starts only if the reward vote
+ * commits), so a new cycle is promised only while the outlook is likely.
+ */
+export function cycleEnd(report: ValidatorReport): string {
+  if (!validationRenews(report.primary)) return 'it exits then';
+  return renewalDoubt(report) ? 'the validation ends then unless the reward vote commits' : 'a new cycle starts then';
+}
+
+/**
+ * Whether a verdict on info.uptime waits: the figures are an unsettled snapshot (the node just
+ * (re)started, model/uptime-snapshot.ts), or its scope is not decided yet (the fleet's view or the
+ * network's first baseline is awaited). Its alerts then stay as they are (UNKNOWN).
+ */
+export function uptimeVerdictWaits(input: ValidatorInput, report: ValidatorReport): boolean {
+  return report.uptimeSettling !== undefined || input.scopeAwaited === true;
 }
 
 /** "72.5 %" */

@@ -31,7 +31,7 @@ const validatorFields = {
     .array(z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{40,60}$/, 'must be a subnet ID (CB58)'))
     .max(32)
     .describe('Subnet IDs of the L1s the node validates: their balances, runway and fee price are polled.'),
-  uptime_requirement: z.number().min(0.5).max(1).describe('Overrides the uptime requirement (0.8; 0.9 for periods starting at or after Helicon).'),
+  uptime_requirement: z.number().min(0.5).max(1).describe("The base uptime requirement (0.8 unless the network runs with another --uptime-requirement, which no API exposes); periods starting at or after Helicon need 0.9 whatever the base (ACP-267)."),
   staking_port: z.number().int().min(1).max(65535).describe("The node's staking port (AvalancheGo --staking-port, default 9651), named when peers cannot reach it."),
 };
 
@@ -203,7 +203,7 @@ export interface ValidatorPoll {
   intervalMs: number;
   /** Subnet IDs of the L1s the node validates. */
   subnets: string[];
-  /** Overrides the 0.8 / 0.9 (Helicon) rule. */
+  /** The base requirement (a custom network's --uptime-requirement); 0.9 after Helicon whatever the base (ACP-267). */
   uptimeRequirement?: number;
   /** The network baseline this node may answer for its network; absent when turned off. */
   network?: NetworkBaseline;

@@ -14,11 +14,12 @@ import { defineCollector, defineFamilies, gauge } from './collector.js';
 const F = defineFamilies({
   rewardingStake: gauge('validator_uptime_rewarding_stake_ratio', 'Share of stake whose nodes see this validator\'s uptime at or above the uptime requirement: the share that would vote to reward it were the period to end now (info.uptime, 0–1). A stake majority decides: reward likely at 0.6 or more, uncertain between 0.4 and 0.6, likely lost below 0.4.'),
   weightedUptime: gauge('validator_uptime_weighted_average_ratio', "Stake-weighted average of this validator's uptime as its peers observe it (info.uptime, 0–1)."),
-  requirement: gauge('validator_uptime_requirement_ratio', 'Uptime needed for the reward: 0.9 for periods starting at or after Helicon (ACP-267), else 0.8; or the configured uptime_requirement.'),
+  requirement: gauge('validator_uptime_requirement_ratio', 'Uptime needed for the reward: 0.9 for periods starting at or after Helicon whatever the base (ACP-267); before, the base: 0.8, or the configured uptime_requirement (a custom network\'s --uptime-requirement).'),
   downtimeBudget: gauge('validator_downtime_budget_remaining_seconds', 'Downtime still allowed this period: (1 − requirement) × (end − start) − (1 − weighted average) × (now − start). Negative when overspent.'),
   potentialReward: gauge('validator_potential_reward_avax', 'Reward of the current validation if it meets the uptime requirement (AVAX).'),
   periodStart: gauge('validator_period_start_timestamp_seconds', 'Start of the current Primary Network validation period.'),
   periodEnd: gauge('validator_period_end_timestamp_seconds', 'End of the current Primary Network validation period (of an auto-renewed validator: the current cycle).'),
+  restaked: gauge('validator_restaked_avax', 'Auto-renewed validator (ACP-236, AvalancheGo v1.15.1): rewards earlier cycles compounded into its stake, by kind (validation: its own validation rewards, restakedValidationRewards; delegatee: delegation fees, restakedDelegateeRewards). Absent from older nodes.'),
   nextPeriod: gauge('validator_next_period_seconds', 'Auto-renewed validator (ACP-236): length of the cycle that starts at the period end; 0 = it exits at the period end.'),
   nodeIdKnown: gauge('validator_node_id_known', "Whether the node's NodeID is known (info.getNodeID, the node-id header or node_id); at 0 no P-Chain validation is attributed to it."),
   infoApiEnabled: gauge('validator_info_api_enabled', 'Whether /ext/info answers; 0 when it answers HTTP 404 (the info API is switched off).'),
@@ -51,7 +52,9 @@ export default defineCollector({
     const economics = report.economics;
     w.add(I.nodeIdKnown, base, report.nodeId ? 1 : 0);
     if (report.infoApiDisabled !== undefined) w.add(I.infoApiEnabled, base, report.infoApiDisabled ? 0 : 1);
-    if (report.uptime) {
+    // A snapshot right after a restart (about the node's own stake share, model/uptime-snapshot.ts) is
+    // not exported: the Prometheus twins see no series, and no budget, until it settles.
+    if (report.uptime && !report.uptimeSettling) {
       w.add(I.rewardingStake, base, report.uptime.rewardingStakeRatio);
       w.add(I.weightedUptime, base, report.uptime.weightedAverageRatio);
     }
@@ -63,6 +66,9 @@ export default defineCollector({
       w.add(I.periodStart, base, primary.startTime);
       w.add(I.periodEnd, base, primary.endTime);
       if (primary.autoRenewal) w.add(I.nextPeriod, base, primary.autoRenewal.nextPeriodSeconds);
+      const restaked = primary.autoRenewal;
+      if (restaked?.restakedValidationNAvax !== undefined) w.add(I.restaked, `${base},kind="validation"`, nAvaxToAvax(restaked.restakedValidationNAvax));
+      if (restaked?.restakedDelegateeNAvax !== undefined) w.add(I.restaked, `${base},kind="delegatee"`, nAvaxToAvax(restaked.restakedDelegateeNAvax));
     }
     report.l1.forEach((validation, i) => {
       const labels = `${base},subnet_id="${escapeLabel(sanitizeLabelValue(validation.subnetId, maxLength))}",validation_id="${escapeLabel(sanitizeLabelValue(validation.validationId, maxLength))}"`;

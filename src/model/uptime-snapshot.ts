@@ -1,0 +1,80 @@
+/**
+ * Whether an `info.uptime` answer has settled. It is a snapshot, not a history (AvalancheGo
+ * network/network.go, NodeUptime): the node's own stake counts as 100 % and rewarding; each
+ * connected validator counts with the uptime it last sent in a Ping (network/peer/peer.go,
+ * handlePing; a Ping every 22.5 s, utils/constants/networking.go); a validator not connected, or
+ * connected but not yet pinged, counts as 0 % and not rewarding. For the first tens of seconds after
+ * the node (re)starts, both figures are therefore about its own share of the stake, then climb as
+ * peers connect and ping: nothing the reward vote will see (each node votes with its own cumulative
+ * measure, vms/platformvm/block/executor/options.go).
+ *
+ * Unsettled: both figures within OWN_SHARE_MARGIN of the node's own share of the stake (no
+ * validator peer's Ping counted yet: the node has just (re)started and few peers are connected),
+ * then while the figures climb from one poll to the next (up to SETTLE_CLIMB_SECONDS). Bounded: a node whose
+ * figures stay at its own share for SETTLE_MAX_SECONDS is cut off from the network, and that is a
+ * verdict, not a snapshot.
+ */
+import type { PrimaryValidation, UptimeSettling, ValidatorUptime } from './validator.js';
+
+export type { UptimeSettling } from './validator.js';
+
+/** Both figures within this of the own stake share: no validator peer's Ping is counted yet. */
+export const OWN_SHARE_MARGIN = 0.02;
+/** After a reading at the own share, the figures climb as peers ping (every 22.5 s): hold this long. */
+export const SETTLE_CLIMB_SECONDS = 90;
+/** A node at its own share longer than this is cut off, not restarting: its verdict stands. */
+export const SETTLE_MAX_SECONDS = 300;
+
+/** The validator's weight (own stake plus delegations) ÷ the Primary Network's total weight. */
+export function ownStakeRatio(primary: PrimaryValidation | undefined, totalWeightNAvax: number | undefined): number | undefined {
+  if (!primary || primary.weightNAvax === undefined || !totalWeightNAvax || totalWeightNAvax <= 0) return undefined;
+  return Math.min(1, (primary.weightNAvax + (primary.delegatorWeightNAvax ?? 0)) / totalWeightNAvax);
+}
+
+/** Both figures at about the own share (a snapshot no validator peer has contributed to yet). */
+export function atOwnShare(uptime: ValidatorUptime, own: number): boolean {
+  return uptime.rewardingStakeRatio <= own + OWN_SHARE_MARGIN && uptime.weightedAverageRatio <= own + OWN_SHARE_MARGIN;
+}
+
+/** Whether the figures could be a snapshot worth checking (then the total stake is asked). */
+export function mayBeUnsettled(uptime: ValidatorUptime | undefined): boolean {
+  return uptime !== undefined && Math.min(uptime.rewardingStakeRatio, uptime.weightedAverageRatio) < 0.5;
+}
+
+/** The total weight moves slowly: one getTotalStake answer serves this long. */
+export const TOTAL_WEIGHT_MAX_AGE_SECONDS = 600;
+
+/** What one poll tells the next: the first and the latest reading at the own share (epoch seconds), and the latest weighted figure while settling. */
+export interface SettlingMemory {
+  settlingSince?: number;
+  settlingLastAt?: number;
+  settlingWeighted?: number;
+}
+
+/** A rise of the weighted figure smaller than this is no rise (it moves in whole percents of stake). */
+const RISE = 0.001;
+
+/**
+ * The settling state after a reading at `at` (epoch seconds): at the own share (up to
+ * SETTLE_MAX_SECONDS in a row), or climbing since (each reading above the one before, up to
+ * SETTLE_CLIMB_SECONDS after the last one at the own share). A reading no higher than the one
+ * before is settled: its verdict stands.
+ */
+export function settlingOf(memory: SettlingMemory, uptime: ValidatorUptime | undefined, own: number | undefined, at: number): UptimeSettling | undefined {
+  if (uptime && own !== undefined && atOwnShare(uptime, own)) {
+    memory.settlingSince ??= at;
+    memory.settlingLastAt = at;
+    memory.settlingWeighted = uptime.weightedAverageRatio;
+    return at - memory.settlingSince <= SETTLE_MAX_SECONDS ? { since: memory.settlingSince, ownStakeRatio: own } : undefined;
+  }
+  const { settlingSince: since, settlingLastAt: last, settlingWeighted: before } = memory;
+  const climbing = uptime !== undefined && before !== undefined && uptime.weightedAverageRatio > before + RISE;
+  if (climbing && since !== undefined && last !== undefined && at - last <= SETTLE_CLIMB_SECONDS) {
+    memory.settlingWeighted = uptime.weightedAverageRatio;
+    return { since, ownStakeRatio: own ?? 0 };
+  }
+  delete memory.settlingSince;
+  delete memory.settlingLastAt;
+  delete memory.settlingWeighted;
+  return undefined;
+}

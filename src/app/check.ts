@@ -86,6 +86,8 @@ function incidentsOf(target: Target, store: Store, config: Config): TargetIncide
     const feed = RULE_SOURCES[source];
     const input = feed.input(sourceUpdate(feed.from, target, state, store, config));
     if (!input) continue;
+    // One round is all a check sees: a verdict's scope is decided with it (the daemon waits for the first baseline).
+    if ('scopeAwaited' in input) delete input.scopeAwaited;
     for (const rule of rulesOf(source)) {
       const settings = settingsOf(rule, target.name, config);
       if (settings.disabled || settings.forMs > 0) continue;

@@ -127,7 +127,7 @@ export const observedProber: Prober<ObservedSubject> = {
       const baselineObserversOf = baselines.of(network, ctx);
       const baseline = baselineViews(network, baselineObserversOf, ctx, at);
       if (baseline) report.baseline = baseline;
-      else if (baselineAwaited(target, baselineObserversOf, at)) report.baselineAwaited = true;
+      else if (baselineAwaited(target, baselineObserversOf, ctx, at)) report.baselineAwaited = true;
       // Nothing asked and no baseline to carry or await (a lone node with the baseline off): nothing to record.
       if (observers.length === 0 && !baseline && !report.baselineAwaited) return { observation: observationOf(target, at, [], OBSERVED_ENDPOINT) };
       endpoint.detail = report;
@@ -178,15 +178,17 @@ function observationOf(target: NodeTarget, at: number, endpoints: EndpointObserv
 const firstObserved = new WeakMap<NodeTarget, number>();
 
 /**
- * Whether the network's first baseline is still awaited: it has baseline observers and less than
- * one of their intervals passed since the validator was first observed (then the scope is decided
- * without one, so a verdict never waits longer than that).
+ * Whether the network's first baseline is still awaited: a baseline observer of it has not reported
+ * yet (one that failed will not answer before its next interval), and less than one baseline
+ * interval passed since the validator was first observed (then the scope is decided without one,
+ * so a verdict never waits longer than that).
  */
-function baselineAwaited(target: NodeTarget, observers: readonly NodeTarget[], at: number): boolean {
-  if (observers.length === 0) return false;
+function baselineAwaited(target: NodeTarget, observers: readonly NodeTarget[], ctx: ProbeContext, at: number): boolean {
+  const pending = observers.filter((o) => !ctx.store.get(o.name)?.jobs.has(BASELINE_ENDPOINT));
+  if (pending.length === 0) return false;
   const first = firstObserved.get(target) ?? at;
   firstObserved.set(target, first);
-  const interval = Math.max(...observers.map((o) => o.validator?.network?.intervalMs ?? 0)) / 1000;
+  const interval = Math.max(...pending.map((o) => o.validator?.network?.intervalMs ?? 0)) / 1000;
   return at - first < interval;
 }
 

@@ -94,7 +94,10 @@ alerts:
     await restart.body.dump();
     // the daemon reads the snapshot (both figures about the node's own stake share): no figures while it settles
     const during = asked();
-    await waitFor('no rewarding-stake series while the snapshot settles', async () => economics.inRestartSnapshot() && series(await scrape(url), 'avahealth_validator_uptime_rewarding_stake_ratio', { target: 'restarting' }).length === 0, 20_000);
+    await waitFor('no rewarding-stake nor budget series while the snapshot settles', async () => {
+      const m = await scrape(url);
+      return economics.inRestartSnapshot() && ['avahealth_validator_uptime_rewarding_stake_ratio', 'avahealth_validator_downtime_budget_remaining_seconds'].every((name) => series(m, name, { target: 'restarting' }).length === 0);
+    }, 20_000);
     await waitFor('info.uptime asked during the snapshot', () => asked() >= during + 3, 20_000);
     // ...and after it settled, a few more polls
     await waitFor('the snapshot over', () => !economics.inRestartSnapshot(), 20_000);

@@ -26,7 +26,7 @@ export default defineRule({
       '0s',
       'warning',
       '{{ $labels.target }}: validation ends in {{ $value | humanizeDuration }}',
-      'The current validation of {{ $labels.node_id }} ends in {{ $value | humanizeDuration }} (an auto-renewed one: unless the reward vote commits, ACP-236); re-stake to keep validating.',
+      'The current validation of {{ $labels.node_id }} ends in {{ $value | humanizeDuration }}; re-stake to keep validating.',
     ),
   ],
   evaluate({ validator, primary, renewalDoubt }, ctx) {

@@ -88,6 +88,7 @@ function incidentsOf(target: Target, store: Store, config: Config): TargetIncide
     if (!input) continue;
     // One round is all a check sees: a verdict's scope is decided with it (the daemon waits for the first baseline).
     if ('scopeAwaited' in input) delete input.scopeAwaited;
+    if ('viewPending' in input) delete input.viewPending;
     for (const rule of rulesOf(source)) {
       const settings = settingsOf(rule, target.name, config);
       if (settings.disabled || settings.forMs > 0) continue;

@@ -21,7 +21,6 @@ import { BASELINE_ENDPOINT, baselineOf, baselineReport, DEFAULT_STAKING_PORT, me
 import type { ParseOutcome } from '../parse/avalanchego.js';
 import { validatorReport } from '../model/validator.js';
 import { parseSeenValidators } from '../parse/observed.js';
-import { parseNodeIdResult } from '../parse/validator.js';
 import { ProbeError } from '../transport/client.js';
 import { redact } from '../util/text.js';
 import { callNode } from './exchange.js';
@@ -114,9 +113,7 @@ export const observedProber: Prober<ObservedSubject> = {
   probe: async ({ target, fleet, baselines }, ctx) => {
     const at = ctx.now() / 1000;
     const started = performance.now();
-    // Before the validator's own first poll the NodeID may not be known yet: ask for it, so the
-    // first verdicts already know the fleet's view (their scope is decided before they notify).
-    const nodeId = askableNodeId(target, ctx) ?? (ctx.store.get(target.name)?.jobs.has('validator') ? undefined : await learnNodeId(target, ctx));
+    const nodeId = askableNodeId(target, ctx);
     const network = networkOf(target, ctx);
     const endpoint: EndpointObservation = { endpoint: OBSERVED_ENDPOINT, view: 'all', ok: true, durationSeconds: 0, at };
     if (!nodeId) return { observation: observationOf(target, at, [], OBSERVED_ENDPOINT) };
@@ -218,18 +215,6 @@ function askableNodeId(node: NodeTarget, ctx: ProbeContext): string | undefined 
   const { nodeId, validator } = knownNodeId(node, ctx);
   const notValidating = validator !== undefined && !validator.primary && !validator.problems.some((p) => p.call === 'platform.getCurrentValidators');
   return notValidating ? undefined : nodeId;
-}
-
-/** info.getNodeID of the validator itself; undefined when it does not say (info API off, unreachable). */
-async function learnNodeId(node: NodeTarget, ctx: ProbeContext): Promise<string | undefined> {
-  try {
-    const { answer } = await callNode(node, '/ext/info', 'info.getNodeID', {}, ctx);
-    if (answer.kind !== 'result') return undefined;
-    const parsed = parseNodeIdResult(answer.result);
-    return parsed.ok ? parsed.value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 type Seen = { view: ObserverView; reason?: FailureReason; status?: number };

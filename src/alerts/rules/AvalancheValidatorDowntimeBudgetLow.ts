@@ -4,7 +4,7 @@
  */
 import { SCOPE_TEMPLATE } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
-import { avax, cycleEnd, day, hours, percent, periodOf, reportFor, scopeFor, uptimeVerdictWaits } from './validator-facts.js';
+import { avax, cycleEnd, day, hours, percent, periodOf, reportFor, scopeFor, uptimeVerdictWaits, waitForView, type ViewWait } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.25, criticalThreshold: 0.1 };
 
@@ -37,7 +37,8 @@ export default defineRule({
       { scope: SCOPE_TEMPLATE },
     ),
   ],
-  evaluate(input, ctx) {
+  newState: (): ViewWait => ({ waited: 0 }),
+  evaluate(input, ctx, wait) {
     const report = reportFor(input, (call) => call === 'info.uptime' || call === 'info.upgrades' || call === 'platform.getCurrentValidators');
     if (report === null || typeof report === 'string') return report === null ? [] : report;
     // A snapshot right after a restart is not cumulative uptime (no budget is computed from it): hold.
@@ -48,7 +49,7 @@ export default defineRule({
     if (report.notValidator || !report.primary || !report.uptime || allowance === undefined || left === undefined || allowance <= 0) return [];
     const share = left / allowance;
     if (share >= (ctx.settings.threshold ?? 0.25)) return [];
-    if (uptimeVerdictWaits(input, report)) return UNKNOWN;
+    if (uptimeVerdictWaits(input, report) || waitForView(input, wait)) return UNKNOWN;
     const end = day(report.primary.endTime);
     const period = periodOf(report.primary);
     const then = report.primary.autoRenewal ? `; ${cycleEnd(report)}` : '';

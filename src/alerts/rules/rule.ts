@@ -67,6 +67,12 @@ export interface ValidatorInput {
    * its network's first baseline is awaited (bounded by one baseline interval, probes/observed.ts).
    */
   scopeAwaited?: boolean;
+  /**
+   * The validator's NodeID is known but the fleet's view of it has not been asked yet (the view job
+   * ran before the NodeID was learnt): its next run will have it. Rules hold a new verdict a few
+   * polls at most for it (validator-facts.ts, waitForView).
+   */
+  viewPending?: boolean;
 }
 
 export interface ObservedInput {

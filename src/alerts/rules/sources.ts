@@ -74,7 +74,9 @@ export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
       const observed = observedReport(u.jobs.get(OBSERVED_ENDPOINT)?.endpoints[0]);
       // Scope is decided before the first notification: wait for the fleet's view and the network's first baseline.
       const scopeAwaited = u.awaits?.(OBSERVED_ENDPOINT) === true || observed?.baselineAwaited === true;
-      return { observation, ...(versionStake ? { versionStake } : {}), ...(observed ? { observed } : {}), ...(scopeAwaited ? { scopeAwaited } : {}) };
+      const report = validatorReport(observation);
+      const viewPending = !scopeAwaited && !observed && u.jobs.has(OBSERVED_ENDPOINT) && report?.nodeId !== undefined && report.primary !== undefined;
+      return { observation, ...(versionStake ? { versionStake } : {}), ...(observed ? { observed } : {}), ...(scopeAwaited ? { scopeAwaited } : {}), ...(viewPending ? { viewPending } : {}) };
     },
   },
   observed: {

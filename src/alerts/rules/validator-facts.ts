@@ -64,6 +64,28 @@ export function uptimeVerdictWaits(input: ValidatorInput, report: ValidatorRepor
   return report.uptimeSettling !== undefined || input.scopeAwaited === true;
 }
 
+/** Polls a new verdict waits at most for the fleet's view of a validator whose NodeID was just learnt. */
+export const VIEW_WAIT_POLLS = 3;
+
+/** What a reward rule keeps between evaluations: how many polls a new verdict waited for the fleet's view. */
+export interface ViewWait {
+  waited: number;
+}
+
+/**
+ * Whether a new verdict waits for the fleet's view (`viewPending`: the view job ran before the NodeID
+ * was known), at most VIEW_WAIT_POLLS polls in a row: its scope is decided with the view.
+ */
+export function waitForView(input: ValidatorInput, state: ViewWait | undefined): boolean {
+  if (!input.viewPending || !state) {
+    if (state) state.waited = 0;
+    return false;
+  }
+  if (state.waited >= VIEW_WAIT_POLLS) return false;
+  state.waited++;
+  return true;
+}
+
 /** "72.5 %" */
 export function percent(ratio: number): string {
   return `${(ratio * 100).toFixed(1).replace(/\.0$/, '')} %`;

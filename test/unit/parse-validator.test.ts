@@ -13,6 +13,7 @@ import {
   parseNodeVersion,
   parsePrimaryValidators,
   parseStakingDistribution,
+  parseTotalStake,
   parseUpgrades,
   parseUptime,
   parseValidatorRecordHealth,
@@ -114,6 +115,7 @@ describe('platform.*', () => {
       potentialRewardNAvax: 117_431_493_426,
       delegationFee: 10,
       delegatorCount: 1,
+      delegatorWeightNAvax: 25_000_000_000,
       uptimeRatio: 0.995,
       connected: true,
     });
@@ -248,6 +250,26 @@ describe('issue 24: AvalancheGo v1.14/v1.15 shapes and hostile ones', () => {
     expect(error(parsePrimaryValidators(entry({ autoCompoundRewardShares: '1000001' }), NODE))).toContain('autoCompoundRewardShares');
     expect(error(parsePrimaryValidators(entry({ nextPeriod: '-5' }), NODE))).toContain('nextPeriod');
     expect(error(parsePrimaryValidators(entry({ validatorAuthority: 'me' }), NODE))).toContain('validatorAuthority');
+  });
+
+  it('auto-renewed validators (v1.15.1): restakedValidationRewards and restakedDelegateeRewards, what earlier cycles compounded', () => {
+    const entry = (extra: Record<string, unknown>) => ({ validators: [{ nodeID: NODE, startTime: '1', endTime: '2', validatorAuthority: { locktime: '0', threshold: '1', addresses: [] }, nextPeriod: '1209600', autoCompoundRewardShares: '300000', ...extra }] });
+    expect(value(parsePrimaryValidators(entry({ restakedValidationRewards: '35229448027', restakedDelegateeRewards: '740740740' }), NODE))!.autoRenewal).toMatchObject({ restakedValidationNAvax: 35_229_448_027, restakedDelegateeNAvax: 740_740_740 });
+    // before v1.15.1 neither key is sent
+    expect(value(parsePrimaryValidators(entry({}), NODE))!.autoRenewal).not.toHaveProperty('restakedValidationNAvax');
+    expect(error(parsePrimaryValidators(entry({ restakedDelegateeRewards: 'lots' }), NODE))).toContain('restakedDelegateeRewards');
+  });
+
+  it('getCurrentValidators: delegatorWeight, so a validator\'s weight in the set is its stake plus delegations', () => {
+    const list = { validators: [{ nodeID: NODE, startTime: '1', endTime: '2', weight: '2000000000000', delegatorWeight: '120000000000' }] };
+    expect(value(parsePrimaryValidators(list, NODE))).toMatchObject({ weightNAvax: 2_000_000_000_000, delegatorWeightNAvax: 120_000_000_000 });
+  });
+
+  it('platform.getTotalStake (service.go GetTotalStake): the total weight, above 2^53 nAVAX on mainnet; `stake` as a fallback', () => {
+    expect(value(parseTotalStake({ stake: '254000000000000000', weight: '254000000000000000' }))).toBeCloseTo(2.54e17, -3);
+    expect(value(parseTotalStake({ stake: '9000' }))).toBe(9000);
+    expect(error(parseTotalStake({ weight: '0' }))).toContain('weight');
+    expect(error(parseTotalStake('x'))).toContain('not an object');
   });
 
   it('info.getNetworkID (api/info/service.go, json.Uint32): 1 mainnet, 5 fuji, else the number', () => {

@@ -1,0 +1,55 @@
+/**
+ * info.uptime right after a restart is a snapshot, not a history (AvalancheGo network/network.go
+ * NodeUptime: own stake 100 % and rewarding, each connected validator with its last Ping's uptime,
+ * network/peer/peer.go; not yet pinged = 0 %). Both figures start at about the node's own stake
+ * share and climb as peers ping: held until they settle, never longer than the bounds.
+ */
+import { describe, expect, it } from 'vitest';
+import { ownStakeRatio, SETTLE_CLIMB_SECONDS, SETTLE_MAX_SECONDS, settlingOf, type SettlingMemory } from '../../src/model/uptime-snapshot.js';
+import { economicsOf } from '../../src/model/validator.js';
+
+const OWN = 0.004;
+const up = (rewarding: number, weighted: number) => ({ rewardingStakeRatio: rewarding, weightedAverageRatio: weighted });
+
+describe('a restart\'s info.uptime snapshot', () => {
+  it('own share: stake plus delegations over the total weight', () => {
+    expect(ownStakeRatio({ startTime: 0, endTime: 1, weightNAvax: 2_000e9, delegatorWeightNAvax: 120e9 }, 530_000e9)).toBeCloseTo(0.004, 9);
+    expect(ownStakeRatio({ startTime: 0, endTime: 1, weightNAvax: 2_000e9 }, undefined)).toBeUndefined();
+  });
+
+  it('settles: at the own share, then climbing, then a reading no higher than the one before stands', () => {
+    const memory: SettlingMemory = {};
+    expect(settlingOf(memory, up(OWN, OWN), OWN, 100)).toEqual({ since: 100, ownStakeRatio: OWN });
+    expect(settlingOf(memory, up(OWN + 0.01, OWN + 0.01), OWN, 110)).toEqual({ since: 100, ownStakeRatio: OWN });
+    expect(settlingOf(memory, up(0.45, 0.44), OWN, 120)).toEqual({ since: 100, ownStakeRatio: OWN });
+    expect(settlingOf(memory, up(0.97, 0.96), OWN, 130)).toBeDefined();
+    // no rise: settled, its verdict stands
+    expect(settlingOf(memory, up(0.97, 0.96), OWN, 140)).toBeUndefined();
+    expect(memory).toEqual({});
+  });
+
+  it('low figures that are not the own share are a verdict at once (peers see it down)', () => {
+    expect(settlingOf({}, up(0.04, 0.61), OWN, 100)).toBeUndefined();
+    expect(settlingOf({}, up(0.35, 0.6), OWN, 100)).toBeUndefined();
+  });
+
+  it('bounded: at the own share longer than the hold is a node cut off; a climb stops being held after its window', () => {
+    const stuck: SettlingMemory = {};
+    for (let t = 0; t <= SETTLE_MAX_SECONDS; t += 60) expect(settlingOf(stuck, up(OWN, OWN), OWN, t)).toBeDefined();
+    expect(settlingOf(stuck, up(OWN, OWN), OWN, SETTLE_MAX_SECONDS + 1)).toBeUndefined();
+    const slow: SettlingMemory = {};
+    settlingOf(slow, up(OWN, OWN), OWN, 0);
+    expect(settlingOf(slow, up(0.2, 0.2), OWN, SETTLE_CLIMB_SECONDS + 1)).toBeUndefined();
+  });
+
+  it('without the total weight (getTotalStake failed) nothing is held', () => {
+    expect(settlingOf({}, up(OWN, OWN), undefined, 100)).toBeUndefined();
+  });
+
+  it('no downtime budget from an unsettled snapshot: it is not cumulative uptime', () => {
+    const primary = { startTime: 0, endTime: 40 * 86_400, weightNAvax: 2_000e9 };
+    const base = { primary, uptime: up(OWN, OWN), heliconTime: null, l1: [] };
+    expect(economicsOf(base, 10 * 86_400).downtimeBudgetRemainingSeconds).toBeLessThan(0);
+    expect(economicsOf({ ...base, uptimeSettling: { since: 0, ownStakeRatio: OWN } }, 10 * 86_400).downtimeBudgetRemainingSeconds).toBeUndefined();
+  });
+});

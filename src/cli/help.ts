@@ -73,6 +73,8 @@ Control API (on the simulator's port):
   POST /sim/nodes/NAME/restart             {"l1":true} restarts the node tracking an L1 chain
                                            (a health check named after its blockchain ID);
                                            {"l1":false} drops it; {} restarts it as it was
+                                           {"snapshotSeconds":30}: info.uptime reads the
+                                           restart's snapshot that long (own stake share)
   POST /sim/services/data-api/scenario     {"scenario":"degraded"} (or metrics-api)
 An L1 node from the start: --fleet demo has l1-node, l1-validator and l1-only.
 `,

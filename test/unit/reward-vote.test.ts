@@ -105,9 +105,15 @@ describe('docs/validators.md says what the code and AvalancheGo do', () => {
     expect(doc).toContain('The node counts **its own stake as 100 %** and as rewarding');
   });
 
-  it('says what uptime_requirement overrides (the budget) and what it cannot (rewardingStakePercentage)', () => {
-    expect(doc).toContain('`validator.uptime_requirement` replaces the requirement avahealth *computes with*');
+  it('says uptime_requirement is the base, and ACP-267 applies whatever it says (options.go)', () => {
+    expect(doc).toContain('ACP-267 applies **whatever the base requirement**');
+    expect(doc).toContain('`validator.uptime_requirement` is that base');
+    expect(doc).toContain('**no API exposes it**');
     expect(doc).toContain('**downtime budget**');
-    expect(doc).toContain('It cannot change `rewardingStakePercentage`: the node computes that against **its own** requirement');
+  });
+
+  it('says what a restart does to info.uptime, and how the budget is estimated', () => {
+    expect(doc).toContain('`info.uptime` is a **snapshot**, not a history');
+    expect(doc).toContain('### The downtime budget is an estimate');
   });
 });

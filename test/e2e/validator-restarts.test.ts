@@ -130,6 +130,11 @@ alerts:
     expect(low!.annotations.description).toContain('against a 90 % requirement');
     const m = await scrape(url);
     expect(sample(m, 'avahealth_validator_uptime_requirement_ratio', { target: 'base' })).toBe(0.9);
+    // the status page says where the requirement comes from
+    const html = await (await fetch(`${url}/targets/base`)).text();
+    expect(html).toContain('the period started at or after Helicon: 90 % whatever the base requirement (ACP-267)');
+    const api = (await (await fetch(`${url}/api/v1/targets/base`)).json()) as { validator?: { requirementBasis?: string } };
+    expect(JSON.stringify(api)).toContain('"requirementBasis":"acp-267"');
   });
 
   it('connected stake counts the observer itself, as AvalancheGo does', { timeout: 40_000 }, async () => {

@@ -50,6 +50,9 @@ describe('restarts, renewals, the base requirement and connected stake, through 
     await sim.listen(0);
     // Set before the daemon starts: no other state of these nodes is ever seen.
     sim.nodes.get('renewing')!.economics.rewardingStakePercent = 55;
+    // what its earlier cycles compounded (sim/periods.ts adds to these at each committed cycle end)
+    sim.nodes.get('renewing')!.economics.periods.restakedValidation = 35_229_448_027;
+    sim.nodes.get('renewing')!.economics.periods.restakedDelegatee = 740_740_740;
     sim.nodes.get('base')!.economics.weightedAveragePercent = 68;
     capture = await startCapture();
     const node = (name: string, extra = '') => `  - {name: ${name}, url: "${sim.nodeUrl(name)}"${extra}}`;

@@ -24,14 +24,14 @@ export function poster(http: HttpClient): (request: OutgoingRequest) => Promise<
   return async (request) => {
     let response;
     try {
-      response = await http.request({ url: request.url, method: 'POST', headers: request.headers, body: request.body, timeoutMs: DELIVERY_TIMEOUT_MS });
+      response = await http.request({ url: request.url, method: 'POST', headers: request.headers, body: request.body, timeoutMs: DELIVERY_TIMEOUT_MS, ...(request.secrets ? { secrets: request.secrets } : {}) });
     } catch (err) {
       const reason = err instanceof ProbeError && err.reason === 'timeout' ? 'timeout' : 'network';
       throw new DeliveryError(err instanceof Error ? err.message : String(err), true, reason);
     }
     const status = response.status;
     if (status >= 200 && status < 300) return response.body;
-    const message = `HTTP ${status}: ${snippet(response.body)}`;
+    const message = `HTTP ${status}: ${snippet(response.body, request.secrets)}`;
     const body = response.body.slice(0, 4096);
     if (status === 429) throw new DeliveryError(message, true, 'rate_limited', backoffSeconds(response.headers, Date.now()) * 1000, body);
     if (status === 408 || status >= 500) {
@@ -164,6 +164,6 @@ export class Notifier {
       fingerprint: 'avahealth-test',
       generatorURL: config.externalUrl,
     };
-    await send({ id: randomUUID(), target: 'avahealth', createdAt: now, alerts: [alert] }, receiver, { externalUrl: config.externalUrl, now, post: poster(http) });
+    await send({ id: randomUUID(), target: 'avahealth', createdAt: now, alerts: [alert] }, receiver, { externalUrl: config.externalUrl, now, post: (request) => poster(http)({ ...request, secrets: receiver.secrets }) });
   }
 }

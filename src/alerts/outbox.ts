@@ -231,7 +231,7 @@ export class Outbox {
     const name = this.config.name;
     this.log.debug({ receiver: name, target: item.batch.target, alerts: item.batch.alerts.length, attempt: item.attempts + 1 }, 'notification delivery attempt');
     try {
-      await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: this.post, notes: this.notes });
+      await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: (request) => this.post({ ...request, secrets: this.config.secrets }), notes: this.notes });
       this.remove(item);
       this.acknowledge(item);
       this.events.delivered(name);

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { listenUrl, type ListenAddress } from './primitives.js';
 import { configSchema, knownKeys } from './schema.js';
-import { keepTemplatedHeadersSecret } from './secrets.js';
+import { keepTemplatedHeadersSecret, shortSecretWarnings } from './secrets.js';
 import type { NodeTarget } from './schema/nodes.js';
 import { parseYaml } from './yaml.js';
 
@@ -45,9 +45,9 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
 
 export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): Config {
   const baseDir = dirname(resolvePath(file));
-  const { data, warnings, templated } = parseYaml(text, file, configSchema, env, { relativePaths: { baseDir, isPathKey }, knownKeys: cachedKnownKeys });
+  const { data, doc, at, warnings, templated } = parseYaml(text, file, configSchema, env, { relativePaths: { baseDir, isPathKey }, knownKeys: cachedKnownKeys });
   keepTemplatedHeadersSecret(data, templated);
-  return { file, warnings, ...data, stateDir: resolvePath(baseDir, data.stateDir) };
+  return { file, warnings: [...warnings, ...shortSecretWarnings(data, doc, at)], ...data, stateDir: resolvePath(baseDir, data.stateDir) };
 }
 
 /**

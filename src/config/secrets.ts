@@ -4,7 +4,9 @@
  * (Accept, Content-Type, User-Agent…, see `isHarmlessHeader`) written out in the config, receivers'
  * URLs, keys and header values. What the daemon shows, logs, stores or sends is redacted with these.
  */
+import type { Document, Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
+import type { ConfigProblem } from './errors.js';
 import { isHarmlessHeader } from './primitives.js';
 import type { configSchema } from './schema.js';
 
@@ -28,4 +30,28 @@ export function keepTemplatedHeadersSecret(config: Pick<Config, 'nodes' | 'servi
     const headers = 'headers' in owner ? owner.headers : (owner.settings as { headers?: Record<string, string> }).headers;
     for (const [name, value] of Object.entries(headers ?? {})) if (isHarmlessHeader(name) && templated.has(value) && !owner.secrets.includes(value)) owner.secrets.push(value);
   }
+}
+
+/** Shorter secret values are not redacted (replacing every "ab" would garble every text): `shortSecretWarnings` says so at load. */
+const MIN_REDACTED_LENGTH = 4;
+
+/**
+ * One warning per node, service, `defaults:` or receiver holding a secret value (a header value, a
+ * token, a password) of 1 to 3 characters: such a value is never redacted from what avahealth
+ * shows, logs, stores or sends. The value itself is not named.
+ */
+export function shortSecretWarnings(
+  config: Pick<Config, 'nodes' | 'services' | 'alerts' | 'discovery'>,
+  doc: Document,
+  at: (offset: number | undefined, message: string) => ConfigProblem,
+): ConfigProblem[] {
+  const owners: [readonly PropertyKey[], string, readonly string[]][] = [
+    ...config.nodes.map((n, i): [PropertyKey[], string, readonly string[]] => [['nodes', i], `node "${n.name}"`, n.secrets]),
+    ...config.services.map((s, i): [PropertyKey[], string, readonly string[]] => [['services', i], `service "${s.name}"`, s.secrets]),
+    ...config.alerts.receivers.map((r, i): [PropertyKey[], string, readonly string[]] => [['alerts', 'receivers', i], `receiver "${r.name}"`, r.secrets]),
+    ...(config.discovery ? [[['defaults'], 'defaults:', config.discovery.template.secrets] as [PropertyKey[], string, readonly string[]]] : []),
+  ];
+  return owners
+    .filter(([, , secrets]) => secrets.some((s) => s.length > 0 && s.length < MIN_REDACTED_LENGTH))
+    .map(([path, who]) => at((doc.getIn(path as unknown[], true) as YamlNode | undefined)?.range?.[0], `${who} has a secret value (a header value, token or password) shorter than ${MIN_REDACTED_LENGTH} characters: it is not redacted from the log, the status page, state files or notifications; use a longer one`));
 }

@@ -33,28 +33,29 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
 /** gorilla/rpc: `rpc: can't find method "info.Upgrades"` / `can't find service`; -32601 from other servers. */
 const METHOD_NOT_FOUND = /can't find (method|service)|method not found/i;
 
-export function readRpcAnswer(status: number, body: string, expectedId: number): RpcAnswer {
-  if (status === 404) return { kind: 'disabled', detail: `HTTP 404: ${snippet(body)}`, off: true };
-  if (status === 429) return { kind: 'failure', reason: 'rate_limited', error: `HTTP 429: ${snippet(body)}` };
-  if (status !== 200) return { kind: 'failure', reason: 'http_status', error: `HTTP ${status}: ${snippet(body)}` };
+/** `secrets` are redacted from any text taken from the body before it is cut (`snippet`). */
+export function readRpcAnswer(status: number, body: string, expectedId: number, secrets: readonly string[] = []): RpcAnswer {
+  if (status === 404) return { kind: 'disabled', detail: `HTTP 404: ${snippet(body, secrets)}`, off: true };
+  if (status === 429) return { kind: 'failure', reason: 'rate_limited', error: `HTTP 429: ${snippet(body, secrets)}` };
+  if (status !== 200) return { kind: 'failure', reason: 'http_status', error: `HTTP ${status}: ${snippet(body, secrets)}` };
   if (body.trim() === '') return { kind: 'failure', reason: 'bad_json', error: 'empty JSON-RPC response body' };
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    return { kind: 'failure', reason: 'bad_json', error: `body is not JSON: ${snippet(body)}` };
+    return { kind: 'failure', reason: 'bad_json', error: `body is not JSON: ${snippet(body, secrets)}` };
   }
   if (!isObject(json)) return { kind: 'failure', reason: 'bad_shape', error: `JSON-RPC response must be an object, got ${describe(json)}` };
   if (nestsDeeperThan(json, MAX_JSON_DEPTH)) return { kind: 'failure', reason: 'bad_shape', error: `JSON-RPC response nests deeper than ${MAX_JSON_DEPTH} levels` };
   if (json.error !== undefined && json.error !== null) {
     const err = json.error;
     const code = isObject(err) && typeof err.code === 'number' && Number.isInteger(err.code) ? err.code : undefined;
-    const message = snippet(isObject(err) && typeof err.message === 'string' ? err.message : JSON.stringify(err));
+    const message = snippet(isObject(err) && typeof err.message === 'string' ? err.message : JSON.stringify(err), secrets);
     if (code === -32601 || METHOD_NOT_FOUND.test(message)) return { kind: 'disabled', detail: `JSON-RPC error ${code ?? ''}: ${message}`.replace(' :', ':') };
     return { kind: 'error', ...(code !== undefined ? { code } : {}), message };
   }
   if (json.id !== expectedId) {
-    return { kind: 'failure', reason: 'bad_shape', error: `JSON-RPC id mismatch: sent ${expectedId}, got ${snippet(JSON.stringify(json.id) ?? 'none')}` };
+    return { kind: 'failure', reason: 'bad_shape', error: `JSON-RPC id mismatch: sent ${expectedId}, got ${snippet(JSON.stringify(json.id) ?? 'none', secrets)}` };
   }
   if (!('result' in json)) return { kind: 'failure', reason: 'bad_shape', error: 'JSON-RPC response has neither result nor error' };
   return { kind: 'result', result: json.result };

@@ -138,7 +138,7 @@ export async function callNode(
   const response = await ctx.limit(() =>
     ctx.http.request({ url: `${node.baseUrl}${path}`, method: 'POST', headers: { ...node.headers, 'content-type': 'application/json' }, body: rpcRequest(method, params, id), timeoutMs: node.timeoutMs, tls: node.tls, secrets: node.secrets }),
   );
-  return { status: response.status, answer: readRpcAnswer(response.status, response.body, id) };
+  return { status: response.status, answer: readRpcAnswer(response.status, response.body, id, node.secrets) };
 }
 
 /** Keeps the body for the status page: capped, and copied so it never pins a larger string. */
@@ -151,11 +151,11 @@ export function parseJson(response: HttpResponse): unknown {
   try {
     return JSON.parse(response.body);
   } catch {
-    throw new ProbeError('bad_json', `body is not JSON: ${snippet(response.body)}`);
+    throw new ProbeError('bad_json', `body is not JSON: ${snippet(response.body, response.secrets)}`);
   }
 }
 
-export function statusError(response: HttpResponse, detail = snippet(response.body)): ProbeError {
+export function statusError(response: HttpResponse, detail = snippet(response.body, response.secrets)): ProbeError {
   return new ProbeError(response.status === 429 ? 'rate_limited' : 'http_status', `HTTP ${response.status}: ${detail}`);
 }
 

@@ -55,7 +55,7 @@ export function serviceError(response: HttpResponse): ProbeError {
   } catch {
     // not JSON: the snippet below says what it was
   }
-  return statusError(response, detail ?? snippet(response.body));
+  return statusError(response, detail ?? snippet(response.body, response.secrets));
 }
 
 export async function probeService(target: ServiceTarget, ctx: ProbeContext): Promise<TargetObservation> {

@@ -32,6 +32,8 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The request's secrets, for redacting the body before any text is cut from it (`snippet`). */
+  secrets?: readonly string[];
 }
 
 export interface HttpRequest {
@@ -87,6 +89,7 @@ export class HttpClient {
     const started = log ? performance.now() : 0;
     try {
       const response = await this.exchange(req);
+      if (req.secrets) response.secrets = req.secrets;
       log?.trace({ ...requestFields(req), status: response.status, bytes: response.body.length, durationSeconds: (performance.now() - started) / 1000 }, 'http request');
       return response;
     } catch (err) {

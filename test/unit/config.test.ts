@@ -229,4 +229,24 @@ describe('docs/configuration.md', () => {
       for (const [key, child] of Object.entries(node.properties ?? {})) if (section !== '' || ['listen', 'log', 'limits', 'nodes', 'services', 'state_dir'].includes(key)) walk(child, `${section ? `${section}.` : ''}${key}`);
     }
   });
+
+  it('a secret value shorter than 4 characters, which is never redacted, is warned of where it is configured, without its value', () => {
+    const config = parseConfig(
+      `nodes:
+  - {name: a, url: "http://127.0.0.1:9650", headers: {X-Tenant: q7z}}
+  - {name: b, url: "http://127.0.0.1:9651", headers: {X-Tenant: long-enough}, basic_auth: {username: op, password: longer}}
+alerts:
+  receivers:
+    - {name: hook, webhook: {url: "http://127.0.0.1:1/h", secret: k9}}
+`,
+      'cfg.yaml',
+      {},
+    );
+    expect(config.warnings.map((w) => `${w.line}:${w.col} ${w.message.split(':')[0]}`)).toEqual([
+      '2:5 node "a" has a secret value (a header value, token or password) shorter than 4 characters',
+      '6:7 receiver "hook" has a secret value (a header value, token or password) shorter than 4 characters',
+    ]);
+    expect(JSON.stringify(config.warnings)).not.toMatch(/q7z|k9/);
+    expect(secretsOf(config)).not.toContain('q7z');
+  });
 });

@@ -6,6 +6,8 @@ export interface OutgoingRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** The receiver's secrets, redacted from its answer before any text is cut from it (set by the outbox). */
+  secrets?: readonly string[];
 }
 
 export interface SendContext {

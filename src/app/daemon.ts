@@ -62,7 +62,8 @@ export class Daemon {
   ) {
     const log = options.logger;
     this.stateLock = lockStateDir(config.stateDir);
-    if (this.stateLock.tookOverFrom) log.warn({ stateDir: config.stateDir, pid: this.stateLock.tookOverFrom }, 'state_dir lock of a process that is gone taken over');
+    const { tookOverFrom, staleBecause } = this.stateLock;
+    if (tookOverFrom) log.warn({ stateDir: config.stateDir, pid: tookOverFrom }, staleBecause === 'it is gone' || !staleBecause ? 'state_dir lock of a process that is gone taken over' : `state_dir lock taken over: ${staleBecause}`);
     this.stopWriteWatch = watchStateWrites(config.stateDir, log);
     this.baseConfig = overrideListen(config, options.listen);
     redactLogsOf(secretsOf(config));

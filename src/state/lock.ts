@@ -2,11 +2,14 @@
  * One state_dir, one owner: a pid file `state_dir/avahealth.lock`, created atomically (written in
  * full to a temporary file, then hard-linked into place, which fails if the lock exists) before
  * anything in the directory is read. A lock left by a process that is gone (or by an earlier life
- * of this very pid, as after a container restart where the daemon is always pid 1) is taken over.
- * Creating the lock is also the start-up proof that state_dir is writable.
+ * of this very pid, as after a container restart where the daemon is always pid 1) is taken over;
+ * so is one whose pid now belongs to another process, as after a reboot: the lock records the
+ * owner's start time and boot id (Linux /proc), and a live pid that started at another time, or a
+ * lock from another boot, is not its owner (`ownerOf`). Creating the lock is also the start-up proof
+ * that state_dir is writable.
  */
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 export const LOCK_FILE = 'avahealth.lock';
 
@@ -21,6 +24,8 @@ export interface StateDirLock {
   readonly file: string;
   /** A stale lock of this pid was taken over. */
   readonly tookOverFrom?: number;
+  /** Why it was stale: its process is gone, or its pid now names another process. */
+  readonly staleBecause?: string;
   release(): void;
 }
 
@@ -32,7 +37,7 @@ export function lockStateDir(dir: string, pid = process.pid): StateDirLock {
     mkdirSync(dir, { recursive: true });
     const fd = openSync(tmp, 'w', 0o600);
     try {
-      writeSync(fd, `${pid}\n`);
+      writeSync(fd, lockText(pid));
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -42,6 +47,7 @@ export function lockStateDir(dir: string, pid = process.pid): StateDirLock {
   }
   try {
     let tookOverFrom: number | undefined;
+    let staleBecause: string | undefined;
     for (let attempt = 0; ; attempt++) {
       try {
         linkSync(tmp, file);
@@ -49,10 +55,12 @@ export function lockStateDir(dir: string, pid = process.pid): StateDirLock {
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw new StateDirError(`state_dir ${dir}: cannot create ${LOCK_FILE}: ${describe(err)}`);
       }
-      const holder = holderOf(file);
-      if (holder !== undefined && holder !== pid && isAlive(holder)) throw new StateDirError(`state_dir ${dir} is in use by pid ${holder} (lock file ${file})`);
+      const lock = readLock(file);
+      const holder = lock?.pid;
+      const stale = holder === undefined || holder === pid ? 'it is gone' : whyNotOwner(lock!);
+      if (stale === undefined) throw new StateDirError(`state_dir ${dir} is in use by pid ${holder} (lock file ${file})`);
       // Stale: remove it only if it is still the one just read, then try again.
-      if (holderOf(file) === holder) {
+      if (readLock(file)?.text === lock?.text) {
         try {
           unlinkSync(file);
         } catch (err) {
@@ -60,15 +68,16 @@ export function lockStateDir(dir: string, pid = process.pid): StateDirLock {
         }
       }
       tookOverFrom = holder;
+      staleBecause = stale;
     }
     let released = false;
     return {
       file,
-      ...(tookOverFrom !== undefined ? { tookOverFrom } : {}),
+      ...(tookOverFrom !== undefined ? { tookOverFrom, staleBecause: staleBecause ?? 'it is gone' } : {}),
       release() {
         if (released) return;
         released = true;
-        if (holderOf(file) === pid) unlinkQuietly(file);
+        if (readLock(file)?.pid === pid) unlinkQuietly(file);
       },
     };
   } finally {
@@ -76,10 +85,76 @@ export function lockStateDir(dir: string, pid = process.pid): StateDirLock {
   }
 }
 
-function holderOf(file: string): number | undefined {
+interface LockRecord {
+  text: string;
+  pid: number;
+  /** The owner's start time in clock ticks after boot (/proc/PID/stat field 22), when it was known. */
+  started?: string;
+  boot?: string;
+}
+
+/** `PID\nstarted=TICKS boot=ID\n`; the second line only where /proc tells them (Linux). */
+function lockText(pid: number): string {
+  const started = startTimeOf(pid);
+  const boot = bootId();
+  return `${pid}\n${started !== undefined && boot !== undefined ? `started=${started} boot=${boot}\n` : ''}`;
+}
+
+function readLock(file: string): LockRecord | undefined {
+  let text: string;
   try {
-    const pid = Number.parseInt(readFileSync(file, 'utf8').trim(), 10);
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const [first = '', second = ''] = text.split('\n');
+  const pid = Number.parseInt(first.trim(), 10);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  const started = /\bstarted=(\d+)/.exec(second)?.[1];
+  const boot = /\bboot=([0-9a-f-]+)/.exec(second)?.[1];
+  return { text, pid, ...(started ? { started } : {}), ...(boot ? { boot } : {}) };
+}
+
+/**
+ * Why the live-or-not process `lock.pid` is not the lock's owner, or undefined when it may be. Gone;
+ * a lock of another boot; a process started at another time than the one recorded; or, for a lock
+ * without a start time (written by an older avahealth), a process that is neither node nor avahealth
+ * by its command line. Where /proc cannot tell (not Linux), a live pid is taken to be the owner.
+ */
+function whyNotOwner(lock: LockRecord): string | undefined {
+  if (!isAlive(lock.pid)) return 'it is gone';
+  const boot = bootId();
+  if (lock.boot !== undefined && boot !== undefined && lock.boot !== boot) return 'it was written before a reboot';
+  const started = startTimeOf(lock.pid);
+  if (lock.started !== undefined) return started !== undefined && started !== lock.started ? `pid ${lock.pid} now belongs to a process started at another time` : undefined;
+  const command = commandOf(lock.pid);
+  if (command === undefined) return undefined;
+  const program = basename(command[0] ?? '');
+  const looksLikeUs = program.startsWith('node') || program === 'avahealth' || command.some((arg) => arg.includes('avahealth') || arg.endsWith('cli.js'));
+  return looksLikeUs ? undefined : `pid ${lock.pid} now belongs to another program (${program || 'unknown'})`;
+}
+
+/** Field 22 of /proc/PID/stat (after the command name, which may hold spaces and parentheses). */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function bootId(): string | undefined {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function commandOf(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg !== '');
   } catch {
     return undefined;
   }

@@ -21,7 +21,9 @@ export async function resolveDns(source: DnsSource): Promise<SourceAnswer> {
   for (const name of source.names) {
     try {
       if (source.type === 'SRV') {
-        for (const record of (await resolver.resolveSrv(name)).sort((a, b) => a.name.localeCompare(b.name))) {
+        // DNS names are case-insensitive: LOCALHOST is localhost. In name, then port order (the cap keeps the first ones).
+        const records = (await resolver.resolveSrv(name)).map((r) => ({ ...r, name: r.name.toLowerCase() }));
+        for (const record of records.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.port - b.port))) {
           const host = record.name.replace(/\.$/, '');
           // The answer's target is a host name, never a place to put a path, query or credentials.
           if (!isHostName(host) || record.port < 1) {

@@ -3,7 +3,7 @@
  * stand in the file name (as in Prometheus). A target is `host:port` (or `http(s)://host:port`):
  * one with a path, query or user info is refused, as are labels avahealth sets itself.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { discoveredLabels, targetFromAddress } from './names.js';
@@ -18,6 +18,9 @@ async function expand(pattern: string): Promise<string[]> {
   return entries.filter((e) => regex.test(e)).sort().map((e) => join(dir, e));
 }
 
+/** A file_sd file larger than this is not parsed (1,000 targets, the default cap per source, take some 40 KB). */
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
+
 export async function readFileSd(patterns: string[], scheme: 'http' | 'https', labels: Record<string, string>): Promise<SourceAnswer> {
   const targets: DiscoveredTarget[] = [];
   const problems: string[] = [];
@@ -26,6 +29,11 @@ export async function readFileSd(patterns: string[], scheme: 'http' | 'https', l
   for (const file of (await Promise.all(patterns.map(expand))).flat()) {
     let groups: unknown;
     try {
+      const { size } = await stat(file);
+      if (size > MAX_FILE_BYTES) {
+        problems.push(`${file}: ${size} bytes, more than the ${MAX_FILE_BYTES / 1024 / 1024} MiB a file_sd file may have; not read`);
+        continue;
+      }
       groups = parse(await readFile(file, 'utf8'));
     } catch (err) {
       problems.push(`${file}: ${(err as Error).message.split('\n')[0]}`);

@@ -34,6 +34,8 @@ export class DiscoveryManager {
   private readonly results = new Map<string, DiscoveredTarget[]>();
   private readonly problems = new Map<string, string>();
   private readonly droppedLabels = new Map<string, string>();
+  /** Sources over `max_targets_per_source` at their last read (logged once, when they get there). */
+  private readonly overLimit = new Set<string>();
   private clashes = '';
   private readonly timers: NodeJS.Timeout[] = [];
   private last = '';
@@ -104,6 +106,27 @@ export class DiscoveryManager {
     return { nodes, clashes };
   }
 
+  /**
+   * A source's distinct addresses (host names compare case-insensitively: they are lower-cased where
+   * read), the first `max_targets_per_source` of them: one SRV answer or file must not add
+   * thousands of nodes, each a poll and an alert. The rest are counted at every read, logged once.
+   */
+  private withinLimit(label: string, targets: DiscoveredTarget[]): DiscoveredTarget[] {
+    const urls = new Set<string>();
+    const distinct = targets.filter((t) => !urls.has(t.url) && urls.add(t.url));
+    const limit = this.config.maxTargetsPerSource;
+    if (distinct.length <= limit) {
+      this.overLimit.delete(label);
+      return distinct;
+    }
+    this.options.tally.countTargets(label, 'over_limit', distinct.length - limit);
+    if (!this.overLimit.has(label)) {
+      this.overLimit.add(label);
+      this.log.warn({ source: label, found: distinct.length, kept: limit }, 'discovered targets over discovery.max_targets_per_source: the first ones kept, the rest left out');
+    }
+    return distinct.slice(0, limit);
+  }
+
   private async refresh(source: Source): Promise<void> {
     let result: SourceAnswer;
     try {
@@ -124,6 +147,7 @@ export class DiscoveryManager {
       if (dropped) this.log.warn({ source: source.label, labels: dropped.split(',') }, 'discovered labels dropped: avahealth sets labels of these names itself');
       this.droppedLabels.set(source.label, dropped);
     }
+    result.targets = this.withinLimit(source.label, result.targets);
     // Nothing found because every lookup failed: keep what we had.
     if (result.targets.length > 0 || result.problems.length === 0 || !this.results.has(source.label)) this.results.set(source.label, result.targets);
     const { nodes, clashes } = this.combine();

@@ -1,7 +1,7 @@
 import { isReservedLabelName } from '../util/labels.js';
 
 /** Why a discovered target was left out. */
-export const TARGET_DROP_REASONS = ['invalid_address', 'configured_name', 'duplicate_name'] as const;
+export const TARGET_DROP_REASONS = ['invalid_address', 'configured_name', 'duplicate_name', 'over_limit'] as const;
 export type TargetDropReason = (typeof TARGET_DROP_REASONS)[number];
 
 /**

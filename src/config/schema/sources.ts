@@ -65,6 +65,13 @@ export const discoverySchema = z
         }),
       )
       .prefault([]),
+    max_targets_per_source: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .prefault(1000)
+      .describe('At most this many targets from one file_sd entry or DNS entry (the first ones, in the order found); the rest are left out, logged and counted.'),
     send_default_credentials: z
       .boolean()
       .prefault(true)
@@ -72,6 +79,7 @@ export const discoverySchema = z
   })
   .transform((d) => ({
     sendDefaultCredentials: d.send_default_credentials,
+    maxTargetsPerSource: d.max_targets_per_source,
     fileSd: d.file_sd.map((f) => ({ files: f.files, refreshMs: f.refresh_interval, scheme: f.scheme, labels: f.labels })),
     dns: d.dns.map((n) => ({
       names: n.names,

@@ -20,7 +20,7 @@ export function registerDiscoveryMetrics(registry: Registry, tally: DiscoveryTal
   });
   new Counter({
     name: 'avahealth_discovery_targets_dropped_total',
-    help: 'Discovered targets left out, counted at every read: invalid_address (not host:port), configured_name (a configured target has the name), duplicate_name (another discovered address has it).',
+    help: 'Discovered targets left out, counted at every read: invalid_address (not host:port), configured_name (a configured target has the name), duplicate_name (another discovered address has it), over_limit (beyond discovery.max_targets_per_source).',
     labelNames: ['source', 'reason'],
     registers: [registry],
     collect() {

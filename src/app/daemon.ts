@@ -25,6 +25,7 @@ import { Scheduler } from '../scheduler/scheduler.js';
 import { lockStateDir, type StateDirLock } from '../state/lock.js';
 import { secretsOf } from '../config/secrets.js';
 import { watchStateWrites } from '../state/write-health.js';
+import { forgetReserve, keepReserve } from '../state/reserve.js';
 import type { Store } from '../store.js';
 import { VERSION } from '../version.js';
 import { buildComponents, effectiveConfig, type Components, type DaemonOptions } from './components.js';
@@ -64,7 +65,12 @@ export class Daemon {
     this.stateLock = lockStateDir(config.stateDir);
     const { tookOverFrom, staleBecause } = this.stateLock;
     if (tookOverFrom) log.warn({ stateDir: config.stateDir, pid: tookOverFrom }, staleBecause === 'it is gone' || !staleBecause ? 'state_dir lock of a process that is gone taken over' : `state_dir lock taken over: ${staleBecause}`);
-    this.stopWriteWatch = watchStateWrites(config.stateDir, log);
+    const stopWatching = watchStateWrites(config.stateDir, log);
+    keepReserve(config.stateDir, log);
+    this.stopWriteWatch = () => {
+      stopWatching();
+      forgetReserve(config.stateDir);
+    };
     this.baseConfig = overrideListen(config, options.listen);
     redactLogsOf(secretsOf(config));
     this.parts = buildComponents(this.effective(), log);

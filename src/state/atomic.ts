@@ -4,8 +4,8 @@
  * cannot be read back, or whose content does not fit its schema, is set aside (renamed
  * `*.corrupt-<time>`) and reported, never a crash.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { mkdir, open, rename } from 'node:fs/promises';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { noteWriteFailed, noteWriteSucceeded } from './write-health.js';
@@ -32,15 +32,26 @@ function writeAndRename(path: string, text: string): void {
   try {
     writeFileSync(fd, text);
     fsyncSync(fd);
-  } finally {
+  } catch (err) {
     closeSync(fd);
+    unlinkQuietly(tmp); // a half-written temporary file would hold on to a full disk's last space
+    throw err;
   }
+  closeSync(fd);
   renameSync(tmp, path);
   const dirFd = openSync(dir, 'r');
   try {
     fsyncSync(dirFd);
   } finally {
     closeSync(dirFd);
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // not there
   }
 }
 
@@ -56,9 +67,12 @@ export async function writeFileAtomicAsync(path: string, text: string): Promise<
   try {
     await file.writeFile(text);
     await file.sync();
-  } finally {
+  } catch (err) {
     await file.close();
+    await unlink(tmp).catch(() => undefined); // a half-written temporary file would hold on to a full disk's last space
+    throw err;
   }
+  await file.close();
   await rename(tmp, path);
   const dirHandle = await open(dir, 'r');
   try {

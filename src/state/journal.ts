@@ -20,6 +20,7 @@ import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
 import { describeIssues, writeFileAtomicAsync } from './atomic.js';
+import { isNoSpace, releaseReserve, replenishReserve } from './reserve.js';
 import { noteWriteFailed, noteWriteSucceeded } from './write-health.js';
 
 /** The longest an acknowledgement waits for a write to ride along with. */
@@ -183,19 +184,23 @@ export class Journal<Op> {
   }
 
   private writeClosed(ops: Op[]): boolean {
-    try {
-      mkdirSync(dirname(this.path), { recursive: true });
-      const fd = openSync(this.path, 'a', 0o600);
+    for (let attempt = 0; ; attempt++) {
       try {
-        writeSync(fd, `${this.broken ? '\n' : ''}${ops.map((op) => `${JSON.stringify(op)}\n`).join('')}`);
-        fdatasyncSync(fd);
-      } finally {
-        closeSync(fd);
+        mkdirSync(dirname(this.path), { recursive: true });
+        const fd = openSync(this.path, 'a', 0o600);
+        try {
+          writeSync(fd, `${this.broken ? '\n' : ''}${ops.map((op) => `${JSON.stringify(op)}\n`).join('')}`);
+          fdatasyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        break;
+      } catch (err) {
+        this.broken = true;
+        if (attempt === 0 && isNoSpace(err) && releaseReserve(this.path)) continue;
+        noteWriteFailed(this.path, err);
+        return false;
       }
-    } catch (err) {
-      this.broken = true;
-      noteWriteFailed(this.path, err);
-      return false;
     }
     this.broken = false;
     this.count('writes');
@@ -235,29 +240,51 @@ export class Journal<Op> {
   }
 
   private async write(batch: Batch): Promise<void> {
+    let superseded: Batch | undefined;
     try {
       if (this.live && this.lines + batch.lines.length > this.live.count() * 2 + this.slack) {
         // Taken in the same tick as the live snapshot, which already reflects what they record.
-        const superseded = this.next;
+        superseded = this.next;
         this.next = undefined;
-        await this.rewrite(this.live.ops());
-        superseded?.settle(true);
-      } else {
-        const handle = await this.open();
-        await handle.appendFile(`${this.broken ? '\n' : ''}${batch.lines.join('')}`);
-        this.count('writes');
-        await handle.datasync();
-        this.count('syncs');
-        this.lines += batch.lines.length;
-      }
+        try {
+          await this.rewrite(this.live.ops());
+        } catch (err) {
+          if (!isNoSpace(err)) throw err;
+          // No room for a whole new file on a full disk: the new lines alone may still fit (the reserve).
+          await this.appendLines([...batch.lines, ...(superseded?.lines ?? [])]);
+        }
+      } else await this.appendLines(batch.lines);
       this.broken = false;
       noteWriteSucceeded(this.path);
+      replenishReserve(this.path);
       batch.settle(true);
+      superseded?.settle(true);
     } catch (err) {
       this.broken = true;
       await this.closeHandle().catch(() => undefined);
       noteWriteFailed(this.path, err);
       batch.settle(false);
+      superseded?.settle(false);
+    }
+  }
+
+  /** One append and fdatasync; on a full disk, tried once more after the state_dir's reserve is released (`reserve.ts`). */
+  private async appendLines(lines: string[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const handle = await this.open();
+        await handle.appendFile(`${this.broken ? '\n' : ''}${lines.join('')}`);
+        this.count('writes');
+        await handle.datasync();
+        this.count('syncs');
+        this.lines += lines.length;
+        return;
+      } catch (err) {
+        // maybe half-way through a line: the next attempt starts on a fresh one
+        this.broken = true;
+        await this.closeHandle().catch(() => undefined);
+        if (attempt > 0 || !isNoSpace(err) || !releaseReserve(this.path)) throw err;
+      }
     }
   }
 

@@ -26,6 +26,19 @@ const ruleDefinitions = '^src/alerts/rules/';
 const receiverSchemas = '^src/alerts/receivers/([^/]+/schema|schemas|primitives)[.]ts$';
 const sim = '^src/sim/';
 
+// The alert core's stages (docs/alerting.md, "The pipeline"), top to bottom: the pipeline wires them;
+// each stage may import the stages below it, never one above. The notifier (with its outboxes and
+// receivers) receives batches and imports no stage; no stage imports it.
+const alertStages = [
+  ['pipeline', '^src/alerts/engine[.]ts$'],
+  ['state', '^src/alerts/persistence[.]ts$'],
+  ['policy', '^src/alerts/(policy|gate|flaps|silences)[.]ts$'],
+  ['incidents', '^src/alerts/incidents[.]ts$'],
+  ['rules-stage', '^src/alerts/verdicts[.]ts$'],
+];
+const notifierSide = '^src/alerts/(notifier|outbox)[.]ts$|^src/alerts/receivers/(?!([^/]+/schema|schemas|primitives)[.]ts$)';
+const anyStage = alertStages.map(([, path]) => `(${path})`).join('|');
+
 const anyLayer = layers.map(([, path]) => `(${path})`).join('|');
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -41,6 +54,27 @@ module.exports = {
         ...(name === 'config' ? { pathNot: `${ruleDefinitions}|${receiverSchemas}` } : {}),
       },
     })),
+    ...alertStages.slice(1).map(([name, path], index) => ({
+      name: `alert-stage-${name}-imports-down-only`,
+      severity: 'error',
+      comment: `The ${name} stage may import only the alert stages below it (docs/alerting.md, "The pipeline").`,
+      from: { path },
+      to: { path: alertStages.slice(0, index + 1).map(([, above]) => `(${above})`).join('|') },
+    })),
+    {
+      name: 'notifier-knows-no-stage',
+      severity: 'error',
+      comment: 'The notifier receives batches (types.ts BatchSink) and knows no stage of the alert pipeline.',
+      from: { path: notifierSide },
+      to: { path: anyStage, pathNot: '^src/alerts/silences[.]ts$' },
+    },
+    {
+      name: 'stages-know-no-notifier',
+      severity: 'error',
+      comment: 'The alert stages hand batches to a BatchSink (types.ts); they never import the notifier, its outboxes or the receivers.',
+      from: { path: anyStage },
+      to: { path: notifierSide },
+    },
     {
       name: 'http-knows-no-status-page',
       severity: 'error',

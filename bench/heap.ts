@@ -44,7 +44,7 @@ const observe = (i: number) =>
   });
 for (let i = 0; i < nodes; i++) observe(i);
 stages.push(['store + view updated', mem()]);
-const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), onBatch: () => undefined });
+const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' })});
 engine.attach(store);
 stages.push(['alert rules evaluated', mem()]);
 const plain = await bodyBytes((await view.scrape({})).body);

@@ -1,46 +1,20 @@
 /**
- * Routes notification batches to receivers (by label matchers and minimum severity) through their
- * persisted outboxes, and re-sends the firing alerts to a receiver whose kind asks for it
- * (`resendIntervalMs` in its send.ts: Alertmanager) while they fire. What
- * reaches it has passed the engine's gate (gate.ts): silences, maintenance windows, flap holds.
+ * The notifier: receives batches (a BatchSink) and routes them to receivers (by label matchers and
+ * minimum severity) through their persisted outboxes. It knows no alert pipeline: what reaches it
+ * has passed the policy stage (silences, maintenance windows, flap holds), and the firing incidents
+ * come again as `resend` batches at the interval it asks for, which only receivers whose kind
+ * forgets alerts (`resendIntervalMs` in its send.ts: Alertmanager) take.
  */
 import { randomUUID } from 'node:crypto';
 import type { Config, ReceiverConfig } from '../config/load.js';
-import { ProbeError, type HttpClient } from '../transport/client.js';
-import { backoffSeconds } from '../transport/rate-limit.js';
+import type { HttpClient } from '../transport/client.js';
 import type { Logger } from '../log.js';
-import { snippet } from '../util/text.js';
 import { Outbox, type OutboxEvents } from './outbox.js';
 import { resendIntervalOf, send } from './receivers/index.js';
-import { DeliveryError, type OutgoingRequest } from './receivers/receiver.js';
+import { poster } from './receivers/post.js';
 import { matches } from './silences.js';
 import type { OpenIncident } from './persisted.js';
-import type { AlertNotice, NotificationBatch } from './types.js';
-
-const DELIVERY_TIMEOUT_MS = 10_000;
-
-/** POSTs a notification and classifies the outcome: 2xx done; 408, 429, 5xx and network errors retryable. */
-export function poster(http: HttpClient): (request: OutgoingRequest) => Promise<string> {
-  return async (request) => {
-    let response;
-    try {
-      response = await http.request({ url: request.url, method: 'POST', headers: request.headers, body: request.body, timeoutMs: DELIVERY_TIMEOUT_MS, ...(request.secrets ? { secrets: request.secrets } : {}) });
-    } catch (err) {
-      const reason = err instanceof ProbeError && err.reason === 'timeout' ? 'timeout' : 'network';
-      throw new DeliveryError(err instanceof Error ? err.message : String(err), true, reason);
-    }
-    const status = response.status;
-    if (status >= 200 && status < 300) return response.body;
-    const message = `HTTP ${status}: ${snippet(response.body, request.secrets)}`;
-    const body = response.body.slice(0, 4096);
-    if (status === 429) throw new DeliveryError(message, true, 'rate_limited', backoffSeconds(response.headers, Date.now()) * 1000, body);
-    if (status === 408 || status >= 500) {
-      const retryAfter = response.headers['retry-after'] !== undefined ? backoffSeconds(response.headers, Date.now()) * 1000 : undefined;
-      throw new DeliveryError(message, true, status === 408 ? 'timeout' : 'http_5xx', retryAfter, body);
-    }
-    throw new DeliveryError(message, false, 'http_4xx', undefined, body);
-  };
-}
+import type { AlertNotice, BatchSink, NotificationBatch } from './types.js';
 
 const SEVERITY_RANK = { warning: 1, critical: 2 };
 
@@ -50,16 +24,16 @@ export function routeTo(receiver: ReceiverConfig, alerts: AlertNotice[]): AlertN
   );
 }
 
-export class Notifier {
+export class Notifier implements BatchSink {
   private readonly outboxes = new Map<string, Outbox>();
-  private readonly resendTimers = new Map<string, NodeJS.Timeout>();
+  /** When each receiver that forgets alerts was last re-sent them. */
+  private readonly resentAt = new Map<string, number>();
   private config: Config;
 
   constructor(
     config: Config,
     http: HttpClient,
     events: OutboxEvents,
-    private readonly firing: () => AlertNotice[],
     log: Logger,
   ) {
     this.config = config;
@@ -90,6 +64,7 @@ export class Notifier {
    * that re-send firing alerts: they stop hearing of them here and the new owner carries on.
    */
   dispatch(batch: NotificationBatch): void {
+    if (batch.resend) return this.resend(batch);
     for (const receiver of this.config.alerts.receivers) {
       const outbox = this.outboxes.get(receiver.name);
       if (batch.handover && resendIntervalOf(receiver) !== undefined) {
@@ -120,34 +95,42 @@ export class Notifier {
   }
 
   /** Gives every outbox journal its open incidents (see Outbox.recordOpen); `told` is what the alert states say was announced. */
-  recordOpen(told: () => AlertNotice[], now = Date.now()): void {
+  recordOpen(told: readonly AlertNotice[], now = Date.now()): void {
     for (const receiver of this.config.alerts.receivers) {
-      this.outboxes.get(receiver.name)?.recordOpen(() => routeTo(receiver, told()).map((alert) => ({ at: now, alert })));
+      this.outboxes.get(receiver.name)?.recordOpen(() => routeTo(receiver, [...told]).map((alert) => ({ at: now, alert })));
     }
   }
 
-  start(): void {
-    for (const outbox of this.outboxes.values()) outbox.start();
+  /** The shortest re-send interval of the receivers that forget alerts (undefined: none does). */
+  resendIntervalMs(): number | undefined {
+    const intervals = this.config.alerts.receivers.flatMap((r) => resendIntervalOf(r) ?? []);
+    return intervals.length > 0 ? Math.min(...intervals) : undefined;
+  }
+
+  /**
+   * The firing incidents again: each receiver that forgets alerts takes them once its own interval
+   * has passed, and only when nothing is queued for it (a backlog already carries them).
+   */
+  private resend(batch: NotificationBatch, now = Date.now()): void {
+    const { resend: _, ...plain } = batch;
     for (const receiver of this.config.alerts.receivers) {
       const every = resendIntervalOf(receiver);
-      if (every === undefined) continue;
-      this.resendTimers.set(
-        receiver.name,
-        setInterval(() => {
-          const outbox = this.outboxes.get(receiver.name);
-          // Re-send only when nothing is queued: a backlog already carries the alerts. `firing` has
-          // passed the gate (silences, maintenance, flap holds), like every other notification.
-          if (!outbox || outbox.length > 0) return;
-          const alerts = routeTo(receiver, this.firing());
-          if (alerts.length > 0) outbox.enqueue({ id: randomUUID(), target: '*', createdAt: Date.now(), alerts });
-        }, every),
-      );
+      const outbox = this.outboxes.get(receiver.name);
+      if (every === undefined || !outbox || outbox.length > 0) continue;
+      // timers fire a little late, never early: a tenth of the interval absorbs the drift between two ticks
+      if (now - (this.resentAt.get(receiver.name) ?? 0) < every * 0.9) continue;
+      this.resentAt.set(receiver.name, now);
+      const alerts = routeTo(receiver, batch.alerts);
+      if (alerts.length > 0) outbox.enqueue({ ...plain, alerts });
     }
+  }
+
+  start(now = Date.now()): void {
+    for (const outbox of this.outboxes.values()) outbox.start();
+    for (const receiver of this.config.alerts.receivers) this.resentAt.set(receiver.name, now);
   }
 
   async stop(): Promise<void> {
-    for (const timer of this.resendTimers.values()) clearInterval(timer);
-    this.resendTimers.clear();
     await Promise.all([...this.outboxes.values()].map((o) => o.stop()));
   }
 

@@ -26,7 +26,7 @@ export const alertStateSchema: z.ZodType<AlertState> = z
   activeSince: z.number(),
   firingSince: z.number().optional(),
   endedAt: z.number().optional(),
-  notified: z.object({ phase: z.enum(['firing', 'resolved']), severity, at: z.number(), since: z.number().optional() }).optional(),
+  notified: z.object({ phase: z.enum(['firing', 'resolved']), severity, at: z.number(), since: z.number().optional(), labels: labels.optional() }).optional(),
   })
   .transform((state) => ({ ...state, state: state.state ?? state.phase }));
 
@@ -37,7 +37,7 @@ export const alertStateFileSchema = z.object({
 
 const noticeSchema: z.ZodType<AlertNotice> = z.object({
   status: z.enum(['firing', 'resolved']),
-  kind: z.enum(['firing', 'severity_changed', 'reminder', 'resolved', 'test']),
+  kind: z.enum(['firing', 'severity_changed', 'updated', 'reminder', 'resolved', 'test']),
   labels,
   annotations,
   startsAt: z.string(),
@@ -45,6 +45,7 @@ const noticeSchema: z.ZodType<AlertNotice> = z.object({
   fingerprint: z.string(),
   generatorURL: z.string(),
   key: z.string().optional(),
+  previousLabels: labels.optional(),
 });
 
 const batchSchema: z.ZodType<NotificationBatch> = z.object({

@@ -47,9 +47,10 @@ export interface AlertState {
   /**
    * What receivers were last told, so a restart neither repeats nor forgets; `since` is the
    * startsAt they were told while it fires (an alert that fires again before its resolve was told,
-   * held by a silence or a flap hold, is still that incident there).
+   * held by a silence or a flap hold, is still that incident there); `labels` the labels it was
+   * told under (absent in files written before incidents updated in place).
    */
-  notified?: { phase: 'firing' | 'resolved'; severity: Severity; at: number; since?: number };
+  notified?: { phase: 'firing' | 'resolved'; severity: Severity; at: number; since?: number; labels?: Record<string, string> };
 }
 
 /** An alert as the API and the status page show it: a silenced one says by which silence, until when. */
@@ -57,7 +58,8 @@ export interface ShownAlert extends AlertState {
   silencedBy?: SilencedBy;
 }
 
-export type NoticeKind = 'firing' | 'severity_changed' | 'reminder' | 'resolved' | 'test';
+/** `updated`: a label that describes the incident (`scope`) changed; it is still the same incident. */
+export type NoticeKind = 'firing' | 'severity_changed' | 'updated' | 'reminder' | 'resolved' | 'test';
 
 /** One alert as receivers see it (Alertmanager's alert shape plus what changed). */
 export interface AlertNotice {
@@ -71,6 +73,11 @@ export interface AlertNotice {
   generatorURL: string;
   /** The engine's key of the alert (not sent): a restart rebuilds the alert's state from an outbox with it. */
   key?: string;
+  /**
+   * The labels (with severity) receivers were last told this incident under, when they differ from
+   * `labels`: a receiver that keys alerts by their labels (Alertmanager) ends that copy at once.
+   */
+  previousLabels?: Record<string, string>;
 }
 
 /** What one evaluation of one target changed: chat receivers send it as one message. */
@@ -84,6 +91,17 @@ export interface NotificationBatch {
    * (Alertmanager) are not told, since the new owner takes the alerts over there under the same labels.
    */
   handover?: boolean;
+  /** The firing incidents again, for receivers that forget alerts they are not re-told of (Alertmanager); no other receiver gets it. */
+  resend?: boolean;
+}
+
+/** Where the alert pipeline hands its batches: the notifier (which knows no pipeline). */
+export interface BatchSink {
+  dispatch(batch: NotificationBatch): void;
+  /** Settles once every batch dispatched so far is on disk (undefined: all are); alert states are saved after. */
+  pendingWrites(): Promise<unknown> | undefined;
+  /** How often the firing incidents are to be handed again as a `resend` batch (undefined: never). */
+  resendIntervalMs(): number | undefined;
 }
 
 export const ZERO_TIME = '0001-01-01T00:00:00Z';

@@ -1,6 +1,7 @@
 /**
  * Builds the daemon's parts from a config: the store (the one source of truth), the metrics view,
- * the poller (every probe job, chain data included), the alert engine and its notifier. Nothing
+ * the poller (every probe job, chain data included), the alert pipeline and the notifier it hands
+ * its batches to. Nothing
  * here starts anything: app/daemon.ts orders start and stop.
  */
 import { join } from 'node:path';
@@ -66,34 +67,37 @@ export function buildComponents(config: Config, log: Logger): Components {
   const deliveryHttp = new HttpClient({ maxResponseBytes: 1024 * 1024, userAgent: `avahealth/${VERSION}` });
   const periods = new PeriodLedger(join(config.stateDir, 'periods.json'));
   if (periods.problem) log.error({ problem: periods.problem }, 'validation periods not restored');
-  const parts = { store, metrics, gates, periods, deliveryHttp, config } as Components;
-  parts.poller = new Poller(config, store, log, gates, periods);
-  parts.alerts = new AlertEngine(config, { log, onBatch: (batch) => parts.notifier.dispatch(batch), outboxesWritten: () => parts.notifier.pendingWrites() });
-  parts.notifier = buildNotifier(parts, log);
-  parts.alerts.reconcile(parts.notifier.told());
-  parts.alerts.attach(store);
-  const { silences } = parts.alerts;
-  const sources = { silences: (now: number) => silences.list(now), silencing: silences.silencing.bind(silences), alerts: () => parts.alerts.list(), externalUrl: () => parts.config.externalUrl, stateDir: config.stateDir };
-  parts.silenceMirrors = new SilenceMirrors(deliveryHttp, sources, log);
-  parts.silenceMirrors.setConfig(config);
+  const poller = new Poller(config, store, log, gates, periods);
+  // The alert pipeline, wired once and straight: the notifier (receivers' outboxes) first, then the
+  // pipeline restores its incidents, the outboxes learn what the incidents say was announced, the
+  // incidents follow what the outboxes say receivers were told, and the pipeline follows the store.
+  const notifier = buildNotifier(config, metrics, deliveryHttp, log);
+  const alerts = new AlertEngine(config, { log, sink: notifier });
+  notifier.recordOpen(alerts.toldFiring());
+  alerts.reconcile(notifier.told());
+  alerts.attach(store);
+  // avahealth's silences mirrored to the alertmanager receivers: they read the pipeline's silences and incidents.
+  const { silences } = alerts;
+  const sources = { silences: (now: number) => silences.list(now), silencing: silences.silencing.bind(silences), alerts: () => alerts.list(), externalUrl: () => parts.config.externalUrl, stateDir: config.stateDir };
+  const silenceMirrors = new SilenceMirrors(deliveryHttp, sources, log);
+  silenceMirrors.setConfig(config);
+  const parts: Components = { store, metrics, poller, alerts, notifier, gates, periods, silenceMirrors, deliveryHttp, config };
   return parts;
 }
 
-export function buildNotifier(parts: Pick<Components, 'metrics' | 'alerts' | 'deliveryHttp' | 'config'>, log: Logger): Notifier {
-  const families = () => parts.metrics.families.alerts;
-  const notifier = new Notifier(
-    parts.config,
-    parts.deliveryHttp,
+/** The receivers' side: outboxes, delivery and their metrics (a reload that changes the receivers builds a new one). */
+export function buildNotifier(config: Config, metrics: MetricsView, deliveryHttp: HttpClient, log: Logger): Notifier {
+  const families = () => metrics.families.alerts;
+  return new Notifier(
+    config,
+    deliveryHttp,
     {
       delivered: (receiver) => families().delivered.inc({ receiver }),
       failed: (receiver, reason) => families().failed.inc({ receiver, reason }),
       queueLength: (receiver, length) => families().queue.set({ receiver }, length),
     },
-    () => parts.alerts.firing(),
     log,
   );
-  notifier.recordOpen(() => parts.alerts.toldFiring());
-  return notifier;
 }
 
 /** The file's config with discovered nodes (static ones win a name clash), then only this replica's shard. */

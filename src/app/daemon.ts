@@ -162,6 +162,7 @@ export class Daemon {
       this.runSources();
     }
     this.parts.notifier.start();
+    this.parts.alerts.start();
     this.parts.silenceMirrors.start();
     if (this.gate) this.watchers.watch(() => this.gate!.current.files, () => reloadWebConfig(this.options.webConfigFile!, this.gate!, this.server, log, this.webConfigApplied));
     if (this.options.watchConfig) this.watchers.watch(() => [this.baseConfig.file], () => void this.reload());
@@ -232,6 +233,7 @@ export class Daemon {
     if (!drained) log.warn({ timeoutMs: timeout }, 'in-flight polls did not finish in time; abandoning them');
     this.watchers.stop();
     this.discovery?.stop();
+    parts.alerts.stop();
     await parts.silenceMirrors.stop();
     await parts.notifier.stop();
     await parts.alerts.flush();

@@ -28,7 +28,9 @@ export async function applyDiff(parts: Components, scheduler: Scheduler, diff: C
   dropStoppedJobs(parts, diff);
   if (diff.receivers) {
     await parts.notifier.stop();
-    parts.notifier = buildNotifier(parts, log);
+    parts.notifier = buildNotifier(next, parts.metrics, parts.deliveryHttp, log);
+    parts.notifier.recordOpen(parts.alerts.toldFiring());
+    parts.alerts.connect(parts.notifier);
     parts.notifier.start();
   } else {
     parts.notifier.setConfig(next);

@@ -1,5 +1,5 @@
 /** Alert notices and batches as the engine makes them, for receiver tests. */
-import type { AlertNotice, NotificationBatch } from '../../src/alerts/types.js';
+import type { AlertNotice, BatchSink, NotificationBatch } from '../../src/alerts/types.js';
 
 export const START = '2026-11-22T12:00:00.000Z';
 
@@ -15,3 +15,6 @@ export const notice = (check: string, status: 'firing' | 'resolved' = 'firing', 
 });
 
 export const batch = (alerts: AlertNotice[]): NotificationBatch => ({ id: 'msg_2Kv1', target: 'validator-1', createdAt: Date.parse(START), alerts });
+
+/** A sink that keeps every batch the alert pipeline hands it (as the notifier would receive them). */
+export const sinkInto = (batches: NotificationBatch[]): BatchSink => ({ dispatch: (b) => void batches.push(b), pendingWrites: () => undefined, resendIntervalMs: () => undefined });

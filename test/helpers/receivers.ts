@@ -1,5 +1,5 @@
 /** Delivers one batch with a receiver built from its config, through the real POST path, to a real local server. */
-import { poster } from '../../src/alerts/notifier.js';
+import { poster } from '../../src/alerts/receivers/post.js';
 import { send } from '../../src/alerts/receivers/index.js';
 import type { Notes } from '../../src/alerts/receivers/receiver.js';
 import { receiverSchema } from '../../src/alerts/receivers/schemas.js';

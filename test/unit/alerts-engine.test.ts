@@ -12,6 +12,7 @@ import { createLogger } from '../../src/log.js';
 import { economicsOf, type ValidatorReport } from '../../src/model/validator.js';
 import type { NodeTarget, ServiceTarget } from '../../src/config/load.js';
 import { Store, type TargetState } from '../../src/store.js';
+import { sinkInto } from '../helpers/notices.js';
 import { BOOTSTRAPPING, failing, fixtureReport, HEALTHY, nodeState, serviceState, update } from '../helpers/states.js';
 
 const MIN = 60_000;
@@ -28,7 +29,7 @@ function setup(alerts = '', extra = '', logs?: string[]) {
   const stream = new PassThrough();
   stream.on('data', (chunk: Buffer) => logs?.push(...chunk.toString().split('\n').filter(Boolean)));
   const log = createLogger({ level: logs ? 'info' : 'silent', format: 'json', destination: stream });
-  const make = () => new AlertEngine(config, { log, onBatch: (b) => batches.push(b) });
+  const make = () => new AlertEngine(config, { log, sink: sinkInto(batches) });
   const engine = make();
   const node = config.nodes[0]!;
   const service = config.services[0]!;
@@ -218,7 +219,7 @@ describe('alert state machine', () => {
     const nodes = ['v1', 'v2', 'v3'].map((name, i) => `  - {name: ${name}, url: "http://127.0.0.1:${i + 1}"}`).join('\n');
     const config = parseConfig(`state_dir: ${dir}\nnodes:\n${nodes}\nalerts:\n  for_polls: 1\n  targets:\n    v2:\n      rules:\n        AvalancheCheckFailing: {disabled: true}\n`, join(dir, 'config.yaml'), {});
     const batches: NotificationBatch[] = [];
-    const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), onBatch: (b) => batches.push(b) });
+    const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto(batches) });
     for (const node of [config.nodes[0]!, config.nodes[1]!, config.nodes[2]!]) nodeUpdated(engine, node, nodeState(node.name, failing({ C: 5 })), T0);
     const fired = batches.flatMap((b) => b.alerts.map((a) => `${a.labels.target} ${a.labels.alertname}`)).sort();
     expect(fired).toEqual(['v1 AvalancheCheckFailing', 'v1 AvalancheNodeUnhealthy', 'v2 AvalancheNodeUnhealthy', 'v3 AvalancheCheckFailing', 'v3 AvalancheNodeUnhealthy']);

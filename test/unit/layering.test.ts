@@ -90,6 +90,26 @@ describe('layering check', () => {
     expect(run.output).toContain('no-upward-from-config: src/config/load.ts → src/alerts/engine.ts');
   });
 
+  it('keeps the alert stages one way: pipeline → state → policy → incidents → rules, and the notifier apart', async () => {
+    const dir = await project('alert-stages', {
+      'src/alerts/verdicts.ts': 'export const verdicts = 1;\n',
+      'src/alerts/incidents.ts': "import { verdicts } from './verdicts.js';\nexport const incidents = verdicts;\n",
+      'src/alerts/policy.ts': "import { incidents } from './incidents.js';\nimport { notifier } from './notifier.js';\nexport const policy = incidents + notifier;\n",
+      'src/alerts/persistence.ts': "import { policy } from './policy.js';\nexport const state = policy;\n",
+      'src/alerts/engine.ts': "import { state } from './persistence.js';\nexport const engine = state;\n",
+      'src/alerts/notifier.ts': "import { verdicts } from './verdicts.js';\nexport const notifier = verdicts;\n",
+    });
+    const run = await depcruise(dir);
+    expect(run.output).toContain('stages-know-no-notifier: src/alerts/policy.ts → src/alerts/notifier.ts');
+    expect(run.output).toContain('notifier-knows-no-stage: src/alerts/notifier.ts → src/alerts/verdicts.ts');
+    for (const down of ['engine.ts → src/alerts/persistence', 'persistence.ts → src/alerts/policy', 'policy.ts → src/alerts/incidents', 'incidents.ts → src/alerts/verdicts']) expect(run.output).not.toContain(`src/alerts/${down}`);
+    const upward = await project('alert-stage-upward', {
+      'src/alerts/engine.ts': 'export const engine = 1;\n',
+      'src/alerts/incidents.ts': "import { engine } from './engine.js';\nexport const incidents = engine;\n",
+    });
+    expect((await depcruise(upward)).output).toContain('alert-stage-incidents-imports-down-only: src/alerts/incidents.ts → src/alerts/engine.ts');
+  });
+
   it('passes imports that run down, from the CLI to the foundation', async () => {
     const dir = await project('downward', {
       'src/util/text.ts': 'export const redact = (s: string) => s;\n',

@@ -42,7 +42,7 @@ describe('state files', () => {
       writeFileSync(join(dir, 'silences.json'), wrong.replace('alerts', 'silences'));
       const config = parseConfig(`state_dir: ${dir}\n`, join(dir, 'c.yaml'), {});
       const { log, text } = logged();
-      const engine = new AlertEngine(config, { log, onBatch: () => undefined });
+      const engine = new AlertEngine(config, { log });
       expect(engine.list()).toEqual([]);
       expect(engine.silences.list()).toEqual([]);
       expect(text()).toContain('alert state file unreadable; set aside, starting empty');
@@ -59,7 +59,7 @@ describe('state files', () => {
     writeFileSync(join(dir, 'outbox', 'hook.jsonl'), `{"add": {"batch"\nnot json at all\n${JSON.stringify(queued)}\n`);
     const config = parseConfig(`state_dir: ${dir}\nalerts:\n  receivers:\n    - {name: hook, webhook: {url: "http://127.0.0.1:9/hook"}}\n`, join(dir, 'c.yaml'), {});
     const { log, text } = logged();
-    const engine = new AlertEngine(config, { log, onBatch: () => undefined });
+    const engine = new AlertEngine(config, { log });
     const outbox = new Outbox(config.alerts.receivers[0]!, dir, async () => undefined, () => '', { delivered: () => undefined, failed: () => undefined, queueLength: () => undefined }, log);
     expect(engine.list()).toEqual([]);
     expect(outbox.length).toBe(1);

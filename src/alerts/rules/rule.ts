@@ -7,82 +7,17 @@
  */
 import { z } from 'zod';
 import { parseGoDuration } from '../../util/go-duration.js';
-import type { EndpointObservation, TargetObservation } from '../../model/observation.js';
-import type { ObservedReport } from '../../model/observed.js';
-import type { PrimaryValidation, ValidatorReport, VersionStake } from '../../model/validator.js';
+import type { RuleInputs, RuleSource } from './sources.js';
 
 export type Severity = 'warning' | 'critical';
 
 /**
- * What each source hands its rules. A rule names its source; the engine evaluates all rules of a
- * source whenever the report feeding it arrives. A new source = one line here and its entry in
- * ./sources.ts (which report feeds it, and how its input is derived).
+ * What each source hands its rules: derived from the sources' registry (./sources.ts), where a new
+ * source is one entry (which report feeds it, and how its input is derived); the input shapes are in
+ * ./inputs.ts.
  */
-export interface RuleInputs {
-  /** A node's latest poll (health, readiness, liveness, tag views). */
-  node: TargetObservation;
-  /** A hosted service's latest poll. */
-  service: TargetObservation;
-  /**
-   * A node's height lag after each of its own polls (with chain data configured): counted per poll
-   * of the node, so a fresh start waits for_polls real polls, whatever chain data refreshes meanwhile.
-   */
-  lag: LagInput;
-  /** What chain data says about one node (refreshed on its own schedule). */
-  chain: ChainInput;
-  /** A node's latest validator poll (info.* and platform.*; its own interval). */
-  validator: ValidatorInput;
-  /** What the fleet's other nodes see of a validator (at its validator interval). */
-  observed: ObservedInput;
-}
-export type RuleSource = keyof RuleInputs;
-
-export interface LagInput {
-  /** Blocks behind the best-known height, per chain the node reports (computed once, by the store). */
-  lags: Array<{ chain: string; lagBlocks: number }>;
-  /** The node's latest poll (to know whether it is still bootstrapping). */
-  node: TargetObservation;
-}
-
-export interface ChainInput {
-  /** The node's validator record, when it is known. */
-  validator?: { nodeId: string; status: string; endTimestamp?: number };
-  /** The node's own latest poll (to know whether it is still bootstrapping). */
-  node?: TargetObservation;
-  /** The node's own validation as its validator poll last reported it (an auto-renewed one says whether it renews). */
-  primary?: PrimaryValidation;
-  /** Why an auto-renewed validator's renewal is in doubt (model/reward-vote.ts renewalDoubt), when it is. */
-  renewalDoubt?: string;
-}
-
-export interface ValidatorInput {
-  /** The `endpoint="validator"` observation; its `validator` report is absent when the poll failed outright. */
-  observation: EndpointObservation;
-  /** What the fleet's other nodes see of it and its network's baseline (`endpoint="observed"`), when known. */
-  observed?: ObservedReport;
-  /** Stake per node version on the node's network (Data API), when chain data has it. */
-  versionStake?: readonly VersionStake[];
-  /**
-   * The alert's `scope` cannot be decided yet: the fleet's view of the validator has not come, or
-   * its network's first baseline is awaited (bounded by one baseline interval, probes/observed.ts).
-   */
-  scopeAwaited?: boolean;
-  /**
-   * The validator's NodeID is known but the fleet's view of it has not been asked yet (the view job
-   * ran before the NodeID was learnt): its next run will have it. Rules hold a new verdict a few
-   * polls at most for it (validator-facts.ts, waitForView).
-   */
-  viewPending?: boolean;
-}
-
-export interface ObservedInput {
-  /** The `endpoint="observed"` observation; its `observed` report is absent while the validator's NodeID is unknown. */
-  observation: EndpointObservation;
-  /** The validator's own latest health poll. */
-  node?: TargetObservation;
-  /** Its latest validator poll (for the uptime requirement). */
-  validator?: ValidatorReport;
-}
+export type { RuleInputs, RuleSource } from './sources.js';
+export type { ChainInput, LagInput, ObservedInput, ValidatorInput } from './inputs.js';
 
 /** A rule's settings after defaults, `alerts.rules.<name>` and `alerts.targets.<t>.rules.<name>`. */
 export interface RuleSettings {

@@ -2,15 +2,16 @@
  * The rule sources: which report feeds each source's rules, and what they are handed. When a probe
  * kind reports on a target (`SourceUpdate.source`: `node`, `service`, `validator`, … as in the probe
  * registry, or `chaindata` for every target when chain data refreshes), the engine evaluates the
- * rules of every source fed by it, in this order. A new source is one line in `RuleInputs`
- * (./rule.ts) and one entry here; the engine and the app know none by name.
+ * rules of every source fed by it, in this order. A new source is one entry here (its input's
+ * shape, when new, in ./inputs.ts): `RuleSource` and `RuleInputs` follow from this registry, and
+ * the pipeline and the app know no source by name.
  */
 import type { ChainDataSnapshot, ChainLag } from '../../model/chaindata.js';
 import type { EndpointObservation, TargetObservation } from '../../model/observation.js';
 import { OBSERVED_ENDPOINT, observedReport } from '../../model/observed.js';
 import { renewalDoubt } from '../../model/reward-vote.js';
 import { validatorReport } from '../../model/validator.js';
-import type { RuleInputs, RuleSource } from './rule.js';
+import type { ChainInput, LagInput, ObservedInput, ValidatorInput } from './inputs.js';
 
 /** One report about one target, as the rules' inputs are derived from it. */
 export interface SourceUpdate {
@@ -37,9 +38,9 @@ export interface SourceUpdate {
  * there is nothing to evaluate now, `null` when the source stopped reporting on the target (its
  * job was turned off: its alerts resolve at once).
  */
-export interface RuleFeed<S extends RuleSource> {
+export interface RuleFeed<Input> {
   from: string;
-  input(update: SourceUpdate): RuleInputs[S] | null | undefined;
+  input(update: SourceUpdate): Input | null | undefined;
   /**
    * While one of its alerts fires, the target is not healthy (warning, or unhealthy when critical:
    * status page, /api/v1, `check`): for facts the target's own health replies do not show.
@@ -47,12 +48,18 @@ export interface RuleFeed<S extends RuleSource> {
   countsInState?: boolean;
 }
 
-export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
-  node: { from: 'node', input: (u) => u.observation },
-  service: { from: 'service', input: (u) => u.observation },
+/** One source: what its rules are handed (`Input`) is fixed here. */
+const feed = <Input>(source: RuleFeed<Input>): RuleFeed<Input> => source;
+
+export const RULE_SOURCES = {
+  /** A node's latest poll (health, readiness, liveness, tag views). */
+  node: feed<TargetObservation>({ from: 'node', input: (u) => u.observation }),
+  /** A hosted service's latest poll. */
+  service: feed<TargetObservation>({ from: 'service', input: (u) => u.observation }),
   // Counted per poll of the node, so a fresh start waits for_polls real polls whatever chain data does meanwhile.
-  lag: { from: 'node', input: (u) => (u.chainData && u.observation ? { lags: u.lags(), node: u.observation } : undefined) },
-  chain: {
+  lag: feed<LagInput>({ from: 'node', input: (u) => (u.chainData && u.observation ? { lags: u.lags(), node: u.observation } : undefined) }),
+  /** What chain data says about one node (refreshed on its own schedule). */
+  chain: feed<ChainInput>({
     from: 'chaindata',
     input: (u) => {
       // Whether the validation renews comes from the validator poll: wait for its first report.
@@ -63,8 +70,9 @@ export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
       const doubt = report ? renewalDoubt(report) : undefined;
       return { ...(validator ? { validator } : {}), ...(u.observation ? { node: u.observation } : {}), ...(primary ? { primary } : {}), ...(doubt ? { renewalDoubt: doubt } : {}) };
     },
-  },
-  validator: {
+  }),
+  /** A node's latest validator poll (info.* and platform.*; its own interval). */
+  validator: feed<ValidatorInput>({
     from: 'validator',
     countsInState: true,
     input: (u) => {
@@ -78,8 +86,9 @@ export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
       const viewPending = !scopeAwaited && !observed && u.jobs.has(OBSERVED_ENDPOINT) && report?.nodeId !== undefined && report.primary !== undefined;
       return { observation, ...(versionStake ? { versionStake } : {}), ...(observed ? { observed } : {}), ...(scopeAwaited ? { scopeAwaited } : {}), ...(viewPending ? { viewPending } : {}) };
     },
-  },
-  observed: {
+  }),
+  /** What the fleet's other nodes see of a validator (at its validator interval). */
+  observed: feed<ObservedInput>({
     from: OBSERVED_ENDPOINT,
     countsInState: true,
     input: (u) => {
@@ -89,8 +98,12 @@ export const RULE_SOURCES: { [S in RuleSource]: RuleFeed<S> } = {
       const validator = validatorReport(validatorObservation(u));
       return { observation, ...(node ? { node } : {}), ...(validator ? { validator } : {}) };
     },
-  },
+  }),
 };
+
+export type RuleSource = keyof typeof RULE_SOURCES;
+/** What each source hands its rules, as its entry above says. */
+export type RuleInputs = { [S in RuleSource]: (typeof RULE_SOURCES)[S] extends RuleFeed<infer Input> ? Input : never };
 
 /** The `endpoint="validator"` observation of the target's validator job, when it has one. */
 function validatorObservation(u: SourceUpdate): EndpointObservation | undefined {

@@ -1,0 +1,112 @@
+/**
+ * The policy stage: which of the incidents' changes are told now. Like Alertmanager's mute and
+ * dedup stages: silences, maintenance windows and flap holds (gate.ts) hold a notification, and what
+ * receivers were last told (`notified`) decides whether there is anything to tell. A held change is
+ * told once the hold ends. It keeps the flap history (only real changes of state count) and says when
+ * a flap hold begins and ends.
+ */
+import type { AlertsConfig } from '../config/load.js';
+import type { Logger } from '../log.js';
+import { Flaps } from './flaps.js';
+import { NotificationGate } from './gate.js';
+import { dueNotice, markTold, noticeOf } from './incidents.js';
+import type { Silences } from './silences.js';
+import type { AlertNotice, AlertState } from './types.js';
+
+export class Policy {
+  readonly gate: NotificationGate;
+  readonly flaps: Flaps;
+  /** Incident keys under a flap hold (for the log lines when a hold begins and ends). */
+  private readonly flapHeld = new Set<string>();
+
+  constructor(
+    private alerts: AlertsConfig,
+    readonly silences: Silences,
+    private readonly log: Logger,
+    restored: { flaps: Record<string, number[]>; held: string[] },
+  ) {
+    this.flaps = new Flaps(alerts.flapThreshold, alerts.flapWindowMs, new Map(Object.entries(restored.flaps)));
+    for (const key of restored.held) this.flapHeld.add(key);
+    this.gate = new NotificationGate(silences, this.flaps);
+  }
+
+  setConfig(alerts: AlertsConfig): void {
+    this.alerts = alerts;
+    this.silences.setConfig(alerts);
+    this.flaps.setLimits(alerts.flapThreshold, alerts.flapWindowMs);
+  }
+
+  /** Real changes of state (began firing, resolved): what flap damping counts. */
+  recordTransitions(keys: readonly string[], now: number): void {
+    for (const key of keys) this.flaps.record(key, now);
+  }
+
+  /** Why notifications about this incident are held now, if they are. */
+  hold(state: AlertState, now: number, options: { gone?: boolean } = {}) {
+    return this.gate.hold(gateView(state), now, options);
+  }
+
+  /**
+   * Compares each incident of one target with what receivers were last told, through the gate, and
+   * returns what is to be told now (marking it told). A resolved incident leaves `incidents` once its
+   * resolve is told (or if it was never announced). `gone`: the target left, nothing holds it.
+   */
+  decide(incidents: Map<string, AlertState>, now: number, externalUrl: string, { gone }: { gone: boolean }): AlertNotice[] {
+    const notices: AlertNotice[] = [];
+    for (const state of [...incidents.values()]) {
+      if (state.phase === 'pending') {
+        state.state = 'pending';
+        continue;
+      }
+      const hold = this.hold(state, now, { gone });
+      this.showFlapping(state, hold?.kind === 'flapping');
+      const kind = dueNotice(state, this.alerts.repeatIntervalMs, now);
+      if (state.phase === 'resolved') {
+        if (!kind) incidents.delete(state.key); // never announced: nothing to take back
+        else if (!hold) {
+          notices.push(noticeOf(state, kind, now, externalUrl));
+          incidents.delete(state.key);
+        }
+        continue;
+      }
+      if (hold || !kind) continue;
+      notices.push(noticeOf(state, kind, now, externalUrl));
+      markTold(state, now);
+    }
+    return notices;
+  }
+
+  /** The firing incidents receivers were told of that the gate lets through now: what receivers that forget are re-sent. */
+  resendable(incidents: Iterable<AlertState>, now: number, externalUrl: string): AlertNotice[] {
+    return [...incidents].filter((s) => s.phase === 'firing' && s.notified?.phase === 'firing' && !this.hold(s, now)).map((s) => noticeOf(s, 'firing', now, externalUrl));
+  }
+
+  /** The hold of an incident of this target ends once it has been stable for the window (even if it resolved meanwhile). */
+  endFlapHolds(target: string, incidents: ReadonlyMap<string, AlertState> | undefined, now: number): void {
+    for (const key of this.flapHeld) {
+      if (key.split('|')[1] !== target || this.flaps.isFlapping(key, now)) continue;
+      this.flapHeld.delete(key);
+      const [alertname] = key.split('|');
+      const state = incidents?.get(key);
+      this.log.info({ alertname, target, ...(state ? { labels: state.labels } : {}), state: state?.phase ?? 'inactive' }, 'alert stopped flapping: its current state is told once');
+    }
+  }
+
+  /** A target that is gone: its flap history and holds are let go. */
+  forgetTarget(target: string): void {
+    this.flaps.forgetTarget(target, this.flapHeld);
+  }
+
+  /** A flap hold is visible: state `flapping` (metrics, API, status page) and a log line when it begins. */
+  private showFlapping(state: AlertState, flapping: boolean): void {
+    state.state = flapping ? 'flapping' : state.phase;
+    if (!flapping || this.flapHeld.has(state.key)) return;
+    this.flapHeld.add(state.key);
+    const window = `${this.alerts.flapWindowMs / 1000}s`;
+    this.log.info({ alertname: state.alertname, target: state.target, labels: state.labels, flapThreshold: this.alerts.flapThreshold, flapWindow: window }, 'alert is flapping: its notifications are held until it is stable for the flap window');
+  }
+}
+
+function gateView(state: AlertState): { key: string; labels: Record<string, string> } {
+  return { key: state.key, labels: { ...state.labels, severity: state.severity } };
+}

@@ -1,0 +1,51 @@
+/** What the rule sources hand their rules beyond a target's own observation (./sources.ts names which source hands which). */
+import type { EndpointObservation, TargetObservation } from '../../model/observation.js';
+import type { ObservedReport } from '../../model/observed.js';
+import type { PrimaryValidation, ValidatorReport, VersionStake } from '../../model/validator.js';
+
+export interface LagInput {
+  /** Blocks behind the best-known height, per chain the node reports (computed once, by the store). */
+  lags: Array<{ chain: string; lagBlocks: number }>;
+  /** The node's latest poll (to know whether it is still bootstrapping). */
+  node: TargetObservation;
+}
+
+export interface ChainInput {
+  /** The node's validator record, when it is known. */
+  validator?: { nodeId: string; status: string; endTimestamp?: number };
+  /** The node's own latest poll (to know whether it is still bootstrapping). */
+  node?: TargetObservation;
+  /** The node's own validation as its validator poll last reported it (an auto-renewed one says whether it renews). */
+  primary?: PrimaryValidation;
+  /** Why an auto-renewed validator's renewal is in doubt (model/reward-vote.ts renewalDoubt), when it is. */
+  renewalDoubt?: string;
+}
+
+export interface ValidatorInput {
+  /** The `endpoint="validator"` observation; its `validator` report is absent when the poll failed outright. */
+  observation: EndpointObservation;
+  /** What the fleet's other nodes see of it and its network's baseline (`endpoint="observed"`), when known. */
+  observed?: ObservedReport;
+  /** Stake per node version on the node's network (Data API), when chain data has it. */
+  versionStake?: readonly VersionStake[];
+  /**
+   * The alert's `scope` cannot be decided yet: the fleet's view of the validator has not come, or
+   * its network's first baseline is awaited (bounded by one baseline interval, probes/observed.ts).
+   */
+  scopeAwaited?: boolean;
+  /**
+   * The validator's NodeID is known but the fleet's view of it has not been asked yet (the view job
+   * ran before the NodeID was learnt): its next run will have it. Rules hold a new verdict a few
+   * polls at most for it (validator-facts.ts, waitForView).
+   */
+  viewPending?: boolean;
+}
+
+export interface ObservedInput {
+  /** The `endpoint="observed"` observation; its `observed` report is absent while the validator's NodeID is unknown. */
+  observation: EndpointObservation;
+  /** The validator's own latest health poll. */
+  node?: TargetObservation;
+  /** Its latest validator poll (for the uptime requirement). */
+  validator?: ValidatorReport;
+}

@@ -1,0 +1,48 @@
+/** The incidents stage alone: a pure state machine over plain values (no clock, no files, no receivers). */
+import { describe, expect, it } from 'vitest';
+import { dueNotice, fingerprint, keyOf, markTold, noticeOf, step, type StepContext } from '../../../src/alerts/incidents.js';
+import type { RuleSettings } from '../../../src/alerts/rules/index.js';
+import type { AlertState, Condition, Evaluation } from '../../../src/alerts/types.js';
+
+const T0 = Date.UTC(2026, 10, 22, 12);
+const settings: RuleSettings = { disabled: false, forMs: 0, severity: 'warning', criticalAfterMs: 10 * 60_000 };
+const ctx = (now: number, extra: Partial<StepContext> = {}): StepContext => ({ now, settings: () => settings, forPolls: 2, resolvePolls: 1, targetLabels: { env: 'mainnet' }, ...extra });
+const check = (name: string, extra: Partial<Condition> = {}): Condition => ({ alertname: 'AvalancheCheckFailing', target: 'v1', identity: { check: name }, severity: 'warning', summary: `${name} failing`, description: 'x', ...extra });
+const evaluation = (conditions: Condition[]): Evaluation => ({ target: 'v1', covers: ['AvalancheCheckFailing'], unknown: [], conditions });
+const run = (incidents: Map<string, AlertState>, conditions: Condition[], now: number, extra: Partial<StepContext> = {}) => step(incidents, evaluation(conditions), conditions, ctx(now, extra));
+
+describe('incidents stage', () => {
+  it('pending, then firing after for_polls, then resolved: each real change of state reported once', () => {
+    const incidents = new Map<string, AlertState>();
+    expect(run(incidents, [check('C')], T0)).toEqual({ changed: true, transitions: [] });
+    const key = 'AvalancheCheckFailing|v1|C||';
+    expect(incidents.get(key)).toMatchObject({ phase: 'pending', fingerprint: fingerprint(key), labels: { alertname: 'AvalancheCheckFailing', target: 'v1', check: 'C', env: 'mainnet' } });
+    expect(run(incidents, [check('C')], T0 + 1000)).toEqual({ changed: true, transitions: [key] });
+    expect(dueNotice(incidents.get(key)!, 0, T0 + 1000)).toBe('firing');
+    markTold(incidents.get(key)!, T0 + 1000);
+    expect(run(incidents, [check('C')], T0 + 2000)).toEqual({ changed: false, transitions: [] });
+    expect(run(incidents, [], T0 + 3000).transitions).toEqual([key]);
+    expect(incidents.get(key)!.phase).toBe('resolved');
+    expect(noticeOf(incidents.get(key)!, 'resolved', T0 + 3000, 'http://x')).toMatchObject({ status: 'resolved', startsAt: new Date(T0 + 1000).toISOString(), endsAt: new Date(T0 + 3000).toISOString() });
+  });
+
+  it("the node's own contiguousFailures fire at once; a severity change is told as such, not as a new incident", () => {
+    const incidents = new Map<string, AlertState>();
+    const key = keyOf('AvalancheCheckFailing', 'v1', { check: 'P' });
+    run(incidents, [check('P', { nodeFailures: 5 })], T0);
+    const state = incidents.get(key)!;
+    expect(state.phase).toBe('firing');
+    markTold(state, T0);
+    run(incidents, [check('P', { nodeFailures: 6 })], T0 + 11 * 60_000); // critical_after 10m
+    expect([state.severity, dueNotice(state, 0, T0 + 11 * 60_000), incidents.size]).toEqual(['critical', 'severity_changed', 1]);
+    expect(noticeOf(state, 'severity_changed', T0 + 11 * 60_000, 'http://x').previousLabels).toMatchObject({ severity: 'warning', check: 'P' });
+  });
+
+  it('an unknown rule keeps its incidents as they are; a rule the evaluation does not cover is not touched', () => {
+    const incidents = new Map<string, AlertState>();
+    run(incidents, [check('C', { nodeFailures: 3 })], T0);
+    expect(step(incidents, { target: 'v1', covers: ['AvalancheCheckFailing'], unknown: ['AvalancheCheckFailing'], conditions: [] }, [], ctx(T0 + 1000)).changed).toBe(false);
+    expect(step(incidents, { target: 'v1', covers: ['AvalancheNodeUnhealthy'], unknown: [], conditions: [] }, [], ctx(T0 + 2000)).changed).toBe(false);
+    expect([...incidents.values()].map((s) => s.phase)).toEqual(['firing']);
+  });
+});

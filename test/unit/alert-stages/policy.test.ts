@@ -1,0 +1,62 @@
+/** The policy stage alone: silences, maintenance and flap holds decide what is told now; a held change is told when the hold ends. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { step, type StepContext } from '../../../src/alerts/incidents.js';
+import { Policy } from '../../../src/alerts/policy.js';
+import { Silences } from '../../../src/alerts/silences.js';
+import type { AlertState, Condition } from '../../../src/alerts/types.js';
+import { parseConfig } from '../../../src/config/load.js';
+import { createLogger } from '../../../src/log.js';
+
+const T0 = Date.UTC(2026, 10, 22, 12);
+const MIN = 60_000;
+
+function setup(alerts: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'avahealth-policy-'));
+  const config = parseConfig(`state_dir: ${dir}\nalerts:\n${alerts}`, join(dir, 'c.yaml'), {});
+  const log = createLogger({ level: 'silent', format: 'json' });
+  const policy = new Policy(config.alerts, new Silences(config.alerts, dir, log), log, { flaps: {}, held: [] });
+  const incidents = new Map<string, AlertState>();
+  const ctx: Omit<StepContext, 'now'> = { settings: () => ({ disabled: false, forMs: 0, severity: 'warning' }), forPolls: 1, resolvePolls: 1, targetLabels: {} };
+  const condition: Condition = { alertname: 'AvalancheCheckFailing', target: 'v1', identity: { check: 'C' }, severity: 'warning', summary: 's', description: 'd' };
+  /** One evaluation (failing or not) through the incidents stage, then the policy: what is told. */
+  const poll = (fails: boolean, now: number) => {
+    const conditions = fails ? [condition] : [];
+    const { transitions } = step(incidents, { target: 'v1', covers: ['AvalancheCheckFailing'], unknown: [], conditions }, conditions, { ...ctx, now });
+    policy.recordTransitions(transitions, now);
+    const told = policy.decide(incidents, now, 'http://avahealth', { gone: false }).map((n) => n.kind);
+    policy.endFlapHolds('v1', incidents, now);
+    return told;
+  };
+  return { policy, incidents, poll };
+}
+
+describe('policy stage', () => {
+  it('a silence holds the firing; once it ends the still-firing incident is told, and re-sent from then on', () => {
+    const { policy, incidents, poll } = setup(`  silences:\n    - {matchers: {target: v1}, ends_at: "${new Date(T0 + 10 * MIN).toISOString()}"}\n`);
+    expect(poll(true, T0)).toEqual([]);
+    expect(policy.resendable(incidents.values(), T0, '')).toEqual([]);
+    expect(poll(true, T0 + 11 * MIN)).toEqual(['firing']);
+    expect(policy.resendable(incidents.values(), T0 + 11 * MIN, '').map((n) => n.labels.check)).toEqual(['C']);
+  });
+
+  it('flapping: changes past the threshold are held (state flapping), then the current state is told once', () => {
+    const { incidents, poll } = setup('  flap_threshold: 2\n  flap_window: 10m\n');
+    expect([poll(true, T0), poll(false, T0 + 1000), poll(true, T0 + 2000)]).toEqual([['firing'], ['resolved'], []]);
+    expect([...incidents.values()].map((s) => s.state)).toEqual(['flapping']);
+    expect(poll(true, T0 + 11 * MIN)).toEqual(['firing']);
+    expect([...incidents.values()].map((s) => s.state)).toEqual(['firing']);
+  });
+
+  it('a target that left: nothing holds its resolve, not even a silence', () => {
+    const { incidents, poll, policy } = setup('  for_polls: 1\n');
+    poll(true, T0);
+    for (const s of incidents.values()) s.phase = 'resolved';
+    policy.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + 60 * MIN }, T0);
+    expect(policy.decide(incidents, T0 + MIN, '', { gone: false })).toEqual([]);
+    expect(policy.decide(incidents, T0 + MIN, '', { gone: true }).map((n) => n.kind)).toEqual(['resolved']);
+    expect(incidents.size).toBe(0);
+  });
+});

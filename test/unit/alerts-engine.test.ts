@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { AlertEngine } from '../../src/alerts/engine.js';
 import type { ValidatorInput } from '../../src/alerts/rules/index.js';
-import type { NotificationBatch } from '../../src/alerts/types.js';
+import type { Evaluation, NotificationBatch } from '../../src/alerts/types.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { economicsOf, type ValidatorReport } from '../../src/model/validator.js';
@@ -383,6 +383,27 @@ describe('alert identity', () => {
     expect(l1Notices(batches)).toEqual([`firing AvalancheL1ValidatorBalanceLow ${B}`, `firing AvalancheL1ValidatorInactive ${A}`]);
     engine.observe('validator', 'v1', poll({ [A]: 30 * 86_400 * 512, [B]: 0 }), T0 + MIN);
     expect(l1Notices(batches).slice(2).sort()).toEqual([`firing AvalancheL1ValidatorInactive ${B}`, `resolved AvalancheL1ValidatorBalanceLow ${B}`, `resolved AvalancheL1ValidatorInactive ${A}`]);
+  });
+
+  it('a change of scope updates the incident (kind updated, same fingerprint), never resolve + fire, and is not a flap', () => {
+    const { engine, batches } = setup('  for_polls: 1\n  flap_threshold: 3\n  flap_window: 1h\n');
+    const atRisk = (scope: string): Evaluation => ({
+      target: 'v1',
+      covers: ['AvalancheValidatorRewardAtRisk'],
+      unknown: [],
+      conditions: [{ alertname: 'AvalancheValidatorRewardAtRisk', target: 'v1', identity: { scope }, severity: 'warning', summary: `at risk (${scope})`, description: 'd' }],
+    });
+    // network, self, network, self, network: four flips of scope, past the flap threshold of 3
+    for (const [i, scope] of ['network', 'self', 'network', 'self', 'network'].entries()) engine.evaluate(atRisk(scope), T0 + i * MIN);
+    const told = batches.flatMap((b) => b.alerts);
+    expect(told.map((a) => `${a.kind} ${a.labels.scope}`)).toEqual(['firing network', 'updated self', 'updated network', 'updated self', 'updated network']);
+    expect(new Set(told.map((a) => a.fingerprint)).size).toBe(1);
+    expect(told[1]!.previousLabels).toMatchObject({ scope: 'network', severity: 'warning' }); // what Alertmanager holds: ended there at once
+    expect(engine.list().map((a) => a.state)).toEqual(['firing']); // never flapping
+    // a real resolve and a later real incident on the same validator are told
+    engine.evaluate({ ...atRisk('self'), conditions: [] }, T0 + 10 * MIN);
+    engine.evaluate(atRisk('self'), T0 + 11 * MIN);
+    expect(batches.flatMap((b) => b.alerts).slice(5).map((a) => a.kind)).toEqual(['resolved', 'firing']);
   });
 
   it('alerts whose identity is only check/component/chain keep the fingerprints earlier versions persisted', () => {

@@ -24,6 +24,15 @@ describe('alertmanager', () => {
     ]);
   });
 
+  it('an incident whose severity or scope changed: the copy under its old labels ends now, in the same request', () => {
+    const now = Date.parse('2026-11-22T12:10:00.000Z');
+    const escalated = { ...notice('C', 'firing', 'critical'), kind: 'severity_changed' as const, previousLabels: notice('C').labels };
+    expect(alertmanagerPayload(batch([escalated]), now, 60_000).map((a) => [a.labels.severity, a.endsAt])).toEqual([
+      ['warning', '2026-11-22T12:10:00.000Z'],
+      ['critical', '2026-11-22T12:14:00.000Z'],
+    ]);
+  });
+
   it('POSTs to /api/v2/alerts of a real server', async () => {
     const requests = await deliverTo((url) => ({ name: 'am', alertmanager: { url } }), batch([notice('C')]));
     expect(requests.map((r) => [r.path, (r.json as unknown[]).length])).toEqual([['/api/v2/alerts', 1]]);

@@ -7,9 +7,11 @@
  * - avahealth's own alerts keep their name and escalate their severity label: the critical copy
  *   inhibits the warning copy Alertmanager still holds for the same alert.
  * - An unreachable node pages once: the alerts about what its health API says wait.
+ * - One page per problem: each root cause a rule module declares (`inhibits`) holds back its
+ *   symptoms on the same target, under any of their Prometheus names too.
  */
 import { IDENTITY_LABELS } from '../../src/alerts/rules/rule.js';
-import { RULES } from '../../src/alerts/rules/index.js';
+import { INHIBITIONS, RULES, ruleNamed } from '../../src/alerts/rules/index.js';
 
 export interface InhibitRule {
   source_matchers: string[];
@@ -39,5 +41,16 @@ export function inhibitRules(): Array<{ comment: string; rule: InhibitRule }> {
     comment: 'An unreachable node pages once: the alerts about what its health API says wait',
     rule: { source_matchers: [`alertname="${unreachable}"`], target_matchers: [`alertname=~"${[...new Set(behindIt)].join('|')}"`], equal: ['target'] },
   };
-  return [...twins, escalation, waiting];
+  /** A rule's alert names on both paths: avahealth's own and its Prometheus twins'. */
+  const namesOf = (name: string) => [...new Set([name, ...(ruleNamed(name)?.prometheus.map((p) => p.alert) ?? [])])];
+  const matcher = (names: string[]) => (names.length === 1 ? `alertname="${names[0]}"` : `alertname=~"${names.join('|')}"`);
+  const rootCauses = INHIBITIONS.map((i) => ({
+    comment: `${i.source} holds back ${i.alertname}${Object.entries(i.labels ?? {}).map(([k, v]) => `{${k}="${v}"}`).join('')}: ${i.because}`,
+    rule: {
+      source_matchers: [matcher(namesOf(i.source))],
+      target_matchers: [matcher(namesOf(i.alertname)), ...Object.entries(i.labels ?? {}).map(([k, v]) => `${k}="${v}"`)],
+      equal: ['target'],
+    },
+  }));
+  return [...twins, escalation, waiting, ...rootCauses];
 }

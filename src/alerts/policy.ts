@@ -1,6 +1,7 @@
 /**
- * The policy stage: which of the incidents' changes are told now. Like Alertmanager's mute and
- * dedup stages: silences, maintenance windows and flap holds (gate.ts) hold a notification, and what
+ * The policy stage: which of the incidents' changes are told now. Like Alertmanager's inhibit, mute
+ * and dedup stages: a root cause holds back its symptoms (the rules' `inhibits`), silences,
+ * maintenance windows and flap holds (gate.ts) hold a notification, and what
  * receivers were last told (`notified`) decides whether there is anything to tell. A held change is
  * told once the hold ends. It keeps the flap history (only real changes of state count) and says when
  * a flap hold begins and ends.
@@ -10,6 +11,7 @@ import type { Logger } from '../log.js';
 import { Flaps } from './flaps.js';
 import { NotificationGate } from './gate.js';
 import { dueNotice, markTold, noticeOf } from './incidents.js';
+import { INHIBITIONS } from './rules/index.js';
 import type { Silences } from './silences.js';
 import type { AlertNotice, AlertState } from './types.js';
 
@@ -69,11 +71,30 @@ export class Policy {
         }
         continue;
       }
-      if (hold || !kind) continue;
+      const inhibitedBy = this.inhibitedBy(state, incidents);
+      if (inhibitedBy) state.inhibitedBy = inhibitedBy;
+      else delete state.inhibitedBy;
+      if (hold || inhibitedBy || !kind) continue;
       notices.push(noticeOf(state, kind, now, externalUrl));
       markTold(state, now);
     }
     return notices;
+  }
+
+  /**
+   * The root cause that holds this incident back (rules' `inhibits`), if one is active (pending or
+   * firing) for the same target: one page per problem. It holds what a firing incident would tell,
+   * never a resolve (a page that was sent is always closed), and the held change is told once the
+   * root cause is over.
+   */
+  private inhibitedBy(state: AlertState, incidents: ReadonlyMap<string, AlertState>): string | undefined {
+    for (const rule of INHIBITIONS) {
+      if (rule.alertname !== state.alertname || !Object.entries(rule.labels ?? {}).every(([name, value]) => state.labels[name] === value)) continue;
+      for (const source of incidents.values()) {
+        if (source !== state && source.alertname === rule.source && source.phase !== 'resolved') return source.alertname;
+      }
+    }
+    return undefined;
   }
 
   /** The firing incidents receivers were told of that the gate lets through now: what receivers that forget are re-sent. */

@@ -47,8 +47,10 @@ describe('alert state machine', () => {
       ['AvalancheCheckFailing', 'pending'],
     ]);
     nodeUpdated(engine, node, nodeState('v1', failing({ network: 0 })), T0 + 15_000);
-    expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/network warning']);
-    const check = batches[0]!.alerts[1]!;
+    // one page per problem: the failing check pages by name, "v1 is unhealthy" is held back (policy.ts)
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning']);
+    expect(engine.list().find((a) => a.alertname === 'AvalancheNodeUnhealthy')).toMatchObject({ phase: 'firing', inhibitedBy: 'AvalancheCheckFailing' });
+    const check = batches[0]!.alerts[0]!;
     expect(check).toMatchObject({
       status: 'firing',
       labels: { alertname: 'AvalancheCheckFailing', target: 'v1', check: 'network', severity: 'warning', env: 'mainnet' },
@@ -60,8 +62,8 @@ describe('alert state machine', () => {
     nodeUpdated(engine, node, nodeState('v1', failing({ network: 0 })), T0 + 30_000);
     expect(batches).toHaveLength(1); // still firing: nothing new
     nodeUpdated(engine, node, nodeState('v1', HEALTHY()), T0 + 45_000);
-    expect(notices().slice(2)).toEqual(['resolved AvalancheNodeUnhealthy warning', 'resolved AvalancheCheckFailing/network warning']);
-    expect(batches[1]!.alerts[1]).toMatchObject({ status: 'resolved', fingerprint: check.fingerprint, endsAt: new Date(T0 + 45_000).toISOString() });
+    expect(notices().slice(1)).toEqual(['resolved AvalancheCheckFailing/network warning']); // the held Unhealthy was never told: nothing to take back
+    expect(batches[1]!.alerts[0]).toMatchObject({ status: 'resolved', fingerprint: check.fingerprint, endsAt: new Date(T0 + 45_000).toISOString() });
     expect(engine.list()).toEqual([]);
   });
 
@@ -90,8 +92,8 @@ describe('alert state machine', () => {
     nodeUpdated(engine, node, down, T0 + MIN);
     nodeUpdated(engine, node, down, T0 + 2 * MIN);
     nodeUpdated(engine, node, nodeState('v1', failing({ C: 8 })), T0 + 3 * MIN);
-    // Unhealthy was pending at the outage and completes its second failing poll after it; C stayed firing throughout.
-    expect(notices().slice(1)).toEqual(['firing AvalancheNodeUnreachable warning', 'firing AvalancheNodeUnhealthy warning', 'resolved AvalancheNodeUnreachable warning']);
+    // Unhealthy was pending at the outage and completes its second failing poll after it, held back by C, which stayed firing throughout.
+    expect(notices().slice(1)).toEqual(['firing AvalancheNodeUnreachable warning', 'resolved AvalancheNodeUnreachable warning']);
     expect(engine.list().find((a) => a.labels.check === 'C')?.phase).toBe('firing');
   });
 
@@ -101,9 +103,10 @@ describe('alert state machine', () => {
     poll(T0);
     poll(T0 + MIN);
     // network is not a chain check: it pages (the node counted 7 failures); the disk at 9% pages as DiskLow
-    expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning', 'firing AvalancheNodeUnhealthy warning', 'firing AvalancheDiskLow critical']);
+    // (Unhealthy is held back: the failing network check pages by name)
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning', 'firing AvalancheDiskLow critical']);
     poll(T0 + 21 * MIN);
-    expect(notices().slice(3)).toEqual(['firing AvalancheNodeNotReady warning', 'severity_changed AvalancheNodeUnhealthy critical']);
+    expect(notices().slice(2)).toEqual(['firing AvalancheNodeNotReady warning']);
     expect(engine.list().some((a) => a.labels.check === 'C' || a.labels.check === 'bootstrapped')).toBe(false);
   });
 
@@ -168,7 +171,7 @@ describe('alert state machine', () => {
     // the silence is over, but X has not been told yet: it is told (and then re-sent) from the next evaluation
     expect(engine.firing(T0 + 11 * MIN).map((a) => a.labels.check)).toEqual(['C']);
     nodeUpdated(engine, node, nodeState('v1', failing({ C: 4, X: 4 })), T0 + 11 * MIN);
-    expect(engine.firing(T0 + 11 * MIN).map((a) => `${a.labels.alertname}/${a.labels.check ?? ''}`)).toEqual(['AvalancheNodeUnhealthy/', 'AvalancheCheckFailing/C', 'AvalancheCheckFailing/X']);
+    expect(engine.firing(T0 + 11 * MIN).map((a) => `${a.labels.alertname}/${a.labels.check ?? ''}`)).toEqual(['AvalancheCheckFailing/C', 'AvalancheCheckFailing/X']);
   });
 
   it('a silence holds notifications; when it ends, a still-firing alert is announced', () => {
@@ -177,7 +180,7 @@ describe('alert state machine', () => {
     nodeUpdated(engine, node, nodeState('v1', failing({ X: 3 })), T0 + 5 * MIN);
     expect(notices()).toEqual([]);
     nodeUpdated(engine, node, nodeState('v1', failing({ X: 3 })), T0 + 11 * MIN);
-    expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/X warning']);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/X warning']);
   });
 
   it('an alert that fires again before its held resolve was told keeps the startsAt receivers have open', () => {
@@ -211,7 +214,7 @@ describe('alert state machine', () => {
     nodeUpdated(engine, node, nodeState('v1', failing({ P: 4 })), T0 + 61 * MIN);
     // P fired at once (the node counted 4 failures) and, held for an hour, has escalated (critical_after 30m);
     // Unhealthy needed our second poll, so it only starts firing now
-    expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/P critical']);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/P critical']);
   });
 
   it("per-target tuning stays the target's own while the other targets share the fleet's settings, whichever is evaluated first", () => {
@@ -222,7 +225,8 @@ describe('alert state machine', () => {
     const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto(batches) });
     for (const node of [config.nodes[0]!, config.nodes[1]!, config.nodes[2]!]) nodeUpdated(engine, node, nodeState(node.name, failing({ C: 5 })), T0);
     const fired = batches.flatMap((b) => b.alerts.map((a) => `${a.labels.target} ${a.labels.alertname}`)).sort();
-    expect(fired).toEqual(['v1 AvalancheCheckFailing', 'v1 AvalancheNodeUnhealthy', 'v2 AvalancheNodeUnhealthy', 'v3 AvalancheCheckFailing', 'v3 AvalancheNodeUnhealthy']);
+    // v2 has no check alert: "v2 is unhealthy" is its one page; v1 and v3 page the check by name
+    expect(fired).toEqual(['v1 AvalancheCheckFailing', 'v2 AvalancheNodeUnhealthy', 'v3 AvalancheCheckFailing']);
   });
 
   it('per-target tuning: disabled for one target only', () => {
@@ -243,9 +247,9 @@ describe('alert state machine', () => {
       ['AvalancheCheckFailing', 'firing'],
     ]);
     nodeUpdated(restarted, node, nodeState('v1', failing({ network: 5 })), T0 + MIN);
-    expect(notices().slice(1)).toEqual(['firing AvalancheNodeUnhealthy warning']);
+    expect(notices()).toHaveLength(1); // not re-announced (and Unhealthy, firing now, is held back by the check)
     nodeUpdated(restarted, node, nodeState('v1', HEALTHY()), T0 + 2 * MIN);
-    expect(notices().slice(2)).toEqual(['resolved AvalancheNodeUnhealthy warning', 'resolved AvalancheCheckFailing/network warning']);
+    expect(notices().slice(1)).toEqual(['resolved AvalancheCheckFailing/network warning']);
   });
 
   it('a held resolve of a target removed from the config is told at once (it can no longer flap)', () => {
@@ -307,15 +311,15 @@ describe('alert state machine', () => {
     const store = new Store();
     store.record(nodeState('v1', failing({ C: 5 })).observation);
     engine.attach(store);
-    expect(notices()).toEqual(['firing AvalancheNodeUnhealthy warning', 'firing AvalancheCheckFailing/C warning']);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/C warning']);
     store.record(serviceState('data-api', { reason: 'connect', error: 'connection refused' }).observation);
-    expect(notices().slice(2)).toEqual(['firing AvalancheServiceUnhealthy warning']);
+    expect(notices().slice(1)).toEqual(['firing AvalancheServiceUnhealthy warning']);
     // A validator job's report feeds the validator rules only: the node's own alerts stay as they are.
     store.record({ target: 'v1', kind: 'node', source: 'validator', at: 0, endpoints: [] });
     store.dropSource('v1', 'validator');
-    expect(notices()).toHaveLength(3);
+    expect(notices()).toHaveLength(2);
     store.record(nodeState('v1', HEALTHY()).observation);
-    expect(notices().slice(3)).toEqual(['resolved AvalancheNodeUnhealthy warning', 'resolved AvalancheCheckFailing/C warning']);
+    expect(notices().slice(2)).toEqual(['resolved AvalancheCheckFailing/C warning']);
   });
 });
 

@@ -13,6 +13,8 @@ export default defineRule({
   defaults: { severity: 'warning', criticalAfterMs: 30 * 60_000 },
   tuning: NO_TUNING,
   phrases: { subject: 'check', firing: 'failing', resolved: 'recovered' },
+  // The failing check names the problem; "the node is unhealthy" says it again, less sharply.
+  inhibits: [{ alertname: 'AvalancheNodeUnhealthy', because: 'the node is unhealthy because a check fails, and that check pages by name' }],
   prometheus: [
     promAlert(
       'AvalancheCheckFailing',

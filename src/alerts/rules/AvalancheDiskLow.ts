@@ -76,6 +76,11 @@ export default defineRule({
   phrases: { firing: 'disk low', resolved: 'disk space recovered' },
   // The node's own diskspace check only warns, and only below 10 %: the alert's severity is the sharper verdict.
   countsInState: true,
+  // The node's diskspace check fails below 10 %, and with it the node's health: the disk is the problem.
+  inhibits: [
+    { alertname: 'AvalancheCheckFailing', labels: { check: 'diskspace' }, because: 'the diskspace check fails because the disk is low' },
+    { alertname: 'AvalancheNodeUnhealthy', because: 'a node whose failing check is diskspace is unhealthy because the disk is low' },
+  ],
   prometheus: [
     promAlert(
       'AvalancheDiskLow',

@@ -28,6 +28,11 @@ export default defineRule({
   defaults,
   tuning: thresholdTuning('number of seconds before the deadline', defaults),
   phrases: { firing: 'upgrade required', resolved: "the node's build knows the upgrade" },
+  // In the last 3 days the node's futureupgrade check fails, and with it the node's health: the upgrade is the problem.
+  inhibits: [
+    { alertname: 'AvalancheCheckFailing', labels: { check: 'futureupgrade' }, because: 'the futureupgrade check fails because the upgrade is due' },
+    { alertname: 'AvalancheNodeUnhealthy', because: 'a node whose failing check is futureupgrade is unhealthy because the upgrade is due' },
+  ],
   prometheus: [
     promAlert(
       'AvalancheNodeUpgradeRequired',

@@ -22,7 +22,7 @@ import AvalancheValidatorEndingSoon from './AvalancheValidatorEndingSoon.js';
 import AvalancheValidatorRewardAtRisk from './AvalancheValidatorRewardAtRisk.js';
 import AvalancheValidatorRewardMissed from './AvalancheValidatorRewardMissed.js';
 import AvalancheValidatorUnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
-import type { AlertRule, RuleSettings, RuleSource, Severity } from './rule.js';
+import type { AlertRule, Inhibition, RuleSettings, RuleSource, Severity } from './rule.js';
 
 export const RULES = [
   AvalancheNodeUnreachable,
@@ -55,6 +55,9 @@ const BY_NAME = new Map<string, AnyRule>(RULES.map((r) => [r.name, r as AnyRule]
 export function ruleNamed(name: string): AnyRule | undefined {
   return BY_NAME.get(name);
 }
+
+/** Every root-cause → symptom relationship the rule modules declare (`inhibits`), with the rule that declares it. */
+export const INHIBITIONS: ReadonlyArray<Inhibition & { source: AlertName }> = RULES.flatMap((r) => ((r as AnyRule).inhibits ?? []).map((i) => ({ ...i, source: r.name })));
 
 export function rulesOf(source: RuleSource): AnyRule[] {
   return (RULES as readonly AnyRule[]).filter((r) => r.source === source);
@@ -97,6 +100,6 @@ export function ruleSettings(rule: AnyRule, tunings: Array<RuleTuning | undefine
   return { ...merged, forMs: merged.forMs ?? (forMs === 'bootstrap_grace' ? bootstrapGraceMs : 0) };
 }
 
-export type { AlertRule, ChainInput, Finding, RuleContext, RuleInputs, RuleSettings, RuleSource, Severity, ValidatorInput } from './rule.js';
+export type { AlertRule, ChainInput, Finding, Inhibition, RuleContext, RuleInputs, RuleSettings, RuleSource, Severity, ValidatorInput } from './rule.js';
 export { UNKNOWN } from './rule.js';
 export { RULE_SOURCE_NAMES, RULE_SOURCES, type SourceUpdate } from './sources.js';

@@ -113,9 +113,23 @@ export interface AlertRule<Name extends string = string, Source extends RuleSour
   countsInState?: boolean;
   /** Alerts whose text already says this one's: while one of them fires for the target, the target's summary leaves this one's out. */
   toldBy?: readonly string[];
+  /**
+   * The symptoms this alert is the root cause of: while it is active for a target, their pages for
+   * the same target are held back (one page per problem). The daemon's policy stage and the shipped
+   * Alertmanager config's inhibit_rules are both generated from these declarations.
+   */
+  inhibits?: readonly Inhibition[];
   /** State kept per target between evaluations (dropped when the target leaves the config). */
   newState?(): State;
   evaluate(input: RuleInputs[Source], ctx: RuleContext, state: State): Finding[] | typeof UNKNOWN;
+}
+
+/** A symptom an alert holds back on the same target: an alert name, and the labels it must have (e.g. `check`). */
+export interface Inhibition {
+  alertname: string;
+  labels?: Record<string, string>;
+  /** Why, for docs/alerting.md's root-cause table and the generated config's comments. */
+  because: string;
 }
 
 /** Keeps the name a literal type, so the registry yields the `AlertName` union. */

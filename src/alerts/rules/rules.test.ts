@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { TargetObservation } from '../../model/observation.js';
 import AvalancheDiskLow, { secondsUntil } from './AvalancheDiskLow.js';
-import { ALERT_NAMES, RULES, ruleNamed, ruleSettings, rulesOf, ruleTuningSchema } from './index.js';
+import { readFileSync } from 'node:fs';
+import { ALERT_NAMES, INHIBITIONS, RULES, ruleNamed, ruleSettings, rulesOf, ruleTuningSchema } from './index.js';
 import type { RuleContext } from './rule.js';
 
 describe('the rule registry', () => {
@@ -15,6 +16,16 @@ describe('the rule registry', () => {
       for (const teller of rule.toldBy ?? []) expect(ruleNamed(teller), `${rule.name} toldBy ${teller}`).toBeDefined();
     }
     expect(rulesOf('service').map((r) => r.name)).toEqual(['AvalancheServiceUnhealthy', 'AvalancheServiceComponentDown']);
+  });
+
+  it('root causes name real symptoms, and docs/alerting.md\'s root-cause table shows each relationship', () => {
+    const table = readFileSync(new URL('../../../docs/alerting.md', import.meta.url), 'utf8').split('\n').filter((line) => line.startsWith('| `Avalanche'));
+    expect(INHIBITIONS.length).toBeGreaterThan(0);
+    for (const i of INHIBITIONS) {
+      expect(ruleNamed(i.alertname), `${i.source} inhibits ${i.alertname}`).toBeDefined();
+      const symptom = `\`${i.alertname}${Object.entries(i.labels ?? {}).map(([k, v]) => `{${k}="${v}"}`).join('')}\``;
+      expect(table.some((line) => line.startsWith(`| \`${i.source}`) && line.includes(symptom)), `${i.source} → ${symptom}`).toBe(true);
+    }
   });
 
   it("builds the tuning schema from each rule's own keys: a threshold only where a rule has one", () => {

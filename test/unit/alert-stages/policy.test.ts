@@ -59,4 +59,21 @@ describe('policy stage', () => {
     expect(policy.decide(incidents, T0 + MIN, '', { gone: true }).map((n) => n.kind)).toEqual(['resolved']);
     expect(incidents.size).toBe(0);
   });
+
+  it('a root cause holds back its symptoms on the same target (rules declare inhibits); a symptom told before is still resolved', () => {
+    const { policy, incidents } = setup('  for_polls: 1\n');
+    const ctx = { settings: () => ({ disabled: false, forMs: 0, severity: 'warning' as const }), forPolls: 1, resolvePolls: 1, targetLabels: {} };
+    const of = (alertname: Condition['alertname'], identity: Record<string, string> = {}): Condition => ({ alertname, target: 'v1', identity, severity: 'warning', summary: alertname, description: 'd' });
+    const poll = (conditions: Condition[], now: number) => {
+      step(incidents, { target: 'v1', covers: ['AvalancheNodeUnhealthy', 'AvalancheCheckFailing', 'AvalancheDiskLow'], unknown: [], conditions }, conditions, { ...ctx, now });
+      return policy.decide(incidents, now, '', { gone: false }).map((n) => `${n.kind} ${n.labels.alertname}${n.labels.check ? `/${n.labels.check}` : ''}`);
+    };
+    expect(poll([of('AvalancheNodeUnhealthy')], T0)).toEqual(['firing AvalancheNodeUnhealthy']); // nothing more specific: it pages
+    // the disk turns out to be the cause: what Unhealthy would tell now (a reminder, an update) waits; its resolve does not
+    expect(poll([of('AvalancheNodeUnhealthy'), of('AvalancheDiskLow'), of('AvalancheCheckFailing', { check: 'diskspace' })], T0 + MIN)).toEqual(['firing AvalancheDiskLow']);
+    expect([...incidents.values()].map((s) => `${s.alertname} ${s.inhibitedBy ?? '-'}`)).toEqual(['AvalancheNodeUnhealthy AvalancheCheckFailing', 'AvalancheDiskLow -', 'AvalancheCheckFailing AvalancheDiskLow']);
+    expect(poll([of('AvalancheDiskLow'), of('AvalancheCheckFailing', { check: 'diskspace' })], T0 + 2 * MIN)).toEqual(['resolved AvalancheNodeUnhealthy']);
+    // another check is its own problem: not held back by the disk
+    expect(poll([of('AvalancheDiskLow'), of('AvalancheCheckFailing', { check: 'diskspace' }), of('AvalancheCheckFailing', { check: 'C' })], T0 + 3 * MIN)).toEqual(['firing AvalancheCheckFailing/C']);
+  });
 });

@@ -1,0 +1,75 @@
+/**
+ * One page per problem (issue 34, point 1), through the real daemon (dist/cli.js) and a webhook
+ * receiver: a node whose only problem is low disk pages AvalancheDiskLow alone (its diskspace check
+ * fails below 10 %, AvalancheGo health/diskspace via node/node.go, and with it the node's health);
+ * an upgrade due within 3 days pages AvalancheNodeUpgradeRequired alone (the futureupgrade check of
+ * node/node.go fails in the last 3 days); a node with no peers pages its failing checks by name,
+ * never "unhealthy" besides. The held symptoms are still listed, with what holds them back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimServer } from '../../src/sim/server.js';
+import { startCapture } from '../helpers/capture.js';
+import { startCli, type LongRunning } from '../helpers/cli.js';
+import { closedPort, get, waitFor, writeConfig } from '../helpers/harness.js';
+
+type Told = { alerts: Array<{ status: string; labels: Record<string, string> }> };
+type Listed = { alerts: Array<{ alertname: string; target: string; phase: string; inhibitedBy?: string }> };
+
+describe('one page per problem, through the daemon to a webhook', () => {
+  let sim: SimServer;
+  let daemon: LongRunning;
+  let hook: Awaited<ReturnType<typeof startCapture>>;
+  let url: string;
+
+  beforeAll(async () => {
+    sim = new SimServer([
+      { name: 'disk', scenario: 'disk-low', periodMs: 1000 },
+      { name: 'upgrade', scenario: 'upgrade-required', periodMs: 1000, upgradeIn: 2 * 86400 },
+      { name: 'nopeers', scenario: 'network-down', periodMs: 1000 },
+    ]);
+    await sim.listen(0);
+    hook = await startCapture(() => ({ status: 200 }));
+    const port = await closedPort();
+    url = `http://127.0.0.1:${port}`;
+    const file = writeConfig(`
+listen: 127.0.0.1:${port}
+state_dir: ./state
+defaults: {interval: 1s, timeout: 1s, validator: false, endpoints: [health]}
+nodes:
+${['disk', 'upgrade', 'nopeers'].map((name) => `  - {name: ${name}, url: "${sim.nodeUrl(name)}"}`).join('\n')}
+alerts:
+  receivers:
+    - {name: hook, webhook: {url: "${hook.url}/hook"}}
+`);
+    daemon = startCli(['run', '--config', file]);
+    await daemon.waitForOutput(/avahealth started/, 30_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    daemon?.child.kill('SIGTERM');
+    await daemon?.exit;
+    await hook?.close();
+    await sim?.close();
+  });
+
+  const told = (target: string) => hook.requests.flatMap((r) => (r.json as Told).alerts.filter((a) => a.labels.target === target).map((a) => `${a.status} ${a.labels.alertname}${a.labels.check ? `/${a.labels.check}` : ''}`));
+  const listed = async () => (JSON.parse((await get(`${url}/api/v1/alerts`)).body) as Listed).alerts;
+
+  it('pages the root cause alone, and lists the symptoms it holds back', async () => {
+    // Unhealthy firing (not pending) for every node: the daemon has decided on it, and held it back.
+    const held = await waitFor('every node unhealthy, held back', async () => {
+      const alerts = await listed();
+      const unhealthy = alerts.filter((a) => a.alertname === 'AvalancheNodeUnhealthy' && a.phase === 'firing' && a.inhibitedBy);
+      return unhealthy.length === 3 ? unhealthy : undefined;
+    }, 30_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${daemon.output().slice(-3000)}`);
+    });
+    expect(Object.fromEntries(held.map((a) => [a.target, a.inhibitedBy]))).toEqual({ disk: 'AvalancheDiskLow', upgrade: 'AvalancheNodeUpgradeRequired', nopeers: 'AvalancheCheckFailing' });
+    await waitFor('the root causes told', () => told('disk').length > 0 && told('upgrade').length > 0 && told('nopeers').length > 0, 10_000);
+
+    expect(told('disk')).toEqual(['firing AvalancheDiskLow']);
+    expect(told('upgrade')).toEqual(['firing AvalancheNodeUpgradeRequired']);
+    expect(told('nopeers').length).toBeGreaterThan(0);
+    expect(told('nopeers').every((a) => a.startsWith('firing AvalancheCheckFailing/')), told('nopeers').join(', ')).toBe(true);
+  }, 60_000);
+});

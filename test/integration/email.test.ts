@@ -60,7 +60,7 @@ alerts:
       await waitFor('the firing email, marked delivered', () => smtp.received().length === 1 && queued() === 0, 20_000);
       const firing = smtp.received()[0]!;
       expect(firing).toMatchObject({ tls: true, login: 'avahealth', rcptTos: ['ops@example.com', 'validators@example.com'] });
-      expect(firing.headers.subject).toBe('[FIRING] validator-1: C, P, X and network failing; unhealthy');
+      expect(firing.headers.subject).toBe('[FIRING] validator-1: C, P, X and network failing');
       expect(firing.text).toContain('* AvalancheCheckFailing C (warning): not connected to enough stake');
       expect(firing.html).toContain('<a href="https://avahealth.example.com/targets/validator-1">');
       daemon.child.kill('SIGKILL');
@@ -73,7 +73,7 @@ alerts:
       await waitFor('the resolve', () => smtp.received().length === 2, 20_000);
       const resolved = smtp.received()[1]!;
       const root = firing.headers['message-id']!;
-      expect(resolved.headers).toMatchObject({ subject: '[RESOLVED] validator-1: C, P, X and network recovered; healthy again', 'in-reply-to': root, references: root });
+      expect(resolved.headers).toMatchObject({ subject: '[RESOLVED] validator-1: C, P, X and network recovered', 'in-reply-to': root, references: root });
       daemon.child.kill('SIGTERM');
       await daemon.exit;
       emitted += daemon.output();

@@ -76,9 +76,11 @@ export function buildComponents(config: Config, log: Logger): Components {
   notifier.recordOpen(alerts.toldFiring());
   alerts.reconcile(notifier.told());
   alerts.attach(store);
-  // avahealth's silences mirrored to the alertmanager receivers: they read the pipeline's silences and incidents.
+  // avahealth's silences mirrored to the alertmanager receivers: they read the pipeline's silences and
+  // incidents (not those a root cause holds back and receivers never heard of: one page per problem).
   const { silences } = alerts;
-  const sources = { silences: (now: number) => silences.list(now), silencing: silences.silencing.bind(silences), alerts: () => alerts.list(), externalUrl: () => parts.config.externalUrl, stateDir: config.stateDir };
+  const pageable = () => alerts.list().filter((a) => !a.inhibitedBy || a.notified?.phase === 'firing');
+  const sources = { silences: (now: number) => silences.list(now), silencing: silences.silencing.bind(silences), alerts: pageable, externalUrl: () => parts.config.externalUrl, stateDir: config.stateDir };
   const silenceMirrors = new SilenceMirrors(deliveryHttp, sources, log);
   silenceMirrors.setConfig(config);
   const parts: Components = { store, metrics, poller, alerts, notifier, gates, periods, silenceMirrors, deliveryHttp, config };

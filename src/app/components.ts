@@ -12,7 +12,7 @@ import type { Config, NodeTarget } from '../config/load.js';
 import { HttpClient } from '../transport/client.js';
 import { RateLimitGate } from '../transport/rate-limit.js';
 import type { Logger } from '../log.js';
-import { registerStateWriteMetrics } from '../metrics/collectors/state.js';
+import { registerStateWriteMetrics } from '../metrics/registry.js';
 import { MetricsView } from '../metrics/view.js';
 import { Poller } from '../poller.js';
 import { PeriodLedger } from '../state/periods.js';

@@ -1,13 +1,13 @@
 /**
- * Pre-rendered exposition of the per-target families, kept off the request path. Each owner (a
- * target, or a global part like height lag) hands in the rendered sample lines of its series,
- * family by family, when its data changes; they are encoded to bytes once, there, and the strings
- * are let go. A scrape takes a snapshot (the owners' current byte buffers: no copy) and writes the
- * format it wants (Prometheus text or OpenMetrics: they differ only in the family headers) piece
- * by piece into buffers the caller hands in (snapshot.ts). Compression is the endpoint's
- * (endpoint.ts), as is prom-client's small part (self, alerts, process).
+ * Pre-rendered exposition of the per-target families, kept off the request path (the shape of
+ * kube-state-metrics' metrics_store, WriteAll). Each owner (a target's collector, or a global part
+ * like height lag) hands in the rendered sample lines of its series, family by family, when its data
+ * changes; they are encoded to bytes once, there, into a fresh buffer (never rewritten: a scrape in
+ * flight keeps reading the one it started with). A scrape takes the owners as they are now and
+ * writes, family by family, the family's header and every owner's bytes of it (`pieces`), in either
+ * format (Prometheus text or OpenMetrics: they differ only in the family headers). Sending,
+ * backpressure and compression are the endpoint's (endpoint.ts), as is prom-client's small part.
  */
-import { type Encoded, Snapshot } from './snapshot.js';
 
 export interface Family {
   name: string;
@@ -67,10 +67,20 @@ export class SampleWriter {
   }
 }
 
+/** One owner's bytes: family `first + i` is `families[i]` (empty when it has no samples of it). */
+interface Owned {
+  first: number;
+  families: Buffer[];
+}
+
+/** The owners whose families start at `first` (in practice one collector's), in the order they came. */
+type Group = Map<string, Owned>;
+
 export class Exposition {
-  private readonly owners = new Map<string, Encoded>();
+  /** By the first family of their range: within a family, owners of an earlier range come first. */
+  private readonly groups = new Map<number, Group>();
+  private readonly ownerFirst = new Map<string, number>();
   private readonly headers: Record<Format, Buffer[]>;
-  private snapshot?: Snapshot;
 
   constructor(readonly families: Family[]) {
     this.headers = {
@@ -85,70 +95,62 @@ export class Exposition {
 
   /** An owner's samples of the families `first .. first + fragments.length - 1`, replacing everything it had. */
   set(owner: string, fragments: string[], first = 0): void {
-    this.changed(); // first: the current snapshot, if idle, lets go of the owner
-    const existing = this.owners.get(owner);
-    if (!existing || existing.holds > 0 || !encodeInto(existing, fragments, first)) this.owners.set(owner, encode(fragments, first));
+    const bytes = Buffer.from(fragments.join(''));
+    const families = new Array<Buffer>(fragments.length);
+    for (let i = 0, pos = 0; i < fragments.length; i++) {
+      const end = pos + Buffer.byteLength(fragments[i]!);
+      families[i] = bytes.subarray(pos, end);
+      pos = end;
+    }
+    if (this.ownerFirst.get(owner) !== first) this.delete(owner);
+    this.ownerFirst.set(owner, first);
+    let group = this.groups.get(first);
+    if (!group) this.groups.set(first, (group = new Map()));
+    group.set(owner, { first, families });
   }
 
   delete(owner: string): void {
-    if (this.owners.delete(owner)) this.changed();
+    const first = this.ownerFirst.get(owner);
+    if (first === undefined) return;
+    this.ownerFirst.delete(owner);
+    this.groups.get(first)!.delete(owner);
+  }
+
+  /**
+   * The per-target part of a scrape as it is now, family after family: each family with samples
+   * has its header, then every owner's bytes of it. Later changes do not reach a body already
+   * begun (the owners' buffers are never rewritten).
+   */
+  pieces(format: Format): Iterable<Buffer> {
+    const groups: Array<{ first: number; last: number; owners: Owned[] }> = [];
+    for (const first of [...this.groups.keys()].sort((a, b) => a - b)) {
+      const owners = [...this.groups.get(first)!.values()];
+      let last = -1;
+      for (const owner of owners) last = Math.max(last, first + owner.families.length - 1);
+      if (owners.length > 0) groups.push({ first, last, owners });
+    }
+    return writeAll(groups, this.headers[format]);
   }
 
   /** The Prometheus text of the per-target families, joined now (for one-shot use such as `check`). */
   render(): Buffer {
-    return this.current().joinNow(this.headers.text);
-  }
-
-  /** The per-target part's length in a format, as `write` would write it if called now. */
-  size(format: Format): number {
-    return this.current().size(this.headers[format]);
-  }
-
-  /** The per-target part of a scrape in pieces filled into `buffers` in turn, each handed to `take` as it is assembled (see Snapshot.write). */
-  write(format: Format, buffers: readonly Buffer[], take: (piece: Buffer) => Promise<void>): Promise<void> {
-    return this.current().write(this.headers[format], buffers, take);
-  }
-
-  /** Kept only while nothing changes: a stale snapshot would keep replaced owners' buffers alive (work in flight holds its own). */
-  private current(): Snapshot {
-    this.snapshot ??= new Snapshot([...this.owners.values()], this.families.length);
-    return this.snapshot;
-  }
-
-  private changed(): void {
-    this.snapshot?.retire();
-    this.snapshot = undefined;
+    return Buffer.concat([...this.pieces('text')]);
   }
 }
 
-function encode(fragments: string[], first: number): Encoded {
-  const ends = new Array<number>(fragments.length);
-  let total = 0;
-  for (let i = 0; i < fragments.length; i++) {
-    const fragment = fragments[i];
-    if (fragment) total += Buffer.byteLength(fragment);
-    ends[i] = total;
+function* writeAll(groups: Array<{ first: number; last: number; owners: Owned[] }>, headers: Buffer[]): Generator<Buffer> {
+  for (let f = 0; f < headers.length; f++) {
+    let headed = false;
+    for (const { first, last, owners } of groups) {
+      if (first > f) break;
+      if (last < f) continue;
+      for (const { families } of owners) {
+        const bytes = families[f - first];
+        if (!bytes || bytes.length === 0) continue;
+        if (!headed) yield headers[f]!;
+        headed = true;
+        yield bytes;
+      }
+    }
   }
-  // room for numbers that grow a little (a duration with more digits) without a new buffer
-  const bytes = Buffer.allocUnsafeSlow(total + (total >> 4));
-  for (let i = 0, pos = 0; i < fragments.length; i++) {
-    const fragment = fragments[i];
-    if (fragment) pos += bytes.write(fragment, pos);
-  }
-  return { bytes, first, ends, holds: 0 };
-}
-
-/** Rewrites an Encoded no snapshot holds with new fragments of the same families, if they fit in its buffer. */
-function encodeInto(encoded: Encoded, fragments: string[], first: number): boolean {
-  const { bytes, ends } = encoded;
-  if (encoded.first !== first || ends.length !== fragments.length) return false;
-  let total = 0;
-  for (let i = 0; i < ends.length; i++) if (fragments[i]) total += Buffer.byteLength(fragments[i]!);
-  if (total > bytes.length) return false;
-  for (let i = 0, pos = 0; i < ends.length; i++) {
-    const fragment = fragments[i];
-    if (fragment) pos += bytes.write(fragment, pos);
-    ends[i] = pos;
-  }
-  return true;
 }

@@ -1,10 +1,15 @@
 /**
  * avahealth's own prom-client Registry, with the families that are not per target: avahealth
- * itself, alerts and notifications, and prom-client's process metrics (collectors may register
- * their own network-wide families here: collectors/chain.ts). The per-target families
- * (collectors/) are pre-rendered by the Exposition cache.
+ * itself, alerts and notifications, prom-client's process metrics, and the daemon's parts that
+ * count for themselves (discovery, shard, state files, web config: the helpers at the end; every
+ * prom-client metric avahealth makes is made in this module or by a collector's `register`,
+ * collectors/chain.ts). The per-target families (collectors/) are pre-rendered by the Exposition.
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { DiscoveryTally } from '../discovery/index.js';
+import type { Shard } from '../shard.js';
+import { journalTotals } from '../state/journal.js';
+import { stateWriteFailures } from '../state/write-health.js';
 import { REVISION, VERSION } from '../version.js';
 import { escapeLabel, familyHeader, formatValue, type Format } from './exposition.js';
 
@@ -98,4 +103,98 @@ function selfFamily(registry: Registry) {
       registers: [registry],
     }),
   };
+}
+
+/**
+ * avahealth_discovery_labels_dropped_total{source,label}: file_sd labels left out because avahealth
+ * sets labels of that name itself; avahealth_discovery_targets_dropped_total{source,reason}:
+ * discovered targets left out (an address that is not host:port, a name already taken). Both
+ * count at every read of the source while the cause lasts.
+ */
+
+export function registerDiscoveryMetrics(registry: Registry, tally: DiscoveryTally): void {
+  new Counter({
+    name: 'avahealth_discovery_labels_dropped_total',
+    help: 'Labels of discovered targets left out because avahealth sets a label of that name itself (label="invalid": not a label name), counted at every read.',
+    labelNames: ['source', 'label'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [source, names] of tally.labels) for (const [label, count] of names) this.inc({ source, label }, count);
+    },
+  });
+  new Counter({
+    name: 'avahealth_discovery_targets_dropped_total',
+    help: 'Discovered targets left out, counted at every read: invalid_address (not host:port), configured_name (a configured target has the name), duplicate_name (another discovered address has it), over_limit (beyond discovery.max_targets_per_source).',
+    labelNames: ['source', 'reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [source, reasons] of tally.targets) for (const [reason, count] of reasons) this.inc({ source, reason }, count);
+    },
+  });
+}
+
+/**
+ * `avahealth_shard_count{shard_index}` = N: this replica polls shard `shard_index` of N (`--shard`).
+ * Prometheus compares the replicas' N (the shipped AvahealthShardsDisagree / AvahealthShardMissing
+ * alerts). The label is not `shard`: the sharded overlay's PodMonitor sets that one on every series.
+ */
+export function shardGauge(registry: Registry, shard: Shard): Gauge {
+  const gauge = new Gauge({
+    name: 'avahealth_shard_count',
+    help: 'How many shards this replica splits the fleet into (--shard I/N: N), labelled with its own index I.',
+    labelNames: ['shard_index'],
+    registers: [registry],
+  });
+  gauge.set({ shard_index: String(shard.index) }, shard.count);
+  return gauge;
+}
+
+/**
+ * avahealth_state_write_failures_total: failed writes of files under state_dir (alert states, silences, outboxes);
+ * avahealth_outbox_journal_records_total / _syncs_total: outbox operations and the fsyncs that made them durable
+ * (group commit: many operations per fsync under load).
+ */
+
+export function registerStateWriteMetrics(registry: Registry): void {
+  new Counter({
+    name: 'avahealth_state_write_failures_total',
+    help: 'Failed writes of state files (alert states, silences, outboxes); the log names the file and the error once per change.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(stateWriteFailures());
+    },
+  });
+  new Counter({
+    name: 'avahealth_outbox_journal_records_total',
+    help: 'Operations (enqueues, delivery marks, retries) appended to the outbox journals.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(journalTotals().records);
+    },
+  });
+  new Counter({
+    name: 'avahealth_outbox_journal_syncs_total',
+    help: 'fsync/fdatasync calls of the outbox journals: one per group of operations written together, two per compaction.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(journalTotals().syncs);
+    },
+  });
+}
+
+/** avahealth_web_config_last_reload_successful: 0 while a changed --web.config.file is refused (the previous one stays in force). */
+
+export function webConfigReloadGauge(registry: Registry): Gauge {
+  const gauge = new Gauge({
+    name: 'avahealth_web_config_last_reload_successful',
+    help: 'Whether the last (re)load of --web.config.file was applied (0: refused or broken; the previous one is kept, the log says why).',
+    registers: [registry],
+  });
+  gauge.set(1);
+  return gauge;
 }

@@ -1,12 +1,13 @@
 /**
- * The Exposition cache on its own: written family by family in owner order (large fleets in steps)
- * into buffers handed in; the endpoint's plain body (streamed in pieces) and gzip (one member, on
- * demand, shared while it runs) and the format headers.
+ * The Exposition on its own: written family by family in owner order, as the owners were when the
+ * scrape began; the endpoint's body (streamed in pieces with backpressure, plain or one gzip
+ * member), the format headers and the content negotiation (Prometheus 2 and 3).
  */
 import { inflateRawSync } from 'node:zlib';
 import { Gauge, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip, bodyBytes, MetricsEndpoint, negotiateFormat, type ScrapeResponse } from '../../src/metrics/endpoint.js';
+import { acceptsGzip, bodyBytes, MetricsEndpoint, negotiateFormat, PIECE_BYTES, type ScrapeResponse } from '../../src/metrics/endpoint.js';
+import { negotiate } from '../../src/metrics/negotiate.js';
 import { Exposition, familyHeader, type Family, type Format } from '../../src/metrics/exposition.js';
 
 const FAMILIES: Family[] = [
@@ -25,8 +26,7 @@ function fill(exposition: Exposition, owners: number, padding = 0) {
 }
 
 /** The text of a gzip body that must be exactly one member (curl and browsers read only the first). */
-function gunzipOneMember(body: Buffer[]): string {
-  const raw = Buffer.concat(body);
+function gunzipOneMember(raw: Buffer): string {
   expect([...raw.subarray(0, 3)]).toEqual([0x1f, 0x8b, 8]);
   const { buffer, engine } = inflateRawSync(raw.subarray(10), { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
   expect(10 + engine.bytesWritten + 8).toBe(raw.length);
@@ -34,14 +34,14 @@ function gunzipOneMember(body: Buffer[]): string {
 }
 
 /** The per-target part as a scrape writes it now. */
-function bodyOf(e: Exposition, format: Format = 'text'): Promise<Buffer> {
-  return bodyBytes({ write: (take) => e.write(format, [Buffer.alloc(64 << 10), Buffer.alloc(64 << 10)], take) });
+async function bodyOf(e: Exposition, format: Format = 'text'): Promise<Buffer> {
+  return Buffer.concat([...e.pieces(format)]);
 }
 
-/** A gzip scrape's body (whole, as the endpoint hands it). */
-function gzipBody(response: ScrapeResponse): Buffer[] {
-  expect(Array.isArray(response.body)).toBe(true);
-  return response.body as Buffer[];
+/** A gzip scrape's body, whole. */
+function gzipBody(response: ScrapeResponse): Promise<Buffer> {
+  expect(response.contentEncoding).toBe('gzip');
+  return bodyBytes(response.body);
 }
 
 function expected(owners: number, padding = 0, format: 'text' | 'openmetrics' = 'text'): string {
@@ -90,7 +90,7 @@ describe('Exposition', () => {
     );
   });
 
-  it('assembles a large body of owners with different ranges the same way joined (in steps) and rendered at once', async () => {
+  it('writes a large body of owners with different ranges the same way streamed and rendered at once', async () => {
     const three: Family[] = [...FAMILIES, { name: 'x_depth', type: 'gauge', help: 'Depth.' }];
     const e = new Exposition(three);
     const lines: string[][] = [[], [], []];
@@ -113,74 +113,23 @@ describe('Exposition', () => {
     lines[2]!.push(...tails); // owners whose range starts at family 1 come after those starting at 0
     for (const format of ['text', 'openmetrics'] as const) {
       const want = lines.map((samples, f) => familyHeader(three[f]!, format) + samples.join('')).join('');
-      expect(want.length).toBeGreaterThan(1 << 20); // large: joined in steps
+      expect(want.length).toBeGreaterThan(1 << 20);
       expect((await bodyOf(e, format)).toString()).toBe(want);
     }
     expect(e.render().toString()).toBe(lines.map((samples, f) => familyHeader(three[f]!, 'text') + samples.join('')).join(''));
   });
 
-  it('rewrites an owner in place between scrapes; one that outgrows its buffer gets a new one', async () => {
+  it('a body begun keeps the owners it started with: later sets and deletes do not reach it', () => {
     const e = new Exposition(FAMILIES);
-    const bytesOf = () => (e as unknown as { owners: Map<string, { bytes: Buffer }> }).owners.get('a')!.bytes;
-    const put = (value: number, extra = '') => {
-      const w = e.writer();
-      w.add(0, `target="a"${extra}`, value);
-      e.set('a', w.take());
-    };
-    put(1);
-    expect((await bodyOf(e)).toString()).toContain('x_up{target="a"} 1\n');
-    const first = bytesOf();
-    put(0.123456789, ',grown="with a label much longer than the room the buffer had left"'); // too long for its buffer: a new one
-    const grown = bytesOf();
-    expect(grown).not.toBe(first);
-    put(2); // shorter: rewritten in place (no scrape since)
-    put(3);
-    expect(bytesOf()).toBe(grown);
-    expect(e.render().toString()).toBe(`${familyHeader(FAMILIES[0]!, 'text')}x_up{target="a"} 3\n`);
-    expect((await bodyOf(e)).toString()).toContain('x_up{target="a"} 3\n');
-    put(4);
-    expect(bytesOf()).toBe(grown);
-    expect(e.render().toString()).toContain('x_up{target="a"} 4\n');
-  });
-
-  it('lets go of an owner once the write that reads it is done: a scrape every poll does not cost every owner a new buffer', async () => {
-    const e = new Exposition(FAMILIES);
-    const bytesOf = (owner: string) => (e as unknown as { owners: Map<string, { bytes: Buffer }> }).owners.get(owner)!.bytes;
-    fill(e, 4000, 400); // large: written in steps, with the event loop served in between
-    const scraped = bytesOf('t7');
-    const writing = bodyOf(e);
-    // polled while the write runs: a new buffer, the write still reads the old one
-    fill(e, 4000, 400);
-    expect(bytesOf('t7')).not.toBe(scraped);
-    expect((await writing).toString()).toBe(expected(4000, 400));
-    // the next write is done: the poll after it rewrites the owners in place
-    const current = bytesOf('t7');
-    await bodyOf(e);
-    const w = e.writer();
-    w.add(0, 'target="t7",pad="q"', 2);
-    w.add(1, 'target="t7"', 7);
-    e.set('t7', w.take());
-    expect(bytesOf('t7')).toBe(current);
-    expect((await bodyOf(e)).toString()).toContain('x_up{target="t7",pad="q"} 2\n');
-  });
-
-  it('fills a large body into the two buffers handed in, neither refilled while the consumer still reads it', async () => {
-    const e = new Exposition(FAMILIES);
-    fill(e, 12000, 400); // ≈ 5.2 MB: six pieces of 1 MiB
-    const buffers = [Buffer.alloc(1 << 20), Buffer.alloc(1 << 20)];
-    const read: Buffer[] = [];
-    let consuming = 0;
-    let mostAtOnce = 0;
-    await e.write('text', buffers, async (piece) => {
-      expect(buffers.some((b) => b.buffer === piece.buffer && b.byteOffset === piece.byteOffset)).toBe(true);
-      mostAtOnce = Math.max(mostAtOnce, ++consuming);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      read.push(Buffer.from(piece)); // read at the end: a buffer refilled meanwhile would show here
-      consuming--;
-    });
-    expect(read.length).toBeGreaterThan(4);
-    expect(mostAtOnce).toBe(2);
-    expect(Buffer.concat(read).toString()).toBe(expected(12000, 400));
+    fill(e, 3);
+    const begun = e.pieces('text')[Symbol.iterator]();
+    const first = begun.next().value as Buffer; // the first family's header
+    fill(e, 4); // every owner replaced, one more
+    e.delete('t0');
+    const rest = [];
+    for (let piece = begun.next(); !piece.done; piece = begun.next()) rest.push(piece.value);
+    expect(Buffer.concat([first, ...rest]).toString()).toBe(expected(3));
+    expect(e.render().toString()).not.toContain('target="t0"');
   });
 
   it('names counter families without _total and escapes quotes in help for OpenMetrics only', () => {
@@ -191,13 +140,14 @@ describe('Exposition', () => {
 });
 
 describe('MetricsEndpoint', () => {
+  const OPENMETRICS = 'application/openmetrics-text; version=1.0.0';
+
   it('compresses the cached part and the registry into one gzip member ending in # EOF for OpenMetrics', async () => {
     const e = new Exposition(FAMILIES);
     fill(e, 5);
     const endpoint = new MetricsEndpoint(e, new Registry());
-    const response = await endpoint.scrape({ accept: 'application/openmetrics-text; version=1.0.0', acceptEncoding: 'gzip' });
-    expect(response.contentEncoding).toBe('gzip');
-    expect(gunzipOneMember(gzipBody(response))).toBe(`${expected(5, 0, 'openmetrics')}# EOF\n`);
+    const response = await endpoint.scrape({ accept: OPENMETRICS, acceptEncoding: 'gzip' });
+    expect(gunzipOneMember(await gzipBody(response))).toBe(`${expected(5, 0, 'openmetrics')}# EOF\n`);
     const plain = await endpoint.scrape({});
     expect(plain.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect((await bodyBytes(plain.body)).toString()).toBe(expected(5));
@@ -205,14 +155,13 @@ describe('MetricsEndpoint', () => {
 
   it("answers a large fleet's gzip scrape with one gzip member that decodes to the same exposition as a plain scrape", async () => {
     const e = new Exposition(FAMILIES);
-    fill(e, 12000, 400); // ≈ 5.2 MB: several of zlib's output chunks
+    fill(e, 12000, 400); // ≈ 5.2 MB: many pieces, several of zlib's output chunks
     const endpoint = new MetricsEndpoint(e, new Registry());
-    const gzip = await endpoint.scrape({ accept: 'application/openmetrics-text; version=1.0.0', acceptEncoding: 'gzip' });
-    expect(gzip.contentEncoding).toBe('gzip');
-    const plain = await endpoint.scrape({ accept: 'application/openmetrics-text; version=1.0.0' });
+    const gzip = await endpoint.scrape({ accept: OPENMETRICS, acceptEncoding: 'gzip' });
+    const plain = await endpoint.scrape({ accept: OPENMETRICS });
     expect(plain.contentEncoding).toBeUndefined();
     const text = (await bodyBytes(plain.body)).toString();
-    expect(gunzipOneMember(gzipBody(gzip))).toBe(text);
+    expect(gunzipOneMember(await gzipBody(gzip))).toBe(text);
     expect(text).toBe(`${expected(12000, 400, 'openmetrics')}# EOF\n`);
   });
 
@@ -221,12 +170,11 @@ describe('MetricsEndpoint', () => {
     fill(e, 12000, 400); // ≈ 5.2 MB
     const endpoint = new MetricsEndpoint(e, new Registry());
     const plain = await endpoint.scrape({});
-    expect(Array.isArray(plain.body)).toBe(false);
     const pieces: Buffer[] = [];
     let polled = false;
-    await (plain.body as Exclude<ScrapeResponse['body'], Buffer[]>).write(async (piece) => {
-      expect(piece.length).toBeLessThanOrEqual(64 << 10);
-      pieces.push(Buffer.from(piece));
+    await plain.body.write(async (piece) => {
+      expect(piece.length).toBeLessThanOrEqual(PIECE_BYTES);
+      pieces.push(piece);
       if (!polled) fill(e, 12001, 400); // every owner changes while the scrape is written
       polled = true;
     });
@@ -234,28 +182,48 @@ describe('MetricsEndpoint', () => {
     expect(Buffer.concat(pieces).toString()).toBe(expected(12000, 400));
   });
 
-  it('gzip scrapes that arrive while a compression runs share it; a later one compresses anew', async () => {
-    const e = new Exposition(FAMILIES);
-    fill(e, 4000, 400);
-    const endpoint = new MetricsEndpoint(e, new Registry());
-    const gzip = { acceptEncoding: 'gzip' };
-    const [a, b] = await Promise.all([endpoint.scrape(gzip), endpoint.scrape(gzip)]);
-    expect(a.body).toBe(b.body);
-    const later = await endpoint.scrape(gzip);
-    expect(later.body).not.toBe(a.body);
-    expect(gunzipOneMember(gzipBody(later))).toBe(gunzipOneMember(gzipBody(a)));
-  });
-
-  it('large gzip scrapes of both formats at once, then again, each decode to their whole body (the kept buffers reused)', async () => {
+  it('hands a slow consumer the next piece only once it took the last, plain or gzip (backpressure)', async () => {
     const e = new Exposition(FAMILIES);
     fill(e, 12000, 400);
     const endpoint = new MetricsEndpoint(e, new Registry());
-    const om = { accept: 'application/openmetrics-text; version=1.0.0', acceptEncoding: 'gzip' };
+    for (const acceptEncoding of [undefined, 'gzip']) {
+      const response = await endpoint.scrape({ acceptEncoding });
+      const read: Buffer[] = [];
+      let consuming = 0;
+      await response.body.write(async (piece) => {
+        expect(++consuming).toBe(1);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        read.push(piece);
+        consuming--;
+      });
+      expect(read.length).toBeGreaterThan(acceptEncoding ? 4 : 80);
+      expect(acceptEncoding ? gunzipOneMember(Buffer.concat(read)) : Buffer.concat(read).toString()).toBe(expected(12000, 400));
+    }
+  });
+
+  it('a consumer that fails (the client went away) ends the writing with its error, gzip too', async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 12000, 400);
+    const endpoint = new MetricsEndpoint(e, new Registry());
+    for (const acceptEncoding of [undefined, 'gzip']) {
+      let taken = 0;
+      const response = await endpoint.scrape({ acceptEncoding });
+      await expect(response.body.write(async () => { if (++taken === 2) throw new Error('client gone'); })).rejects.toThrow();
+      expect(taken).toBe(2);
+    }
+  });
+
+  it('concurrent gzip scrapes of both formats, then again after a change, each decode to their whole body', async () => {
+    const e = new Exposition(FAMILIES);
+    const endpoint = new MetricsEndpoint(e, new Registry());
+    const om = { accept: OPENMETRICS, acceptEncoding: 'gzip' };
     for (const n of [12000, 12001]) {
       fill(e, n, 400);
-      const [text, openmetrics] = await Promise.all([endpoint.scrape({ acceptEncoding: 'gzip' }), endpoint.scrape(om)]);
-      expect(gunzipOneMember(gzipBody(text))).toBe(expected(n, 400));
-      expect(gunzipOneMember(gzipBody(openmetrics))).toBe(`${expected(n, 400, 'openmetrics')}# EOF\n`);
+      const [text, again, openmetrics] = await Promise.all([endpoint.scrape({ acceptEncoding: 'gzip' }), endpoint.scrape({ acceptEncoding: 'gzip' }), endpoint.scrape(om)]);
+      const bodies = await Promise.all([gzipBody(text), gzipBody(again), gzipBody(openmetrics)]);
+      expect(gunzipOneMember(bodies[0])).toBe(expected(n, 400));
+      expect(gunzipOneMember(bodies[1])).toBe(expected(n, 400));
+      expect(gunzipOneMember(bodies[2])).toBe(`${expected(n, 400, 'openmetrics')}# EOF\n`);
     }
   });
 
@@ -263,21 +231,20 @@ describe('MetricsEndpoint', () => {
     const e = new Exposition(FAMILIES);
     fill(e, 4000, 400);
     const endpoint = new MetricsEndpoint(e, new Registry());
-    const during = endpoint.scrape({ accept: 'application/openmetrics-text; version=1.0.0', acceptEncoding: 'gzip' });
+    const during = await endpoint.scrape({ accept: OPENMETRICS, acceptEncoding: 'gzip' });
     fill(e, 4002, 400); // polled meanwhile: every owner changes
-    expect(gunzipOneMember(gzipBody(await during))).toBe(`${expected(4000, 400, 'openmetrics')}# EOF\n`);
+    expect(gunzipOneMember(await gzipBody(during))).toBe(`${expected(4000, 400, 'openmetrics')}# EOF\n`);
     expect((await bodyBytes((await endpoint.scrape({})).body)).toString()).toBe(expected(4002, 400));
   });
 
-  it('a registry that fails to render fails the scrape where it is awaited, gzip or plain, never as an unhandled rejection', async () => {
+  it('a registry that fails to render fails the scrape before any byte is sent, gzip or plain', async () => {
     const e = new Exposition(FAMILIES);
-    fill(e, 4000, 400); // written over several turns: the registry's failure comes first
+    fill(e, 4000, 400);
     const registry = new Registry();
     new Gauge({ name: 'x_broken', help: 'Throws when collected.', registers: [registry], collect: () => { throw new Error('collect failed'); } });
     const endpoint = new MetricsEndpoint(e, registry);
     await expect(endpoint.scrape({ acceptEncoding: 'gzip' })).rejects.toThrow('collect failed');
-    const plain = await endpoint.scrape({});
-    await expect(bodyBytes(plain.body)).rejects.toThrow('collect failed');
+    await expect(endpoint.scrape({})).rejects.toThrow('collect failed');
   });
 
   it('negotiates the format and the encoding from the request headers', () => {
@@ -285,10 +252,28 @@ describe('MetricsEndpoint', () => {
     expect(negotiateFormat('text/plain;version=0.0.4;q=1,*/*;q=0.1')).toBe('text');
     expect(negotiateFormat('application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5')).toBe('openmetrics');
     expect(negotiateFormat('application/openmetrics-text;q=0,text/plain')).toBe('text');
+    // the higher q-value wins, not the first range named
+    expect(negotiateFormat('text/plain;version=0.0.4;q=0.9,application/openmetrics-text;version=1.0.0;q=0.5')).toBe('text');
+    // a protocol avahealth does not speak (protobuf only): Prometheus text, the last resort
+    expect(negotiateFormat('application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited')).toBe('text');
     expect(acceptsGzip('gzip, deflate, br')).toBe(true);
     expect(acceptsGzip('br;q=1.0, gzip;q=0.8')).toBe(true);
     expect(acceptsGzip('gzip;q=0')).toBe(false);
     expect(acceptsGzip('identity')).toBe(false);
     expect(acceptsGzip(undefined)).toBe(false);
+  });
+
+  it("answers Prometheus 3's Accept (with escaping=) with OpenMetrics 1.0.0 naming the escaping back, and Prometheus 2's without", () => {
+    // Prometheus 3.x's default scrape_protocols (scrape/scrape.go, acceptHeader)
+    const prometheus3 = 'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
+    expect(negotiate(prometheus3)).toEqual({ format: 'openmetrics', contentType: 'application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=allow-utf-8' });
+    expect(negotiate(prometheus3.replaceAll('allow-utf-8', 'underscores')).contentType).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=underscores');
+    // Prometheus 2.x
+    const prometheus2 = 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
+    expect(negotiate(prometheus2).contentType).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
+    // an unknown scheme is not echoed
+    expect(negotiate('application/openmetrics-text;version=1.0.0;escaping=<script>').contentType).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
+    // text/plain 1.0.0 first (scrape_protocols: [PrometheusText1.0.0]): Prometheus text, which it parses the same
+    expect(negotiate('text/plain;version=1.0.0;escaping=allow-utf-8;q=0.6,*/*;q=0.5').contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
   });
 });

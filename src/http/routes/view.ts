@@ -9,7 +9,7 @@ import type { StreamedBody } from '../route.js';
 
 export interface MetricsBody {
   contentType: string;
-  body: Buffer[] | StreamedBody;
+  body: StreamedBody;
   /** e.g. content-encoding when the body was compressed for this scraper. */
   headers?: Record<string, string>;
 }

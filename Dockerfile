@@ -33,12 +33,10 @@ USER node
 EXPOSE 9660
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:9660/-/healthy').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# --heap-growing-percent=50: after a full collection V8 grows the old generation by half of what
-# is live, not by several times, which a busy daemon never gives back. --max-semi-space-size=16:
-# the young generation Node.js 22 has by default; Node.js 24 (NODE_IMAGE=node:24-…) would grow it
-# four times larger. --no-allocation-site-pretenuring: V8 otherwise guesses that a poll's objects
-# live long and allocates them straight in the old generation, which then fills and is collected
-# several times as often. Measured effects: docs/scaling.md, "Memory". Node refuses the first and
-# the last in NODE_OPTIONS, so all are here; a pod can override the command to drop or change them.
-ENTRYPOINT ["node", "--heap-growing-percent=50", "--max-semi-space-size=16", "--no-allocation-site-pretenuring", "dist/cli.js"]
+# One command everywhere (the image, the sidecar, `npm start`, README): `node dist/cli.js`, no V8
+# flags on it. NODE_OPTIONS holds what a pod may want to change: --max-semi-space-size=16 is the
+# young generation Node.js 22 has by default, and keeps Node.js 24 (NODE_IMAGE=node:24-…), which
+# would grow it four times larger, at the same memory. The sidecar component sets 1 (one node).
+ENV NODE_OPTIONS=--max-semi-space-size=16
+ENTRYPOINT ["node", "dist/cli.js"]
 CMD ["run", "--config", "/app/config/avahealth.yaml"]

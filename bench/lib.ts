@@ -83,34 +83,37 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]) => percentile(values, 50);
 
-/** How the image starts the daemon: the Dockerfile's ENTRYPOINT (`node`, its flags, `dist/cli.js`). */
+/** How the image starts the daemon: the Dockerfile's ENTRYPOINT (`node dist/cli.js`, the same command everywhere). */
 export function imageCommand(): string[] {
   const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8'));
   return entrypoint ? (JSON.parse(entrypoint[1]!) as string[]) : [];
 }
 
-/** How the sidecar component starts it: the `command` of its command.yaml. */
-export function sidecarCommand(): string[] {
-  const file = readFileSync(new URL('../deploy/kubernetes/components/sidecar/command.yaml', import.meta.url), 'utf8');
-  return (parse(file) as { command: string[] }).command;
+/** The image's NODE_OPTIONS: the Dockerfile's `ENV NODE_OPTIONS=…`. */
+export function imageNodeOptions(): string {
+  return /^ENV NODE_OPTIONS=(\S+)$/m.exec(readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8'))?.[1] ?? '';
 }
 
-/** The flags of such a command: those between `node` and `dist/cli.js`. */
-const flagsOf = (command: string[]) => command.slice(1, -1);
+/** The sidecar's NODE_OPTIONS: the sidecar component's ConfigMap avahealth-node (the container's envFrom). */
+export function sidecarNodeOptions(): string {
+  const file = readFileSync(new URL('../deploy/kubernetes/components/sidecar/node.yaml', import.meta.url), 'utf8');
+  return (parse(file) as { data: { NODE_OPTIONS: string } }).data.NODE_OPTIONS;
+}
 
 /**
  * What the measured daemon runs on: the node binary (`npm run bench -- --node PATH`, by default the
- * one running the bench), its NODE_OPTIONS (`--node-options '…'`, by default none, whatever the
- * bench's own environment says) and flags on its command line (`--node-flags '…'`, by default the
- * image's, and the sidecar component's for the sidecar: V8 flags such as `--heap-growing-percent`
- * that Node refuses in NODE_OPTIONS).
+ * one running the bench), the image's command (`node dist/cli.js`, flags between the two only with
+ * `--node-flags '…'`, for experiments) and its NODE_OPTIONS (by default the image's, and the sidecar
+ * component's for the sidecar, whatever the bench's own environment says; `--node-options '…'` for
+ * every scenario).
  */
-export const runtime = { node: process.execPath, nodeOptions: '', nodeFlags: flagsOf(imageCommand()), sidecarNodeFlags: flagsOf(sidecarCommand()) };
+export const runtime = { node: process.execPath, nodeOptions: imageNodeOptions(), sidecarNodeOptions: sidecarNodeOptions(), nodeFlags: [] as string[] };
 
-export function spawnDaemon(configFile: string, port: number, nodeFlags = runtime.nodeFlags): ChildProcess {
-  return spawn(runtime.node, [...nodeFlags, 'dist/cli.js', 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], {
+export function spawnDaemon(configFile: string, port: number, nodeOptions = runtime.nodeOptions): ChildProcess {
+  const [, ...cli] = imageCommand();
+  return spawn(runtime.node, [...runtime.nodeFlags, ...cli, 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], {
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, NODE_OPTIONS: runtime.nodeOptions },
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
   });
 }
 

@@ -5,9 +5,9 @@
  * of every scenario also writes them to bench/results-node<major>.json (bench/RESULTS.md: method).
  *   npm run bench                                   full run (several minutes)
  *   npm run bench -- --node /path/to/node           the daemon (and the bare loop) on that runtime
- *   npm run bench -- --node-options=--max-semi-space-size=8   the daemon's NODE_OPTIONS (a flag on its command line wins)
- *   npm run bench -- --node-flags='--no-opt --liftoff-only'    flags on the daemon's command line, every scenario's (default:
- *                                                   the image's, and the sidecar component's for the sidecar; '' for none)
+ *   npm run bench -- --node-options=--max-semi-space-size=8   the daemon's NODE_OPTIONS, every scenario's (default: the
+ *                                                   image's, and the sidecar component's for the sidecar)
+ *   npm run bench -- --node-flags='--trace-gc'      flags between node and dist/cli.js (experiments only: none ship)
  *   npm run bench -- --only fleet1000,sidecar       some scenarios only
  *   npm run bench -- --quick --check                reduced, compared with bench/baseline.json (a report, never a failure)
  */
@@ -28,8 +28,8 @@ const { values: args } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, check: { type: 'boolean', default: false }, only: { type: 'string' }, node: { type: 'string' }, 'node-options': { type: 'string' }, 'node-flags': { type: 'string' } },
 });
 if (args.node) runtime.node = args.node;
-if (args['node-options']) runtime.nodeOptions = args['node-options'];
-if (args['node-flags'] !== undefined) runtime.nodeFlags = runtime.sidecarNodeFlags = args['node-flags'].split(' ').filter(Boolean);
+if (args['node-options'] !== undefined) runtime.nodeOptions = runtime.sidecarNodeOptions = args['node-options'];
+if (args['node-flags'] !== undefined) runtime.nodeFlags = args['node-flags'].split(' ').filter(Boolean);
 const RUNTIME_VERSION = execFileSync(runtime.node, ['--version'], { encoding: 'utf8' }).trim();
 /** `--only fleet1000,alerts`: run just those (fleet1000, fleet5000, poll, scrape, alerts, startup, sidecar; poll and scrape only when named). */
 const ONLY = args.only ? new Set(args.only.split(',')) : undefined;
@@ -201,8 +201,8 @@ async function sidecarRss(seconds: number) {
   const file = join(DIR, 'sidecar.yaml');
   writeFileSync(file, `state_dir: ./state\nnodes:\n  - {name: node, url: "${sim.nodeUrl('node')}"}\n`);
   const port = await freePort();
-  // as the sidecar component starts it (its command's flags), unless --node-flags says otherwise
-  const daemon = spawnDaemon(file, port, runtime.sidecarNodeFlags);
+  // as the sidecar component starts it (the image's command, its NODE_OPTIONS), unless --node-options says otherwise
+  const daemon = spawnDaemon(file, port, runtime.sidecarNodeOptions);
   await waitReady(port);
   // RSS moves by ≈ 1 MiB with each garbage collection: the median of the last five seconds' samples.
   // The full run samples after V8's memory reducer has shrunk the young generation of an idle
@@ -265,7 +265,7 @@ async function main() {
   const sidecar = wanted('sidecar') ? (log('sidecar memory'), await sidecarRss(QUICK ? 3 : 50)) : undefined;
   const results = {
     date: new Date().toISOString(),
-    runtime: { node: RUNTIME_VERSION, binary: runtime.node, nodeOptions: runtime.nodeOptions, nodeFlags: runtime.nodeFlags.join(' '), sidecarNodeFlags: runtime.sidecarNodeFlags.join(' ') },
+    runtime: { node: RUNTIME_VERSION, binary: runtime.node, nodeOptions: runtime.nodeOptions, sidecarNodeOptions: runtime.sidecarNodeOptions, nodeFlags: runtime.nodeFlags.join(' ') },
     machine: `${hostname()}: ${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}, ${Math.round(totalmem() / 1073741824)} GiB`,
     quick: QUICK,
     only: ONLY ? [...ONLY] : undefined,
@@ -295,7 +295,8 @@ function targets(results: { fleet: { nodes1000?: Awaited<ReturnType<typeof fleet
   const k1 = results.fleet.nodes1000;
   if (k1) {
     if (k1.daemonTimesBlackbox) add('1,000 nodes: CPU per poll ≥ 6× below blackbox_exporter per probe (median)', k1.daemonTimesBlackbox.median, 6, '×', true);
-    add('1,000 nodes: gzip /metrics worst of 20 ≤ 50 ms', k1.metricsGzipMs.worst, 50, 'ms');
+    add('1,000 nodes: gzip /metrics median of 20 ≤ 60 ms', k1.metricsGzipMs.median, 60, 'ms');
+    add('1,000 nodes: gzip /metrics worst of 20 ≤ 250 ms', k1.metricsGzipMs.worst, 250, 'ms');
     add('1,000 nodes: /-/healthy worst ≤ 100 ms', k1.healthyMs.worst, 100, 'ms');
     add('1,000 nodes: RSS ≤ 224 MiB (max)', k1.rssMiB.max, 224, 'MiB');
   }
@@ -306,7 +307,7 @@ function targets(results: { fleet: { nodes1000?: Awaited<ReturnType<typeof fleet
     add('5,000 nodes: gzip /metrics worst ≤ 500 ms', k5.metricsGzipMs.worst, 500, 'ms');
     add('5,000 nodes: RSS ≤ 512 MiB (max)', k5.rssMiB.max, 512, 'MiB');
   }
-  if (results.sidecar) add('sidecar: RSS ≤ 72 MiB', results.sidecar.rssMiB, 72, 'MiB');
+  if (results.sidecar) add('sidecar: RSS ≤ 88 MiB', results.sidecar.rssMiB, 88, 'MiB');
   return list;
 }
 

@@ -16,14 +16,14 @@ import { parseConfig } from '../../src/config/load.js';
 import { parseShard } from '../../src/shard.js';
 import { hashSync } from 'bcryptjs';
 import { request } from 'undici';
-import { imageCommand, sidecarCommand } from '../../bench/lib.js';
+import { imageCommand, imageNodeOptions, sidecarNodeOptions } from '../../bench/lib.js';
 import { ROOT, startCli } from '../helpers/cli.js';
 import { startSim } from '../helpers/harness.js';
 import { requireTool } from '../helpers/tools.js';
 
 const kubectl = requireTool('kubectl', 'the kustomize builds');
-/** The sidecar component's command for the avahealth container (copied in by its replacements). */
-const SIDECAR_COMMAND = sidecarCommand();
+/** The sidecar component's NODE_OPTIONS (its ConfigMap avahealth-node, the avahealth container's envFrom). */
+const SIDECAR_NODE_OPTIONS = sidecarNodeOptions();
 const MODELS: Record<string, new (value: never) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'apps/v1/StatefulSet': StatefulSet,
@@ -99,7 +99,7 @@ describe.skipIf(!kubectl).each(['sidecar', 'central', 'sharded'])('kustomize ove
       expect(stateVolume).toBeUndefined();
       expect(workload.spec!.volumeClaimTemplates.map((t: K8sObject) => t.metadata.name)).toEqual(['avahealth-state']);
     } else expect(stateVolume.persistentVolumeClaim.claimName).toBe(objects.find((o) => o.kind === 'PersistentVolumeClaim')!.metadata.name);
-    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('avahealth-config'))!;
     expect(pod.volumes.find((v: { name: string }) => v.name === 'avahealth-config').configMap.name).toBe(configMap.metadata.name);
     const config = parseConfig(configMap.data!['avahealth.yaml']!, 'avahealth.yaml', { DATA_API_KEY: 'k' });
     expect(config.stateDir).toBe('/var/lib/avahealth');
@@ -120,7 +120,7 @@ describe.skipIf(!kubectl).each(['sidecar', 'central', 'sharded'])('kustomize ove
   });
 
   it('has one alert path: the daemon\'s receivers or the Prometheus alerts, never both', () => {
-    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('avahealth-config'))!;
     const config = parseConfig(configMap.data!['avahealth.yaml']!, 'avahealth.yaml', { DATA_API_KEY: 'k' });
     const prometheusAlerts = new Set(objects.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => o.spec!.groups.flatMap((g: RuleGroup) => g.rules.map((r) => r.alert))));
     const engineAlerts = RULES.flatMap((r) => [r.name, ...r.prometheus.map((p) => p.alert)]);
@@ -154,7 +154,7 @@ describe.skipIf(!kubectl).each(['central', 'sharded'])('your own kustomization o
     writeFileSync(join(top, 'avahealth.yaml'), 'listen: 0.0.0.0:9660\nstate_dir: /var/lib/avahealth\nnodes:\n  - {name: mine, url: "http://mine.avalanche.svc:9650"}\nalerts:\n  receivers:\n    - {name: am, alertmanager: {url: "http://alertmanager-operated.monitoring.svc:9093"}}\n');
     writeFileSync(join(top, 'kustomization.yaml'), stringify({ resources: [relative(top, overlay(name))], configMapGenerator: [{ name: 'avahealth-config', behavior: 'replace', files: ['avahealth.yaml'] }], transformers: transformer }));
     const objects = build(top);
-    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('avahealth-config'))!;
     expect(configMap.data!['avahealth.yaml']).toContain('name: mine');
     const workload = objects.find((o) => o.kind === 'StatefulSet' || o.kind === 'Deployment')!;
     expect(workload.spec!.template.spec.volumes.find((v: { name: string }) => v.name === 'avahealth-config').configMap.name).toBe(configMap.metadata.name);
@@ -180,11 +180,16 @@ describe('no placeholder receiver URLs in what ships', () => {
 });
 
 describe.skipIf(!kubectl)('the sidecar never gates the node', () => {
-  it("only the sidecar overrides the image's command: central and sharded start node as the Dockerfile does", () => {
-    const commandOf = (name: string) => (avahealthOf(build(overlay(name)).find((o) => o.kind === 'StatefulSet' || o.kind === 'Deployment')!) as { command?: string[] }).command;
-    expect(commandOf('sidecar')).toEqual(SIDECAR_COMMAND);
-    expect(commandOf('central')).toBeUndefined();
-    expect(commandOf('sharded')).toBeUndefined();
+  it("every overlay starts node as the Dockerfile does; only the sidecar brings NODE_OPTIONS of its own, in a ConfigMap", () => {
+    for (const name of ['sidecar', 'central', 'sharded']) {
+      const objects = build(overlay(name));
+      const container = avahealthOf(objects.find((o) => o.kind === 'StatefulSet' || o.kind === 'Deployment')!) as { command?: string[]; env?: Array<{ name: string }>; envFrom?: Array<{ configMapRef?: { name: string; optional?: boolean } }> };
+      expect(container.command, name).toBeUndefined();
+      expect(container.env?.map((e) => e.name), name).not.toContain('NODE_OPTIONS');
+      expect(container.envFrom, name).toEqual([{ configMapRef: { name: 'avahealth-node', optional: true } }]);
+      const nodeEnv = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'avahealth-node');
+      expect(nodeEnv?.data, name).toEqual(name === 'sidecar' ? { NODE_OPTIONS: SIDECAR_NODE_OPTIONS } : undefined);
+    }
   });
 
   it('the avahealth sidecar has no readinessProbe (only the central Deployment waits for its first round)', () => {
@@ -254,7 +259,7 @@ describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user
     expect(sidecar.livenessProbe.httpGet.path).toBe('/-/healthy');
     expect(template.spec.volumes.find((v: { name: string }) => v.name === 'avahealth-state').emptyDir).toEqual({ sizeLimit: '64Mi' });
     expect(sidecar.volumeMounts.map((m) => m.name).sort()).toEqual(['avahealth-config', 'avahealth-state']);
-    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('avahealth-config'))!;
     expect(template.spec.volumes.find((v: { name: string }) => v.name === 'avahealth-config').configMap.name).toBe(configMap.metadata.name);
     expect(configMap.metadata.name).toMatch(/^avahealth-config-/);
     expect(sidecar.image).toBe('registry.example/avahealth:0.1.0');
@@ -279,20 +284,21 @@ describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user
     expect(() => execFileSync(kubectl!, ['kustomize', dir], { encoding: 'utf8', stdio: 'pipe' })).toThrow(/nothing selected by ConfigMap.*avahealth-config/);
   });
 
-  it("starts the sidecar with the sidecar component's node flags, and an overlay on top can put the image's back", () => {
-    const patched = build(userDir()).find((o) => o.kind === 'StatefulSet')!;
+  it("starts the sidecar with the image's command, and an overlay on top can change its NODE_OPTIONS", () => {
+    const objects = build(userDir());
+    const patched = objects.find((o) => o.kind === 'StatefulSet')!;
     const sidecar = avahealthOf(patched) as Container & { command?: string[]; args?: string[] };
-    expect(sidecar.command).toEqual(SIDECAR_COMMAND);
+    expect(sidecar.command).toBeUndefined();
     expect(sidecar.args).toEqual(['run', '--config', '/etc/avahealth/avahealth.yaml']);
     expect(patched.spec!.template.spec.containers.map((c: Container) => c.name)).toEqual(['node', 'avahealth']);
-    // docs/scaling.md: with basic auth in a web config, patch the command back to the image's flags
-    const top = mkdtempSync(join(tmpdir(), 'avahealth-kustomize-command-'));
-    const image = imageCommand();
+    expect(objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'avahealth-node')?.data).toEqual({ NODE_OPTIONS: SIDECAR_NODE_OPTIONS });
+    // docs/scaling.md: a pod that wants the image's young generation patches the ConfigMap
+    const top = mkdtempSync(join(tmpdir(), 'avahealth-kustomize-node-options-'));
     writeFileSync(
       join(top, 'kustomization.yaml'),
-      stringify({ resources: [relative(top, userDir())], patches: [{ target: { kind: 'StatefulSet', name: 'validator-mainnet' }, patch: stringify([{ op: 'replace', path: '/spec/template/spec/containers/1/command', value: image }]) }] }),
+      stringify({ resources: [relative(top, userDir())], patches: [{ target: { kind: 'ConfigMap', name: 'avahealth-node' }, patch: stringify([{ op: 'replace', path: '/data/NODE_OPTIONS', value: imageNodeOptions() }]) }] }),
     );
-    expect((avahealthOf(build(top).find((o) => o.kind === 'StatefulSet')!) as { command?: string[] }).command).toEqual(image);
+    expect(build(top).find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'avahealth-node')?.data).toEqual({ NODE_OPTIONS: imageNodeOptions() });
   });
 
   it('lets an overlay on top replace the config with configMapGenerator behavior: replace', () => {
@@ -301,7 +307,7 @@ describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user
     writeFileSync(join(top, 'avahealth.yaml'), 'listen: 0.0.0.0:9660\nstate_dir: /var/lib/avahealth\nnodes:\n  - {name: mine, url: "http://127.0.0.1:9650"}\n');
     writeFileSync(join(top, 'kustomization.yaml'), stringify({ resources: [relative(top, base)], configMapGenerator: [{ name: 'avahealth-config', behavior: 'replace', files: ['avahealth.yaml'] }] }));
     const objects = build(top);
-    const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
+    const configMaps = objects.filter((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('avahealth-config'));
     expect(configMaps).toHaveLength(1);
     expect(configMaps[0]!.data!['avahealth.yaml']).toContain('name: mine');
     const pod = objects.find((o) => o.kind === 'StatefulSet')!.spec!.template.spec;
@@ -323,7 +329,7 @@ describe.skipIf(!kubectl).each(['central', 'sharded'])('the %s NetworkPolicy', (
   });
 
   it('allows every node, service and receiver URL of the shipped config, Alertmanager among them', () => {
-    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('avahealth-config'))!;
     const urls = urlsIn(parse(configMap.data!['avahealth.yaml']!)).map((u) => new URL(u));
     expect(urls.some((u) => u.port === '9093')).toBe(true);
     for (const url of urls) expect(allows(Number(url.port || (url.protocol === 'https:' ? 443 : 80))), url.href).toBe(true);
@@ -368,22 +374,21 @@ describe.skipIf(!kubectl)('the sharded overlay', () => {
   });
 
   it('sends its alerts to Alertmanager and only there (HA pairs deduplicate in it)', () => {
-    const configMap = objects.find((o) => o.kind === 'ConfigMap')!;
+    const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('avahealth-config'))!;
     const config = parseConfig(configMap.data!['avahealth.yaml']!, 'avahealth.yaml', {});
     expect(config.alerts.receivers.map((r) => r.kind)).toEqual(['alertmanager']);
     expect(config.nodes.length).toBeGreaterThan(statefulSet.spec!.replicas as number);
   });
 });
 
-describe("the sidecar component's command, run for real", () => {
-  it('starts node with those flags on this runtime: the daemon polls its node, and a basic-auth scrape is let in', async () => {
-    expect(SIDECAR_COMMAND[0]).toBe('node');
-    expect(SIDECAR_COMMAND.at(-1)).toBe('dist/cli.js');
+describe("the sidecar's command, run for real", () => {
+  it("starts the image's command with the sidecar's NODE_OPTIONS on this runtime: the daemon polls its node, and a basic-auth scrape is let in", async () => {
+    expect(imageCommand()).toEqual(['node', 'dist/cli.js']);
     const sim = await startSim([{ name: 'n1', scenario: 'healthy' }]);
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-sidecar-flags-'));
     writeFileSync(join(dir, 'avahealth.yaml'), `state_dir: ${join(dir, 'state')}\nnodes:\n  - {name: n1, url: "${sim.nodeUrl('n1')}"}\n`);
     writeFileSync(join(dir, 'web.yaml'), `basic_auth_users:\n  prometheus: ${hashSync('scrape-secret', 10)}\n`);
-    const daemon = startCli(['run', '--config', join(dir, 'avahealth.yaml'), '--listen', '127.0.0.1:0', '--web.config.file', join(dir, 'web.yaml')], {}, SIDECAR_COMMAND.slice(1, -1));
+    const daemon = startCli(['run', '--config', join(dir, 'avahealth.yaml'), '--listen', '127.0.0.1:0', '--web.config.file', join(dir, 'web.yaml')], { NODE_OPTIONS: SIDECAR_NODE_OPTIONS });
     try {
       const port = (await daemon.waitForOutput(/"address":"127\.0\.0\.1:(\d+)"/, 30_000))[1];
       await daemon.waitForOutput(/first poll round complete/, 30_000);

@@ -5,14 +5,8 @@ const LOG_OPTIONS = `  --log.level LEVEL        trace|debug|info|warn|error (def
                            of an unexpected error
   --log.format FORMAT      json|pretty (default json)`;
 
-export const COMMAND_HELP: Record<string, string> = {
-  run: `Usage: avahealth [run] --config FILE [options]
-
-Runs the daemon: polls every target, serves /metrics, /-/healthy, /-/ready, the status page on /
-and the JSON API under /api/v1/. Stops cleanly on SIGTERM/SIGINT, reloads the config on SIGHUP.
-
-Options:
-  --config FILE                   config file (or set AVAHEALTH_CONFIG)
+/** The daemon's options: in `run --help` and in the overview. */
+const RUN_OPTIONS = `  --config FILE                   config file (or set AVAHEALTH_CONFIG)
   --listen HOST:PORT              override listen: from the config
   --web.listen-address HOST:PORT  the same, under the Prometheus exporters' name
 ${LOG_OPTIONS}
@@ -21,7 +15,16 @@ ${LOG_OPTIONS}
   --web.config.file FILE          TLS, basic auth and headers (Prometheus exporter-toolkit format)
   --config.watch                  reload the config when the file changes (SIGHUP and /-/reload always work)
   --shard I/N                     poll only shard I (0-based) of N, by a stable hash of the target name;
-                                  auto/N takes I from the hostname's -<ordinal> (a StatefulSet pod)
+                                  auto/N takes I from the hostname's -<ordinal> (a StatefulSet pod)`;
+
+export const COMMAND_HELP: Record<string, string> = {
+  run: `Usage: avahealth [run] --config FILE [options]
+
+Runs the daemon: polls every target, serves /metrics, /-/healthy, /-/ready, the status page on /
+and the JSON API under /api/v1/. Stops cleanly on SIGTERM/SIGINT, reloads the config on SIGHUP.
+
+Options:
+${RUN_OPTIONS}
 
 Exit: 0 on a clean stop, 1 when it cannot start (config error, address in use, state_dir in use), 2 usage.
 `,
@@ -115,16 +118,7 @@ Usage:
 
 Run avahealth COMMAND --help for the options of one command.
 
-Options:
-  --config FILE            config file (or set AVAHEALTH_CONFIG)
-  --listen HOST:PORT       override listen: from the config (alias: --web.listen-address)
-${LOG_OPTIONS}
-  --web.enable-lifecycle   allow POST /-/reload
-  --web.enable-admin-api   allow POST /api/v1/silences and DELETE /api/v1/silences/{id}
-  --web.config.file FILE   TLS, basic auth and headers (Prometheus exporter-toolkit format)
-  --config.watch           reload the config when the file changes (SIGHUP and /-/reload always work)
-  --shard I/N              poll only shard I (0-based) of N, by a stable hash of the target name;
-                           auto/N takes I from the hostname's -<ordinal> (a StatefulSet pod)
-  --period DURATION        simulate: the nodes' health-check period (default 3s)
+Options of run:
+${RUN_OPTIONS}
   --version, --help
 `;

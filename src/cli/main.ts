@@ -19,7 +19,6 @@ import { VERSION } from '../version.js';
 import { COMMAND_HELP, HELP } from './help.js';
 import { StartError } from '../app/daemon.js';
 
-
 const OPTIONS = {
   config: { type: 'string' },
   listen: { type: 'string' },
@@ -105,7 +104,11 @@ async function main(argv: string[]): Promise<number> {
     }
   } catch (err) {
     if (err instanceof UsageError) return usage(err.message);
-    throw err;
+    if (!(err instanceof ConfigError || err instanceof StateDirError)) throw err;
+    // a config that does not load (or a state_dir in use): its message, FILE:LINE:COL first
+    if (command === 'check') process.stdout.write('UNKNOWN - invalid config\n');
+    process.stderr.write(`${err.message}\n`);
+    return command === 'check' ? (await import('../app/check.js')).EXIT.UNKNOWN : 1;
   }
 }
 
@@ -155,16 +158,7 @@ function listenOption(values: Values): ListenAddress | undefined {
 }
 
 async function run(values: Values, preloaded?: Config, onListening?: (daemon: Daemon) => void): Promise<number> {
-  let config: Config;
-  try {
-    config = preloaded ?? loadConfigFile(configPath(values));
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+  const config = preloaded ?? loadConfigFile(configPath(values));
   const logger = loggerFor(values, config);
   const listenOverride = listenOption(values);
   // `--shard auto`: N is the pod's own StatefulSet's replicas, read now and watched while running.
@@ -181,9 +175,7 @@ async function run(values: Values, preloaded?: Config, onListening?: (daemon: Da
     }
     logger.info({ shard: `${shard.index}/${shard.count}` }, 'shard count read from the StatefulSet');
   } else if (values.shard) shard = shardOption(values.shard);
-  let daemon: Daemon;
-  try {
-    daemon = new Daemon(config, {
+  const daemon = new Daemon(config, {
     logger,
     enableLifecycle: values['web.enable-lifecycle'] ?? false,
     enableAdminApi: values['web.enable-admin-api'] ?? false,
@@ -191,14 +183,7 @@ async function run(values: Values, preloaded?: Config, onListening?: (daemon: Da
     ...(shard ? { shard } : {}),
     ...(values['web.config.file'] ? { webConfigFile: values['web.config.file'] } : {}),
     ...(listenOverride ? { listen: listenOverride } : {}),
-    });
-  } catch (err) {
-    if (err instanceof ConfigError || err instanceof StateDirError) {
-      process.stderr.write(`${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+  });
   // Signal handlers go in before start(): a SIGHUP that arrives while the
   // daemon is starting would otherwise take Node's default action and kill it.
   const started = daemon.start();
@@ -250,17 +235,7 @@ async function run(values: Values, preloaded?: Config, onListening?: (daemon: Da
 async function check(values: Values): Promise<number> {
   const format = (values.format ?? 'text') as CheckFormat;
   if (!['text', 'json', 'prometheus'].includes(format)) throw new UsageError('--format must be text, json or prometheus');
-  let config: Config;
-  try {
-    config = loadConfigFile(configPath(values));
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stdout.write(`UNKNOWN - invalid config\n`);
-      process.stderr.write(`${err.message}\n`);
-      return (await import('../app/check.js')).EXIT.UNKNOWN;
-    }
-    throw err;
-  }
+  const config = loadConfigFile(configPath(values));
   const logger = createLogger({ level: values['log.level'] ?? 'error', format: 'json', destination: process.stderr });
   const { runCheck } = await import('../app/check.js');
   const result = await runCheck(config, { format, logger, color: process.stdout.isTTY === true && !process.env.NO_COLOR, ...(values.target ? { target: values.target } : {}) });
@@ -270,33 +245,16 @@ async function check(values: Values): Promise<number> {
 
 function validate(values: Values): number {
   const path = configPath(values);
-  try {
-    const config = loadConfigFile(path);
-    for (const warning of config.warnings) process.stderr.write(`${formatProblem(warning)} (warning)\n`);
-    const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-    const services = config.services.length > 0 ? `, ${count(config.services.length, 'service')}` : '';
-    process.stdout.write(`${path}: valid (${count(config.nodes.length, 'node')}${services})\n`);
-    return 0;
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+  const config = loadConfigFile(path);
+  for (const warning of config.warnings) process.stderr.write(`${formatProblem(warning)} (warning)\n`);
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const services = config.services.length > 0 ? `, ${count(config.services.length, 'service')}` : '';
+  process.stdout.write(`${path}: valid (${count(config.nodes.length, 'node')}${services})\n`);
+  return 0;
 }
 
 async function notifyTest(values: Values): Promise<number> {
-  let config: Config;
-  try {
-    config = loadConfigFile(configPath(values));
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+  const config = loadConfigFile(configPath(values));
   const names = config.alerts.receivers.map((r) => r.name);
   const receiver = config.alerts.receivers.find((r) => r.name === values.receiver);
   if (!receiver) throw new UsageError(`--receiver must name a receiver of ${config.file}${names.length ? ` (${names.join(', ')})` : ' (it has none)'}`);

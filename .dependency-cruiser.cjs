@@ -13,7 +13,7 @@ const layers = [
   ['alerts', '^src/alerts/'],
   ['metrics', '^src/metrics/'],
   ['scheduling', '^src/(poller[.]ts$|scheduler/|discovery/)'],
-  ['probes', '^src/(probes|chaindata)/'],
+  ['probes', '^src/probes/'],
   ['transport-and-parsing', '^src/(transport/|parse/|openapi/)'],
   ['store', '^src/store[.]ts$'],
   ['config', '^src/config/'],

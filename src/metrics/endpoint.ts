@@ -1,13 +1,13 @@
 /**
  * What `/metrics` answers: the format the scraper asks for (negotiate.ts), gzip when it accepts
- * it. The body is a stream: the Exposition's pre-rendered family bytes (exposition.ts) gathered
- * into pieces of at most PIECE_BYTES, then prom-client's small part (process, alerts, self),
- * rendered as the scrape starts. Each piece is handed on only once the one before was taken (by
- * the socket, or by zlib, whose output is handed on the same way), so a body is never held whole
- * and a slow scraper slows only its own writing.
+ * it. The body is a stream: the Exposition's pre-rendered family bytes (exposition.ts), then
+ * prom-client's small part (process, alerts, self), rendered as the scrape starts, copied in turn
+ * into one buffer per scrape that is handed on whenever it is full: to the socket (64 KiB), or to
+ * zlib (1 MiB: a thread-pool job per piece, few enough that the event loop's turns between them
+ * do not add up), whose output goes to the socket the same way. A buffer is filled again only once
+ * its last piece was taken, so a body is never held whole and a slow scraper slows only its own
+ * writing.
  */
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Registry } from 'prom-client';
 import type { Exposition } from './exposition.js';
@@ -35,7 +35,7 @@ export interface StreamedBody {
 /** A streamed body's bytes, whole (for one-shot use). */
 export async function bodyBytes(body: StreamedBody): Promise<Buffer> {
   const pieces: Buffer[] = [];
-  await body.write(async (piece) => void pieces.push(piece));
+  await body.write(async (piece) => void pieces.push(Buffer.from(piece)));
   return Buffer.concat(pieces);
 }
 
@@ -47,8 +47,12 @@ export interface ScrapeResponse {
 
 /** zlib's fastest level: a few times less CPU than the default for a slightly larger body; Prometheus only needs valid gzip. */
 export const GZIP_LEVEL = 1;
-/** The most a piece of the body holds: zlib and the socket take a piece at a time. */
+/** The pieces a plain body is sent in. */
 export const PIECE_BYTES = 64 << 10;
+/** The pieces a body is handed to zlib in. */
+const GZIP_PIECE_BYTES = 1 << 20;
+/** zlib's output buffer: larger than a piece's compressed output, so each piece comes out at once. */
+const GZIP_CHUNK_BYTES = 256 << 10;
 
 export class MetricsEndpoint {
   constructor(
@@ -61,38 +65,44 @@ export class MetricsEndpoint {
     const { format, contentType } = negotiate(request.accept);
     const families = this.exposition.pieces(format);
     const registryPart = Buffer.from(await renderRegistry(this.registry, format));
-    const pieces = () => gather([families, [registryPart]]);
-    if (!acceptsGzip(request.acceptEncoding)) return { contentType, body: { write: (take) => handOn(pieces(), take) } };
-    return {
-      contentType,
-      contentEncoding: 'gzip',
-      body: { write: (take) => pipeline(Readable.from(pieces(), { objectMode: false }), createGzip({ level: GZIP_LEVEL, chunkSize: PIECE_BYTES }), (zipped) => handOn(zipped, take)) },
-    };
+    const parts = [families, [registryPart]];
+    if (!acceptsGzip(request.acceptEncoding)) return { contentType, body: { write: (take) => copyInto(parts, Buffer.allocUnsafe(PIECE_BYTES), take) } };
+    return { contentType, contentEncoding: 'gzip', body: { write: (take) => gzip(parts, take) } };
   }
 }
 
-/** Each piece to `take`, the next once it was taken. */
-async function handOn(pieces: Iterable<Buffer> | AsyncIterable<Buffer>, take: (piece: Buffer) => Promise<void>): Promise<void> {
-  for await (const piece of pieces) await take(piece);
-}
-
-/** The parts' buffers gathered into pieces of at most PIECE_BYTES (a longer buffer is cut up). */
-function* gather(parts: Iterable<Buffer>[]): Generator<Buffer> {
-  let batch: Buffer[] = [];
-  let size = 0;
+/**
+ * The parts' bytes copied in turn into `piece`, handed to `take` whenever it is full (and the
+ * rest at the end); it is filled again only once the promise `take` returned settled.
+ */
+async function copyInto(parts: Iterable<Buffer>[], piece: Buffer, take: (piece: Buffer) => Promise<void>): Promise<void> {
+  let used = 0;
   for (const part of parts) {
-    for (let bytes of part) {
-      while (size + bytes.length > PIECE_BYTES) {
-        const room = PIECE_BYTES - size;
-        batch.push(bytes.subarray(0, room));
-        yield Buffer.concat(batch, PIECE_BYTES);
-        bytes = bytes.subarray(room);
-        batch = [];
-        size = 0;
+    for (const bytes of part) {
+      for (let from = 0; from < bytes.length; ) {
+        const copied = bytes.copy(piece, used, from);
+        used += copied;
+        from += copied;
+        if (used === piece.length) {
+          await take(piece);
+          used = 0;
+        }
       }
-      batch.push(bytes);
-      size += bytes.length;
     }
   }
-  if (size > 0) yield Buffer.concat(batch, size);
+  if (used > 0) await take(piece.subarray(0, used));
+}
+
+/** One gzip member of the parts: zlib reads a piece until its write callback, and pauses while its output is not taken. */
+async function gzip(parts: Iterable<Buffer>[], take: (piece: Buffer) => Promise<void>): Promise<void> {
+  const zip = createGzip({ level: GZIP_LEVEL, chunkSize: GZIP_CHUNK_BYTES });
+  const write = (piece: Buffer) => new Promise<void>((resolve, reject) => zip.write(piece, (err) => (err ? reject(err) : resolve())));
+  const fed = copyInto(parts, Buffer.allocUnsafe(GZIP_PIECE_BYTES), write).then(() => void zip.end());
+  fed.catch((err: unknown) => zip.destroy(err as Error));
+  try {
+    for await (const out of zip) await take(out as Buffer);
+  } finally {
+    zip.destroy(); // its zlib memory now, not when collected (a no-op once it ended)
+  }
+  await fed;
 }

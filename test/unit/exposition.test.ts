@@ -174,7 +174,7 @@ describe('MetricsEndpoint', () => {
     let polled = false;
     await plain.body.write(async (piece) => {
       expect(piece.length).toBeLessThanOrEqual(PIECE_BYTES);
-      pieces.push(piece);
+      pieces.push(Buffer.from(piece)); // the buffer is filled again once this take settled
       if (!polled) fill(e, 12001, 400); // every owner changes while the scrape is written
       polled = true;
     });
@@ -193,7 +193,7 @@ describe('MetricsEndpoint', () => {
       await response.body.write(async (piece) => {
         expect(++consuming).toBe(1);
         await new Promise((resolve) => setTimeout(resolve, 2));
-        read.push(piece);
+        read.push(Buffer.from(piece)); // read after the wait: a piece refilled meanwhile would show here
         consuming--;
       });
       expect(read.length).toBeGreaterThan(acceptEncoding ? 4 : 80);

@@ -59,7 +59,8 @@ const capture: Server = createServer((req, res) => {
 await new Promise<void>((resolve) => capture.listen(0, '127.0.0.1', resolve));
 const captureUrl = `http://127.0.0.1:${(capture.address() as AddressInfo).port}`;
 
-// --- the simulated fleet
+// --- the simulated fleet; the week's clock starts with it (a fleet line's validationEndsIn counts from here)
+const t0 = Date.now();
 const sim = new SimServer(
   script.fleet.map(({ name, options }) => {
     const spec: SimNodeOptions = { name, scenario: (options.scenario as ScenarioName | undefined) ?? 'healthy', periodMs: 2000 };
@@ -108,8 +109,9 @@ writeFileSync(
       ...(options.l1 === true ? { validator: { subnets: [l1SubnetIdOf(name)] } } : {}),
     })),
     services: [
-      { name: 'data-api', kind: 'data-api', url: `${sim.baseUrl}/data-api` },
-      { name: 'metrics-api', kind: 'metrics-api', url: `${sim.baseUrl}/metrics-api` },
+      // polled every 2 s (not 30 s): the week is accelerated
+      { name: 'data-api', kind: 'data-api', url: `${sim.baseUrl}/data-api`, interval: '2s', timeout: '2s' },
+      { name: 'metrics-api', kind: 'metrics-api', url: `${sim.baseUrl}/metrics-api`, interval: '2s', timeout: '2s' },
     ],
     alerts: {
       receivers: [
@@ -210,6 +212,7 @@ async function apply(event: ScriptEvent): Promise<void> {
     case 'sample':
       samples.push(...(await sampleSurfaces()));
       return;
+    case 'expect': // a moment the fleet line set up (a period's end): nothing to do
     case 'end':
       return;
   }
@@ -223,10 +226,8 @@ const cap = setTimeout(() => {
   process.exit(1);
 }, 9 * 60_000);
 cap.unref();
-let t0 = Date.now();
 try {
   await startAll();
-  t0 = Date.now();
   log(`== trust: ${script.fleet.length} nodes + 2 hosted APIs, ${script.events.length} events, receivers: ${Object.keys(received).join(', ')}`);
   for (const event of script.events) {
     const wait = t0 + event.at * 1000 - Date.now();

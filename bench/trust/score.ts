@@ -9,7 +9,8 @@
  *   the resolve of an older member (Alertmanager's warning expiring under its critical) changes nothing.
  * - Alerts labelled scope="network" are notices for chat (deploy/alertmanager routes them there),
  *   never pages: counted apart.
- * - A page matches a truth incident when its alertname and the incident's labels agree and it came
+ * - A page matches a truth incident when its alertname (or one of the incident's `also` symptoms)
+ *   and the incident's labels agree and it came
  *   between the incident's onset and its close (+ PAGE_GRACE_S). Unmatched: a **false page**. More
  *   than one page for an incident: **duplicates**. None: **missed**.
  * - **Open at end**: keys still firing at the end that the truth does not hold open.
@@ -86,7 +87,8 @@ export function keyOf(alert: Alert): string {
 const memberOf = (alert: Alert) => alert.fingerprint ?? JSON.stringify(Object.entries(alert.labels).sort());
 
 export function matches(expected: Expected, alert: Alert): boolean {
-  return baseName(alert.labels.alertname ?? '') === baseName(expected.alertname) && Object.entries(expected.labels).every(([k, v]) => alert.labels[k] === v);
+  const name = baseName(alert.labels.alertname ?? '');
+  return [expected.alertname, ...expected.also].some((a) => baseName(a) === name) && Object.entries(expected.labels).every(([k, v]) => alert.labels[k] === v);
 }
 
 export function percentile(values: number[], p: number): number | null {

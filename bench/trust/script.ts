@@ -5,8 +5,8 @@
  *   node <name> [key=value…]                  a simulated node (SimNodeOptions, plus role=…)
  *   <at> <action> [args…] => <truth> [| pending: <issue>]
  *
- * where <at> is seconds from the start of the week, <truth> is `none`, `notice`, or `;`-separated
- * `open <id>: <alertname> key=value…`, `close <id>[,<id>…]`, `update <id>: key=value…`.
+ * where <at> is seconds from the simulator's start (the week's clock), <truth> is `none`,
+ * `notice`, or `;`-separated `open <id>: <alertname> key=value… [also=<alertname>,…]`, `close <id>[,<id>…]`, `update <id>: key=value…`.
  */
 
 export type Value = string | number | boolean;
@@ -21,6 +21,11 @@ export interface Expected {
   alertname: string;
   /** target and identity labels the page must carry (severity is not identity: it may change). */
   labels: Record<string, string>;
+  /**
+   * `also=A,B`: symptom alerts of the same problem (same labels): a page of theirs is a page of this
+   * incident (a duplicate when it is not the first), not a false page.
+   */
+  also: string[];
 }
 
 export interface Truth {
@@ -50,7 +55,7 @@ export interface Script {
   incidents: Map<string, Expected & { openedBy: ScriptEvent; closedBy?: ScriptEvent }>;
 }
 
-const ACTIONS = new Set(['scenario', 'restart', 'dip', 'service', 'silence', 'unsilence', 'kill-daemon', 'start-daemon', 'shards', 'sample', 'end']);
+const ACTIONS = new Set(['expect', 'scenario', 'restart', 'dip', 'service', 'silence', 'unsilence', 'kill-daemon', 'start-daemon', 'shards', 'sample', 'end']);
 const MAX_LINES = 1000;
 
 export function parseValue(text: string): Value {
@@ -96,7 +101,8 @@ export function parseTruth(text: string, where: string): Truth {
     if (verb === 'open') {
       const [alertname, ...labels] = rest.slice(1);
       if (!alertname || !/^[A-Za-z]\w*$/.test(alertname)) throw new Error(`${where}: "${part}": open needs an alertname`);
-      truth.open.push({ id: m[1]!, alertname, labels: labelsOf(labels, where) });
+      const { also, ...identity } = labelsOf(labels, where);
+      truth.open.push({ id: m[1]!, alertname, labels: identity, also: also ? also.split(',') : [] });
     } else if (verb === 'update') {
       truth.update.push({ id: m[1]!, labels: labelsOf(rest.slice(1), where) });
     } else throw new Error(`${where}: unknown truth "${verb}" (none, notice, open, close, update)`);
@@ -135,7 +141,7 @@ export function parseScript(text: string): Script {
       if (!p) throw new Error(`${where}: after "|" only "pending: <issue>"`);
       pending = p[1]!;
     }
-    const event: ScriptEvent = { line: i + 1, at, action, args: positional, params, truth: parseTruth(truthText!, where), text: body!.trim(), ...(pending ? { pending } : {}) };
+    const event: ScriptEvent = { line: i + 1, at, action, args: positional, params, truth: parseTruth(truthText!, where), text: words.slice(1).join(' '), ...(pending ? { pending } : {}) };
     script.events.push(event);
     if (pending) return; // a skipped event opens and closes nothing
     for (const open of event.truth.open) {

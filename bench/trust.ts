@@ -75,6 +75,7 @@ await sim.listen(0);
 // --- a real Alertmanager (Debian's), with the shipped inhibit rules and one webhook to the capture server
 const alertmanagerBin = ['prometheus-alertmanager', 'alertmanager'].map(which).find(Boolean);
 let alertmanager: ChildProcess | undefined;
+let alertmanagerExited = Promise.resolve();
 let amUrl: string | undefined;
 if (alertmanagerBin) {
   const shipped = parse(readFileSync(join(ROOT, 'deploy/alertmanager/alertmanager.yml'), 'utf8')) as { inhibit_rules: unknown[] };
@@ -88,6 +89,8 @@ if (alertmanagerBin) {
   const port = await freePort();
   amUrl = `http://127.0.0.1:${port}`;
   alertmanager = spawn(alertmanagerBin, [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${join(dir, 'am')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='], { stdio: 'ignore' });
+  const child = alertmanager;
+  alertmanagerExited = new Promise((resolve) => child.once('exit', () => resolve()));
   await until('Alertmanager ready', async () => (await get(`${amUrl}/-/ready`)).status === 200, 30_000);
 } else {
   delete received.alertmanager;
@@ -261,6 +264,7 @@ try {
 } finally {
   await stopAll('SIGTERM');
   alertmanager?.kill('SIGTERM');
+  await alertmanagerExited;
   await sim.close();
   capture.close();
   rmSync(dir, { recursive: true, force: true });
@@ -284,7 +288,7 @@ function printTable(r: Score): void {
   for (const [name, s] of Object.entries(r.receivers)) {
     for (const f of s.falsePages) out(`${name}: false page at ${((f.at - t0) / 1000).toFixed(0)}s: ${f.key}`);
     for (const m of s.missed) out(`${name}: missed ${m}`);
-    for (const d of s.duplicates) out(`${name}: ${d.id} paged ${d.pages} times`);
+    for (const d of s.duplicates) out(`${name}: ${d.id} paged ${d.pages} times: ${d.keys.map((k) => `${k.key} at ${((k.at - t0) / 1000).toFixed(0)}s`).join(', ')}`);
     for (const k of s.openAtEnd) out(`${name}: open at end: ${k}`);
     for (const k of s.resolvedEarly) out(`${name}: ${k} resolved before the truth closed it`);
   }

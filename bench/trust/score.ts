@@ -51,7 +51,7 @@ export interface ReceiverScore {
   notices: number;
   falsePages: Array<{ at: number; key: string }>;
   missed: string[];
-  duplicates: Array<{ id: string; pages: number }>;
+  duplicates: Array<{ id: string; pages: number; keys: Array<{ at: number; key: string }> }>;
   openAtEnd: string[];
   pageLatencyS: number[];
   resolveLatencyS: number[];
@@ -154,7 +154,7 @@ function scoreReceiver(input: ScoreInput, messages: Message[]): ReceiverScore {
       score.missed.push(incident.id);
       continue;
     }
-    if (pages.length > 1) score.duplicates.push({ id: incident.id, pages: pages.length });
+    if (pages.length > 1) score.duplicates.push({ id: incident.id, pages: pages.length, keys: pages.map((p) => ({ at: p.at, key: p.key })) });
     score.pageLatencyS.push((pages[0]!.at - when(incident.openedBy)!) / 1000);
     const closed = when(incident.closedBy);
     if (closed === undefined) continue;

@@ -13,7 +13,7 @@ import type { EndpointObservation, TargetObservation } from './model/observation
 import { ParseCache, SharedAnswers } from './probes/exchange.js';
 import { jobsOf, runProbe, type ProbeContext, type ProbeJob } from './probes/registry.js';
 import type { Schedule } from './scheduler/scheduler.js';
-import { PeriodLedger } from './state/periods.js';
+import { probeMemory, type ProbeMemory } from './state/ledger.js';
 import { sourceOf, type Store } from './store.js';
 import { VERSION } from './version.js';
 import type { ConfigDiff } from './config/diff.js';
@@ -33,8 +33,8 @@ export class Poller {
     private readonly log: Logger,
     /** Rate-limit state per service; kept by the caller so it survives a new Poller after a reload. */
     gates = new Map<string, RateLimitGate>(),
-    /** The validation periods' ledger; the daemon's is on disk and survives a new Poller too. */
-    periods = new PeriodLedger(),
+    /** What probes remember; the daemon's is on disk and survives a new Poller too. */
+    memory: ProbeMemory = probeMemory(),
   ) {
     this.http = new HttpClient({ maxResponseBytes: config.limits.maxResponseBytes, userAgent: `avahealth/${VERSION}`, log });
     const gate = (service: string) => {
@@ -51,7 +51,7 @@ export class Poller {
       log,
       secrets: [],
       now: () => Date.now(),
-      periods,
+      memory,
       store,
     };
     this.setConfig(config);

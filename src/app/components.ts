@@ -4,7 +4,6 @@
  * its batches to. Nothing
  * here starts anything: app/daemon.ts orders start and stop.
  */
-import { join } from 'node:path';
 import { AlertEngine } from '../alerts/engine.js';
 import { Notifier } from '../alerts/notifier.js';
 import { SilenceMirrors } from '../alerts/receivers/alertmanager/mirror.js';
@@ -15,7 +14,7 @@ import type { Logger } from '../log.js';
 import { registerStateWriteMetrics } from '../metrics/registry.js';
 import { MetricsView } from '../metrics/view.js';
 import { Poller } from '../poller.js';
-import { PeriodLedger } from '../state/periods.js';
+import { probeMemory, type ProbeMemory } from '../state/ledger.js';
 import { inShard, type Shard } from '../shard.js';
 import { Store } from '../store.js';
 import { VERSION } from '../version.js';
@@ -47,8 +46,8 @@ export interface Components {
   notifier: Notifier;
   /** Rate-limit state per service: survives a new Poller. */
   gates: Map<string, RateLimitGate>;
-  /** Validation periods and their outcomes (state_dir/periods.json): survives a new Poller. */
-  periods: PeriodLedger;
+  /** What probes remember across restarts (state_dir): survives a new Poller. */
+  memory: ProbeMemory;
   /** avahealth's silences mirrored to the `alertmanager` receivers (follows the config's receivers). */
   silenceMirrors: SilenceMirrors;
   /** Notifications have their own client: a reload may replace the probes' one. */
@@ -65,9 +64,9 @@ export function buildComponents(config: Config, log: Logger): Components {
   metrics.setReloadResult(true);
   const gates = new Map<string, RateLimitGate>();
   const deliveryHttp = new HttpClient({ maxResponseBytes: 1024 * 1024, userAgent: `avahealth/${VERSION}` });
-  const periods = new PeriodLedger(join(config.stateDir, 'periods.json'));
-  if (periods.problem) log.error({ problem: periods.problem }, 'validation periods not restored');
-  const poller = new Poller(config, store, log, gates, periods);
+  const memory = probeMemory(config.stateDir);
+  for (const ledger of Object.values(memory)) if (ledger.problem) log.error({ problem: ledger.problem }, 'what probes remember not restored');
+  const poller = new Poller(config, store, log, gates, memory);
   // The alert pipeline, wired once and straight: the notifier (receivers' outboxes) first, then the
   // pipeline restores its incidents, the outboxes learn what the incidents say was announced, the
   // incidents follow what the outboxes say receivers were told, and the pipeline follows the store.
@@ -83,7 +82,7 @@ export function buildComponents(config: Config, log: Logger): Components {
   const sources = { silences: (now: number) => silences.list(now), silencing: silences.silencing.bind(silences), alerts: pageable, externalUrl: () => parts.config.externalUrl, stateDir: config.stateDir };
   const silenceMirrors = new SilenceMirrors(deliveryHttp, sources, log);
   silenceMirrors.setConfig(config);
-  const parts: Components = { store, metrics, poller, alerts, notifier, gates, periods, silenceMirrors, deliveryHttp, config };
+  const parts: Components = { store, metrics, poller, alerts, notifier, gates, memory, silenceMirrors, deliveryHttp, config };
   return parts;
 }
 

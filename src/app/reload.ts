@@ -16,7 +16,7 @@ export async function applyDiff(parts: Components, scheduler: Scheduler, diff: C
   if (diff.limits || diff.chainData === 'added' || diff.chainData === 'removed') {
     // The HTTP client's caps and the chain data source are fixed per Poller.
     const old = parts.poller;
-    parts.poller = new Poller(next, parts.store, log, parts.gates, parts.periods);
+    parts.poller = new Poller(next, parts.store, log, parts.gates, parts.memory);
     void old.close();
   } else {
     parts.poller.reconfigure(diff);

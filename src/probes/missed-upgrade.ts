@@ -5,7 +5,8 @@
  * version after the upgrade time), the mode falls back to its own upgrade time and the check passes
  * again while the node is cut off. The node's own poll carries the deadline on from its last
  * observation until its build knows the upgrade (localUpgradeTime at or past the deadline: a new
- * version). Kept in memory: a restart of avahealth after the deadline forgets it.
+ * version). The deadline the check names is also remembered in state_dir (missed-upgrades.json), so
+ * a restart of avahealth after the deadline, when the check no longer names it, still knows it.
  */
 import type { EndpointObservation, MissedUpgrade, TargetObservation, UpgradeDetails } from '../model/observation.js';
 
@@ -14,9 +15,19 @@ function upgradeOf(endpoints: readonly EndpointObservation[]): UpgradeDetails | 
   return health?.report?.checks.find((c) => c.name === 'futureupgrade')?.upgrade;
 }
 
-/** The missed upgrade to carry on `endpoints` (epoch seconds `now`), from the node's previous own observation. */
-export function missedUpgrade(previous: TargetObservation | undefined, endpoints: readonly EndpointObservation[], now: number): MissedUpgrade | undefined {
-  const before = previous?.missedUpgrade ?? deadlineOf(previous ? upgradeOf(previous.endpoints) : undefined);
+/**
+ * The missed upgrade to carry on `endpoints` (epoch seconds `now`), from the node's previous own
+ * observation or, after a restart, from what was `remembered`; and what to remember now: the
+ * deadline the check names, the one the node missed, or (no health report this time) as before.
+ */
+export function missedUpgrade(previous: TargetObservation | undefined, remembered: MissedUpgrade | undefined, endpoints: readonly EndpointObservation[], now: number): { missed?: MissedUpgrade; remember?: MissedUpgrade } {
+  const missed = carried(previous?.missedUpgrade ?? deadlineOf(previous ? upgradeOf(previous.endpoints) : undefined) ?? remembered, endpoints, now);
+  const reported = endpoints.some((e) => e.endpoint === 'health' && e.view === 'all' && e.report);
+  const remember = reported ? (deadlineOf(upgradeOf(endpoints)) ?? missed) : remembered;
+  return { ...(missed ? { missed } : {}), ...(remember ? { remember } : {}) };
+}
+
+function carried(before: MissedUpgrade | undefined, endpoints: readonly EndpointObservation[], now: number): MissedUpgrade | undefined {
   if (!before || now < before.deadline) return undefined;
   const upgrade = upgradeOf(endpoints);
   // The check names a deadline itself (not dropped yet, or another upgrade): it speaks.

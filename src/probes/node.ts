@@ -68,7 +68,11 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
   const plan = planOf(target);
   const endpoints = await Promise.all(plan.map((exchange) => ctx.limit(() => probeEndpoint(target, exchange, ctx))));
   const nodeId = endpoints.find((e) => e.nodeId)?.nodeId;
-  const missed = missedUpgrade(ctx.store.get(target.name)?.jobs.get('node'), endpoints, at);
+  const remembered = ctx.memory.missedUpgrades.get(target.name);
+  const { missed, remember } = missedUpgrade(ctx.store.get(target.name)?.jobs.get('node'), remembered, endpoints, at);
+  // Written when the deadline changes, not for every reading of the stake share.
+  if (remember?.deadline !== remembered?.deadline || (remember === undefined) !== (remembered === undefined)) ctx.memory.missedUpgrades.set(target.name, remember);
+  else if (remember) ctx.memory.missedUpgrades.set(target.name, remember, false);
   return { target: target.name, kind: 'node', network: target.network, at, endpoints, ...(nodeId ? { nodeId } : {}), ...(missed ? { missedUpgrade: missed } : {}) };
 }
 

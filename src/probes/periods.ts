@@ -8,7 +8,7 @@
 import type { CompletedValidation, PeriodEntry, PeriodOutcome, TrackedPeriod } from '../model/periods.js';
 import { completedFor, outcomeOf, OUTCOME_SEARCH_SECONDS, samePeriod, verdictFromRewardUtxos, withDataApi, withOutcome } from '../model/periods.js';
 import type { ValidatorReport } from '../model/validator.js';
-import type { PeriodLedger } from '../state/periods.js';
+import type { Ledger } from '../state/ledger.js';
 
 /** platform.getRewardUTXOs of a staking transaction: the amounts, or why not. */
 export type AskRewardUtxos = (txId: string) => Promise<{ ok: true; amounts: number[] } | { ok: false; error: string }>;
@@ -39,8 +39,8 @@ function merged(was: TrackedPeriod, now: TrackedPeriod): TrackedPeriod {
   return { ...now, ...(now.uptimeRatio === undefined && was.uptimeRatio !== undefined ? { uptimeRatio: was.uptimeRatio } : {}) };
 }
 
-export async function followPeriods(target: string, report: ValidatorReport, ledger: PeriodLedger, ask: AskRewardUtxos, completed: readonly CompletedValidation[] | undefined, now: number): Promise<{ entry: PeriodEntry; decided?: PeriodOutcome }> {
-  const before = ledger.get(target);
+export async function followPeriods(target: string, report: ValidatorReport, ledger: Ledger<PeriodEntry>, ask: AskRewardUtxos, completed: readonly CompletedValidation[] | undefined, now: number): Promise<{ entry: PeriodEntry; decided?: PeriodOutcome }> {
+  const before = ledger.get(target) ?? { outcomes: [] };
   let { tracking, ended } = before;
   let outcomes = before.outcomes;
   let persist = false;

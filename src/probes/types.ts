@@ -5,7 +5,7 @@ import type { RateLimitGate } from '../transport/rate-limit.js';
 import type { Logger } from '../log.js';
 import type { ChainDataSnapshot } from '../model/chaindata.js';
 import type { TargetObservation } from '../model/observation.js';
-import type { PeriodLedger } from '../state/periods.js';
+import type { ProbeMemory } from '../state/ledger.js';
 import type { Store } from '../store.js';
 import type { ParseCache, SharedAnswers } from './exchange.js';
 
@@ -26,8 +26,8 @@ export interface ProbeContext {
   secrets: readonly string[];
   /** Epoch milliseconds. */
   now: () => number;
-  /** Each own validator's periods and their outcomes (state_dir/periods.json in the daemon). */
-  periods: PeriodLedger;
+  /** What probes remember across restarts (state_dir in the daemon): validation periods, missed upgrades. */
+  memory: ProbeMemory;
   /** Read-only view of what earlier jobs recorded (a source may build on its last result). */
   store: Pick<Store, 'get' | 'entries' | 'networkOf' | 'networksVersion' | 'chainData'>;
 }

@@ -70,7 +70,7 @@ export const validatorProber: Prober<NodeTarget> = {
     const report = validatorReport(endpoint)!;
     if (report.nodeId) {
       const nodeId = report.nodeId;
-      const { entry, decided } = await followPeriods(target.name, report, ctx.periods, (txId) => askRewardUtxos(target, ctx, txId), ctx.store.chainData?.validators.get(nodeId)?.completed, endpoint.at);
+      const { entry, decided } = await followPeriods(target.name, report, ctx.memory.periods, (txId) => askRewardUtxos(target, ctx, txId), ctx.store.chainData?.validators.get(nodeId)?.completed, endpoint.at);
       report.periods = entry;
       if (decided) ctx.log[decided.rewarded === false ? 'warn' : 'info']({ target: target.name, txId: decided.txId, rewarded: decided.rewarded, evidence: decided.evidence, ...(decided.disagreement ? { disagreement: decided.disagreement } : {}) }, 'validation period ended');
     }

@@ -1,0 +1,67 @@
+/**
+ * What probes remember about a target across restarts, one small JSON file per kind under
+ * state_dir (written atomically, only when an entry changes, never per poll): each own validator's
+ * periods and their outcomes (`periods.json`), a node's missed network upgrade (`missed-upgrades.json`).
+ * Without a directory (`avahealth check`) they live in memory.
+ */
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { MissedUpgrade } from '../model/observation.js';
+import { periodEntrySchema, type PeriodEntry } from '../model/periods.js';
+import { readJsonFile, writeJsonAtomic } from './atomic.js';
+
+/** Targets kept per file; a larger fleet's least recently changed entries are dropped. */
+const MAX_TARGETS = 10_000;
+
+export class Ledger<T> {
+  private readonly entries = new Map<string, T>();
+  /** Why the file could not be read (set aside) or written last, for the caller to log. */
+  problem?: string;
+
+  constructor(
+    entrySchema: z.ZodType<T>,
+    private readonly file?: string,
+  ) {
+    if (!file) return;
+    const read = readJsonFile(file, z.object({ version: z.literal(1), nodes: z.record(z.string().max(256), entrySchema) }));
+    if (read.status === 'ok') for (const [name, entry] of Object.entries(read.value.nodes)) this.entries.set(name, entry as T);
+    else if (read.status === 'corrupt') this.problem = `${file} unreadable (${read.error}); set aside, starting empty`;
+  }
+
+  get(target: string): T | undefined {
+    return this.entries.get(target);
+  }
+
+  /** Replaces a target's entry (undefined removes it); `persist` false for changes not worth a write. */
+  set(target: string, entry: T | undefined, persist = true): void {
+    this.entries.delete(target);
+    if (entry !== undefined) this.entries.set(target, entry);
+    while (this.entries.size > MAX_TARGETS) this.entries.delete(this.entries.keys().next().value!);
+    if (persist) this.save();
+  }
+
+  private save(): void {
+    if (!this.file) return;
+    try {
+      writeJsonAtomic(this.file, { version: 1, nodes: Object.fromEntries(this.entries) });
+      this.problem = undefined;
+    } catch (err) {
+      // Noted by write-health (logged once per change); the entries stay in memory.
+      this.problem = `${this.file} not written: ${(err as Error).message}`;
+    }
+  }
+}
+
+const missedUpgradeSchema = z.object({ deadline: z.number(), modeWeightRatio: z.number().optional() });
+
+/** Every ledger probes keep; one set per daemon, kept across a new Poller (reload). */
+export interface ProbeMemory {
+  periods: Ledger<PeriodEntry>;
+  /** The upgrade deadline a node's futureupgrade check named last, kept past it while the node misses it. */
+  missedUpgrades: Ledger<MissedUpgrade>;
+}
+
+export function probeMemory(stateDir?: string): ProbeMemory {
+  const at = (name: string) => (stateDir ? join(stateDir, name) : undefined);
+  return { periods: new Ledger(periodEntrySchema, at('periods.json')), missedUpgrades: new Ledger(missedUpgradeSchema, at('missed-upgrades.json')) };
+}

@@ -26,6 +26,8 @@ const promtool = requireTool('promtool', 'promtool check metrics');
 const MAY_BE_EMPTY: Record<string, string> = {
   'Pending alerts': 'alerts pass through pending between polls; none may be pending at the moment of the query',
   'Failures by reason': 'the simulated hosted APIs answer every probe',
+  'Last period paid?': "no simulated validation period ends while the test runs (a period's end is test/e2e/validation-periods.test.ts)",
+  'Last period reward': "no simulated validation period ends while the test runs (a period's end is test/e2e/validation-periods.test.ts)",
 };
 
 type PromResult = { status: string; data: { resultType: string; result: unknown[] }; error?: string };

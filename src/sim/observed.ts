@@ -5,11 +5,18 @@
  * CalculateUptimePercentFrom and Peers().Has of the answering node; a node counts itself connected,
  * snow/networking/router/chain_router.go "Mark myself as connected").
  *
+ * `uptime` is cumulative, per observer and validator, since the validation's start
+ * (snow/uptime/manager.go: CalculateUptime adds the time the observer has been connected to the
+ * validator; CalculateUptimePercentFrom divides by the time since the start): a disconnection moves it
+ * only as disconnected time accumulates, never at once. `connected` is instantaneous. To keep tests
+ * fast the accounting runs on an accelerated clock: every validation has run VALIDATION_AGE_SECONDS
+ * when the set is created, and one real second counts as UPTIME_CLOCK_FACTOR seconds of validation.
+ *
  * The set holds the fleet's simulated validators and a number of other validators (weights,
- * uptimes and connectivity drawn once from their IDs). It plays a network-wide dip (every node sees
- * every validator's uptime drop) and a validator its peers cannot reach (scenario
- * `unreachable-by-peers`: its own health passes, every other node sees it disconnected and its
- * uptime falling).
+ * uptimes and connectivity drawn once from their IDs). It plays a network-wide dip (each node loses
+ * its connection to validators holding a given share of the stake, at once) and a validator its peers
+ * cannot reach (scenario `unreachable-by-peers`: its own health passes, every other node sees it
+ * disconnected and its uptime falling as the disconnected time accumulates).
  */
 import { hashString, nodeIdFor, prng } from './ids.js';
 
@@ -19,18 +26,20 @@ export interface ObservedMember {
   readonly nodeId: string;
   readonly scenario: string;
   readonly isPrimaryValidator: boolean;
+  /** isPrimaryValidator without settling an ended period (which asks the set for info.uptime). */
+  readonly holdsStake: boolean;
   /** The entry without `uptime`/`connected` (the observer's part); its `delegators` only when asked for. */
   primaryEntry(withDelegators: boolean): Record<string, unknown>;
 }
 
-/** Every other node sees the unreachable validator's uptime fall by this many points a second (accelerated). */
-export const UNREACHABLE_UPTIME_FALL_PER_SECOND = 0.3;
+/** The validation time each validation has behind it when the set is created (10 days). */
+export const VALIDATION_AGE_SECONDS = 10 * 86_400;
+/** One real second counts as this many seconds of validation time in the uptime accounting (an hour). */
+export const UPTIME_CLOCK_FACTOR = 3_600;
 const NORMAL_UPTIME = 99.2;
 
 export interface NetworkDip {
-  /** The uptime every node sees every validator at (± 3 points). */
-  uptimePercent: number;
-  /** The share of validators each node still sees connected. */
+  /** The share of the stake (percent) each node still sees connected; it loses the rest at once. */
   connectedPercent: number;
 }
 
@@ -38,19 +47,32 @@ interface OtherValidator {
   nodeID: string;
   weight: number;
   delegatorWeight: number;
-  /** Its uptime as the network sees it outside a dip. */
+  /** Its uptime as the network saw it when the set was created. */
   uptime: number;
   connected: boolean;
   entry: Record<string, unknown>;
 }
 
+/** What an observer's uptime manager holds of one validator: validation seconds connected until `at` (real ms). */
+interface Account {
+  up: number;
+  at: number;
+}
+
+/** A node as observer or as validator: a fleet member or one of the other validators. */
+type Party = { member: ObservedMember; other?: undefined } | { member?: undefined; other: OtherValidator };
+
 export class SimValidatorSet {
   private readonly members = new Map<string, ObservedMember>();
   private others?: OtherValidator[];
-  /** Set through the control API (POST /sim/network): every node sees every validator low. */
-  dip?: NetworkDip;
-  /** When each member became unreachable by its peers (epoch ms). */
-  private readonly unreachableSince = new Map<string, number>();
+  private currentDip?: NetworkDip;
+  /** Per member, the validators it lost in the current dip (NodeIDs). */
+  private readonly dipCut = new Map<string, Set<string>>();
+  /** Each member's scenario as the accounting last settled it (a switch settles the old one first). */
+  private readonly scenarios = new Map<string, string>();
+  /** observer>validator: the observer's uptime manager's account of the validator. */
+  private readonly accounts = new Map<string, Account>();
+  private readonly createdAt = Date.now();
 
   constructor(readonly otherCount = 40) {}
 
@@ -58,18 +80,27 @@ export class SimValidatorSet {
     this.members.set(member.nodeName, member);
   }
 
-  /** A scenario switch starts (or ends) a member's unreachability. */
-  onScenario(member: ObservedMember, scenario: string, now = Date.now()): void {
-    if (scenario === 'unreachable-by-peers') {
-      if (!this.unreachableSince.has(member.nodeName)) this.unreachableSince.set(member.nodeName, now);
-    } else this.unreachableSince.delete(member.nodeName);
+  /** The current network-wide dip (POST /sim/network), if any. */
+  get dip(): NetworkDip | undefined {
+    return this.currentDip;
   }
 
-  /** The uptime peers see the member at while they cannot reach it, else undefined. */
-  unreachableUptime(member: ObservedMember, now = Date.now()): number | undefined {
-    const since = this.unreachableSince.get(member.nodeName);
-    if (since === undefined) return undefined;
-    return Math.max(0, NORMAL_UPTIME - ((now - since) / 1000) * UNREACHABLE_UPTIME_FALL_PER_SECOND);
+  /** Starts (or, with undefined, ends) a network-wide dip: connections drop (or return) at once, uptime only accrues. */
+  setDip(dip: NetworkDip | undefined, now = Date.now()): void {
+    this.settle(now);
+    this.currentDip = dip;
+    this.dipCut.clear();
+  }
+
+  /** A scenario switch (unreachable-by-peers, network-down, inbound-closed…) changes connections from now on. */
+  onScenario(member: ObservedMember, scenario: string, now = Date.now()): void {
+    this.settle(now);
+    this.scenarios.set(member.nodeName, scenario);
+  }
+
+  /** Whether every other node has lost the member (scenario `unreachable-by-peers`). */
+  isUnreachable(member: ObservedMember): boolean {
+    return this.scenarioOf(member) === 'unreachable-by-peers';
   }
 
   /**
@@ -80,30 +111,132 @@ export class SimValidatorSet {
   view(observer: ObservedMember, nodeIds: readonly unknown[] | undefined, now = Date.now()): Array<Record<string, unknown>> {
     const wanted = nodeIds && nodeIds.length > 0 ? new Set(nodeIds.filter((id): id is string => typeof id === 'string')) : undefined;
     const oneAsked = wanted !== undefined && wanted.size === 1;
+    const lying = this.scenarioOf(observer) === 'lying-observer';
+    const from: Party = { member: observer };
     const entries: Array<Record<string, unknown>> = [];
     for (const member of this.members.values()) {
       if (!member.isPrimaryValidator || (wanted && !wanted.has(member.nodeId))) continue;
-      const entry = member.primaryEntry(oneAsked);
-      const seen = this.seen(observer, member.nodeId, this.unreachableUptime(member, now), NORMAL_UPTIME, true);
-      entries.push({ ...entry, uptime: seen.uptime.toFixed(4), connected: seen.connected && reaches(observer, member) });
+      const to: Party = { member };
+      entries.push({ ...member.primaryEntry(oneAsked), uptime: this.uptimeSeen(from, to, now).toFixed(4), connected: this.linked(from, to) && !lying });
     }
     for (const other of this.otherValidators()) {
       if (wanted && !wanted.has(other.nodeID)) continue;
-      const seen = this.seen(observer, other.nodeID, undefined, other.uptime, other.connected);
-      entries.push({ ...other.entry, uptime: seen.uptime.toFixed(4), connected: seen.connected && observer.scenario !== 'lying-observer' });
+      const to: Party = { other };
+      entries.push({ ...other.entry, uptime: this.uptimeSeen(from, to, now).toFixed(4), connected: this.linked(from, to) && !lying });
     }
     return entries;
   }
 
-  private seen(observer: ObservedMember, nodeId: string, unreachable: number | undefined, uptime: number, connected: boolean): { uptime: number; connected: boolean } {
-    if (nodeId === observer.nodeId) return { uptime: 100, connected: true };
-    if (observer.scenario === 'network-down') return { uptime, connected: false };
-    const pair = hashString(`${observer.nodeId}>${nodeId}`);
-    if (this.dip) {
-      return { uptime: clamp(this.dip.uptimePercent + ((pair % 600) / 100 - 3)), connected: (pair >>> 12) % 100 < this.dip.connectedPercent };
+  /**
+   * info.uptime of `member` while its peers' connections are disturbed (a dip, or unreachable by its
+   * peers), else undefined: its own stake at 100 % and rewarding, each connected validator with the
+   * uptime it observes of the member, one not connected 0 % (network/network.go, NodeUptime).
+   */
+  disturbedInfoUptime(member: ObservedMember, now = Date.now()): { rewarding: number; weighted: number } | undefined {
+    if (!this.currentDip && !this.isUnreachable(member)) return undefined;
+    const total = this.stakeTotal();
+    if (total === 0) return undefined;
+    const own = weightOf(member.primaryEntry(false));
+    let weighted = 100 * own;
+    let rewarding = own;
+    const to: Party = { member };
+    const peers: Array<[Party, number]> = [
+      ...[...this.members.values()].filter((m) => m !== member && m.holdsStake).map((m): [Party, number] => [{ member: m }, weightOf(m.primaryEntry(false))]),
+      ...this.otherValidators().map((o): [Party, number] => [{ other: o }, o.weight + o.delegatorWeight]),
+    ];
+    for (const [peer, weight] of peers) {
+      if (!this.linked(peer, to)) continue;
+      const seen = this.uptimeSeen(peer, to, now);
+      weighted += seen * weight;
+      if (seen >= 90) rewarding += weight;
     }
-    if (unreachable !== undefined) return { uptime: unreachable, connected: false };
-    return { uptime: clamp(uptime + ((pair % 80) / 100 - 0.4)), connected };
+    return { rewarding: (100 * rewarding) / total, weighted: weighted / total };
+  }
+
+  /** The uptime `from`'s uptime manager computes for `to`: connected validation time over the time since the start. */
+  private uptimeSeen(from: Party, to: Party, now: number): number {
+    if (idOf(from) === idOf(to)) return 100;
+    const account = this.account(from, to);
+    const up = account.up + (this.linked(from, to) ? this.validationSeconds(now) - this.validationSeconds(account.at) : 0);
+    return clamp((100 * up) / this.validationSeconds(now));
+  }
+
+  /** Every account brought up to `now` under the connections as they are (before they change). */
+  private settle(now: number): void {
+    const observers: Party[] = [...[...this.members.values()].map((member): Party => ({ member })), ...this.otherValidators().map((other): Party => ({ other }))];
+    const validators: Party[] = observers.slice(0, this.members.size).concat(this.otherValidators().map((other): Party => ({ other })));
+    for (const from of observers) {
+      for (const to of from.member ? validators : validators.slice(0, this.members.size)) {
+        if (idOf(from) === idOf(to)) continue;
+        const account = this.account(from, to);
+        if (this.linked(from, to)) account.up += this.validationSeconds(now) - this.validationSeconds(account.at);
+        account.at = now;
+      }
+    }
+  }
+
+  private account(from: Party, to: Party): Account {
+    const key = `${idOf(from)}>${idOf(to)}`;
+    let account = this.accounts.get(key);
+    if (!account) {
+      // Its uptime when the set was created, a little different from each observer.
+      const pair = hashString(key);
+      const base = clamp((to.other ? to.other.uptime : NORMAL_UPTIME) + ((pair % 80) / 100 - 0.4));
+      account = { up: (base / 100) * VALIDATION_AGE_SECONDS, at: this.createdAt };
+      this.accounts.set(key, account);
+    }
+    return account;
+  }
+
+  /** The validation time (seconds) behind every validation at `atMs`, on the accounting's accelerated clock. */
+  private validationSeconds(atMs: number): number {
+    return VALIDATION_AGE_SECONDS + (Math.max(0, atMs - this.createdAt) / 1000) * UPTIME_CLOCK_FACTOR;
+  }
+
+  /** Whether `from` and `to` have a p2p connection now (either direction: service.go Peers().Has). */
+  private linked(from: Party, to: Party): boolean {
+    if (idOf(from) === idOf(to)) return true;
+    if (from.member && this.scenarioOf(from.member) === 'network-down') return false;
+    if (to.member && this.isUnreachable(to.member)) return false;
+    if (from.member && to.member && !reaches(from.member, to.member, this.scenarioOf(to.member))) return false;
+    if (this.currentDip) {
+      // The dip is cut from the member's side: what it loses, it loses in both directions.
+      if (from.member) return !this.cutOf(from.member).has(idOf(to));
+      if (to.member) return !this.cutOf(to.member).has(idOf(from));
+    }
+    return (from.other?.connected ?? true) && (to.other?.connected ?? true);
+  }
+
+  /** The validators `member` loses in the current dip: in an order drawn from the pair, until the lost stake reaches 100 − connectedPercent. */
+  private cutOf(member: ObservedMember): Set<string> {
+    let cut = this.dipCut.get(member.nodeName);
+    if (cut) return cut;
+    cut = new Set();
+    const candidates: Array<[string, number]> = [
+      ...[...this.members.values()].filter((m) => m !== member && m.holdsStake).map((m): [string, number] => [m.nodeId, weightOf(m.primaryEntry(false))]),
+      ...this.otherValidators().map((o): [string, number] => [o.nodeID, o.weight + o.delegatorWeight]),
+    ].sort((a, b) => hashString(`${member.nodeId}>${a[0]}`) - hashString(`${member.nodeId}>${b[0]}`));
+    let budget = ((100 - (this.currentDip?.connectedPercent ?? 100)) / 100) * this.stakeTotal();
+    for (const [nodeId, weight] of candidates) {
+      if (weight <= budget) {
+        cut.add(nodeId);
+        budget -= weight;
+      }
+    }
+    this.dipCut.set(member.nodeName, cut);
+    return cut;
+  }
+
+  /** totalWeight without settling periods (called while one is being settled). */
+  private stakeTotal(): number {
+    let total = 0;
+    for (const member of this.members.values()) if (member.holdsStake) total += weightOf(member.primaryEntry(false));
+    for (const other of this.otherValidators()) total += other.weight + other.delegatorWeight;
+    return total;
+  }
+
+  private scenarioOf(member: ObservedMember): string {
+    return this.scenarios.get(member.nodeName) ?? member.scenario;
   }
 
   /** The Primary Network's total weight (own stake plus delegations of every validator), nAVAX: getTotalStake. */
@@ -160,12 +293,15 @@ export class SimValidatorSet {
  * Whether `observer` has a connection to `member` (either direction: service.go Peers().Has). A member
  * whose staking port is closed (`inbound-closed`) still dials every validator, but a node that is not
  * a validator cannot dial in (network/network.go: nodes connect to validators; no_ingress_conn_alert.go).
- * A `lying-observer` says nobody is connected (not AvalancheGo behaviour: a hostile node).
+ * (A `lying-observer` says nobody is connected: not AvalancheGo behaviour, a hostile node; `view` plays it.)
  */
-function reaches(observer: ObservedMember, member: ObservedMember): boolean {
+function reaches(observer: ObservedMember, member: ObservedMember, memberScenario: string): boolean {
   if (observer.nodeId === member.nodeId) return true;
-  if (observer.scenario === 'lying-observer') return false;
-  return !(member.scenario === 'inbound-closed' && !observer.isPrimaryValidator);
+  return !(memberScenario === 'inbound-closed' && !observer.holdsStake);
+}
+
+function idOf(party: Party): string {
+  return party.member ? party.member.nodeId : party.other.nodeID;
 }
 
 /** An entry's weight in the validator set: its stake plus the stake delegated to it. */

@@ -9,8 +9,9 @@
  *                                        nAVAX of the node's L1 validations, one per validation)
  *                                        (upgrade-required takes upgradeIn seconds, upgradeStakePercent)
  *   POST /sim/scenario                   the same body, for every node
- *   POST /sim/network                    {"dip": {"uptimePercent": 65, "connectedPercent": 70}} every node sees
- *                                        every validator that low (a network-wide dip); {"dip": null} ends it
+ *   POST /sim/network                    {"dip": {"connectedPercent": 70}} every node loses its connection to
+ *                                        validators holding 30 % of the stake at once; observed uptimes then fall
+ *                                        only as disconnected time accumulates (sim/observed.ts); {"dip": null} ends it
  *   POST /sim/nodes/{name}/restart       {"l1"?: false, "snapshotSeconds"?: 30} restart, optionally dropping (or adding)
  *                                        the L1 chain; info.uptime reads a restart's snapshot that long
  * and the hosted APIs at `/data-api/…` and `/metrics-api/…`:
@@ -241,14 +242,16 @@ export class SimServer {
       try {
         request = JSON.parse(body || '{}');
       } catch {
-        return text(res, 400, 'body must be JSON: {"dip": {"uptimePercent": 65, "connectedPercent": 70}}\n');
+        return text(res, 400, 'body must be JSON: {"dip": {"connectedPercent": 70}}\n');
       }
       const set = this.network.validators;
-      if (request.dip === null) delete set.dip;
+      if (request.dip === null) set.setDip(undefined);
       else if (request.dip) {
         const { uptimePercent, connectedPercent } = request.dip;
-        if (typeof uptimePercent !== 'number' || uptimePercent < 0 || uptimePercent > 100) return text(res, 400, 'dip.uptimePercent must be a number from 0 to 100\n');
-        set.dip = { uptimePercent, connectedPercent: typeof connectedPercent === 'number' ? connectedPercent : 100 };
+        // AvalancheGo cannot make an uptime jump (snow/uptime/manager.go: it accrues with connected time).
+        if (uptimePercent !== undefined) return text(res, 400, 'dip.uptimePercent is not accepted: observed uptime is cumulative and falls only with disconnected time; give dip.connectedPercent\n');
+        if (typeof connectedPercent !== 'number' || connectedPercent < 0 || connectedPercent > 100) return text(res, 400, 'dip.connectedPercent must be a number from 0 to 100\n');
+        set.setDip({ connectedPercent });
       }
       return send(res, 200, 'application/json', JSON.stringify({ ok: true, dip: set.dip ?? null }));
     }

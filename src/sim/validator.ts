@@ -156,6 +156,11 @@ export class SimValidator implements ObservedMember {
     return this.node.scenario === 'info-api-disabled' || this.node.scenario === 'node-id-unknown';
   }
 
+  /** Whether it holds a Primary Network validation now, without settling a period that ended (that asks for info.uptime). */
+  get holdsStake(): boolean {
+    return this.node.validator && this.node.scenario !== 'not-validator' && this.periods.current !== undefined;
+  }
+
   get isPrimaryValidator(): boolean {
     if (!this.node.validator || this.node.scenario === 'not-validator') return false;
     this.settlePeriods();
@@ -191,10 +196,8 @@ export class SimValidator implements ObservedMember {
   /** The uptime percentages peers report (the Data API's uptimePerformance follows them). */
   uptimePercents(now = Date.now()): { rewarding: number; weighted: number } {
     const atRisk = this.node.scenario === 'reward-at-risk';
-    // As the network sees it: a network-wide dip, or peers that cannot reach it (below the 90 % requirement, only its own stake rewards it).
-    const set = this.node.network.validators;
-    const seen = set.dip?.uptimePercent ?? set.unreachableUptime(this, now);
-    const network = seen === undefined ? undefined : { rewarding: seen >= 90 ? 100 : 4, weighted: seen };
+    // While a dip or unreachability cuts its peers off: computed from the connected peers' cumulative views (sim/observed.ts).
+    const network = this.node.network.validators.disturbedInfoUptime(this, now);
     return {
       rewarding: this.rewardingStakePercent ?? network?.rewarding ?? (atRisk ? 72.5 : 100),
       weighted: this.weightedAveragePercent ?? network?.weighted ?? (atRisk ? 66 : 99.2),
@@ -295,8 +298,9 @@ export class SimValidator implements ObservedMember {
       potentialReward: scenario === 'validator-huge-numbers' ? HUGE_UINT64 : '117431493426',
       accruedDelegateeReward: '0',
       delegationFee: '2.0000',
-      uptime: this.uptimePercents().weighted.toFixed(4),
-      connected: true,
+      // the observer's part (sim/observed.ts fills both in)
+      uptime: '',
+      connected: false,
       signer: { publicKey: `0x${'8f'.repeat(48)}`, proofOfPossession: `0x${'86'.repeat(96)}` },
       validationRewardOwner: owner,
       delegationRewardOwner: owner,

@@ -61,7 +61,7 @@ export const VALIDATOR_SCENARIOS = {
   'info-api-disabled': '/ext/info answers 404 (the info API is switched off); health is fine',
   'node-id-unknown': '/ext/info answers 404 and a proxy strips the node-id header: the NodeID cannot be learnt',
   'validator-bad-shape': 'info.uptime out of range, no endTime, a fee state without price',
-  'unreachable-by-peers': "its own health passes, but its peers cannot reach it: every other node's getCurrentValidators shows it connected:false, its uptime falling",
+  'unreachable-by-peers': "its own health passes, but its peers cannot reach it: every other node's getCurrentValidators shows it connected:false, its uptime falling as the disconnected time accumulates (info.uptime: its own stake only)",
   'auto-renewing': 'an auto-renewed validator (ACP-236) that renews at the end of its cycle (nextPeriod 14 days; set nextPeriodSeconds)',
   'auto-renew-exiting': 'an auto-renewed validator whose nextPeriod is 0: it exits at the end of its cycle',
   'popular-validator': `${SIM_POPULAR_DELEGATORS} delegators (set delegators): ≈ 6.5 MB when asked for with its NodeID alone`,

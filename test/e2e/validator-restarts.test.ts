@@ -164,7 +164,7 @@ describe('scope is decided before the first notification, through the real daemo
     sim = new SimServer([{ name: 'o', scenario: 'slow', slowDelayMs: 500, periodMs: 3_600_000 }, ...['a', 'b'].map((name) => ({ name, scenario: 'healthy' as const, periodMs: 3_600_000 }))]);
     await sim.listen(0);
     // a network-wide dip from the start: every node sees every validator low
-    const dip = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: { uptimePercent: 65, connectedPercent: 70 } }) });
+    const dip = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: { connectedPercent: 70 } }) });
     await dip.body.dump();
     capture = await startCapture();
     const node = (name: string) => `  - {name: ${name}, url: "${sim.nodeUrl(name)}"}`;

@@ -6,7 +6,7 @@
  * - a node lagging 120 blocks (the height lag needs the fleet's heights and chain data): the
  *   daemon pages AvalancheNodeHeightLag, the page and the API say warning and why, and `check`
  *   says WARNING for it whole and with `--target` (which polled only that node and said OK);
- * - a network-wide dip (30 % of the stake cut off from every node): the reward alerts fire with
+ * - a network-wide dip (70 % of the stake cut off from every node): the reward alerts fire with
  *   scope="network", critical; that is a WARNING for the page, the API and `check`, not CRITICAL
  *   (it is not the operator's fault; the shipped Alertmanager config routes it to chat).
  */
@@ -124,7 +124,7 @@ alerts:
     - {name: hook, webhook: {url: "${hook.url}/hook"}}
 `;
     file = writeConfig(yaml);
-    const dip = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: { connectedPercent: 70 } }) });
+    const dip = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: { connectedPercent: 30 } }) });
     await dip.body.dump();
     d = await startDaemon(yaml);
   }, 30_000);

@@ -105,7 +105,7 @@ describe('simulated nodes as observers of each other', () => {
   it('a network-wide dip: each node loses 30 % of the stake at once, the median observed uptime does not jump, info.uptime follows the connections', async () => {
     const stake = (e: Entry) => Number(e.weight) + Number(e.delegatorWeight ?? 0);
     const median = (list: Entry[]) => list.map((e) => Number(e.uptime)).sort((x, y) => x - y)[Math.floor((list.length - 1) / 2)]!;
-    const rejected = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: { connectedPercent: 70 } }) });
+    const rejected = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: { uptimePercent: 65, connectedPercent: 70 } }) });
     expect(rejected.statusCode).toBe(400);
     expect(await rejected.body.text()).toContain('cumulative');
     const medianBefore = median(await validators('v1'));

@@ -156,15 +156,14 @@ export class SimValidator implements ObservedMember {
     return this.node.scenario === 'info-api-disabled' || this.node.scenario === 'node-id-unknown';
   }
 
-  /** Whether it holds a Primary Network validation now, without settling a period that ended (that asks for info.uptime). */
+  /** isPrimaryValidator without settling a period that ended (settling asks the set for info.uptime). */
   get holdsStake(): boolean {
     return this.node.validator && this.node.scenario !== 'not-validator' && this.periods.current !== undefined;
   }
 
   get isPrimaryValidator(): boolean {
-    if (!this.node.validator || this.node.scenario === 'not-validator') return false;
-    this.settlePeriods();
-    return this.periods.current !== undefined;
+    if (this.node.validator && this.node.scenario !== 'not-validator') this.settlePeriods();
+    return this.holdsStake;
   }
 
   /** A restart: info.uptime starts over as a snapshot (uptimeSnapshot). */
@@ -298,8 +297,7 @@ export class SimValidator implements ObservedMember {
       potentialReward: scenario === 'validator-huge-numbers' ? HUGE_UINT64 : '117431493426',
       accruedDelegateeReward: '0',
       delegationFee: '2.0000',
-      // the observer's part (sim/observed.ts fills both in)
-      uptime: '',
+      uptime: '', // the observer's part, with `connected` (sim/observed.ts fills both in)
       connected: false,
       signer: { publicKey: `0x${'8f'.repeat(48)}`, proofOfPossession: `0x${'86'.repeat(96)}` },
       validationRewardOwner: owner,

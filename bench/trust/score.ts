@@ -3,8 +3,9 @@
  *
  * Definitions (docs/alerting.md, "How we measure trust"):
  * - An alert's key at a receiver is its alertname (a Prometheus-style `…Critical` suffix dropped) and
- *   every label but `severity`. A **page** is a firing notification for a key that was not firing at
- *   that receiver; a severity change of a firing key is an update, not a page.
+ *   every label but `severity` and `scope` (neither names an incident: docs/alerting.md). A **page**
+ *   is a firing notification for a key that was not firing at that receiver; a change of severity or
+ *   scope of a firing key is an update, not a page.
  * - A key stops firing when the receiver is told its latest firing member (fingerprint) resolved;
  *   the resolve of an older member (Alertmanager's warning expiring under its critical) changes nothing.
  * - Alerts labelled scope="network" are notices for chat (deploy/alertmanager routes them there),
@@ -78,7 +79,7 @@ const baseName = (alertname: string) => alertname.replace(/Critical$/, '');
 
 export function keyOf(alert: Alert): string {
   const labels = Object.entries(alert.labels)
-    .filter(([k]) => k !== 'severity' && k !== 'alertname')
+    .filter(([k]) => k !== 'severity' && k !== 'scope' && k !== 'alertname')
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => `${k}=${v}`);
   return `${baseName(alert.labels.alertname ?? '')}{${labels.join(',')}}`;

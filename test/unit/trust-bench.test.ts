@@ -97,6 +97,15 @@ describe('the trust score', () => {
     expect(s.receivers.r!.notices).toBe(1);
   });
 
+  it('a scope learnt later updates the incident: the first page counts, the resolve under the new scope closes it', () => {
+    const self = firing('AvalancheValidatorRewardAtRisk', { target: 'v1', scope: 'self' }, 'critical', 'fp-r');
+    const network = firing('AvalancheValidatorRewardAtRisk', { target: 'v1', scope: 'network' }, 'critical', 'fp-r');
+    const s = run([at(51, self), at(53, network), at(58, resolved(network))]);
+    // paged as self during a dip the truth calls a notice: one false page, nothing left open
+    expect(s.summary).toMatchObject({ false_pages: 1, open_at_end: 0 });
+    expect(s.receivers.r!.pages).toBe(1);
+  });
+
   it('counts a surface that disagrees with the open incidents', () => {
     const s = score({ script, appliedAt, receivers: {}, intervalS: 1, samples: [
       { at: t0 + 15_000, surface: 'status', unhealthy: ['v1'] },

@@ -6,7 +6,6 @@
  * email, whose id the receiver's notes keep (the derived id when they do not).
  */
 import { createHash } from 'node:crypto';
-import { createTransport } from 'nodemailer';
 import { snippet } from '../../../util/text.js';
 import type { AlertNotice, NotificationBatch } from '../../types.js';
 import { defineSender, DeliveryError, type Notes } from '../receiver.js';
@@ -85,6 +84,8 @@ function classify(err: unknown): DeliveryError {
 export default defineSender('email', async (batch, receiver, ctx) => {
   const { settings } = receiver;
   const message = emailMessage(batch, settings, ctx.externalUrl, ctx.notes);
+  // Loaded on first use: nodemailer (and what it pulls in, Node's own fetch among it) only where email is configured.
+  const { createTransport } = await import('nodemailer');
   const transport = createTransport({
     host: settings.host,
     port: settings.port,

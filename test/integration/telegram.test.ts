@@ -21,8 +21,15 @@ const CHAT = '-1001234567890';
 function allText(dir: string): string {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .map((f) => join(dir, f))
-    .filter((f) => statSync(f).isFile())
-    .map((f) => readFileSync(f, 'utf8'))
+    .map((f) => {
+      // The daemon writes while this reads: a temporary file of an atomic write may be gone already.
+      try {
+        return statSync(f).isFile() ? readFileSync(f, 'utf8') : '';
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
+        throw err;
+      }
+    })
     .join('\n');
 }
 

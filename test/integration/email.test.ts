@@ -4,33 +4,19 @@
  * (In-Reply-To and References); the password (from a file) in no log line, state file or CLI
  * output; and `notify-test`.
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { outboxFile, replayJournal } from '../../src/alerts/outbox.js';
 import { outboxOpSchema } from '../../src/alerts/persisted.js';
 import { Journal } from '../../src/state/journal.js';
 import { runCli, startCli } from '../helpers/cli.js';
+import { allText } from '../helpers/files.js';
 import { setScenario, startSim, waitFor, writeConfig } from '../helpers/harness.js';
 import { makeCertificate, requireAiosmtpd, startSmtp } from '../helpers/smtp.js';
 
 const PASSWORD = 'smtp-SECRET-pass-8888';
 const python = requireAiosmtpd('the email receiver through the daemon');
-
-function allText(dir: string): string {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((f) => join(dir, f))
-    .map((f) => {
-      // The daemon writes while this reads: a temporary file of an atomic write may be gone already.
-      try {
-        return statSync(f).isFile() ? readFileSync(f, 'utf8') : '';
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
-        throw err;
-      }
-    })
-    .join('\n');
-}
 
 describe.runIf(python)('email through the daemon', () => {
   it('firing, SIGKILL, and the resolve in the firing\'s thread; the password never shown; notify-test', { timeout: 90_000 }, async () => {

@@ -4,34 +4,19 @@
  * message id kept in state_dir); the bot token in no log line, state file or CLI output; and
  * `notify-test`.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { outboxFile, replayJournal } from '../../src/alerts/outbox.js';
 import { outboxOpSchema } from '../../src/alerts/persisted.js';
 import { Journal } from '../../src/state/journal.js';
 import { runCli, startCli } from '../helpers/cli.js';
+import { allText } from '../helpers/files.js';
 import { setScenario, startSim, waitFor, writeConfig } from '../helpers/harness.js';
 import { startBotApi } from '../helpers/telegram.js';
 
 const TOKEN = '7012345678:AAHk3-SECRETtokenPART_0123456789ab';
 const CHAT = '-1001234567890';
-
-/** Every file's text under a directory. */
-function allText(dir: string): string {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((f) => join(dir, f))
-    .map((f) => {
-      // The daemon writes while this reads: a temporary file of an atomic write may be gone already.
-      try {
-        return statSync(f).isFile() ? readFileSync(f, 'utf8') : '';
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
-        throw err;
-      }
-    })
-    .join('\n');
-}
 
 describe('telegram through the daemon', () => {
   it('429 retry_after honoured; after a SIGKILL the resolve replies to the firing message; the token never shown', { timeout: 90_000 }, async () => {

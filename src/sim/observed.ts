@@ -92,9 +92,12 @@ export class SimValidatorSet {
     this.dipCut.clear();
   }
 
-  /** A scenario switch (unreachable-by-peers, network-down, inbound-closed…) changes connections from now on. */
+  /** A scenario switch (unreachable-by-peers, network-down, inbound-closed…) changes connections from now on: the member's own. */
   onScenario(member: ObservedMember, scenario: string, now = Date.now()): void {
-    this.settle(now);
+    const before = this.scenarios.get(member.nodeName);
+    if (before === scenario) return;
+    // The first is the node's own from its start: nothing was accounted under another one.
+    if (before !== undefined) this.settle(now, member);
     this.scenarios.set(member.nodeName, scenario);
   }
 
@@ -161,17 +164,25 @@ export class SimValidatorSet {
     return clamp((100 * up) / this.validationSeconds(now));
   }
 
-  /** Every account brought up to `now` under the connections as they are (before they change). */
-  private settle(now: number): void {
-    const observers: Party[] = [...[...this.members.values()].map((member): Party => ({ member })), ...this.otherValidators().map((other): Party => ({ other }))];
-    const validators: Party[] = observers.slice(0, this.members.size).concat(this.otherValidators().map((other): Party => ({ other })));
-    for (const from of observers) {
-      for (const to of from.member ? validators : validators.slice(0, this.members.size)) {
-        if (idOf(from) === idOf(to)) continue;
-        const account = this.account(from, to);
-        if (this.linked(from, to)) account.up += this.validationSeconds(now) - this.validationSeconds(account.at);
-        account.at = now;
-      }
+  /**
+   * Every account brought up to `now` under the connections as they are (before they change); with
+   * `only`, the accounts of the pairs it is part of (a member's scenario changes no other pair). A
+   * pair connected all along needs no account until it is cut: one made later starts at the set's
+   * creation, as if it had been settled all the way.
+   */
+  private settle(now: number, only?: ObservedMember): void {
+    const members = only ? [only] : [...this.members.values()];
+    const everyone: Party[] = [...[...this.members.values()].map((member): Party => ({ member })), ...this.otherValidators().map((other): Party => ({ other }))];
+    const pairs: Array<[Party, Party]> = [];
+    for (const member of members) {
+      const self: Party = { member };
+      for (const other of everyone) pairs.push([self, other], [other, self]);
+    }
+    for (const [from, to] of pairs) {
+      if (idOf(from) === idOf(to)) continue;
+      const account = this.account(from, to);
+      if (this.linked(from, to)) account.up += this.validationSeconds(now) - this.validationSeconds(account.at);
+      account.at = now;
     }
   }
 

@@ -74,6 +74,11 @@ export interface BaselineReport {
 export interface NetworkBaselineViews {
   network: string;
   views: Array<{ observer: string; medianUptimeRatio: number; connectedStakeRatio: number; at: number }>;
+  /**
+   * Seconds a reading newer than now takes at most to reach the validator's verdicts: the longest
+   * baseline interval of its observers, plus the validator's own interval (its observed job carries it).
+   */
+  refreshSeconds?: number;
 }
 
 /** What the fleet's other nodes see of one own validator, and its network's baseline. */

@@ -4,7 +4,7 @@
  */
 import { SCOPE_TEMPLATE } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
-import { avax, cycleEnd, day, hours, percent, periodOf, reportFor, scopeFor, uptimeVerdictWaits, waitForView, type ViewWait } from './validator-facts.js';
+import { avax, cycleEnd, day, hours, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.25, criticalThreshold: 0.1 };
 
@@ -37,19 +37,19 @@ export default defineRule({
       { scope: SCOPE_TEMPLATE },
     ),
   ],
-  newState: (): ViewWait => ({ waited: 0 }),
+  newState: newScopeWait,
   evaluate(input, ctx, wait) {
     const report = reportFor(input, (call) => call === 'info.uptime' || call === 'info.upgrades' || call === 'platform.getCurrentValidators');
-    if (report === null || typeof report === 'string') return report === null ? [] : report;
+    if (report === null || typeof report === 'string') return report === null ? noVerdict(wait) : report;
     // A snapshot right after a restart is not cumulative uptime (no budget is computed from it): hold.
     if (report.uptimeSettling) return UNKNOWN;
     const economics = report.economics;
     const allowance = economics?.downtimeAllowanceSeconds;
     const left = economics?.downtimeBudgetRemainingSeconds;
-    if (report.notValidator || !report.primary || !report.uptime || allowance === undefined || left === undefined || allowance <= 0) return [];
+    if (report.notValidator || !report.primary || !report.uptime || allowance === undefined || left === undefined || allowance <= 0) return noVerdict(wait);
     const share = left / allowance;
-    if (share >= (ctx.settings.threshold ?? 0.25)) return [];
-    if (uptimeVerdictWaits(input, report) || waitForView(input, wait)) return UNKNOWN;
+    if (share >= (ctx.settings.threshold ?? 0.25)) return noVerdict(wait);
+    if (uptimeVerdictWaits(input, report) || scopeWaits(input, wait)) return UNKNOWN;
     const end = day(report.primary.endTime);
     const period = periodOf(report.primary);
     const then = report.primary.autoRenewal ? `; ${cycleEnd(report)}` : '';

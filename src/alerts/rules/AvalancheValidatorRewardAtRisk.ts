@@ -6,7 +6,7 @@
 import { REWARD_LIKELY_STAKE_RATIO, REWARD_LOST_STAKE_RATIO, rewardOutlook, SNOWMAN_ALPHA, SNOWMAN_K } from '../../model/reward-vote.js';
 import { SCOPE_TEMPLATE } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
-import { avax, budgetLeft, percent, periodOf, reportFor, scopeFor, uptimeVerdictWaits, waitForView, type ViewWait } from './validator-facts.js';
+import { avax, budgetLeft, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.8, criticalThreshold: REWARD_LIKELY_STAKE_RATIO };
 const LIKELY = percent(REWARD_LIKELY_STAKE_RATIO);
@@ -30,15 +30,15 @@ export default defineRule({
     promAlert('AvalancheValidatorRewardAtRisk', 'avahealth_validator_uptime_rewarding_stake_ratio < 0.8', '5m', 'warning', PROM_SUMMARY, `${PROM_BUDGET}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
     promAlert('AvalancheValidatorRewardAtRiskCritical', `avahealth_validator_uptime_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO}`, '5m', 'critical', PROM_SUMMARY, `${PROM_BUDGET}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
   ],
-  newState: (): ViewWait => ({ waited: 0 }),
+  newState: newScopeWait,
   evaluate(input, ctx, state) {
     const report = reportFor(input, (call) => call === 'info.uptime');
-    if (report === null || typeof report === 'string') return report === null ? [] : report;
-    if (report.notValidator || !report.uptime) return [];
+    if (report === null || typeof report === 'string') return report === null ? noVerdict(state) : report;
+    if (report.notValidator || !report.uptime) return noVerdict(state);
     const ratio = report.uptime.rewardingStakeRatio;
-    if (ratio >= (ctx.settings.threshold ?? 0.8)) return [];
+    if (ratio >= (ctx.settings.threshold ?? 0.8)) return noVerdict(state);
     // A restart's snapshot (both figures about the own stake share) or a scope not decided yet: hold.
-    if (uptimeVerdictWaits(input, report) || waitForView(input, state)) return UNKNOWN;
+    if (uptimeVerdictWaits(input, report) || scopeWaits(input, state)) return UNKNOWN;
     const requirement = report.economics?.requirement;
     const sees = `${percent(ratio)} of stake sees its uptime at or above the ${requirement !== undefined ? `${percent(requirement)} ` : ''}requirement`;
     const verdict = {

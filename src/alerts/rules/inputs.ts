@@ -36,7 +36,7 @@ export interface ValidatorInput {
   /**
    * The validator's NodeID is known but the fleet's view of it has not been asked yet (the view job
    * ran before the NodeID was learnt): its next run will have it. Rules hold a new verdict a few
-   * polls at most for it (validator-facts.ts, waitForView).
+   * polls at most for it (validator-facts.ts, scopeWaits).
    */
   viewPending?: boolean;
 }

@@ -67,23 +67,46 @@ export function uptimeVerdictWaits(input: ValidatorInput, report: ValidatorRepor
 /** Polls a new verdict waits at most for the fleet's view of a validator whose NodeID was just learnt. */
 export const VIEW_WAIT_POLLS = 3;
 
-/** What a reward rule keeps between evaluations: how many polls a new verdict waited for the fleet's view. */
-export interface ViewWait {
+/** What a reward rule keeps between evaluations about its verdict's scope. */
+export interface ScopeWait {
+  /** Polls a new verdict waited for the fleet's view. */
   waited: number;
+  /** When the current verdict was first seen (the validator poll's time), while there is one. */
+  onset?: number;
+}
+
+export const newScopeWait = (): ScopeWait => ({ waited: 0 });
+
+/** No verdict now: the next one is new (its onset and waits start over). Returns no findings. */
+export function noVerdict(state: ScopeWait | undefined): [] {
+  if (state) {
+    state.waited = 0;
+    delete state.onset;
+  }
+  return [];
 }
 
 /**
- * Whether a new verdict waits for the fleet's view (`viewPending`: the view job ran before the NodeID
- * was known), at most VIEW_WAIT_POLLS polls in a row: its scope is decided with the view.
+ * Whether a new verdict waits before its scope is decided:
+ * - for the fleet's view (`viewPending`: the view job ran before the NodeID was known), at most
+ *   VIEW_WAIT_POLLS polls in a row;
+ * - for a network baseline read after its onset. A node's info.uptime counts the stake it is not
+ *   connected to as 0 at once (network/network.go, NodeUptime), so when the whole network dips every
+ *   validator's figures fall in the same poll, while a baseline read before the dip still shows the
+ *   network normal: deciding then would page each validator as its own fault. At most the
+ *   baseline's refresh time after the onset.
  */
-export function waitForView(input: ValidatorInput, state: ViewWait | undefined): boolean {
-  if (!input.viewPending || !state) {
-    if (state) state.waited = 0;
-    return false;
+export function scopeWaits(input: ValidatorInput, state: ScopeWait | undefined): boolean {
+  if (!state) return false;
+  const at = input.observation.at;
+  state.onset ??= at;
+  if (input.viewPending && state.waited < VIEW_WAIT_POLLS) {
+    state.waited++;
+    return true;
   }
-  if (state.waited >= VIEW_WAIT_POLLS) return false;
-  state.waited++;
-  return true;
+  const baseline = input.observed?.baseline;
+  if (!baseline?.refreshSeconds) return false;
+  return baseline.views.some((v) => v.at < state.onset!) && at - state.onset < baseline.refreshSeconds;
 }
 
 /** "72.5 %" */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { NetworkBaselineViews } from '../../model/observed.js';
 import { economicsOf, type PrimaryValidation, type ValidatorReport } from '../../model/validator.js';
 import AvalancheL1ValidatorBalanceLow from './AvalancheL1ValidatorBalanceLow.js';
 import AvalancheL1ValidatorInactive from './AvalancheL1ValidatorInactive.js';
@@ -243,4 +244,45 @@ describe('auto-renewed validators (ACP-236, AvalancheGo v1.15): reward and budge
       expect(rule.evaluate(chain(), at, undefined)).toMatchObject([{ severity: 'warning' }]);
     });
   });
+});
+
+describe('a sudden drop waits for a network baseline read after it, then decides its scope', () => {
+  // AvalancheGo network/network.go (NodeUptime): info.uptime counts the stake the node is not
+  // connected to as 0 % and not rewarding, at once. When the whole network dips, every validator's
+  // figures fall in the same poll, while a baseline read before the dip still shows it normal.
+  const dropped = { ...validating, uptime: { rewardingStakeRatio: 0.7, weightedAverageRatio: 0.7 } };
+  const before = { observer: 'validator-2', medianUptimeRatio: 0.99, connectedStakeRatio: 0.99, at: NOW - 2 };
+  const after = { observer: 'validator-2', medianUptimeRatio: 0.99, connectedStakeRatio: 0.7, at: NOW + 3 };
+  const observed = (at: number, views: NetworkBaselineViews['views']): ValidatorInput => {
+    const i = input(dropped);
+    i.observation = { ...i.observation, at };
+    i.observed = { nodeId: 'NodeID-1', network: 'mainnet', stakingPort: 9651, views: [], baseline: { network: 'mainnet', views, refreshSeconds: 5 } };
+    return i;
+  };
+
+  for (const rule of [AvalancheValidatorRewardAtRisk, AvalancheValidatorDowntimeBudgetLow] as AnyRule[]) {
+    it(`${rule.name}: held while the baseline predates the drop, then scope="network"`, () => {
+      const state = rule.newState!();
+      expect(rule.evaluate(observed(NOW, [before]), ctx(rule), state)).toBe(UNKNOWN);
+      const [finding] = rule.evaluate(observed(NOW + 4, [after]), ctx(rule), state) as Array<{ identity: Record<string, string> }>;
+      expect(finding!.identity).toEqual({ scope: 'network' });
+    });
+
+    it(`${rule.name}: decided without a new reading once its refresh time has passed (scope="self")`, () => {
+      const state = rule.newState!();
+      expect(rule.evaluate(observed(NOW, [before]), ctx(rule), state)).toBe(UNKNOWN);
+      expect(rule.evaluate(observed(NOW + 2, [before]), ctx(rule), state)).toBe(UNKNOWN);
+      const [finding] = rule.evaluate(observed(NOW + 5, [before]), ctx(rule), state) as Array<{ identity: Record<string, string> }>;
+      expect(finding!.identity).toEqual({ scope: 'self' });
+    });
+
+    it(`${rule.name}: a verdict that ended starts over: the next drop waits again`, () => {
+      const state = rule.newState!();
+      rule.evaluate(observed(NOW, [before]), ctx(rule), state);
+      expect(rule.evaluate(observed(NOW + 6, [before]), ctx(rule), state)).not.toBe(UNKNOWN);
+      const recovered = input({ ...validating, uptime: { rewardingStakeRatio: 0.99, weightedAverageRatio: 0.99 } });
+      expect(rule.evaluate(recovered, ctx(rule), state)).toEqual([]);
+      expect(rule.evaluate(observed(NOW + 60, [{ ...before, at: NOW + 50 }]), ctx(rule), state)).toBe(UNKNOWN);
+    });
+  }
 });

@@ -43,6 +43,8 @@ export interface ObserverView {
   witness?: boolean;
   /** Why it is not a witness now (words for the alert's description). */
   notWitness?: string;
+  /** Whether it is a witness is not known yet (its own health not polled since the daemon started): no verdict from the views yet. */
+  pending?: boolean;
   /**
    * Whether the observer itself is a Primary Network validator (its own validator poll, else its
    * `network` check's primaryNetworkValidator). AvalancheGo nodes dial every validator, so a

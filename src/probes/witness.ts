@@ -17,6 +17,8 @@ export interface Witness {
   witness: boolean;
   notWitness?: string;
   validator?: boolean;
+  /** Not judged yet: its own health has not been polled since the daemon started. */
+  pending?: boolean;
 }
 
 /** What an observer said of one NodeID: connected or not, when it said. */
@@ -27,7 +29,7 @@ export function witnessOf(observer: string, subject: string, said: SaidOf, ctx: 
   const validator = isValidator(state?.jobs.get('validator'), state?.jobs.get('node'));
   const result = (notWitness?: string): Witness => ({ witness: notWitness === undefined, ...(notWitness ? { notWitness } : {}), ...(validator !== undefined ? { validator } : {}) });
   const health = state?.jobs.get('node')?.endpoints.find((e) => e.endpoint === 'health' && e.view === 'all');
-  if (!health) return result('its own health is not known yet');
+  if (!health) return { ...result('its own health is not known yet'), pending: true };
   if (!health.ok || !health.report) return result('its own health API does not answer');
   const checks = health.report.checks;
   const network = checks.find((c) => c.name === 'network');

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import AvalancheValidatorRewardAtRisk from '../../src/alerts/rules/AvalancheValidatorRewardAtRisk.js';
 import AvalancheValidatorUnreachableByPeers from '../../src/alerts/rules/AvalancheValidatorUnreachableByPeers.js';
-import { ruleSettings, type AnyRule } from '../../src/alerts/rules/index.js';
+import { ruleSettings, UNKNOWN, type AnyRule } from '../../src/alerts/rules/index.js';
 import type { ObservedInput, RuleContext } from '../../src/alerts/rules/rule.js';
 import type { EndpointObservation, TargetObservation } from '../../src/model/observation.js';
 import { baselineOf, scopeOf, type NetworkBaselineViews, type ObservedReport, type SeenValidator } from '../../src/model/observed.js';
@@ -182,6 +182,21 @@ describe('AvalancheValidatorUnreachableByPeers', () => {
     // one of two is no majority, and one witness alone is no verdict
     expect(rule.evaluate(input([{ ...liar, witness: true }, honest]), ctx, undefined)).toEqual([]);
     expect(rule.evaluate(input([{ ...liar, witness: true }]), ctx, undefined)).toEqual([]);
+  });
+
+  it('right after a (re)start it waits until every observer is judged: a verdict from the others could resolve an open incident', () => {
+    const apart = [
+      { observer: 'validator-1', connected: false, witness: true, validator: true },
+      { observer: 'validator-3', connected: false, witness: true, validator: true },
+    ];
+    // probes/witness.ts: an observer whose own health was not polled yet since the start is not judged
+    const unjudged = { observer: 'validator-4', connected: true, witness: false, notWitness: 'its own health is not known yet', pending: true, validator: true };
+    expect(rule.evaluate(input([...apart, unjudged]), ctx, undefined)).toBe(UNKNOWN);
+    expect(rule.evaluate(input([apart[0]!, unjudged]), ctx, undefined)).toBe(UNKNOWN);
+    expect(rule.evaluate(input([...apart, { ...unjudged, pending: false, witness: true }]), ctx, undefined)).not.toBe(UNKNOWN);
+    // nor before its own health is polled: the fleet's view may come first after a start
+    const { node: _, ...withoutOwnHealth } = input(apart);
+    expect(rule.evaluate(withoutOwnHealth, ctx, undefined)).toBe(UNKNOWN);
   });
 
   it('with scope="network" it says first that the fleet is cut off, and does not blame the staking port', () => {

@@ -31,7 +31,7 @@ describe('witnessOf', () => {
     expect(witnessOf('o', SUBJECT, fine, { store: storeWith(BOOTSTRAPPING()) }).witness).toBe(false);
     expect(witnessOf('o', SUBJECT, fine, { store: storeWith(failing({ C: 1 })) })).toMatchObject({ witness: false, notWitness: 'its own C check fails' });
     expect(witnessOf('o', SUBJECT, fine, { store: storeWith('down') })).toMatchObject({ witness: false, notWitness: 'its own health API does not answer' });
-    expect(witnessOf('o', SUBJECT, fine, { store: new Store() })).toMatchObject({ witness: false, notWitness: 'its own health is not known yet' });
+    expect(witnessOf('o', SUBJECT, fine, { store: new Store() })).toMatchObject({ witness: false, notWitness: 'its own health is not known yet', pending: true });
   });
 
   it('a cut-off observer (chains below 80 % connected stake) or a lying one (most others disconnected) is not', () => {

@@ -39,6 +39,8 @@ export default defineRule({
     "its staking port is closed (its own network check: no inbound connections, or non-validator fleet nodes cannot connect while validators can), or most of at least two witnessing fleet validators see it disconnected while its own health passes",
   defaults: { severity: 'warning' },
   tuning: NO_TUNING,
+  // After the grace its own network check fails ("no inbound connections"): the closed port is the problem.
+  inhibits: [{ alertname: 'AvalancheCheckFailing', labels: { check: 'network' }, because: "the network check fails because no peer can connect to the validator's staking port" }],
   phrases: { firing: 'unreachable by peers', resolved: 'reachable by peers again' },
   prometheus: [
     promAlert(
@@ -62,8 +64,10 @@ export default defineRule({
   evaluate(input, ctx) {
     const report = observedReport(input.observation);
     if (!report) return input.observation.ok ? [] : UNKNOWN;
-    const facts = input.node ? nodeFacts(input.node) : undefined;
-    if (!facts?.report) return facts?.health && !facts.health.ok ? UNKNOWN : [];
+    // Its own health not polled yet (a (re)start): nothing is known of it, its incident stays as it is.
+    if (!input.node) return UNKNOWN;
+    const facts = nodeFacts(input.node);
+    if (!facts.report) return facts.health && !facts.health.ok ? UNKNOWN : [];
     const port = report.stakingPort;
     const answered = report.views.filter((v): v is View => v.connected !== undefined);
     const witnesses = answered.filter((v) => v.witness !== false);
@@ -87,6 +91,9 @@ export default defineRule({
     }
     // Its own health fails for another reason: AvalancheNodeUnhealthy speaks.
     if (facts.pageable.length > 0) return [];
+    // Right after a (re)start, observers whose own health is not polled yet are not judged: a verdict
+    // from the others could resolve an open incident and page it again a poll later.
+    if (answered.some((v) => v.pending)) return UNKNOWN;
     if (witnesses.length < MIN_WITNESSES) return [];
 
     // 2. Non-validators cannot connect while validators can: the port is closed, before the node's own grace ends.

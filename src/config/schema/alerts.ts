@@ -27,7 +27,7 @@ const maintenance = z
 export const alertsSchema = z
   .strictObject({
     for_polls: z.number().int().min(1).max(1000).prefault(2).describe('Default consecutive polls before firing.'),
-    resolve_polls: z.number().int().min(1).max(1000).prefault(1).describe('Consecutive good polls before a firing alert resolves.'),
+    resolve_polls: z.number().int().min(1).max(1000).prefault(3).describe('Consecutive good polls before a firing alert resolves (a check that fails every other health period stays one incident).'),
     repeat_interval: duration().prefault('4h').describe('Remind about firing alerts this often (0 = never).'),
     bootstrap_grace: duration().prefault('30m').describe('How long a node may be not ready before AvalancheNodeNotReady fires; chain checks do not page meanwhile.'),
     flap_threshold: z.number().int().min(2).prefault(4).describe('An alert that changes state more often than this within flap_window is flapping: it notifies again once settled.'),

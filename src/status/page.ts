@@ -64,6 +64,7 @@ function readiness(t: TargetStatus): string {
  */
 function why(t: TargetStatus): string {
   if (t.state === 'unreachable') return `<div class="error">${e(t.summary)}</div>`;
+  if (t.rateLimited) return `<div class="why">${e(t.summary)}</div>`;
   if (t.state === 'healthy' || t.state === 'pending' || /^failing: [^;]*$/.test(t.summary)) return '';
   return `<div class="why">${e(t.summary.replace(/^failing: [^;]*; /, ''))}</div>`;
 }

@@ -88,6 +88,11 @@ export interface TargetStatus extends Panels {
    * `http_status`, …), so that a garbage answer is not shown as a node that cannot be reached.
    */
   failure?: FailureReason;
+  /**
+   * The target answered 429 and nothing is asked until its back-off ends: our quota, not its
+   * health, so the state is its last answer's (pending if none), raised by its open incidents.
+   */
+  rateLimited?: string;
   summary: string;
   nodeId?: string;
   lastPollAt?: number;
@@ -132,7 +137,11 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
   if (!state || state.rounds === 0) return { ...base, state: 'pending', summary: 'not polled yet', failingChecks: [], failing: [], heights: {}, lag: {}, history: [], endpoints: [] };
   const endpoints = state.observation.endpoints.map((e) => endpointStatus(e, state.lastSuccessAt.get(endpointKey(e))));
   // Only the jobs whose prober decides reachability (the target's own poll): the others have panels.
-  const unreachable = [...state.jobs].flatMap(([source, o]) => (decidesReachability(source) ? o.endpoints.filter((e) => !e.ok) : []));
+  const failed = [...state.jobs].flatMap(([source, o]) => (decidesReachability(source) ? o.endpoints.filter((e) => !e.ok) : []));
+  // A 429 is our quota, not the target's health: nothing is known of it until the back-off ends, and
+  // its alerts stay as they are (the rules' UNKNOWN), so its open incidents decide (status/verdict.ts).
+  const rateLimited = failed.filter((e) => e.reason === 'rate_limited');
+  const unreachable = failed.filter((e) => e.reason !== 'rate_limited');
   const health = state.observation.endpoints.find((e) => e.endpoint === 'health' && e.view === 'all' && e.report) ??
     state.observation.endpoints.find((e) => e.report);
   const failing = health?.report?.checks.filter((c) => !c.passing) ?? [];
@@ -146,6 +155,7 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
   let status: TargetState;
   let summary: string;
   let failure: FailureReason | undefined;
+  let rateLimitedNote: string | undefined;
   if (unreachable.length > 0) {
     status = 'unreachable';
     summary = unreachable.map((e) => `${e.endpoint}${e.view === 'all' ? '' : `[${e.view}]`}: ${e.reason} (${e.error ?? ''})`).join('; ');
@@ -153,6 +163,12 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
   } else if (unhealthyServices.length > 0) {
     status = 'unhealthy';
     summary = unhealthyServices.map((e) => `${e.endpoint}: ${e.service!.status}${e.service!.message ? ` (${e.service!.message})` : ''}`).join('; ');
+  } else if (rateLimited.length > 0 && unhealthyEndpoints.length === 0) {
+    // Healthy at its last answer (its open incidents raise it, verdict.ts), pending if it never answered.
+    const answered = rateLimited.some((e) => state.lastSuccessAt.has(endpointKey(e)));
+    status = answered ? 'healthy' : 'pending';
+    rateLimitedNote = rateLimited[0]!.error ?? 'rate limited';
+    summary = `${rateLimitedNote}: its health is not known meanwhile`;
   } else if (unhealthyEndpoints.length === 0) {
     status = 'healthy';
     summary = 'healthy';
@@ -173,6 +189,7 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
     ...base,
     state: status,
     ...(failure ? { failure } : {}),
+    ...(rateLimitedNote ? { rateLimited: rateLimitedNote } : {}),
     summary,
     ...(state.nodeId ? { nodeId: state.nodeId } : {}),
     lastPollAt: state.observation.at,

@@ -17,6 +17,7 @@ import { OBSERVED_ENDPOINT } from '../model/observed.js';
 import { targetsOf } from '../model/targets.js';
 import { Poller } from '../poller.js';
 import { jobsOf } from '../probes/registry.js';
+import { probeMemory } from '../state/ledger.js';
 import { STATE_SEVERITY, targetStatus, type TargetStatus } from '../status/status.js';
 import { withIncidents, type TargetIncident } from '../status/verdict.js';
 import { Store } from '../store.js';
@@ -40,7 +41,9 @@ export async function runCheck(config: Config, options: { format: CheckFormat; t
   const store = new Store();
   const metrics = options.format === 'prometheus' ? new MetricsView(scoped, { defaultMetrics: false }) : undefined;
   metrics?.attach(store);
-  const poller = new Poller(polled, store, options.logger);
+  // What the daemon's probes remember (periods, missed upgrades, a restart's snapshot), read from its state_dir, never written.
+  const memory = probeMemory(config.stateDir, true);
+  const poller = new Poller(polled, store, options.logger, undefined, memory);
   try {
     await poller.round();
     // What the fleet sees of a validator is judged against its network's baseline, which the

@@ -58,9 +58,10 @@ const RISE = 0.001;
  * The settling state after a reading at `at` (epoch seconds): at the own share (up to
  * SETTLE_MAX_SECONDS in a row), or climbing since (each reading above the one before, up to
  * SETTLE_CLIMB_SECONDS after the last one at the own share). A reading no higher than the one
- * before is settled: its verdict stands.
+ * before is settled: its verdict stands. `borrowed`: the memory is the daemon's, read by
+ * `avahealth check` (state/ledger.ts).
  */
-export function settlingOf(memory: SettlingMemory, uptime: ValidatorUptime | undefined, own: number | undefined, at: number): UptimeSettling | undefined {
+export function settlingOf(memory: SettlingMemory, uptime: ValidatorUptime | undefined, own: number | undefined, at: number, borrowed = false): UptimeSettling | undefined {
   if (uptime && own !== undefined && atOwnShare(uptime, own)) {
     memory.settlingSince ??= at;
     memory.settlingLastAt = at;
@@ -68,7 +69,8 @@ export function settlingOf(memory: SettlingMemory, uptime: ValidatorUptime | und
     return at - memory.settlingSince <= SETTLE_MAX_SECONDS ? { since: memory.settlingSince, ownStakeRatio: own } : undefined;
   }
   const { settlingSince: since, settlingLastAt: last, settlingWeighted: before } = memory;
-  const climbing = uptime !== undefined && before !== undefined && uptime.weightedAverageRatio > before + RISE;
+  // Readings borrowed from the daemon (`avahealth check`): one as high as its latest is the same climb, not a settled one.
+  const climbing = uptime !== undefined && before !== undefined && uptime.weightedAverageRatio > before + (borrowed ? -RISE : RISE);
   if (climbing && since !== undefined && last !== undefined && at - last <= SETTLE_CLIMB_SECONDS) {
     memory.settlingWeighted = uptime.weightedAverageRatio;
     return { since, ownStakeRatio: own ?? 0 };

@@ -24,7 +24,7 @@ import {
   parseUptime,
 } from '../parse/validator.js';
 import { parseRewardUtxos } from '../parse/rewards.js';
-import { mayBeUnsettled, ownStakeRatio, settlingOf, TOTAL_WEIGHT_MAX_AGE_SECONDS } from '../model/uptime-snapshot.js';
+import { mayBeUnsettled, ownStakeRatio, settlingOf, TOTAL_WEIGHT_MAX_AGE_SECONDS, type SettlingMemory } from '../model/uptime-snapshot.js';
 import { redact } from '../util/text.js';
 import { callNode } from './exchange.js';
 import { followPeriods } from './periods.js';
@@ -66,8 +66,14 @@ export const validatorProber: Prober<NodeTarget> = {
     // The NodeID the config names, or the one the node's health replies carried, saves a call.
     memory.nodeId ??= target.nodeId ?? ctx.store.get(target.name)?.nodeId;
     const previous = validatorReport(ctx.store.get(target.name)?.jobs.get('validator')?.endpoints[0]);
+    // A restart's snapshot outlives our own restart, and `check` judges it with the daemon's readings.
+    const settled = ctx.memory.settling.get(target.name);
+    if (memory.settlingSince === undefined && settled) Object.assign(memory, settled);
+    memory.settlingBorrowed = ctx.memory.settling.readOnly;
     const endpoint = await probeValidator(target, target.validator!, ctx, memory, () => ctx.store.get(target.name)?.nodeId, (network) => fleetSchedules(ctx.store, ctx.now(), network));
     const report = validatorReport(endpoint)!;
+    const settling = settlingMemoryOf(memory);
+    if (JSON.stringify(settling) !== JSON.stringify(settled)) ctx.memory.settling.set(target.name, settling);
     if (report.nodeId) {
       const nodeId = report.nodeId;
       const { entry, decided } = await followPeriods(target.name, report, ctx.memory.periods, (txId) => askRewardUtxos(target, ctx, txId), ctx.store.chainData?.validators.get(nodeId)?.completed, endpoint.at);
@@ -101,6 +107,13 @@ function fleetSchedules(store: ProbeContext['store'], now: number, network: stri
   return newest;
 }
 
+/** The settling part of a validator's memory, undefined when it holds none. */
+function settlingMemoryOf(memory: ValidatorMemory): SettlingMemory | undefined {
+  const { settlingSince, settlingLastAt, settlingWeighted } = memory;
+  if (settlingSince === undefined) return undefined;
+  return { settlingSince, ...(settlingLastAt !== undefined ? { settlingLastAt } : {}), ...(settlingWeighted !== undefined ? { settlingWeighted } : {}) };
+}
+
 /** What the poll remembers between rounds of one target (dropped with the target). */
 export interface ValidatorMemory {
   nodeId?: string;
@@ -113,6 +126,8 @@ export interface ValidatorMemory {
   settlingSince?: number;
   settlingLastAt?: number;
   settlingWeighted?: number;
+  /** The settling readings are the daemon's, read by `avahealth check` (model/uptime-snapshot.ts, settlingOf). */
+  settlingBorrowed?: boolean;
   /** The Primary Network's total weight (platform.getTotalStake), asked while the figures are low. */
   totalWeight?: { nAvax: number; at: number };
 }
@@ -240,7 +255,7 @@ export async function probeValidator(
     }
     if (memory.totalWeight) report.totalWeightNAvax = memory.totalWeight.nAvax;
   }
-  const settling = settlingOf(memory, report.uptime, ownStakeRatio(report.primary, report.totalWeightNAvax), at);
+  const settling = settlingOf(memory, report.uptime, ownStakeRatio(report.primary, report.totalWeightNAvax), at, memory.settlingBorrowed);
   if (settling) report.uptimeSettling = settling;
   if (feeState) {
     if (feeState.ok === true) report.feeState = feeState.value;

@@ -120,21 +120,25 @@ export class DependentFile {
 /** `movedTo` is absent when the file could not be moved (it stays where it was). */
 export type ReadResult<T> = { status: 'ok'; value: T } | { status: 'missing' } | { status: 'corrupt'; movedTo?: string; error: string };
 
-/** Reads a JSON file written by writeJsonAtomic; `schema` checks its shape. */
-export function readJsonFile<T>(path: string, schema: z.ZodType<T>): ReadResult<T> {
+/**
+ * Reads a JSON file written by writeJsonAtomic; `schema` checks its shape. A bad file is set aside,
+ * unless `readOnly` (a reader that does not own the directory: it only reports the problem).
+ */
+export function readJsonFile<T>(path: string, schema: z.ZodType<T>, readOnly = false): ReadResult<T> {
+  const bad = (error: string): ReadResult<T> => (readOnly ? { status: 'corrupt', error } : setAside(path, error));
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' };
-    return setAside(path, (err as Error).message);
+    return bad((err as Error).message);
   }
   try {
     const parsed = schema.safeParse(JSON.parse(text));
     if (parsed.success) return { status: 'ok', value: parsed.data };
-    return setAside(path, `unexpected content: ${describeIssues(parsed.error)}`);
+    return bad(`unexpected content: ${describeIssues(parsed.error)}`);
   } catch (err) {
-    return setAside(path, (err as Error).message);
+    return bad((err as Error).message);
   }
 }
 

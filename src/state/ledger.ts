@@ -1,13 +1,16 @@
 /**
  * What probes remember about a target across restarts, one small JSON file per kind under
  * state_dir (written atomically, only when an entry changes, never per poll): each own validator's
- * periods and their outcomes (`periods.json`), a node's missed network upgrade (`missed-upgrades.json`).
- * Without a directory (`avahealth check`) they live in memory.
+ * periods and their outcomes (`periods.json`), a node's missed network upgrade (`missed-upgrades.json`),
+ * a restarted validator's unsettled info.uptime snapshot (`uptime-settling.json`). `avahealth check`
+ * reads the daemon's files of its state_dir, when there are some, and never writes them; without a
+ * directory they live in memory.
  */
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { MissedUpgrade } from '../model/observation.js';
 import { periodEntrySchema, type PeriodEntry } from '../model/periods.js';
+import type { SettlingMemory } from '../model/uptime-snapshot.js';
 import { readJsonFile, writeJsonAtomic } from './atomic.js';
 
 /** Targets kept per file; a larger fleet's least recently changed entries are dropped. */
@@ -15,17 +18,21 @@ const MAX_TARGETS = 10_000;
 
 export class Ledger<T> {
   private readonly entries = new Map<string, T>();
+  private readonly file?: string;
   /** Why the file could not be read (set aside) or written last, for the caller to log. */
   problem?: string;
 
   constructor(
     entrySchema: z.ZodType<T>,
-    private readonly file?: string,
+    file?: string,
+    /** Read the file, never write it (`avahealth check` beside a running daemon): what it holds is another process's. */
+    readonly readOnly = false,
   ) {
     if (!file) return;
-    const read = readJsonFile(file, z.object({ version: z.literal(1), nodes: z.record(z.string().max(256), entrySchema) }));
+    if (!readOnly) this.file = file;
+    const read = readJsonFile(file, z.object({ version: z.literal(1), nodes: z.record(z.string().max(256), entrySchema) }), readOnly);
     if (read.status === 'ok') for (const [name, entry] of Object.entries(read.value.nodes)) this.entries.set(name, entry as T);
-    else if (read.status === 'corrupt') this.problem = `${file} unreadable (${read.error}); set aside, starting empty`;
+    else if (read.status === 'corrupt') this.problem = `${file} unreadable (${read.error}); ${readOnly ? 'not used' : 'set aside, starting empty'}`;
   }
 
   get(target: string): T | undefined {
@@ -53,15 +60,23 @@ export class Ledger<T> {
 }
 
 const missedUpgradeSchema = z.object({ deadline: z.number(), modeWeightRatio: z.number().optional() });
+const settlingSchema = z.object({ settlingSince: z.number().optional(), settlingLastAt: z.number().optional(), settlingWeighted: z.number().optional() });
 
 /** Every ledger probes keep; one set per daemon, kept across a new Poller (reload). */
 export interface ProbeMemory {
   periods: Ledger<PeriodEntry>;
   /** The upgrade deadline a node's futureupgrade check named last, kept past it while the node misses it. */
   missedUpgrades: Ledger<MissedUpgrade>;
+  /** A validator's info.uptime readings while its restart's snapshot settles (model/uptime-snapshot.ts). */
+  settling: Ledger<SettlingMemory>;
 }
 
-export function probeMemory(stateDir?: string): ProbeMemory {
+/** `readOnly`: the files of a daemon's state_dir, read and never written (`avahealth check`). */
+export function probeMemory(stateDir?: string, readOnly = false): ProbeMemory {
   const at = (name: string) => (stateDir ? join(stateDir, name) : undefined);
-  return { periods: new Ledger(periodEntrySchema, at('periods.json')), missedUpgrades: new Ledger(missedUpgradeSchema, at('missed-upgrades.json')) };
+  return {
+    periods: new Ledger(periodEntrySchema, at('periods.json'), readOnly),
+    missedUpgrades: new Ledger(missedUpgradeSchema, at('missed-upgrades.json'), readOnly),
+    settling: new Ledger(settlingSchema, at('uptime-settling.json'), readOnly),
+  };
 }

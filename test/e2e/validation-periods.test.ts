@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_DELEGATEE_REWARD, SIM_POTENTIAL_REWARD } from '../../src/sim/periods.js';
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { startCli, type LongRunning } from '../helpers/cli.js';
+import { runCli, startCli, type LongRunning } from '../helpers/cli.js';
 import { get, sample, scrape, waitFor, writeConfig } from '../helpers/harness.js';
 
 type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string>; startsAt: string; fingerprint: string };
@@ -141,5 +141,13 @@ alerts:
     // Delivery is at least once: a page whose delivery was not yet on disk at the kill is sent again,
     // as the same incident (same start, same fingerprint). No second incident is opened.
     for (const target of ['unpaid', 'renew-unpaid']) expect(new Set(missed(target).map((a) => `${a.startsAt} ${a.fingerprint}`)).size).toBe(1);
+  });
+
+  it('`avahealth check` beside the daemon reads its ledger from state_dir: the unpaid period counts there too', { timeout: 60_000 }, async () => {
+    const result = await runCli(['check', '--config', file, '--format', 'json']);
+    const targets = (JSON.parse(result.stdout) as { targets: Array<{ name: string; state: string; failingChecks: string[] }> }).targets;
+    expect(targets.find((t) => t.name === 'unpaid')).toMatchObject({ state: 'unhealthy', failingChecks: expect.arrayContaining(['AvalancheValidatorRewardMissed']) });
+    expect(targets.find((t) => t.name === 'paid')!.failingChecks).not.toContain('AvalancheValidatorRewardMissed');
+    expect(result.code).toBe(2);
   });
 });

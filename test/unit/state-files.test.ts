@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -10,6 +10,7 @@ import { ConfigError } from '../../src/config/errors.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { readJsonFile, writeJsonAtomic } from '../../src/state/atomic.js';
+import { probeMemory } from '../../src/state/ledger.js';
 
 function logged() {
   const stream = new PassThrough();
@@ -33,6 +34,21 @@ describe('state files', () => {
     expect(readJsonFile(join(dir, 'missing.json'), isItems)).toEqual({ status: 'missing' });
     writeFileSync(file, '{"version":1,"items":[1,null]}');
     expect(readJsonFile(file, isItems)).toMatchObject({ status: 'corrupt', error: expect.stringContaining('items.1: ') });
+  });
+
+  it("a reader that does not own the directory (`avahealth check`) reads the probes' ledgers and never writes or moves them", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-state-'));
+    const daemon = probeMemory(dir);
+    daemon.settling.set('validator-1', { settlingSince: 100, settlingLastAt: 130, settlingWeighted: 0.41 });
+    const written = readFileSync(join(dir, 'uptime-settling.json'), 'utf8');
+    const check = probeMemory(dir, true);
+    expect(check.settling.get('validator-1')).toEqual({ settlingSince: 100, settlingLastAt: 130, settlingWeighted: 0.41 });
+    check.settling.set('validator-1', undefined);
+    check.settling.set('validator-2', { settlingSince: 1 });
+    expect(readFileSync(join(dir, 'uptime-settling.json'), 'utf8')).toBe(written);
+    writeFileSync(join(dir, 'periods.json'), '{"version":1,"nodes":');
+    expect(probeMemory(dir, true).periods.problem).toMatch(/periods\.json unreadable .*; not used$/);
+    expect(readdirSync(dir).sort()).toEqual(['periods.json', 'uptime-settling.json']);
   });
 
   it('a structurally valid but wrong alert state or silences file is set aside with a message, not a crash', () => {

@@ -28,6 +28,16 @@ describe('a restart\'s info.uptime snapshot', () => {
     expect(memory).toEqual({});
   });
 
+  it("`avahealth check` judges with the daemon's readings (state_dir): one as high as the daemon's latest is the same climb", () => {
+    const daemons: SettlingMemory = { settlingSince: 100, settlingLastAt: 110, settlingWeighted: 0.44 };
+    // the daemon's own next poll reading the same figure has settled; check's one reading is not news
+    expect(settlingOf({ ...daemons }, up(0.45, 0.44), OWN, 125)).toBeUndefined();
+    expect(settlingOf({ ...daemons }, up(0.45, 0.44), OWN, 125, true)).toEqual({ since: 100, ownStakeRatio: OWN });
+    // lower than the daemon's latest, or past the climb window: a verdict for check too
+    expect(settlingOf({ ...daemons }, up(0.3, 0.3), OWN, 125, true)).toBeUndefined();
+    expect(settlingOf({ ...daemons }, up(0.6, 0.6), OWN, 110 + SETTLE_CLIMB_SECONDS + 1, true)).toBeUndefined();
+  });
+
   it('low figures that are not the own share are a verdict at once (peers see it down)', () => {
     expect(settlingOf({}, up(0.04, 0.61), OWN, 100)).toBeUndefined();
     expect(settlingOf({}, up(0.35, 0.6), OWN, 100)).toBeUndefined();

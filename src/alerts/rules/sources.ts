@@ -93,9 +93,11 @@ export const RULE_SOURCES = {
     countsInState: true,
     input: (u) => {
       const observation = u.jobs.get(OBSERVED_ENDPOINT)?.endpoints.find((e) => e.endpoint === OBSERVED_ENDPOINT);
-      if (!observation) return null;
-      const node = u.jobs.get('node');
       const validator = validatorReport(validatorObservation(u));
+      // Nothing asked: before the validator poll's first report since a (re)start (the NodeID not
+      // learnt yet) nothing is known, and its open incidents stay; after it, the node is no validator to ask about.
+      if (!observation) return validator ? null : undefined;
+      const node = u.jobs.get('node');
       return { observation, ...(node ? { node } : {}), ...(validator ? { validator } : {}) };
     },
   }),

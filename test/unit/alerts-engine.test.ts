@@ -21,9 +21,11 @@ const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const nodeUpdated = (engine: AlertEngine, node: NodeTarget, state: TargetState, now: number) => engine.updated(update('node', node, state), now);
 const serviceUpdated = (engine: AlertEngine, service: ServiceTarget, state: TargetState, now: number) => engine.updated(update('service', service, state), now);
 
-function setup(alerts = '', extra = '', logs?: string[]) {
+function setup(alerts = '', extra = '', logs?: string[], shippedDefaults = false) {
   const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
-  const yaml = `state_dir: ${dir}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1", labels: {env: mainnet}}\nservices:\n  - {name: data-api, kind: data-api, url: "http://127.0.0.1:2"}\n${alerts ? `alerts:\n${alerts}` : ''}${extra}`;
+  // One poll at a time: a firing alert resolves at its first good poll unless a test says otherwise.
+  const tuned = shippedDefaults || /resolve_polls/.test(alerts) ? alerts : `  resolve_polls: 1\n${alerts}`;
+  const yaml = `state_dir: ${dir}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1", labels: {env: mainnet}}\nservices:\n  - {name: data-api, kind: data-api, url: "http://127.0.0.1:2"}\nalerts:\n${tuned}${extra}`;
   const config = parseConfig(yaml, join(dir, 'config.yaml'), {});
   const batches: NotificationBatch[] = [];
   const stream = new PassThrough();
@@ -133,6 +135,16 @@ describe('alert state machine', () => {
     nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 10 * 30_000);
     nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 10 * 30_000 + 11 * MIN);
     expect(notices().slice(4)).toEqual(['firing AvalancheCheckFailing/C warning']);
+  });
+
+  it('by default a check failing every other 30 s health run, polled every 15 s, is one incident (resolve_polls 3)', () => {
+    const { engine, node, notices, config } = setup('  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n', '', undefined, true);
+    expect(config.alerts.resolvePolls).toBe(3);
+    // AvalancheGo's --health-check-frequency is 30 s: each result is seen by two polls
+    for (let i = 0; i < 12; i++) nodeUpdated(engine, node, nodeState('v1', Math.floor(i / 2) % 2 === 0 ? failing({ C: 1 }) : HEALTHY()), T0 + i * 15_000);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/C warning']);
+    for (let i = 12; i < 15; i++) nodeUpdated(engine, node, nodeState('v1', HEALTHY()), T0 + i * 15_000);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/C warning', 'resolved AvalancheCheckFailing/C warning']);
   });
 
   it('a flap hold is visible: state flapping while held, a log line when it begins and when it ends', () => {

@@ -11,7 +11,8 @@ import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store.js';
 import { noticeOf, step } from './incidents.js';
-import { reconcile, StateFile, type IncidentBook, type Told } from './persistence.js';
+import type { OpenIncident } from './persisted.js';
+import { announcedIncident, reconcile, reopen, StateFile, type IncidentBook, type Told } from './persistence.js';
 import { Policy } from './policy.js';
 import type { RuleInputs, RuleSource, SourceUpdate } from './rules/index.js';
 import { Silences } from './silences.js';
@@ -134,17 +135,32 @@ export class AlertEngine {
   }
 
   /**
+   * Alerts another shard announced for targets now polled here (receivers/alertmanager/adopt.ts):
+   * firing here as told. Returns them as incidents told, for the outboxes to hold open.
+   */
+  adopt(announced: ReadonlyArray<Parameters<typeof announcedIncident>[0]>, now = Date.now()): OpenIncident[] {
+    const incidents = announced.map((a) => announcedIncident(a, this.targetLabels(a.labels.target ?? ''), now)).filter((i) => i !== undefined);
+    const reopened = reopen(this.book, incidents);
+    if (reopened > 0) {
+      this.options.log.info({ incidents: reopened }, 'incidents of targets that moved to this shard adopted from Alertmanager');
+      this.stateFile.schedule();
+    }
+    return incidents;
+  }
+
+  /**
    * After a start, the restored alerts of targets this daemon does not watch: those of a target
-   * that now belongs to another shard (the shard count changed) resolve, saying so: its new owner
-   * never knew them and announces what still holds afresh; those of a target that left the config
-   * while the daemon was down resolve, as on a reload (unless `resolveUnwatched` is false, as with
-   * discovery, whose answer may still be incomplete).
+   * that now belongs to another shard (the shard count changed) are handed over (with an
+   * `alertmanager` receiver its new owner adopts them from there, and nothing is told anywhere;
+   * without one they resolve, saying so, and the new owner announces what still holds afresh);
+   * those of a target that left the config while the daemon was down resolve, as on a reload
+   * (unless `resolveUnwatched` is false, as with discovery, whose answer may still be incomplete).
    */
   settleRestored(watched: ReadonlySet<string>, ownedHere: (name: string) => boolean, resolveUnwatched: boolean, now = Date.now()): void {
     for (const name of [...this.book.keys()]) {
       if (watched.has(name)) continue;
       if (!ownedHere(name)) {
-        this.options.log.info({ target: name, alerts: this.book.get(name)?.size ?? 0 }, 'restored alerts of a target that moved to another shard resolved');
+        this.options.log.info({ target: name, alerts: this.book.get(name)?.size ?? 0 }, 'restored alerts of a target that moved to another shard handed over');
         this.removeTarget(name, now, { because: 'target moved to another shard', handover: true });
       } else if (resolveUnwatched) this.removeTarget(name, now);
     }

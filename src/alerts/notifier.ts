@@ -61,19 +61,29 @@ export class Notifier implements BatchSink {
   /**
    * A resolve also goes to every receiver told the alert fired, even one whose routes it no longer
    * matches (severity went down). A handover (the target moved to another shard) skips receivers
-   * that re-send firing alerts: they stop hearing of them here and the new owner carries on.
+   * that re-send firing alerts: they stop hearing of them here and the new owner carries on. With
+   * such a receiver the new owner adopts the incidents from it (receivers/alertmanager/adopt.ts),
+   * so the handover is silent at every receiver: no resolve, no second page.
    */
   dispatch(batch: NotificationBatch): void {
     if (batch.resend) return this.resend(batch);
+    const adoptable = this.config.alerts.receivers.some((r) => resendIntervalOf(r) !== undefined);
     for (const receiver of this.config.alerts.receivers) {
       const outbox = this.outboxes.get(receiver.name);
-      if (batch.handover && resendIntervalOf(receiver) !== undefined) {
+      if (batch.handover && (adoptable || resendIntervalOf(receiver) !== undefined)) {
         outbox?.handOver(batch.alerts.map((a) => a.fingerprint));
         continue;
       }
       const routed = new Set(routeTo(receiver, batch.alerts));
       const alerts = batch.alerts.filter((a) => routed.has(a) || (a.status === 'resolved' && outbox?.openIncidents().has(a.fingerprint)));
       if (alerts.length > 0) outbox?.enqueue({ ...batch, alerts });
+    }
+  }
+
+  /** Incidents another shard announced, carried on here: open at every receiver that routes them, as if told. */
+  adopt(incidents: readonly OpenIncident[]): void {
+    for (const receiver of this.config.alerts.receivers) {
+      this.outboxes.get(receiver.name)?.adopt(incidents.filter((i) => routeTo(receiver, [i.alert]).length > 0));
     }
   }
 

@@ -159,6 +159,14 @@ export class Outbox {
     });
   }
 
+  /** Incidents another shard announced, now carried on here: open as if told (one `open` line). */
+  adopt(incidents: readonly OpenIncident[]): void {
+    const fresh = incidents.filter((i) => !this.open.has(i.alert.fingerprint));
+    if (fresh.length === 0) return;
+    for (const incident of fresh) this.open.set(incident.alert.fingerprint, incident);
+    void this.journal.append([{ open: [...this.open.values()] }]);
+  }
+
   /**
    * Gives a journal without an `open` line one. One from before they were recorded may have
    * compacted away firings it delivered: `told` (what the alert states say was announced to this

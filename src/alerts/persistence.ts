@@ -8,9 +8,9 @@
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
 import { DependentFile, readJsonFile } from '../state/atomic.js';
-import { fingerprint } from './incidents.js';
+import { fingerprint, keyOf } from './incidents.js';
 import { alertStateFileSchema, type OpenIncident } from './persisted.js';
-import type { AlertName, AlertNotice, AlertState, Severity } from './types.js';
+import { ZERO_TIME, type AlertName, type AlertNotice, type AlertState, type Severity } from './types.js';
 
 const PERSIST_DELAY_MS = 1000;
 
@@ -69,10 +69,30 @@ export class StateFile {
  * Incidents no receiver routes are left as saved. Returns how many were reopened and closed.
  */
 export function reconcile(book: IncidentBook, told: Told, announced: (state: AlertState) => AlertNotice): { reopened: number; closed: number } {
-  let reopened = 0;
+  const reopened = reopen(book, told.open.values());
   let closed = 0;
+  for (const [target, states] of book) {
+    for (const state of [...states.values()]) {
+      if (state.notified?.phase !== 'firing' || told.open.has(state.fingerprint)) continue;
+      if (!told.routed(announced(state))) continue;
+      closed++;
+      if (state.phase === 'pending') delete state.notified;
+      else states.delete(state.key);
+    }
+    if (states.size === 0) book.delete(target);
+  }
+  return { reopened, closed };
+}
+
+/**
+ * Incidents receivers were told fire (by this daemon before a restart, or by the shard that owned
+ * their target before): each is firing here under the startsAt it was announced with. Returns how
+ * many changed.
+ */
+export function reopen(book: IncidentBook, open: Iterable<OpenIncident>): number {
+  let reopened = 0;
   const all = () => [...book.values()].flatMap((byKey) => [...byKey.values()]);
-  for (const { at, alert } of told.open.values()) {
+  for (const { at, alert } of open) {
     const labels = Object.fromEntries(Object.entries(alert.labels).filter(([name]) => name !== 'severity'));
     const key = alert.key ?? all().find((s) => s.fingerprint === alert.fingerprint)?.key;
     if (!key || !labels.alertname || !labels.target || fingerprint(key) !== alert.fingerprint) continue;
@@ -106,15 +126,18 @@ export function reconcile(book: IncidentBook, told: Told, announced: (state: Ale
       notified,
     });
   }
-  for (const [target, states] of book) {
-    for (const state of [...states.values()]) {
-      if (state.notified?.phase !== 'firing' || told.open.has(state.fingerprint)) continue;
-      if (!told.routed(announced(state))) continue;
-      closed++;
-      if (state.phase === 'pending') delete state.notified;
-      else states.delete(state.key);
-    }
-    if (states.size === 0) book.delete(target);
-  }
-  return { reopened, closed };
+  return reopened;
+}
+
+/**
+ * An alert another shard announced (as Alertmanager holds it: receivers/alertmanager/adopt.ts) as an
+ * incident told here: its identity is its labels but `severity`, the attribute labels and those the
+ * target's config gives it.
+ */
+export function announcedIncident(announced: { labels: Record<string, string>; annotations: AlertNotice['annotations']; startsAt: string; generatorURL: string }, targetLabels: Record<string, string>, now: number): OpenIncident | undefined {
+  const { alertname, target, ...rest } = announced.labels;
+  if (!alertname || !target) return undefined;
+  const identity = Object.fromEntries(Object.entries(rest).filter(([name, value]) => name !== 'severity' && targetLabels[name] !== value));
+  const key = keyOf(alertname, target, identity);
+  return { at: now, alert: { ...announced, status: 'firing', kind: 'firing', endsAt: ZERO_TIME, fingerprint: fingerprint(key), key } };
 }

@@ -6,13 +6,17 @@
  */
 import { AlertEngine } from '../alerts/engine.js';
 import { Notifier } from '../alerts/notifier.js';
+import { handedOver } from '../alerts/receivers/alertmanager/adopt.js';
 import { SilenceMirrors } from '../alerts/receivers/alertmanager/mirror.js';
+import { RULES } from '../alerts/rules/index.js';
+import type { ReceiverOf } from '../alerts/receivers/schemas.js';
 import type { Config, NodeTarget } from '../config/load.js';
 import { HttpClient } from '../transport/client.js';
 import { RateLimitGate } from '../transport/rate-limit.js';
 import type { Logger } from '../log.js';
 import { registerStateWriteMetrics } from '../metrics/registry.js';
 import { MetricsView } from '../metrics/view.js';
+import { targetsOf } from '../model/targets.js';
 import { Poller } from '../poller.js';
 import { probeMemory, type ProbeMemory } from '../state/ledger.js';
 import { inShard, type Shard } from '../shard.js';
@@ -106,4 +110,17 @@ export function effectiveConfig(base: Config, discovered: NodeTarget[], shard: S
   const names = new Set([...base.nodes, ...base.services].map((t) => t.name));
   const nodes = [...base.nodes, ...discovered.filter((n) => !names.has(n.name))].filter((n) => inShard(n.name, shard));
   return { ...base, nodes, services: base.services.filter((s) => inShard(s.name, shard)) };
+}
+
+/**
+ * A shard's start after the shard count changed: the incidents other shards announced for targets
+ * now polled here are adopted from the `alertmanager` receivers (receivers/alertmanager/adopt.ts),
+ * so a moved target's open incident is neither paged again nor left without a resolve.
+ */
+export async function adoptHandedOver(parts: Components, log: Logger): Promise<void> {
+  const receivers = parts.config.alerts.receivers.filter((r): r is ReceiverOf<'alertmanager'> => r.kind === 'alertmanager');
+  if (receivers.length === 0) return;
+  const polled = new Set(targetsOf(parts.config).map((t) => t.name));
+  const announced = await handedOver(receivers, parts.deliveryHttp, { alertnames: new Set(RULES.map((r) => r.name)), polled: (name) => polled.has(name) }, log);
+  parts.notifier.adopt(parts.alerts.adopt(announced));
 }

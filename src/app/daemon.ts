@@ -26,7 +26,7 @@ import { watchStateWrites } from '../state/write-health.js';
 import { forgetReserve, keepReserve } from '../state/reserve.js';
 import type { Store } from '../store.js';
 import { VERSION } from '../version.js';
-import { buildComponents, effectiveConfig, type Components, type DaemonOptions } from './components.js';
+import { adoptHandedOver, buildComponents, effectiveConfig, type Components, type DaemonOptions } from './components.js';
 import { listenOrExplain } from './listen.js';
 import { applyDiff } from './reload.js';
 import { daemonRoutes } from './view.js';
@@ -153,6 +153,7 @@ export class Daemon {
     const watched = new Set(targetsOf(this.effective()).map((t) => t.name));
     // With discovery, a target missing from an incomplete first answer (a failed lookup) may still be there.
     this.parts.alerts.settleRestored(watched, (name) => inShard(name, this.options.shard), !this.baseConfig.discovery || this.discovery?.complete === true);
+    if (this.options.shard && this.options.shard.count > 1) await adoptHandedOver(this.parts, log);
     for (const target of targetsOf(this.parts.config)) this.pending.add(target.name);
     this.scheduler.start();
     if (this.pending.size === 0) {

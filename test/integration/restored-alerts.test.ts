@@ -94,7 +94,7 @@ alerts:
       for (const alert of told) expect(alert).toMatchObject({ status: 'resolved', annotations: { description: expect.stringContaining('target moved to another shard') } });
       const alerts = JSON.parse((await get(`${d.url}/api/v1/alerts`)).body) as { alerts: { labels: Record<string, string> }[] };
       expect(alerts.alerts.filter((a) => a.labels.target === 'gone')).toEqual([]);
-      expect(d.logs()).toContain('restored alerts of a target that moved to another shard resolved');
+      expect(d.logs()).toContain('restored alerts of a target that moved to another shard handed over');
     } finally {
       await d.stop();
     }

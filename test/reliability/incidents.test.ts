@@ -95,7 +95,7 @@ alerts:
     const told = incidentsOf(capture.requests);
     expect(new Set(told.resolves.map((a) => a.fingerprint))).toEqual(fired);
     for (const resolve of told.resolves) expect(resolve.annotations.description).toContain('Resolved by avahealth: target moved to another shard.');
-    expect(three.output()).toContain('restored alerts of a target that moved to another shard resolved');
+    expect(three.output()).toContain('restored alerts of a target that moved to another shard handed over');
   });
 
   it.skipIf(!alertmanagerBin)('an alert sent to a real Alertmanager expires there when avahealth dies for good', { timeout: 60_000 }, async () => {

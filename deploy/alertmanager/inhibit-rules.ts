@@ -4,8 +4,9 @@
  * and a test fails when the checked-in file differs.
  *
  * - Every Prometheus `…Critical` twin inhibits its warning rule for the same alert.
- * - avahealth's own alerts keep their name and escalate their severity label: the critical copy
- *   inhibits the warning copy Alertmanager still holds for the same alert.
+ * - avahealth's own alerts keep their name and escalate their severity label; the daemon ends the
+ *   copy under the old severity in the same request (receivers/alertmanager/send.ts), so nothing
+ *   inhibits it: a warning copy muted by its critical would never have its resolve told.
  * - An unreachable node pages once: the alerts about what its health API says wait.
  * - One page per problem: each root cause a rule module declares (`inhibits`) holds back its
  *   symptoms on the same target, under any of their Prometheus names too.
@@ -31,10 +32,6 @@ export function inhibitRules(): Array<{ comment: string; rule: InhibitRule }> {
         rule: { source_matchers: [`alertname="${critical.alert}"`], target_matchers: [`alertname="${rule.name}"`], equal: SAME_ALERT },
       })),
   );
-  const escalation = {
-    comment: "avahealth's own alerts escalate in place: the critical copy of an alert inhibits its warning copy",
-    rule: { source_matchers: ['severity="critical"'], target_matchers: ['severity="warning"'], equal: ['alertname', ...SAME_ALERT] },
-  };
   const unreachable = 'AvalancheNodeUnreachable';
   const behindIt = RULES.filter((r) => (r.source === 'node' || r.source === 'lag') && r.name !== unreachable).flatMap((r) => [r.name, ...r.prometheus.map((p) => p.alert)]);
   const waiting = {
@@ -52,5 +49,5 @@ export function inhibitRules(): Array<{ comment: string; rule: InhibitRule }> {
       equal: ['target'],
     },
   }));
-  return [...twins, escalation, waiting, ...rootCauses];
+  return [...twins, waiting, ...rootCauses];
 }

@@ -1,7 +1,8 @@
 /**
  * deploy/alertmanager/alertmanager.yml: valid for amtool, and its inhibit rules do what
- * docs/alerting.md says in a real Alertmanager: a critical silences its own warning, and an
- * unreachable node silences that node's check alerts, while everything else stays active.
+ * docs/alerting.md says in a real Alertmanager: a Prometheus critical twin silences its warning
+ * rule, and an unreachable node silences that node's check alerts, while everything else stays
+ * active (avahealth's own warning copy of an escalated alert is ended by the daemon, not inhibited).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -63,9 +64,6 @@ const POSTED: Record<string, Labels> = {
 /** Which case inhibits which. */
 const INHIBITED_BY: Record<string, string> = {
   ...Object.fromEntries(TWINS.map((name) => [`${name}:warning`, `${name}:critical`])),
-  checkWarning: 'checkCritical',
-  l1Warning: 'l1Critical',
-  rewardWarning: 'rewardCritical',
   unreachableCheck: 'unreachable',
   unreachableUnhealthy: 'unreachable',
   unreachableDisk: 'unreachable',
@@ -129,7 +127,7 @@ describe.skipIf(!alertmanagerBin)('the example Alertmanager config in a real Ale
     alertmanager?.kill('SIGTERM');
   });
 
-  it('inhibits a warning under its critical and the check alerts of an unreachable node, and nothing else', async () => {
+  it('inhibits a Prometheus warning under its critical twin and the check alerts of an unreachable node, and nothing else', async () => {
     const endsAt = new Date(Date.now() + 3_600_000).toISOString();
     const res = await request(`${url}/api/v2/alerts`, {
       method: 'POST',
@@ -222,5 +220,27 @@ describe.skipIf(!alertmanagerBin)('the shipped Alertmanager config pages once pe
     expect(notified('disk')).toEqual([['AvalancheDiskLow']]);
     expect(notified('upgrade')).toEqual([['AvalancheNodeUpgradeRequired']]);
     expect(notified('chain')).toEqual([['AvalancheCheckFailing/C']]);
+  });
+
+  it("an escalated alert's warning copy, ended by the daemon, has its resolve told where it was paged", async () => {
+    const warning = alert('AvalancheNodeUpgradeRequired', 'warning', { target: 'escalated' });
+    await post([warning]);
+    await waitFor('the warning page', () => notified('escalated').length > 0, 20_000);
+    // the daemon's request at escalation (receivers/alertmanager/send.ts): the critical, and the warning copy ended now
+    const now = new Date().toISOString();
+    const res = await request(`${url}/api/v2/alerts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        { labels: warning, annotations: { summary: 'x' }, startsAt: now, endsAt: now },
+        { labels: { ...warning, severity: 'critical' }, annotations: { summary: 'x' }, startsAt: now, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
+      ]),
+    });
+    await res.body.dump();
+    type Told = { status: string; alerts: Array<{ status: string; labels: Labels }> };
+    const told = () => hook.requests.map((r) => r.json as Told).flatMap((b) => b.alerts).filter((a) => a.labels.target === 'escalated').map((a) => `${a.status} ${a.labels.severity}`);
+    await waitFor('the warning copy resolved and the critical paged', () => told().includes('resolved warning') && told().includes('firing critical'), 20_000).catch((err: Error) => {
+      throw new Error(`${err.message}: ${JSON.stringify(told())}`);
+    });
   });
 });

@@ -6,6 +6,8 @@
  * Loopback only; every wait is bounded. Prints a table, then the JSON summary as the last line.
  *
  *   npm run bench:trust [-- --script FILE] [-- --json-only]
+ *   TRUST_LOG_LEVEL=info      the daemons' log level (default warn)
+ *   TRUST_DUMP=FILE           what each receiver was told and the surfaces showed, as JSON
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -133,7 +135,7 @@ let shardCount = 1;
 async function startDaemon(index: number, count: number, stateDir = mkdtempSync(join(dir, `state-${index}-`))): Promise<Daemon> {
   const port = await freePort();
   const shard = `${index}/${count}`;
-  const child = spawn(process.execPath, [CLI, 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--shard', shard, '--web.enable-admin-api', '--log.level', 'warn'], {
+  const child = spawn(process.execPath, [CLI, 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--shard', shard, '--web.enable-admin-api', '--log.level', process.env.TRUST_LOG_LEVEL ?? 'warn'], {
     env: { ...process.env, AVAHEALTH_STATE_DIR: stateDir },
     stdio: ['ignore', 2, 2], // its log to our stderr: stdout ends with the JSON summary
   });
@@ -161,7 +163,9 @@ async function sampleSurfaces(): Promise<SurfaceSample[]> {
   const status: string[] = [];
   for (const d of daemons) status.push(...notHealthy((JSON.parse((await get(`${d.url}/api/v1/status`)).body) as { targets: TargetRow[] }).targets));
   const check = await new Promise<string>((resolve) =>
-    execFile(process.execPath, [CLI, 'check', '--config', configFile, '--format', 'json'], { env: { ...process.env, AVAHEALTH_STATE_DIR: join(dir, 'check') }, timeout: 30_000, maxBuffer: 16 << 20 }, (_err, stdout) => resolve(stdout)),
+    // Beside the daemon, as an operator runs it (`kubectl exec … avahealth check`): it reads what the
+    // daemon's probes remember from its state_dir (shard 0's: the one the single daemon had), never writes it.
+    execFile(process.execPath, [CLI, 'check', '--config', configFile, '--format', 'json'], { env: { ...process.env, AVAHEALTH_STATE_DIR: daemons[0]!.stateDir }, timeout: 30_000, maxBuffer: 16 << 20 }, (_err, stdout) => resolve(stdout)),
   );
   let checked: string[] = [];
   try {
@@ -259,6 +263,8 @@ try {
     await sleep(1000);
   }
   const result = score({ script, appliedAt, receivers: received, samples, intervalS: INTERVAL_S });
+  // TRUST_DUMP=file: what each receiver was told and what the surfaces showed, for a closer look
+  if (process.env.TRUST_DUMP) writeFileSync(process.env.TRUST_DUMP, JSON.stringify({ t0, received, samples, appliedAt: [...appliedAt] }, null, 1));
   printTable(result);
   process.stdout.write(`${JSON.stringify(result.summary)}\n`);
 } finally {

@@ -6,8 +6,10 @@
  *   every label but `severity` and `scope` (neither names an incident: docs/alerting.md). A **page**
  *   is a firing notification for a key that was not firing at that receiver; a change of severity or
  *   scope of a firing key is an update, not a page.
- * - A key stops firing when the receiver is told its latest firing member (fingerprint) resolved;
- *   the resolve of an older member (Alertmanager's warning expiring under its critical) changes nothing.
+ * - A key stops firing when the receiver is told every member (fingerprint) it was told fired has
+ *   resolved: Alertmanager's copies of one incident under two severities are one page while either
+ *   is open (its warning copy's resolve may be muted by the critical's inhibition, and then the
+ *   warning stays open there until the incident ends).
  * - Alerts labelled scope="network" are notices for chat (deploy/alertmanager routes them there),
  *   never pages: counted apart.
  * - A page matches a truth incident when its alertname (or one of the incident's `also` symptoms)
@@ -15,6 +17,11 @@
  *   between the incident's onset and its close (+ PAGE_GRACE_S). Unmatched: a **false page**. More
  *   than one page for an incident: **duplicates**. None: **missed**.
  * - **Open at end**: keys still firing at the end that the truth does not hold open.
+ * - **Surfaces**: at each sample, the targets `check` and /api/v1/status show as not healthy against
+ *   those with an incident the truth holds open. A target an event touched less than
+ *   SURFACE_GRACE_S before the sample is in transition and not compared: the daemon decides in polls
+ *   (a resolve takes resolve_polls, 3, of a validator's 2 s polls), and how soon is scored apart as
+ *   the page and resolve latencies. A network-wide event (a dip) touches every node.
  */
 import type { Expected, Script, ScriptEvent } from './script.js';
 
@@ -46,6 +53,25 @@ export interface ScoreInput {
 }
 
 export const PAGE_GRACE_S = 5;
+export const SURFACE_GRACE_S = 8;
+
+/** The targets an event acts on (every node for a network-wide one). */
+export function touched(event: ScriptEvent, script: Script): string[] {
+  switch (event.action) {
+    case 'scenario':
+    case 'restart':
+    case 'service':
+      return event.args.slice(0, 1);
+    case 'expect':
+      return event.args.slice(1);
+    case 'dip':
+      return script.fleet.map((n) => n.name);
+    case 'silence':
+      return typeof event.params.target === 'string' ? [event.params.target] : [];
+    default:
+      return [];
+  }
+}
 
 export interface ReceiverScore {
   pages: number;
@@ -107,7 +133,8 @@ interface Transition {
 
 /** Pages and resolves at one receiver, in arrival order, and the keys firing at the end. */
 export function transitions(messages: Message[]): { list: Transition[]; firing: Map<string, Alert> } {
-  const current = new Map<string, { member: string; alert: Alert }>();
+  /** Per key, its open members and the latest alert told firing. */
+  const current = new Map<string, { members: Set<string>; alert: Alert }>();
   const list: Transition[] = [];
   for (const message of [...messages].sort((a, b) => a.at - b.at)) {
     for (const alert of message.alerts) {
@@ -115,8 +142,8 @@ export function transitions(messages: Message[]): { list: Transition[]; firing: 
       const now = current.get(key);
       if (alert.status === 'firing') {
         if (!now) list.push({ at: message.at, key, alert, kind: 'page' });
-        current.set(key, { member: memberOf(alert), alert });
-      } else if (now && now.member === memberOf(alert)) {
+        current.set(key, { members: new Set([...(now?.members ?? []), memberOf(alert)]), alert });
+      } else if (now?.members.delete(memberOf(alert)) && now.members.size === 0) {
         current.delete(key);
         list.push({ at: message.at, key, alert, kind: 'resolve' });
       }
@@ -184,8 +211,14 @@ export function score(input: ScoreInput): Score {
       })
       .map((i) => i.labels.target ?? '')
       .filter(Boolean);
-    const want = [...new Set(expected)].sort();
-    const shown = [...new Set(sample.unhealthy)].sort();
+    const moving = new Set(
+      input.script.events.filter((e) => {
+        const at = input.appliedAt.get(e.line);
+        return at !== undefined && at <= sample.at && sample.at - at < SURFACE_GRACE_S * 1000;
+      }).flatMap((e) => touched(e, input.script)),
+    );
+    const want = [...new Set(expected)].filter((t) => !moving.has(t)).sort();
+    const shown = [...new Set(sample.unhealthy)].filter((t) => !moving.has(t)).sort();
     if (want.join() !== shown.join()) surfaceDisagreements.push({ at: sample.at, surface: sample.surface, expected: want, shown });
   }
   const all = Object.values(receivers);

@@ -108,10 +108,20 @@ describe('the trust score', () => {
 
   it('counts a surface that disagrees with the open incidents', () => {
     const s = score({ script, appliedAt, receivers: {}, intervalS: 1, samples: [
-      { at: t0 + 15_000, surface: 'status', unhealthy: ['v1'] },
-      { at: t0 + 15_000, surface: 'check', unhealthy: [] },
-      { at: t0 + 35_000, surface: 'status', unhealthy: [] },
+      { at: t0 + 19_000, surface: 'status', unhealthy: ['v1'] },
+      { at: t0 + 19_000, surface: 'check', unhealthy: [] },
+      { at: t0 + 39_000, surface: 'status', unhealthy: [] },
     ] });
-    expect(s.surfaceDisagreements).toEqual([{ at: t0 + 15_000, surface: 'check', expected: ['v1'], shown: [] }]);
+    expect(s.surfaceDisagreements).toEqual([{ at: t0 + 19_000, surface: 'check', expected: ['v1'], shown: [] }]);
+  });
+
+  it('a target an event touched within SURFACE_GRACE_S is in transition: shown either way; a dip touches every node', () => {
+    const s = score({ script, appliedAt, receivers: {}, intervalS: 1, samples: [
+      { at: t0 + 12_000, surface: 'check', unhealthy: [] },
+      { at: t0 + 33_000, surface: 'status', unhealthy: ['v1'] },
+      { at: t0 + 52_000, surface: 'status', unhealthy: ['v1', 'v2'] },
+      { at: t0 + 59_000, surface: 'status', unhealthy: ['v2'] },
+    ] });
+    expect(s.surfaceDisagreements).toEqual([{ at: t0 + 59_000, surface: 'status', expected: [], shown: ['v2'] }]);
   });
 });

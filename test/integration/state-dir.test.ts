@@ -107,7 +107,7 @@ describe('state_dir ownership', () => {
 
   it('a write failure later is logged at error once per file and change, counted in a metric, and its recovery logged', { timeout: 60_000 }, async () => {
     const sim = await startSim([{ name: 'n', scenario: 'flapping', periodMs: 400 }]);
-    const file = writeConfig(`listen: 127.0.0.1:0\nstate_dir: ./state\nnodes:\n  - {name: n, url: "${sim.nodeUrl('n')}", interval: 1s, endpoints: [health]}\nalerts:\n  for_polls: 1\n  flap_threshold: 1000\n`);
+    const file = writeConfig(`listen: 127.0.0.1:0\nstate_dir: ./state\nnodes:\n  - {name: n, url: "${sim.nodeUrl('n')}", interval: 1s, endpoints: [health]}\nalerts:\n  for_polls: 1\n  resolve_polls: 1\n  flap_threshold: 1000\n`);
     const stateDir = join(dirname(file), 'state');
     const daemon = startCli(['run', '--config', file]);
     try {

@@ -17,7 +17,7 @@ import { snippet } from '../../../util/text.js';
 import type { ReceiverOf } from '../schemas.js';
 
 const TIMEOUT_MS = 5_000;
-/** Alerts read from one Alertmanager at most (a larger answer is cut, the rest announced afresh). */
+/** Alerts read from one Alertmanager at most: a larger answer is not used (what still holds is announced afresh). */
 const MAX_ALERTS = 20_000;
 
 const activeAlerts = z

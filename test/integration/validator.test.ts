@@ -29,7 +29,7 @@ describe('validator economics end to end', () => {
     const node = (name: string, extra = '') => `  - {name: ${name}, url: "${sim.nodeUrl(name)}", labels: {env: mainnet}${extra}}`;
     d = await startDaemon(`
 listen: 127.0.0.1:0
-defaults: {interval: 1s, timeout: 1s, endpoints: [health], validator: {interval: 1s}}
+defaults: {interval: 1s, timeout: 1s, endpoints: [health], validator: {interval: 1s, network: {interval: 2s}}}
 nodes:
 ${node('steady')}
 ${node('risky')}

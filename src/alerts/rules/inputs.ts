@@ -39,8 +39,6 @@ export interface ValidatorInput {
    * polls at most for it (validator-facts.ts, scopeWaits).
    */
   viewPending?: boolean;
-  /** The least stake the node's own chains see connected (its health answer), when known. */
-  ownConnectedStakeRatio?: number;
 }
 
 export interface ObservedInput {

@@ -84,8 +84,7 @@ export const RULE_SOURCES = {
       const scopeAwaited = u.awaits?.(OBSERVED_ENDPOINT) === true || observed?.baselineAwaited === true;
       const report = validatorReport(observation);
       const viewPending = !scopeAwaited && !observed && u.jobs.has(OBSERVED_ENDPOINT) && report?.nodeId !== undefined && report.primary !== undefined;
-      const connected = ownConnectedStake(u.jobs.get('node'));
-      return { observation, ...(versionStake ? { versionStake } : {}), ...(observed ? { observed } : {}), ...(scopeAwaited ? { scopeAwaited } : {}), ...(viewPending ? { viewPending } : {}), ...(connected !== undefined ? { ownConnectedStakeRatio: connected } : {}) };
+      return { observation, ...(versionStake ? { versionStake } : {}), ...(observed ? { observed } : {}), ...(scopeAwaited ? { scopeAwaited } : {}), ...(viewPending ? { viewPending } : {}) };
     },
   }),
   /** What the fleet's other nodes see of a validator (at its validator interval). */
@@ -114,10 +113,3 @@ function validatorObservation(u: SourceUpdate): EndpointObservation | undefined 
 }
 
 export const RULE_SOURCE_NAMES = Object.keys(RULE_SOURCES) as RuleSource[];
-
-/** The least stake any of the node's own chains reports connected (its latest health answer), when it says. */
-function ownConnectedStake(node: TargetObservation | undefined): number | undefined {
-  const health = node?.endpoints.find((e) => e.endpoint === 'health' && e.view === 'all')?.report;
-  const ratios = health?.checks.map((c) => c.chain?.connectedStakeRatio).filter((r) => r !== undefined) ?? [];
-  return ratios.length > 0 ? Math.min(...ratios) : undefined;
-}

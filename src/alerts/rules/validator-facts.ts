@@ -2,7 +2,7 @@
  * What the validator rules share: whether a part of the validator poll is known, and how amounts,
  * shares, durations and IDs are said in an alert an on-call person acts on.
  */
-import { CONNECTED_STAKE_NORMAL, scopeOf } from '../../model/observed.js';
+import { scopeOf } from '../../model/observed.js';
 import { renewalDoubt } from '../../model/reward-vote.js';
 import { validationRenews, validatorReport, type PrimaryValidation, type ValidatorReport } from '../../model/validator.js';
 import { UNKNOWN } from './rule.js';
@@ -90,13 +90,11 @@ export function noVerdict(state: ScopeWait | undefined): [] {
  * Whether a new verdict waits before its scope is decided:
  * - for the fleet's view (`viewPending`: the view job ran before the NodeID was known), at most
  *   VIEW_WAIT_POLLS polls in a row;
- * - for a network baseline read after its onset, while the node itself sees little of the stake
- *   connected (or does not say). A node's info.uptime counts the stake it is not connected to as 0
- *   at once (network/network.go, NodeUptime), so when the whole network dips every validator's
- *   figures fall in the same poll, while a baseline read before the dip still shows the network
- *   normal: deciding then would page each validator as its own fault. At most the baseline's
- *   refresh time after the onset. A node that sees most of the stake connected is not in a dip:
- *   its peers see it down, and the baseline it has (observed uptimes move slowly) decides.
+ * - for a network baseline read after its onset. A node's info.uptime counts the stake it is not
+ *   connected to as 0 at once (network/network.go, NodeUptime), so when the whole network dips every
+ *   validator's figures fall in the same poll, while a baseline read before the dip still shows the
+ *   network normal: deciding then would page each validator as its own fault. At most the
+ *   baseline's refresh time after the onset.
  */
 export function scopeWaits(input: ValidatorInput, state: ScopeWait | undefined): boolean {
   if (!state) return false;
@@ -107,7 +105,7 @@ export function scopeWaits(input: ValidatorInput, state: ScopeWait | undefined):
     return true;
   }
   const baseline = input.observed?.baseline;
-  if (!baseline?.refreshSeconds || (input.ownConnectedStakeRatio ?? 0) >= CONNECTED_STAKE_NORMAL) return false;
+  if (!baseline?.refreshSeconds) return false;
   return baseline.views.some((v) => v.at < state.onset!) && at - state.onset < baseline.refreshSeconds;
 }
 

@@ -92,6 +92,8 @@ function incidentsOf(target: Target, store: Store, config: Config): TargetIncide
     // One round is all a check sees: a verdict's scope is decided with it (the daemon waits for the first baseline).
     if ('scopeAwaited' in input) delete input.scopeAwaited;
     if ('viewPending' in input) delete input.viewPending;
+    // nor does it wait for a later baseline read (validator-facts.ts, scopeWaits): this round's is the one
+    if ('observed' in input && input.observed?.baseline) delete input.observed.baseline.refreshSeconds;
     for (const rule of rulesOf(source)) {
       const settings = settingsOf(rule, target.name, config);
       if (settings.disabled || settings.forMs > 0) continue;

@@ -65,11 +65,18 @@ async function startFleet(root: string, dir: string, nodes: number, settings: st
 }
 
 /** One request, timed until the last byte; the body is decoded later (a sync gunzip here would stall the /-/healthy probe running beside it). */
-async function timed(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; bytes: number; raw: Buffer; gzip: boolean }> {
+async function timed(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; bytes: number; raw: Buffer; gzip: boolean; failed?: string }> {
   const t = performance.now();
-  const res = await request(url, { headers });
-  const raw = Buffer.from(await res.body.arrayBuffer());
-  return { ms: performance.now() - t, bytes: raw.length, raw, gzip: res.headers['content-encoding'] === 'gzip' };
+  try {
+    const res = await request(url, { headers });
+    const raw = Buffer.from(await res.body.arrayBuffer());
+    return { ms: performance.now() - t, bytes: raw.length, raw, gzip: res.headers['content-encoding'] === 'gzip' };
+  } catch (err) {
+    // a scrape the daemon cut (its 30 s response deadline) counts with the time it took, and is said
+    const ms = performance.now() - t;
+    process.stderr.write(`  /metrics failed after ${ms.toFixed(0)} ms: ${(err as Error).message}\n`);
+    return { ms, bytes: 0, raw: Buffer.alloc(0), gzip: false, failed: (err as Error).message };
+  }
 }
 
 const decode = (r: { raw: Buffer; gzip: boolean }) => (r.gzip ? gunzipSync(r.raw) : r.raw).toString();
@@ -81,7 +88,11 @@ function healthyProbe(port: number, everyMs: number): { stop: () => Promise<numb
   const loop = (async () => {
     while (running) {
       const t = performance.now();
-      await request(`http://127.0.0.1:${port}/-/healthy`).then((r) => r.body.dump());
+      // a refused or reset probe counts with the time it took, and is said: it is an answer too
+      await request(`http://127.0.0.1:${port}/-/healthy`).then(
+        (r) => r.body.dump(),
+        (err: Error) => process.stderr.write(`  /-/healthy failed after ${(performance.now() - t).toFixed(0)} ms: ${err.message}\n`),
+      );
       latencies.push(performance.now() - t);
       await sleep(everyMs);
     }
@@ -164,7 +175,7 @@ export async function fleet1000(root: string, dir: string, options: { nodes: num
   }
   const healthyMs = await healthy.stop();
   const plain = await timed(metricsUrl);
-  const lastText = decode(scrapes.at(-1)!);
+  const lastText = decode(scrapes.findLast((x) => !x.failed) ?? scrapes.at(-1)!);
   const rssEnd = rssMiB(fleet.daemon.pid!);
   await fleet.stop();
   const ratios = daemonRates.map((d, i) => (blackboxRates[i] ? d / blackboxRates[i]! : NaN));
@@ -181,7 +192,7 @@ export async function fleet1000(root: string, dir: string, options: { nodes: num
     skippedPollPercent: spread(skippedShare.map((s) => s * 100)),
     blackboxProbesPerCpuSecond: blackboxRates.length ? spread(blackboxRates) : 'not installed',
     daemonTimesBlackbox: blackboxRates.length ? spread(ratios) : null,
-    metricsGzipMs: { ...spread(scrapes.map((s) => s.ms)), worst: round(Math.max(...scrapes.map((s) => s.ms))), scrapes: scrapes.length },
+    metricsGzipMs: { ...spread(scrapes.map((s) => s.ms)), worst: round(Math.max(...scrapes.map((s) => s.ms))), scrapes: scrapes.length, failed: scrapes.filter((s) => s.failed).length },
     healthyMs: { p50: round(median(healthyMs)), p99: round(percentile(healthyMs, 99)), worst: round(Math.max(...healthyMs)), requests: healthyMs.length },
     rssMiB: { end: Math.round(rssEnd), max: Math.round(Math.max(rssEnd, ...fleet.rss)) },
   };
@@ -199,7 +210,7 @@ export async function fleet5000(root: string, dir: string, options: { nodes: num
     await sleep(Math.max(0, 5000 - (performance.now() - started)));
   }
   const healthyMs = await healthy.stop();
-  const last = scrapes.at(-1)!;
+  const last = scrapes.findLast((x) => !x.failed) ?? scrapes.at(-1)!;
   const lastText = decode(last);
   const lag = Number(/^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(lastText)?.[1]) * 1000;
   const rssEnd = rssMiB(fleet.daemon.pid!);
@@ -211,7 +222,7 @@ export async function fleet5000(root: string, dir: string, options: { nodes: num
     plainMiB: round(Buffer.byteLength(lastText) / 1048576),
     gzipKiB: Math.round(last.bytes / 1024),
     gzipScrapesAnsweredUncompressed: scrapes.filter((s) => !s.gzip).length,
-    metricsGzipMs: { ...spread(scrapes.map((s) => s.ms)), worst: round(Math.max(...scrapes.map((s) => s.ms))), scrapes: scrapes.length, each: scrapes.map((s) => Math.round(s.ms)) },
+    metricsGzipMs: { ...spread(scrapes.map((s) => s.ms)), worst: round(Math.max(...scrapes.map((s) => s.ms))), scrapes: scrapes.length, failed: scrapes.filter((s) => s.failed).length, each: scrapes.map((s) => Math.round(s.ms)) },
     healthyMs: { p50: round(median(healthyMs)), p99: round(percentile(healthyMs, 99)), worst: round(Math.max(...healthyMs)), requests: healthyMs.length },
     eventLoopDelayP99ms: round(lag),
     rssMiB: { end: Math.round(rssEnd), max: Math.round(Math.max(rssEnd, ...fleet.rss)) },

@@ -20,6 +20,7 @@ import { redactLogsOf } from '../log.js';
 import { targetsOf } from '../model/targets.js';
 import { inShard } from '../shard.js';
 import { Scheduler } from '../scheduler/scheduler.js';
+import { flushProbeMemory } from '../state/ledger.js';
 import { lockStateDir, type StateDirLock } from '../state/lock.js';
 import { secretsOf } from '../config/secrets.js';
 import { watchStateWrites } from '../state/write-health.js';
@@ -236,6 +237,7 @@ export class Daemon {
     await parts.silenceMirrors.stop();
     await parts.notifier.stop();
     await parts.alerts.flush();
+    flushProbeMemory(parts.memory);
     if (this.server.listening) await closeServer(this.server);
     await parts.poller.close();
     await parts.deliveryHttp.close();

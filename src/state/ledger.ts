@@ -1,6 +1,7 @@
 /**
- * What probes remember about a target across restarts, one small JSON file per kind under
- * state_dir (written atomically, only when an entry changes, never per poll): each own validator's
+ * What probes remember about a target across restarts, one JSON file per kind under state_dir
+ * (written atomically when an entry changed, at most once a second, and on stop: a fleet's first
+ * polls change thousands of entries, and one write of the whole file each blocked the daemon): each own validator's
  * periods and their outcomes (`periods.json`), a node's missed network upgrade (`missed-upgrades.json`),
  * a restarted validator's unsettled info.uptime snapshot (`uptime-settling.json`). `avahealth check`
  * reads the daemon's files of its state_dir, when there are some, and never writes them; without a
@@ -15,10 +16,13 @@ import { readJsonFile, writeJsonAtomic } from './atomic.js';
 
 /** Targets kept per file; a larger fleet's least recently changed entries are dropped. */
 const MAX_TARGETS = 10_000;
+/** Changes are written together, at most this often. */
+const SAVE_DELAY_MS = 1000;
 
 export class Ledger<T> {
   private readonly entries = new Map<string, T>();
   private readonly file?: string;
+  private timer?: NodeJS.Timeout;
   /** Why the file could not be read (set aside) or written last, for the caller to log. */
   problem?: string;
 
@@ -44,7 +48,18 @@ export class Ledger<T> {
     this.entries.delete(target);
     if (entry !== undefined) this.entries.set(target, entry);
     while (this.entries.size > MAX_TARGETS) this.entries.delete(this.entries.keys().next().value!);
-    if (persist) this.save();
+    if (persist && this.file && !this.timer) {
+      this.timer = setTimeout(() => this.flush(), SAVE_DELAY_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes a pending change now (on stop, and before reading the file back in tests). */
+  flush(): void {
+    if (!this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.save();
   }
 
   private save(): void {
@@ -69,6 +84,11 @@ export interface ProbeMemory {
   missedUpgrades: Ledger<MissedUpgrade>;
   /** A validator's info.uptime readings while its restart's snapshot settles (model/uptime-snapshot.ts). */
   settling: Ledger<SettlingMemory>;
+}
+
+/** Writes every ledger's pending change now. */
+export function flushProbeMemory(memory: ProbeMemory): void {
+  for (const ledger of Object.values(memory)) ledger.flush();
 }
 
 /** `readOnly`: the files of a daemon's state_dir, read and never written (`avahealth check`). */

@@ -127,8 +127,15 @@ alerts:
   });
 
   it('a restart remembers the periods and reports nothing twice', { timeout: 90_000 }, async () => {
-    const ledger = JSON.parse(readFileSync(join(stateDir, 'periods.json'), 'utf8')) as { nodes: Record<string, { outcomes: unknown[] }> };
-    expect(ledger.nodes.unpaid!.outcomes).toHaveLength(1);
+    // written within a second of the change (state/ledger.ts)
+    const outcomes = () => {
+      try {
+        return (JSON.parse(readFileSync(join(stateDir, 'periods.json'), 'utf8')) as { nodes: Record<string, { outcomes: unknown[] }> }).nodes.unpaid?.outcomes.length;
+      } catch {
+        return undefined;
+      }
+    };
+    await waitFor('the outcome in periods.json', () => outcomes() === 1, 10_000);
     daemon.child.kill('SIGKILL');
     await daemon.exit;
     await start();

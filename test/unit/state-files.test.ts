@@ -39,7 +39,12 @@ describe('state files', () => {
   it("a reader that does not own the directory (`avahealth check`) reads the probes' ledgers and never writes or moves them", () => {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-state-'));
     const daemon = probeMemory(dir);
+    // a fleet's first polls change thousands of entries: written together, not once each
+    for (let i = 2; i < 2000; i++) daemon.settling.set(`validator-${i}`, { settlingSince: i });
+    for (let i = 2; i < 2000; i++) daemon.settling.set(`validator-${i}`, undefined);
     daemon.settling.set('validator-1', { settlingSince: 100, settlingLastAt: 130, settlingWeighted: 0.41 });
+    expect(readdirSync(dir)).toEqual([]);
+    daemon.settling.flush();
     const written = readFileSync(join(dir, 'uptime-settling.json'), 'utf8');
     const check = probeMemory(dir, true);
     expect(check.settling.get('validator-1')).toEqual({ settlingSince: 100, settlingLastAt: 130, settlingWeighted: 0.41 });

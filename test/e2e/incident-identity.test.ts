@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { startCli, type LongRunning } from '../helpers/cli.js';
+import { startCli, type LongRunning, stopCli } from '../helpers/cli.js';
 import { closedPort, get, setScenario, waitFor } from '../helpers/harness.js';
 import { requireTool } from '../helpers/tools.js';
 
@@ -61,8 +61,7 @@ alerts:
   }, 120_000);
 
   afterAll(async () => {
-    daemon?.child.kill('SIGTERM');
-    await daemon?.exit;
+    await stopCli(daemon);
     alertmanager?.kill('SIGTERM');
     await hook?.close();
     await sim?.close();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { startCli, type LongRunning } from '../helpers/cli.js';
+import { runDaemon, stopCli, type RunningCli } from '../helpers/cli.js';
 import { sample, scrape, setScenario, waitFor, writeConfig } from '../helpers/harness.js';
 
 type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string>; fingerprint: string };
@@ -19,15 +19,14 @@ type Alert = { status: string; labels: Record<string, string>; annotations: Reco
 describe('a missed upgrade across a restart of avahealth', () => {
   let sim: SimServer;
   let capture: Awaited<ReturnType<typeof startCapture>>;
-  let daemon: LongRunning;
+  let daemon: RunningCli;
   let url: string;
   let file: string;
   const stateDir = mkdtempSync(join(tmpdir(), 'avahealth-missed-'));
 
   const start = async () => {
-    daemon = startCli(['run', '--config', file]);
-    const [, address] = await daemon.waitForOutput(/"address":"([^"]+)".*avahealth started/, 20_000);
-    url = `http://${address}`;
+    daemon = await runDaemon(file);
+    url = daemon.url;
   };
 
   beforeAll(async () => {
@@ -50,8 +49,7 @@ alerts:
   }, 60_000);
 
   afterAll(async () => {
-    daemon?.child.kill('SIGTERM');
-    await daemon?.exit;
+    await stopCli(daemon);
     await sim?.close();
     await capture?.close();
   });

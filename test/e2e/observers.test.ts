@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { startCli, type LongRunning } from '../helpers/cli.js';
+import { startCli, type LongRunning, stopCli } from '../helpers/cli.js';
 import { sample, scrape, series, setScenario, startSim, waitFor, writeConfig } from '../helpers/harness.js';
 
 type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string> };
@@ -57,8 +57,7 @@ alerts:
   }, 45_000);
 
   afterAll(async () => {
-    daemon?.child.kill('SIGTERM');
-    await daemon?.exit;
+    await stopCli(daemon);
     await sim?.close();
     await capture?.close();
   });

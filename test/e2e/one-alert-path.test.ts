@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { SimServer } from '../../src/sim/server.js';
-import { ROOT, startCli, type LongRunning } from '../helpers/cli.js';
+import { ROOT, startCli, type LongRunning, stopCli } from '../helpers/cli.js';
 import { closedPort, get, setScenario, waitFor } from '../helpers/harness.js';
 import { requireTool } from '../helpers/tools.js';
 
@@ -87,8 +87,7 @@ describe.skipIf(!kubectl || !prometheusBin || !alertmanagerBin)('the default cen
   }, 120_000);
 
   afterAll(async () => {
-    daemon?.child.kill('SIGTERM');
-    await daemon?.exit;
+    await stopCli(daemon);
     prometheus?.kill('SIGTERM');
     alertmanager?.kill('SIGTERM');
     await sim?.close();

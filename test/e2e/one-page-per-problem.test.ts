@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { startCli, type LongRunning } from '../helpers/cli.js';
+import { startCli, type LongRunning, stopCli } from '../helpers/cli.js';
 import { closedPort, get, waitFor, writeConfig } from '../helpers/harness.js';
 
 type Told = { alerts: Array<{ status: string; labels: Record<string, string> }> };
@@ -46,8 +46,7 @@ alerts:
   }, 60_000);
 
   afterAll(async () => {
-    daemon?.child.kill('SIGTERM');
-    await daemon?.exit;
+    await stopCli(daemon);
     await hook?.close();
     await sim?.close();
   });

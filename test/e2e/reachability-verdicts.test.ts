@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { startCli, type LongRunning } from '../helpers/cli.js';
+import { runDaemon, stopCli, type RunningCli } from '../helpers/cli.js';
 import { get, sample, scrape, series, setScenario, waitFor, writeConfig } from '../helpers/harness.js';
 
 type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string>; fingerprint: string };
@@ -32,7 +32,7 @@ const OTHER_NETWORK = 12345;
 describe('reachability, lying observers, missed upgrades, the offline row, shared NodeIDs: through the real daemon', () => {
   let sim: SimServer;
   let capture: Awaited<ReturnType<typeof startCapture>>;
-  let daemon: LongRunning;
+  let daemon: RunningCli;
   let url: string;
 
   beforeAll(async () => {
@@ -87,15 +87,13 @@ alerts:
   receivers:
     - {name: oncall, webhook: {url: "${capture.url}/hook"}}
 `);
-    daemon = startCli(['run', '--config', file]);
-    const [, address] = await daemon.waitForOutput(/"address":"([^"]+)".*avahealth started/, 20_000);
-    url = `http://${address}`;
+    daemon = await runDaemon(file);
+    url = daemon.url;
     await daemon.waitForOutput(/first poll round complete/, 30_000);
   }, 60_000);
 
   afterAll(async () => {
-    daemon?.child.kill('SIGTERM');
-    await daemon?.exit;
+    await stopCli(daemon);
     await sim?.close();
     await capture?.close();
   });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { startCli, type LongRunning } from '../helpers/cli.js';
+import { runDaemon, stopCli, type RunningCli } from '../helpers/cli.js';
 import { get, setScenario, waitFor, writeConfig } from '../helpers/harness.js';
 
 type Alert = { status: string; labels: Record<string, string>; startsAt: string };
@@ -21,14 +21,13 @@ describe('a restart in the middle of reachability incidents', () => {
   const names = Array.from({ length: 6 }, (_, i) => `validator-${i + 1}`);
   let sim: SimServer;
   let capture: Awaited<ReturnType<typeof startCapture>>;
-  let daemon: LongRunning;
+  let daemon: RunningCli;
   let url: string;
   let file: string;
 
   const start = async () => {
-    daemon = startCli(['run', '--config', file]);
-    const [, address] = await daemon.waitForOutput(/"address":"([^"]+)".*avahealth started/, 30_000);
-    url = `http://${address}`;
+    daemon = await runDaemon(file);
+    url = daemon.url;
   };
 
   beforeAll(async () => {
@@ -49,8 +48,7 @@ alerts:
   }, 60_000);
 
   afterAll(async () => {
-    daemon?.child.kill('SIGTERM');
-    await daemon?.exit;
+    await stopCli(daemon);
     await sim?.close();
     await capture?.close();
   });

@@ -15,7 +15,7 @@ import { stringify } from 'yaml';
 import { inShard } from '../../src/shard.js';
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { startCli, type LongRunning } from '../helpers/cli.js';
+import { runDaemon, type RunningCli } from '../helpers/cli.js';
 import { closedPort, get, setScenario, waitFor } from '../helpers/harness.js';
 import { requireTool } from '../helpers/tools.js';
 
@@ -32,13 +32,9 @@ describe.skipIf(!alertmanagerBin)('a shard count change hands an open incident o
   let alertmanager: ChildProcess;
   let hook: Awaited<ReturnType<typeof startCapture>>;
   let config: string;
-  let daemons: Array<LongRunning & { url: string }> = [];
+  let daemons: RunningCli[] = [];
 
-  const start = async (shard: string, stateDir: string) => {
-    const daemon = startCli(['run', '--config', config, '--shard', shard], { AVAHEALTH_STATE_DIR: stateDir });
-    const [, address] = await daemon.waitForOutput(/"address":"([^"]+)".*avahealth started/, 30_000);
-    return Object.assign(daemon, { url: `http://${address}` });
-  };
+  const start = (shard: string, stateDir: string) => runDaemon(config, { AVAHEALTH_STATE_DIR: stateDir }, ['--shard', shard]);
   const stopAll = async () => {
     for (const d of daemons) d.child.kill('SIGTERM');
     await Promise.all(daemons.map((d) => d.exit));

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_DELEGATEE_REWARD, SIM_POTENTIAL_REWARD } from '../../src/sim/periods.js';
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { runCli, startCli, type LongRunning } from '../helpers/cli.js';
+import { runCli, runDaemon, stopCli, type RunningCli } from '../helpers/cli.js';
 import { get, sample, scrape, waitFor, writeConfig } from '../helpers/harness.js';
 
 type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string>; startsAt: string; fingerprint: string };
@@ -28,15 +28,14 @@ const ENDS_IN = 20;
 describe('validation periods: was it paid?', () => {
   let sim: SimServer;
   let capture: Awaited<ReturnType<typeof startCapture>>;
-  let daemon: LongRunning;
+  let daemon: RunningCli;
   let url: string;
   let file: string;
   const stateDir = mkdtempSync(join(tmpdir(), 'avahealth-periods-'));
 
   const start = async () => {
-    daemon = startCli(['run', '--config', file]);
-    const [, address] = await daemon.waitForOutput(/"address":"([^"]+)".*avahealth started/, 20_000);
-    url = `http://${address}`;
+    daemon = await runDaemon(file);
+    url = daemon.url;
   };
 
   beforeAll(async () => {
@@ -76,8 +75,7 @@ alerts:
   }, 60_000);
 
   afterAll(async () => {
-    daemon?.child.kill('SIGTERM');
-    await daemon?.exit;
+    await stopCli(daemon);
     await sim?.close();
     await capture?.close();
   });

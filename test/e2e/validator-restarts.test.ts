@@ -20,7 +20,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { startCli, type LongRunning } from '../helpers/cli.js';
+import { runDaemon, type LongRunning, stopCli } from '../helpers/cli.js';
 import { sample, scrape, series, waitFor, writeConfig } from '../helpers/harness.js';
 
 type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string> };
@@ -29,9 +29,8 @@ type Webhook = { status: string; alerts: Alert[] };
 const DAY = 86_400;
 
 async function startDaemon(file: string): Promise<{ daemon: LongRunning; url: string }> {
-  const daemon = startCli(['run', '--config', file]);
-  const [, address] = await daemon.waitForOutput(/"address":"([^"]+)".*avahealth started/, 20_000);
-  return { daemon, url: `http://${address}` };
+  const daemon = await runDaemon(file);
+  return { daemon, url: daemon.url };
 }
 
 describe('restarts, renewals, the base requirement and connected stake, through the real daemon', () => {
@@ -79,8 +78,7 @@ alerts:
   }, 60_000);
 
   afterAll(async () => {
-    daemon?.child.kill('SIGTERM');
-    await daemon?.exit;
+    await stopCli(daemon);
     await sim?.close();
     await capture?.close();
   });
@@ -185,8 +183,7 @@ alerts:
   }, 60_000);
 
   afterAll(async () => {
-    daemon?.child.kill('SIGTERM');
-    await daemon?.exit;
+    await stopCli(daemon);
     await sim?.close();
     await capture?.close();
   });

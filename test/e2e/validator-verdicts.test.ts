@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
-import { runCli, startCli, type LongRunning } from '../helpers/cli.js';
+import { runCli, runDaemon, stopCli, type RunningCli } from '../helpers/cli.js';
 import { get, sample, scrape, setScenario, waitFor, writeConfig } from '../helpers/harness.js';
 
 type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string>; fingerprint: string };
@@ -23,7 +23,7 @@ const DAY = 86_400;
 describe('validator verdicts through the real daemon to a webhook', () => {
   let sim: SimServer;
   let capture: Awaited<ReturnType<typeof startCapture>>;
-  let daemon: LongRunning;
+  let daemon: RunningCli;
   let url: string;
   let file: string;
 
@@ -62,15 +62,13 @@ alerts:
   receivers:
     - {name: oncall, webhook: {url: "${capture.url}/hook"}}
 `);
-    daemon = startCli(['run', '--config', file]);
-    const [, address] = await daemon.waitForOutput(/"address":"([^"]+)".*avahealth started/, 20_000);
-    url = `http://${address}`;
+    daemon = await runDaemon(file);
+    url = daemon.url;
     await daemon.waitForOutput(/first poll round complete/, 20_000);
   }, 60_000);
 
   afterAll(async () => {
-    daemon?.child.kill('SIGTERM');
-    await daemon?.exit;
+    await stopCli(daemon);
     await sim?.close();
     await capture?.close();
   });

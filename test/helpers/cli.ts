@@ -56,3 +56,19 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags:
     },
   };
 }
+
+/** A daemon started by runDaemon: the process and its URL. */
+export type RunningCli = LongRunning & { url: string };
+
+/** `avahealth run` (dist/cli.js) with a config, once it says it started: the process and its URL. */
+export async function runDaemon(config: string, env: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<RunningCli> {
+  const daemon = startCli(['run', '--config', config, ...args], env);
+  const [, address] = await daemon.waitForOutput(/"address":"([^"]+)".*avahealth started/, 30_000);
+  return Object.assign(daemon, { url: `http://${address}` });
+}
+
+/** SIGTERM, then its exit (nothing when it never started). */
+export async function stopCli(daemon: LongRunning | undefined): Promise<void> {
+  daemon?.child.kill('SIGTERM');
+  await daemon?.exit;
+}

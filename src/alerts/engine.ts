@@ -197,7 +197,7 @@ export class AlertEngine {
       targetLabels: this.targetLabels(target),
       ...(resolveAtOnce ? { resolveAtOnce } : {}),
     });
-    this.policy.recordTransitions(stepped.transitions, now);
+    this.policy.recordTransitions(stepped.transitions, incidents, now, { forced: resolveAtOnce === true });
     // A target that left the config: nothing holds its resolves (a held one would never be let out).
     const notices = this.policy.decide(incidents, now, this.config.externalUrl, { gone: resolveAtOnce === true });
     this.policy.endFlapHolds(target, incidents, now);

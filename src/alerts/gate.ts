@@ -26,12 +26,14 @@ export class NotificationGate {
    * `gone: true` for an alert whose target left the config: nothing holds it. It can no longer
    * change (no flap hold), and no later evaluation would ever let a held resolve out; the resolve
    * only closes the page that was sent, so a silence or maintenance window does not hold it either.
+   * `sustained`: a failure held long enough (or critical) that damping must not hide it: a flap
+   * hold lets it through (silences and maintenance windows still hold it).
    */
-  hold(alert: { key: string; labels: Record<string, string> }, now: number, options: { gone?: boolean } = {}): Hold | undefined {
+  hold(alert: { key: string; labels: Record<string, string>; sustained?: boolean }, now: number, options: { gone?: boolean } = {}): Hold | undefined {
     if (options.gone) return undefined;
     const silenced = this.silences.holds(alert.labels, now);
     if (silenced) return { kind: silenced.startsWith('maintenance') ? 'maintenance' : 'silenced', reason: silenced };
-    if (this.flaps.isFlapping(alert.key, now)) return { kind: 'flapping', reason: 'flapping' };
+    if (!alert.sustained && this.flaps.isFlapping(alert.key, now)) return { kind: 'flapping', reason: 'flapping' };
     return undefined;
   }
 }

@@ -38,14 +38,25 @@ export class Policy {
     this.flaps.setLimits(alerts.flapThreshold, alerts.flapWindowMs);
   }
 
-  /** Real changes of state (began firing, resolved): what flap damping counts. */
-  recordTransitions(keys: readonly string[], now: number): void {
-    for (const key of keys) this.flaps.record(key, now);
+  /**
+   * Real changes of state (began firing, resolved): what flap damping counts. A change counts only
+   * once the new state held for the rule's hold (the incidents stage reports a firing after
+   * `for_polls`/`for`, a resolve after `resolve_polls`; a resolve forced at once, by a target or
+   * source that left, held for nothing and is not counted), and never under a silence or
+   * maintenance window: on-call heard nothing of it, so it is no noise to damp.
+   */
+  recordTransitions(keys: readonly string[], incidents: ReadonlyMap<string, AlertState>, now: number, { forced = false }: { forced?: boolean } = {}): void {
+    if (forced) return;
+    for (const key of keys) {
+      const state = incidents.get(key);
+      if (state && this.silences.holds(gateView(state).labels, now)) continue;
+      this.flaps.record(key, now);
+    }
   }
 
   /** Why notifications about this incident are held now, if they are. */
   hold(state: AlertState, now: number, options: { gone?: boolean } = {}) {
-    return this.gate.hold(gateView(state), now, options);
+    return this.gate.hold(gateView(state, this.alerts.flapSustainedPolls), now, options);
   }
 
   /**
@@ -128,6 +139,11 @@ export class Policy {
   }
 }
 
-function gateView(state: AlertState): { key: string; labels: Record<string, string> } {
-  return { key: state.key, labels: { ...state.labels, severity: state.severity } };
+/**
+ * The incident as the gate sees it. Sustained: a failure that held `flap_sustained_polls` polls in a
+ * row, or that is critical, pages whatever its flap count (damping never hides an outage).
+ */
+function gateView(state: AlertState, sustainedPolls = Infinity): { key: string; labels: Record<string, string>; sustained: boolean } {
+  const sustained = state.phase === 'firing' && (state.consecutive >= sustainedPolls || state.severity === 'critical');
+  return { key: state.key, labels: { ...state.labels, severity: state.severity }, sustained };
 }

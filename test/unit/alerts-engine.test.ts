@@ -147,6 +147,56 @@ describe('alert state machine', () => {
     expect(notices()).toEqual(['firing AvalancheCheckFailing/C warning', 'resolved AvalancheCheckFailing/C warning']);
   });
 
+  /** A validator whose chains all fail (0 % of stake connected), polled every 5 s; each state held 70 s (14 polls). */
+  const downUp = (engine: AlertEngine, node: NodeTarget, phases: boolean[], { from = 0, onPoll }: { from?: number; onPoll?: (poll: number, now: number) => void } = {}) => {
+    let poll = from;
+    for (const down of phases) {
+      for (let i = 0; i < 14; i++, poll++) {
+        onPoll?.(poll, T0 + poll * 5000);
+        nodeUpdated(engine, node, nodeState('v1', down ? failing({ C: 1, P: 1, X: 1 }) : HEALTHY()), T0 + poll * 5000);
+      }
+    }
+    return poll;
+  };
+
+  it('damping never hides a sustained outage: changes under a silence do not count, so the third outage pages at once', () => {
+    // shipped defaults: for_polls 2, resolve_polls 3, flap_threshold 4 within 30m
+    const { engine, node, batches } = setup('  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n', '', undefined, true);
+    const told = () => batches.flatMap((b) => b.alerts.filter((a) => a.labels.check === 'C').map((a) => `${a.kind} @${(b.createdAt - T0) / 5000}`));
+    // down, up, down under a silence, up (the silence ends with it), down again
+    const silenceAt = 28;
+    const silenceEnds = 56;
+    downUp(engine, node, [true, false, true, false, true], {
+      onPoll: (poll, now) => {
+        if (poll === silenceAt) engine.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + silenceEnds * 5000 - 1 }, now);
+      },
+    });
+    // the third outage (polls 56…69) fires at its second poll, 57, and is told then, at every receiver
+    expect(told()).toEqual(['firing @1', 'resolved @16', 'firing @57']);
+    expect(engine.list().find((a) => a.labels.check === 'C')).toMatchObject({ phase: 'firing', state: 'firing' });
+    expect(engine.firing(T0 + 69 * 5000).map((a) => a.labels.check)).toEqual(['C', 'P', 'X']); // re-sent to Alertmanager too
+  });
+
+  it('a flapping failure that holds flap_sustained_polls polls, or turns critical, pages whatever the flap count', () => {
+    const sustained = setup('  for_polls: 2\n  flap_threshold: 4\n  flap_window: 30m\n  flap_sustained_polls: 10\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n', '', undefined);
+    const { engine, node, batches } = sustained;
+    const firstPollOf = (batch: NotificationBatch) => (batch.createdAt - T0) / 5000;
+    const told = () => batches.filter((b) => b.alerts.some((a) => a.labels.check === 'C')).map((b) => `${b.alerts.find((a) => a.labels.check === 'C')!.kind} @${firstPollOf(b)}`);
+    // down, up, down, up: four changes told; the fifth (down again) is a flap: held …
+    downUp(engine, node, [true, false, true, false, true]);
+    expect(told()).toEqual(['firing @1', 'resolved @14', 'firing @29', 'resolved @42', 'firing @65']);
+    // (for_polls 2, resolve_polls 1: each change after its hold; the fifth one paged at its tenth failing poll, not its second)
+    expect(told().at(-1)).toBe(`firing @${56 + 10 - 1}`);
+
+    // The same with a failure that turns critical before it has held ten polls: paged as it rises.
+    const critical = setup('  for_polls: 2\n  flap_threshold: 4\n  flap_window: 30m\n  flap_sustained_polls: 100\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n    AvalancheCheckFailing: {critical_after: 20s}\n');
+    downUp(critical.engine, critical.node, [true, false, true, false, true]);
+    const last = critical.batches.at(-1)!;
+    expect(last.alerts.filter((a) => a.labels.check === 'C').map((a) => `${a.kind} ${a.labels.severity}`)).toEqual(['firing critical']);
+    expect(firstPollOf(last)).toBe(57 + 4); // fired (held) at 57, critical 20 s later
+    expect(critical.engine.list().find((a) => a.labels.check === 'C')!.state).toBe('firing');
+  });
+
   it('a flap hold is visible: state flapping while held, a log line when it begins and when it ends', () => {
     const logs: string[] = [];
     const { engine, node, notices } = setup('  for_polls: 1\n  flap_threshold: 2\n  flap_window: 10m\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n', '', logs);

@@ -32,6 +32,13 @@ export const alertsSchema = z
     bootstrap_grace: duration().prefault('30m').describe('How long a node may be not ready before AvalancheNodeNotReady fires; chain checks do not page meanwhile.'),
     flap_threshold: z.number().int().min(2).prefault(4).describe('An alert that changes state more often than this within flap_window is flapping: it notifies again once settled.'),
     flap_window: duration().prefault('30m').describe('A flapping alert notifies again once it has been stable this long.'),
+    flap_sustained_polls: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .prefault(10)
+      .describe('A failure held this many polls in a row pages even while its alert is flapping (so does one that is critical): damping never hides a sustained outage.'),
     rules: ruleMap.prefault({}).describe('Tuning of the built-in rules.'),
     targets: z.record(z.string(), z.strictObject({ rules: ruleMap })).prefault({}).describe('Per-target tuning: target name → rules.'),
     silences: z.array(silence).prefault([]),
@@ -52,6 +59,7 @@ export const alertsSchema = z
     bootstrapGraceMs: a.bootstrap_grace,
     flapThreshold: a.flap_threshold,
     flapWindowMs: a.flap_window,
+    flapSustainedPolls: a.flap_sustained_polls,
     rules: a.rules,
     targetRules: Object.fromEntries(Object.entries(a.targets).map(([name, t]) => [name, t.rules])),
     silences: a.silences,

@@ -25,7 +25,7 @@ function setup(alerts: string) {
   const poll = (fails: boolean, now: number) => {
     const conditions = fails ? [condition] : [];
     const { transitions } = step(incidents, { target: 'v1', covers: ['AvalancheCheckFailing'], unknown: [], conditions }, conditions, { ...ctx, now });
-    policy.recordTransitions(transitions, now);
+    policy.recordTransitions(transitions, incidents, now);
     const told = policy.decide(incidents, now, 'http://avahealth', { gone: false }).map((n) => n.kind);
     policy.endFlapHolds('v1', incidents, now);
     return told;

@@ -13,6 +13,7 @@ import type {
   UpgradeDetails,
 } from '../model/observation.js';
 import { durationField } from '../util/go-duration.js';
+import { prefixWithin } from '../util/text.js';
 import { parseGoTime } from './time.js';
 
 export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -45,7 +46,7 @@ export const MORE_CHECKS = '(more checks)';
 
 /** `text` cut to `max` characters, saying how much was cut. */
 export function capText(text: string, max: number = LIMITS.text): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  return text.length <= max ? text : `${prefixWithin(text, max)}… (${text.length - max} more characters)`;
 }
 
 /** Parses an APIReply `{checks: {...}, healthy: bool}`. */

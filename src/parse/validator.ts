@@ -8,6 +8,7 @@
 import { networkName, type AutoRenewal, type FeeState, type L1Validation, type PrimaryValidation, type ValidatorRecordHealth, type ValidatorUptime, type VersionStake } from '../model/validator.js';
 import { describe, isObject, type ParseOutcome } from './avalanchego.js';
 import { parseGoTime } from './time.js';
+import { prefixWithin } from '../util/text.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -76,7 +77,7 @@ function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (typeof value === 'object' && value !== null) return describe(value);
   const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+  return text.length > 60 ? `${prefixWithin(text, 60)}…` : text;
 }
 
 const fail = <T>(error: string): ParseOutcome<T> => ({ ok: false, error });

@@ -25,7 +25,7 @@ import {
 } from '../parse/validator.js';
 import { parseRewardUtxos } from '../parse/rewards.js';
 import { mayBeUnsettled, ownStakeRatio, settlingOf, TOTAL_WEIGHT_MAX_AGE_SECONDS, type SettlingMemory } from '../model/uptime-snapshot.js';
-import { redact } from '../util/text.js';
+import { prefixWithin, redact } from '../util/text.js';
 import { callNode } from './exchange.js';
 import { followPeriods } from './periods.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
@@ -289,7 +289,7 @@ export async function probeValidator(
     const first = failures[0]!.reason;
     observation.reason = first === 'disabled' ? 'http_status' : first;
     const text = failures.map((p) => `${p.call}: ${p.error}`).join('; ');
-    observation.error = text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
+    observation.error = text.length > MAX_ERROR_TEXT ? `${prefixWithin(text, MAX_ERROR_TEXT)}…` : text;
   }
   return observation;
 }

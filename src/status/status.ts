@@ -6,7 +6,7 @@ import type { ChainDataSnapshot } from '../model/chaindata.js';
 import type { Target } from '../config/load.js';
 import type { CheckResult, EndpointObservation } from '../model/observation.js';
 import type { FailureReason } from '../model/failure.js';
-import { displayUrl } from '../util/text.js';
+import { displayUrl, prefixWithin } from '../util/text.js';
 import { endpointKey, type Change, type Store } from '../store.js';
 import { PANELS, type Panel, type Panels } from './panels.js';
 import { decidesReachability } from '../probes/registry.js';
@@ -48,7 +48,7 @@ export function safeJson(value: unknown, maxDepth = 8, maxLength = 4096): string
     return Object.fromEntries(Object.entries(v).slice(0, 100).map(([k, x]) => [k, limit(x, depth + 1)]));
   };
   const text = JSON.stringify(limit(value, 0), null, 2) ?? 'null';
-  return text.length > maxLength ? `${text.slice(0, maxLength)}\n…` : text;
+  return text.length > maxLength ? `${prefixWithin(text, maxLength)}\n…` : text;
 }
 
 export interface ComponentStatus {

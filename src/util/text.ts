@@ -148,8 +148,53 @@ export function snippet(body: string, secrets: readonly string[] = []): string {
     .replace(/[\u0000-\u001f\u007f\s]+/g, ' ')
     .trim();
   if (text === '') return '(empty body)';
-  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
+  return text.length > MAX_ERROR_TEXT ? `${prefixWithin(text, MAX_ERROR_TEXT)}…` : text;
 }
 
 /** Room past the 4 KiB read for a secret straddling it (longer forms show a head, redacted as cut). */
 const LONGEST_FORM_SPAN = 1024;
+
+const GRAPHEMES = typeof Intl.Segmenter === 'function' ? new Intl.Segmenter('en', { granularity: 'grapheme' }) : undefined;
+/** Past the cut, enough for the segmenter to see the last grapheme cluster whole. */
+const GRAPHEME_LOOKAHEAD = 32;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Text any UTF-8 receiver takes: a lone surrogate (half of an emoji, from a cut or a JSON `\ud83d`) becomes U+FFFD. */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\ufffd');
+}
+
+/**
+ * The longest prefix of `text` within `max` UTF-16 units that ends between two characters: never
+ * inside a surrogate pair (half an emoji), and between grapheme clusters (an emoji with its
+ * modifiers, a flag, a letter with its accents) unless that would keep less than half of `max`
+ * (a cluster of hundreds of combining marks is cut at a code point instead).
+ */
+export function prefixWithin(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max <= 0) return '';
+  const highSurrogateLast = (end: number) => end > 0 && text.charCodeAt(end - 1) >= 0xd800 && text.charCodeAt(end - 1) <= 0xdbff;
+  const codePointEnd = highSurrogateLast(max) ? max - 1 : max;
+  if (!GRAPHEMES) return text.slice(0, codePointEnd);
+  let end = 0;
+  for (const { index, segment } of GRAPHEMES.segment(text.slice(0, max + GRAPHEME_LOOKAHEAD))) {
+    if (index + segment.length > max) break;
+    end = index + segment.length;
+  }
+  return text.slice(0, end * 2 >= max ? end : codePointEnd);
+}
+
+/**
+ * `text` within `max` UTF-16 units: when longer, cut between characters (`prefixWithin`) and at the
+ * end of a word when one ends in the last half of the room (a long ID or URL is cut inside), then
+ * `mark`. What is kept is well-formed only if `text` was: receivers apply `wellFormed` to the whole.
+ */
+export function cutText(text: string, max: number, mark = '…'): string {
+  if (text.length <= max) return text;
+  const room = Math.max(0, max - mark.length);
+  const head = prefixWithin(text, room);
+  const nextIsSpace = /\s/.test(text.charAt(head.length));
+  const lastSpace = nextIsSpace ? head.length : head.search(/\s\S*$/);
+  const kept = lastSpace >= 0 && lastSpace * 2 >= room ? head.slice(0, lastSpace) : head;
+  return `${kept.trimEnd()}${mark}`;
+}

@@ -1,4 +1,5 @@
 /** A real local HTTP server that records every request and answers as the test says. */
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startFixtureServer } from './harness.js';
 
@@ -6,6 +7,8 @@ export interface Captured {
   path: string;
   headers: IncomingMessage['headers'];
   body: string;
+  /** The body's bytes are valid UTF-8. */
+  utf8: boolean;
   json: unknown;
   at: number;
 }
@@ -19,14 +22,15 @@ export async function startCapture(respond: Responder = () => ({ status: 200 }))
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
+      const bytes = Buffer.concat(chunks);
+      const body = bytes.toString('utf8');
       let json: unknown;
       try {
         json = JSON.parse(body);
       } catch {
         json = undefined;
       }
-      const captured: Captured = { path: req.url ?? '/', headers: req.headers, body, json, at: Date.now() };
+      const captured: Captured = { path: req.url ?? '/', headers: req.headers, body, utf8: isUtf8(bytes), json, at: Date.now() };
       const answer = responder(captured, requests.length);
       requests.push(captured);
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });

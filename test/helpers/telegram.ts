@@ -3,8 +3,9 @@
  * documentation (https://core.telegram.org/bots/api): `POST /bot<token>/sendMessage` with a JSON
  * body; answers `{ok: true, result: Message}` or `{ok: false, error_code, description,
  * parameters?}`. It checks what the real one checks: the token, the request's shape, the chat, the
- * HTML (only the documented tags and entities; anything else is "can't parse entities") and the
- * 4,096-character limit on the text after entity parsing.
+ * text's encoding (UTF-8: no lone surrogate), the HTML (only the documented tags and entities;
+ * anything else is "can't parse entities") and the 4,096-character limit on the text after entity
+ * parsing.
  */
 import { startCapture, type Captured } from './capture.js';
 
@@ -25,6 +26,7 @@ const fail = (status: number, description: string, parameters?: Record<string, n
   body: JSON.stringify({ ok: false, error_code: status, description, ...(parameters ? { parameters } : {}) }),
 });
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const TAGS = /^<(\/?)(b|strong|i|em|u|ins|s|strike|del|code|pre|blockquote|tg-spoiler|a)(\s+href="[^"<>]*")?>/;
 const ENTITY = /^&(lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);/;
 const DECODED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
@@ -85,6 +87,8 @@ export async function startBotApi(options: FakeBotApiOptions) {
     const chatId = body.chat_id;
     if (!(typeof chatId === 'number' && Number.isSafeInteger(chatId)) && !(typeof chatId === 'string' && /^(@\w+|-?\d+)$/.test(chatId))) return fail(400, 'Bad Request: chat_id is empty');
     if (typeof body.text !== 'string' || body.text === '') return fail(400, 'Bad Request: message text is empty');
+    // Telegram wants UTF-8: a lone surrogate (half an emoji, escaped as \ud83d in the JSON) is not text.
+    if (!req.utf8 || LONE_SURROGATE.test(body.text)) return fail(400, 'Bad Request: text must be encoded in UTF-8');
     if (body.parse_mode !== undefined && body.parse_mode !== 'HTML' && body.parse_mode !== 'MarkdownV2') return fail(400, `Bad Request: unsupported parse_mode "${String(body.parse_mode)}"`);
     if (body.message_thread_id !== undefined && !Number.isSafeInteger(body.message_thread_id)) return fail(400, 'Bad Request: message thread not found');
     const reply = body.reply_parameters as SentMessage['replyTo'] | undefined;

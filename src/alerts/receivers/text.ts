@@ -2,6 +2,7 @@
 import { RULES } from '../rules/index.js';
 import { listNames } from '../rules/format.js';
 import type { AlertNotice, NotificationBatch } from '../types.js';
+import { cutText, wellFormed } from '../../util/text.js';
 
 const PHRASED = new Map(RULES.flatMap((r) => (r.phrases ? [[r.name as string, r.phrases] as const] : [])));
 
@@ -43,11 +44,12 @@ export function detailLines(batch: NotificationBatch): string[] {
   });
 }
 
-/** Untrusted text inside HTML (Telegram's HTML parse mode, email's HTML part): `& < > "` as entities. */
+/** Untrusted text inside HTML (Telegram's HTML parse mode, email's HTML part): `& < > "` as entities, well-formed. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return wellFormed(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
+/** Within `max` characters: cut between characters, at a word where one ends near the limit, with `…`. */
 export function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return cutText(text, max);
 }

@@ -1,5 +1,6 @@
 /** Discord webhook: one embed per batch; untrusted text markdown-escaped, `allowed_mentions` empty so it can ping no one. */
 import type { NotificationBatch } from '../../types.js';
+import { wellFormed } from '../../../util/text.js';
 import { defineSender } from '../receiver.js';
 import { detailLines, headline, isAllResolved, truncate, worstSeverity } from '../text.js';
 
@@ -10,7 +11,7 @@ const COLORS = { resolved: 0x2da44e, warning: 0xd29922, critical: 0xcf222e };
  * embeds, so `**`, masked links `[text](url)`, headings, quotes, code and `<…>` tags are escaped.
  */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\*_~`|<[\]()]/g, '\\$&').replace(/^(\s*)([#>+-])/gm, '$1\\$2');
+  return wellFormed(text).replace(/[\\*_~`|<[\]()]/g, '\\$&').replace(/^(\s*)([#>+-])/gm, '$1\\$2');
 }
 
 export function discordPayload(batch: NotificationBatch, externalUrl: string) {

@@ -1,10 +1,11 @@
 /** Slack incoming webhook: Block Kit blocks plus a text fallback; `& < >` escaped as Slack requires. */
 import type { NotificationBatch } from '../../types.js';
+import { wellFormed } from '../../../util/text.js';
 import { defineSender } from '../receiver.js';
 import { detailLines, headline, isAllResolved, truncate, worstSeverity } from '../text.js';
 
 export function escapeSlack(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return wellFormed(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 export function slackPayload(batch: NotificationBatch, externalUrl: string) {

@@ -83,6 +83,24 @@ describe('telegram: against a Bot API server', () => {
     expect(parseTelegramHtml(telegramText(batch(many), 'http://avahealth:9660'))).toEqual({ text: message.text });
   });
 
+  it('a cut never splits an emoji: every line and title cut at a character, each batch accepted whole (issue 45.4)', async () => {
+    // The emoji start at an even and at an odd offset, so a cut at any length lands inside one in either.
+    const emoji = (offset: number, what: string) => ({
+      ...notice(`emoji-${offset}`),
+      annotations: { summary: `${'x'.repeat(offset)}${'🔥'.repeat(700)}`, description: `${what} ${'y'.repeat(offset)}${'👍🏽'.repeat(400)}` },
+    });
+    for (const offset of [0, 1, 2, 3]) {
+      const before = api.sent.length;
+      await sendWith(config(42), batch([emoji(offset, 'first'), { ...emoji(offset, 'second'), labels: { ...notice('C').labels, check: `${'🔥'.repeat(offset)}c` } }]));
+      expect(api.errors).toEqual([]);
+      const message = api.sent.at(-1)!;
+      expect(api.sent.length).toBe(before + 1);
+      expect(message.text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\ufffd/);
+      // a skin-toned thumb is one character: never parted from its modifier
+      expect(message.text).not.toMatch(/👍(?!🏽)/);
+    }
+  });
+
   it("answers Telegram's errors: chat not found and bot blocked are not retried; 429 waits parameters.retry_after", async () => {
     const failure = (chat: number) => sendWith(config(chat), batch([notice('C')])).then(() => undefined, (err: unknown) => err as DeliveryError);
     const notFound = await failure(-100999);

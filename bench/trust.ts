@@ -14,7 +14,7 @@ import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { parse, stringify } from 'yaml';
@@ -34,7 +34,7 @@ const DRAIN_MS = 40_000;
 
 const args = process.argv.slice(2);
 const scriptFile = args.includes('--script') ? args[args.indexOf('--script') + 1]! : join(ROOT, 'bench/trust/week.txt');
-const script = parseScript(readFileSync(scriptFile, 'utf8'));
+const script = parseScript(readFileSync(scriptFile, 'utf8'), relative(ROOT, scriptFile));
 const dir = mkdtempSync(join(tmpdir(), 'avahealth-trust-'));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -262,7 +262,7 @@ try {
     if (Object.values(result.receivers).every((r) => r.openAtEnd.length === 0)) break;
     await sleep(1000);
   }
-  const result = score({ script, appliedAt, receivers: received, samples, intervalS: INTERVAL_S });
+  const result = score({ script, week: relative(ROOT, scriptFile), appliedAt, receivers: received, samples, intervalS: INTERVAL_S });
   // TRUST_DUMP=file: what each receiver was told and what the surfaces showed, for a closer look
   if (process.env.TRUST_DUMP) writeFileSync(process.env.TRUST_DUMP, JSON.stringify({ t0, received, samples, appliedAt: [...appliedAt] }, null, 1));
   printTable(result);
@@ -284,19 +284,19 @@ function printTable(r: Score): void {
     const p = (q: number) => percentile(values.length ? values : [NaN], q);
     return values.length ? `${p(50).toFixed(1)} / ${p(95).toFixed(1)} s (${(p(50) / INTERVAL_S).toFixed(1)} / ${(p(95) / INTERVAL_S).toFixed(1)} polls)` : '–';
   };
-  out(`trust: ${script.incidents.size} incidents in the truth, ${skipped.length} events pending, ${r.samples} surface samples`);
+  out(`trust: ${r.summary.week}: ${r.summary.incidents} incidents in the truth, ${skipped.length} events pending, ${r.samples} surface samples`);
   out();
-  out('| receiver | pages | false | missed | duplicates | open at end | page latency p50 / p95 | resolve latency p50 / p95 | network notices |');
-  out('|---|---|---|---|---|---|---|---|---|');
+  out('| receiver | pages | false | missed | duplicates | false resolves | open at end | page latency p50 / p95 | resolve latency p50 / p95 | network notices |');
+  out('|---|---|---|---|---|---|---|---|---|---|');
   for (const [name, s] of Object.entries(r.receivers))
-    out(`| ${name} | ${s.pages} | ${s.falsePages.length} | ${s.missed.length} | ${s.duplicates.reduce((n, d) => n + d.pages - 1, 0)} | ${s.openAtEnd.length} | ${lat(s.pageLatencyS)} | ${lat(s.resolveLatencyS)} | ${s.notices} |`);
+    out(`| ${name} | ${s.pages} | ${s.falsePages.length} | ${s.missed.length} | ${s.duplicates.reduce((n, d) => n + d.pages - 1, 0)} | ${s.falseResolves.length} | ${s.openAtEnd.length} | ${lat(s.pageLatencyS)} | ${lat(s.resolveLatencyS)} | ${s.notices} |`);
   out();
   for (const [name, s] of Object.entries(r.receivers)) {
     for (const f of s.falsePages) out(`${name}: false page at ${((f.at - t0) / 1000).toFixed(0)}s: ${f.key}`);
     for (const m of s.missed) out(`${name}: missed ${m}`);
     for (const d of s.duplicates) out(`${name}: ${d.id} paged ${d.pages} times: ${d.keys.map((k) => `${k.key} at ${((k.at - t0) / 1000).toFixed(0)}s`).join(', ')}`);
     for (const k of s.openAtEnd) out(`${name}: open at end: ${k}`);
-    for (const k of s.resolvedEarly) out(`${name}: ${k} resolved before the truth closed it`);
+    for (const f of s.falseResolves) out(`${name}: ${f.id} resolved at ${((f.at - t0) / 1000).toFixed(0)}s while the truth holds it open: ${f.key} ${JSON.stringify(f.labels)}`);
   }
   for (const d of r.surfaceDisagreements) out(`surface ${d.surface} at ${((d.at - t0) / 1000).toFixed(0)}s: truth [${d.expected.join(' ')}], shown [${d.shown.join(' ')}]`);
   for (const e of skipped) out(`pending (${e.pending}): week.txt:${e.line} ${e.text}`);

@@ -2,33 +2,37 @@
  * Scores what each receiver was told against the script's ground truth (bench/trust/week.txt).
  *
  * Definitions (docs/alerting.md, "How we measure trust"):
- * - An alert's key at a receiver is its alertname (a Prometheus-style `…Critical` suffix dropped) and
- *   every label but `severity` and `scope` (neither names an incident: docs/alerting.md). A **page**
- *   is a firing notification for a key that was not firing at that receiver; a change of severity or
- *   scope of a firing key is an update, not a page.
- * - A key stops firing when the receiver is told every member (fingerprint) it was told fired has
- *   resolved: Alertmanager's copies of one incident under two severities are one page while either
- *   is open (its warning copy's resolve may be muted by the critical's inhibition, and then the
- *   warning stays open there until the incident ends).
- * - Alerts labelled scope="network" are notices for chat (deploy/alertmanager routes them there),
- *   never pages: counted apart.
+ * - A receiver is told about **alerts**: label sets, each known by its fingerprint (the daemon's
+ *   webhook: the incident's, kept through a change of severity or scope; Alertmanager's webhook: its
+ *   hash of every label, scope and severity included). An alert is open from its firing to its
+ *   resolve; a firing under another `startsAt` while it is open is a new announcement.
+ * - An alert labelled scope="network" is a **notice** for chat (deploy/alertmanager routes it there),
+ *   never a page; any other is a **page**. An alert told first as a notice becomes a page at the first
+ *   firing without scope="network" (from that moment: its latency counts from there).
+ * - An alert's **key** is its alertname (a `…Critical` suffix dropped) and every label but `severity`
+ *   and `scope`. A **page** is a message that makes a key paged: one of its alerts pages while none of
+ *   its alerts was an open page, or an open page is announced again under a new startsAt. A severity
+ *   or scope change of a paged key is an update. Pages of one incident in one message are one page.
  * - A page matches a truth incident when its alertname (or one of the incident's `also` symptoms)
- *   and the incident's labels agree and it came
- *   between the incident's onset and its close (+ PAGE_GRACE_S). Unmatched: a **false page**. More
- *   than one page for an incident: **duplicates**. None: **missed**.
- * - **Open at end**: keys still firing at the end that the truth does not hold open.
+ *   and the incident's labels agree and it came between the incident's onset and its close
+ *   (+ PAGE_GRACE_S). Unmatched: a **false page**. More than one page for an incident:
+ *   **duplicates**. None: **missed**. A `quiet` incident expects no page: a page for it is false.
+ * - **False resolve**: a paged alert told resolved while the truth holds its incident open (the
+ *   resolve of a copy under an old scope or severity included; its re-fire is a duplicate).
+ * - **Open at end**: keys still open at the end (pages and notices) that the truth does not hold open.
  * - **Surfaces**: at each sample, the targets `check` and /api/v1/status show as not healthy against
- *   those with an incident the truth holds open. A target an event touched less than
- *   SURFACE_GRACE_S before the sample is in transition and not compared: the daemon decides in polls
- *   (a resolve takes resolve_polls, 3, of a validator's 2 s polls), and how soon is scored apart as
- *   the page and resolve latencies. A network-wide event (a dip) touches every node.
+ *   those with an incident the truth holds open (`quiet` ones included). A target an event touched
+ *   less than SURFACE_GRACE_S before the sample (ECONOMICS_GRACE_S for what the validator poll and
+ *   the network baseline decide) is in transition and not compared: the daemon decides in polls, and
+ *   how soon is scored apart as the page and resolve latencies. A dip touches every node.
  */
-import type { Expected, Script, ScriptEvent } from './script.js';
+import type { Expected, Incident, Script, ScriptEvent } from './script.js';
 
 export interface Alert {
   status: string;
   labels: Record<string, string>;
   fingerprint?: string;
+  startsAt?: string;
 }
 
 export interface Message {
@@ -45,6 +49,8 @@ export interface SurfaceSample {
 
 export interface ScoreInput {
   script: Script;
+  /** The week scored: its file, or `seed:N`. */
+  week?: string;
   /** When each event of the script was applied (ms), by its line. */
   appliedAt: Map<number, number>;
   receivers: Record<string, Message[]>;
@@ -54,6 +60,12 @@ export interface ScoreInput {
 
 export const PAGE_GRACE_S = 5;
 export const SURFACE_GRACE_S = 8;
+/** The validator poll (2 s) × for_polls, the baseline wait (a network read after the onset) and resolve_polls × 2 s. */
+export const ECONOMICS_GRACE_S = 16;
+
+/** Scenarios and parameters that only the validator poll and the fleet's view see. */
+const ECONOMICS = new Set(['reward-at-risk', 'unreachable-by-peers', 'inbound-closed', 'lying-observer', 'l1-balance-low', 'l1-inactive', 'auto-renewing', 'auto-renew-exiting', 'version-behind', 'not-validator', 'info-api-disabled', 'node-id-unknown']);
+const ECONOMICS_PARAMS = ['rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'networkId', 'nextPeriodSeconds'];
 
 /** The targets an event acts on (every node for a network-wide one). */
 export function touched(event: ScriptEvent, script: Script): string[] {
@@ -67,10 +79,27 @@ export function touched(event: ScriptEvent, script: Script): string[] {
     case 'dip':
       return script.fleet.map((n) => n.name);
     case 'silence':
-      return typeof event.params.target === 'string' ? [event.params.target] : [];
+      return typeof event.params.target === 'string' ? event.params.target.replace(/^~/, '').split('|') : [];
     default:
       return [];
   }
+}
+
+/** How long after `event` its targets are in transition on the surfaces, by event line. */
+function transitionTimes(script: Script): Map<number, number> {
+  const grace = new Map<number, number>();
+  const last = new Map<string, string[]>();
+  for (const event of script.events) {
+    let economics = event.action === 'dip' || event.action === 'expect';
+    if (event.action === 'scenario') {
+      const names = (event.args[1] ?? '').split('+');
+      const before = last.get(event.args[0]!) ?? [];
+      economics = [...names, ...before].some((n) => ECONOMICS.has(n)) || ECONOMICS_PARAMS.some((p) => p in event.params);
+      last.set(event.args[0]!, names);
+    }
+    grace.set(event.line, (economics ? ECONOMICS_GRACE_S : SURFACE_GRACE_S) * 1000);
+  }
+  return grace;
 }
 
 export interface ReceiverScore {
@@ -79,11 +108,10 @@ export interface ReceiverScore {
   falsePages: Array<{ at: number; key: string }>;
   missed: string[];
   duplicates: Array<{ id: string; pages: number; keys: Array<{ at: number; key: string }> }>;
+  falseResolves: Array<{ at: number; id: string; key: string; labels: Record<string, string> }>;
   openAtEnd: string[];
   pageLatencyS: number[];
   resolveLatencyS: number[];
-  /** Incidents whose key was no longer firing when the truth closed them (resolved early). */
-  resolvedEarly: string[];
 }
 
 export interface Score {
@@ -91,9 +119,12 @@ export interface Score {
   surfaceDisagreements: Array<{ at: number; surface: string; expected: string[]; shown: string[] }>;
   samples: number;
   summary: {
+    week: string;
+    incidents: number;
     false_pages: number;
     missed_incidents: number;
     duplicate_pages: number;
+    false_resolves: number;
     open_at_end: number;
     page_latency_p95_s: number | null;
     resolve_latency_p95_s: number | null;
@@ -113,9 +144,25 @@ export function keyOf(alert: Alert): string {
 
 const memberOf = (alert: Alert) => alert.fingerprint ?? JSON.stringify(Object.entries(alert.labels).sort());
 
+const accepts = (want: string, got: string | undefined) => got !== undefined && want.split('|').includes(got);
+
+/** Whether a page of `alert` is one of `expected`'s (never a quiet incident's). */
 export function matches(expected: Expected, alert: Alert): boolean {
+  if (expected.quiet) return false;
   const name = baseName(alert.labels.alertname ?? '');
-  return [expected.alertname, ...expected.also].some((a) => baseName(a) === name) && Object.entries(expected.labels).every(([k, v]) => alert.labels[k] === v);
+  const labels = Object.entries(expected.labels);
+  if (baseName(expected.alertname) === name && labels.every(([k, v]) => accepts(v, alert.labels[k]))) return true;
+  return expected.also.some(
+    (s) =>
+      baseName(s.alertname) === name &&
+      labels.every(([k, v]) => (k === 'target' || k in alert.labels ? accepts(v, alert.labels[k]) : true)) &&
+      Object.entries(s.labels).every(([k, v]) => accepts(v, alert.labels[k])),
+  );
+}
+
+/** Whether the truth's incident covers `alert` being open (a quiet incident: any alert of its targets). */
+function covers(incident: Expected, alert: Alert): boolean {
+  return incident.quiet ? accepts(incident.labels.target!, alert.labels.target) : matches(incident, alert);
 }
 
 export function percentile(values: number[], p: number): number | null {
@@ -124,44 +171,95 @@ export function percentile(values: number[], p: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-interface Transition {
+export interface Transition {
   at: number;
+  /** The message's index (in arrival order): pages of one incident in one message are one page. */
+  message: number;
   key: string;
+  member: string;
   alert: Alert;
-  kind: 'page' | 'resolve';
+  kind: 'page' | 'notice' | 'resolve';
+  /** A page: an open alert announced again under a new startsAt. */
+  reannounced?: boolean;
 }
 
-/** Pages and resolves at one receiver, in arrival order, and the keys firing at the end. */
-export function transitions(messages: Message[]): { list: Transition[]; firing: Map<string, Alert> } {
-  /** Per key, its open members and the latest alert told firing. */
-  const current = new Map<string, { members: Set<string>; alert: Alert }>();
+interface Member {
+  key: string;
+  open: boolean;
+  paged: boolean;
+  startsAt?: string;
+  alert: Alert;
+}
+
+/** Pages, notices and resolves of paged alerts at one receiver, in arrival order, and the keys open at the end. */
+export function transitions(messages: Message[]): { list: Transition[]; open: Map<string, { alert: Alert; paged: boolean }> } {
+  const members = new Map<string, Member>();
+  const byKey = new Map<string, Set<string>>();
+  const pagedOpen = (key: string) => [...(byKey.get(key) ?? [])].some((id) => members.get(id)!.open && members.get(id)!.paged);
   const list: Transition[] = [];
-  for (const message of [...messages].sort((a, b) => a.at - b.at)) {
+  [...messages].sort((a, b) => a.at - b.at).forEach((message, index) => {
     for (const alert of message.alerts) {
       const key = keyOf(alert);
-      const now = current.get(key);
+      const id = memberOf(alert);
+      const told = { at: message.at, message: index, key, member: id, alert };
+      let m = members.get(id);
       if (alert.status === 'firing') {
-        if (!now) list.push({ at: message.at, key, alert, kind: 'page' });
-        current.set(key, { members: new Set([...(now?.members ?? []), memberOf(alert)]), alert });
-      } else if (now?.members.delete(memberOf(alert)) && now.members.size === 0) {
-        current.delete(key);
-        list.push({ at: message.at, key, alert, kind: 'resolve' });
+        const wasPaged = pagedOpen(key);
+        let fresh = false;
+        let reannounced = false;
+        if (!m || !m.open) {
+          m = { key, open: true, paged: false, alert, ...(alert.startsAt ? { startsAt: alert.startsAt } : {}) };
+          members.set(id, m);
+          byKey.set(key, (byKey.get(key) ?? new Set()).add(id));
+          fresh = true;
+        } else if (alert.startsAt && m.startsAt && alert.startsAt !== m.startsAt) {
+          m.startsAt = alert.startsAt;
+          m.paged = false;
+          fresh = reannounced = true;
+        }
+        m.alert = alert;
+        if (alert.labels.scope !== 'network' && !m.paged) {
+          m.paged = true;
+          if (!wasPaged || reannounced) list.push({ ...told, kind: 'page', ...(reannounced ? { reannounced } : {}) });
+        } else if (alert.labels.scope === 'network' && fresh) list.push({ ...told, kind: 'notice' });
+      } else if (m?.open) {
+        m.open = false;
+        if (m.paged) list.push({ ...told, kind: 'resolve' });
       }
     }
+  });
+  const open = new Map<string, { alert: Alert; paged: boolean }>();
+  for (const m of members.values()) {
+    if (!m.open) continue;
+    const seen = open.get(m.key);
+    open.set(m.key, { alert: m.paged || !seen ? m.alert : seen.alert, paged: m.paged || (seen?.paged ?? false) });
   }
-  return { list, firing: new Map([...current].map(([k, v]) => [k, v.alert])) };
+  return { list, open };
 }
 
 function scoreReceiver(input: ScoreInput, messages: Message[]): ReceiverScore {
   const { script, appliedAt } = input;
   const when = (event: ScriptEvent | undefined) => (event ? appliedAt.get(event.line) : undefined);
   const incidents = [...script.incidents.values()].filter((i) => when(i.openedBy) !== undefined);
-  const { list, firing } = transitions(messages);
-  const score: ReceiverScore = { pages: 0, notices: 0, falsePages: [], missed: [], duplicates: [], openAtEnd: [], pageLatencyS: [], resolveLatencyS: [], resolvedEarly: [] };
+  const openAt = (i: Incident, at: number) => when(i.openedBy)! <= at && (when(i.closedBy) === undefined || at < when(i.closedBy)!);
+  const { list, open } = transitions(messages);
+  const score: ReceiverScore = { pages: 0, notices: 0, falsePages: [], missed: [], duplicates: [], falseResolves: [], openAtEnd: [], pageLatencyS: [], resolveLatencyS: [] };
   const pagesOf = new Map<string, Transition[]>();
-  for (const t of list.filter((x) => x.kind === 'page')) {
-    if (t.alert.labels.scope === 'network') {
+  /** The incident each paged alert (member) and key was last matched to. */
+  const incidentOfMember = new Map<string, Incident | undefined>();
+  const incidentOfKey = new Map<string, Incident | undefined>();
+  const resolvesOf = new Map<string, number[]>();
+  for (const t of list) {
+    if (t.kind === 'notice') {
       score.notices++;
+      continue;
+    }
+    if (t.kind === 'resolve') {
+      // an alert that paged without a page of its own (its key was paged already) is its key's incident's
+      const incident = incidentOfMember.has(t.member) ? incidentOfMember.get(t.member) : incidentOfKey.get(t.key);
+      if (!incident) continue; // the resolve of a false page
+      resolvesOf.set(incident.id, [...(resolvesOf.get(incident.id) ?? []), t.at]);
+      if (openAt(incident, t.at)) score.falseResolves.push({ at: t.at, id: incident.id, key: t.key, labels: t.alert.labels });
       continue;
     }
     score.pages++;
@@ -169,7 +267,10 @@ function scoreReceiver(input: ScoreInput, messages: Message[]): ReceiverScore {
       const closed = when(i.closedBy);
       return matches(i, t.alert) && when(i.openedBy)! - 1000 <= t.at && (closed === undefined || t.at <= closed + PAGE_GRACE_S * 1000);
     });
-    const incident = candidates.sort((a, b) => when(b.openedBy)! - when(a.openedBy)!)[0];
+    // an incident open at the page before one that closed within the grace; the latest onset first
+    const incident = candidates.sort((a, b) => Number(openAt(b, t.at)) - Number(openAt(a, t.at)) || when(b.openedBy)! - when(a.openedBy)!)[0];
+    incidentOfMember.set(t.member, incident);
+    incidentOfKey.set(t.key, incident);
     if (!incident) {
       score.falsePages.push({ at: t.at, key: t.key });
       continue;
@@ -177,31 +278,31 @@ function scoreReceiver(input: ScoreInput, messages: Message[]): ReceiverScore {
     pagesOf.set(incident.id, [...(pagesOf.get(incident.id) ?? []), t]);
   }
   for (const incident of incidents) {
+    if (incident.quiet) continue;
     const pages = pagesOf.get(incident.id) ?? [];
     if (pages.length === 0) {
       score.missed.push(incident.id);
       continue;
     }
-    if (pages.length > 1) score.duplicates.push({ id: incident.id, pages: pages.length, keys: pages.map((p) => ({ at: p.at, key: p.key })) });
-    score.pageLatencyS.push((pages[0]!.at - when(incident.openedBy)!) / 1000);
+    const notifications = new Set(pages.map((p) => p.message)).size;
+    if (notifications > 1) score.duplicates.push({ id: incident.id, pages: notifications, keys: pages.map((p) => ({ at: p.at, key: p.key })) });
+    score.pageLatencyS.push(Math.max(0, pages[0]!.at - when(incident.openedBy)!) / 1000);
     const closed = when(incident.closedBy);
     if (closed === undefined) continue;
     const keys = new Set(pages.map((p) => p.key));
-    const resolve = list.find((t) => t.kind === 'resolve' && keys.has(t.key) && t.at >= closed);
-    if (resolve) score.resolveLatencyS.push((resolve.at - closed) / 1000);
-    else if (![...keys].some((k) => firing.has(k))) score.resolvedEarly.push(incident.id);
+    if ([...keys].some((k) => open.get(k)?.paged)) continue; // open at the end: counted there
+    const after = (resolvesOf.get(incident.id) ?? []).filter((at) => at >= closed);
+    if (after.length > 0) score.resolveLatencyS.push((Math.max(...after) - closed) / 1000);
   }
-  for (const [key, alert] of firing) {
-    if (alert.labels.scope === 'network') continue;
-    const heldOpen = incidents.some((i) => !i.closedBy && matches(i, alert));
-    if (!heldOpen) score.openAtEnd.push(key);
-  }
+  const heldAtEnd = incidents.filter((i) => i.closedBy === undefined || when(i.closedBy) === undefined);
+  for (const [key, { alert }] of open) if (!heldAtEnd.some((i) => covers(i, alert))) score.openAtEnd.push(key);
   return score;
 }
 
 export function score(input: ScoreInput): Score {
   const receivers = Object.fromEntries(Object.entries(input.receivers).map(([name, messages]) => [name, scoreReceiver(input, messages)]));
   const surfaceDisagreements: Score['surfaceDisagreements'] = [];
+  const grace = transitionTimes(input.script);
   for (const sample of input.samples) {
     const expected = [...input.script.incidents.values()]
       .filter((i) => {
@@ -209,12 +310,12 @@ export function score(input: ScoreInput): Score {
         const closed = i.closedBy ? input.appliedAt.get(i.closedBy.line) : undefined;
         return opened !== undefined && opened <= sample.at && (closed === undefined || closed > sample.at);
       })
-      .map((i) => i.labels.target ?? '')
+      .flatMap((i) => (i.labels.target ?? '').split('|'))
       .filter(Boolean);
     const moving = new Set(
       input.script.events.filter((e) => {
         const at = input.appliedAt.get(e.line);
-        return at !== undefined && at <= sample.at && sample.at - at < SURFACE_GRACE_S * 1000;
+        return at !== undefined && at <= sample.at && sample.at - at < grace.get(e.line)!;
       }).flatMap((e) => touched(e, input.script)),
     );
     const want = [...new Set(expected)].filter((t) => !moving.has(t)).sort();
@@ -229,9 +330,12 @@ export function score(input: ScoreInput): Score {
     surfaceDisagreements,
     samples: input.samples.length,
     summary: {
+      week: input.week ?? 'week.txt',
+      incidents: [...input.script.incidents.values()].filter((i) => !i.quiet).length,
       false_pages: sum((r) => r.falsePages.length),
       missed_incidents: sum((r) => r.missed.length),
       duplicate_pages: sum((r) => r.duplicates.reduce((n, d) => n + d.pages - 1, 0)),
+      false_resolves: sum((r) => r.falseResolves.length),
       open_at_end: sum((r) => r.openAtEnd.length),
       page_latency_p95_s: round(percentile(all.flatMap((r) => r.pageLatencyS), 95)),
       resolve_latency_p95_s: round(percentile(all.flatMap((r) => r.resolveLatencyS), 95)),

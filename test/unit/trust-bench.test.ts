@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseScript } from '../../bench/trust/script.js';
-import { score, type Alert, type Message } from '../../bench/trust/score.js';
+import { ECONOMICS_GRACE_S, score, SURFACE_GRACE_S, type Alert, type Message } from '../../bench/trust/score.js';
 import { ROOT } from '../helpers/cli.js';
 
 const WEEK = `
@@ -31,7 +31,7 @@ describe('the trust script', () => {
       { name: 'v2', options: { role: 'validator', scenario: 'auto-renewing' } },
     ]);
     expect(script.events.map((e) => e.at)).toEqual([10, 20, 30, 40, 50, 60]);
-    expect(script.events[0]).toMatchObject({ action: 'scenario', args: ['v1', 'disk-low'], truth: { open: [{ id: 'disk', alertname: 'AvalancheDiskLow', labels: { target: 'v1' }, also: ['AvalancheNodeUnhealthy'] }] } });
+    expect(script.events[0]).toMatchObject({ action: 'scenario', args: ['v1', 'disk-low'], truth: { open: [{ id: 'disk', alertname: 'AvalancheDiskLow', labels: { target: 'v1' }, also: [{ alertname: 'AvalancheNodeUnhealthy', labels: {} }] }] } });
     expect(script.events[3]!.pending).toBe('issue 33');
     expect(script.events[4]!.truth.notice).toBe(true);
     expect(script.events[4]!.params).toEqual({ uptimePercent: 65 });
@@ -41,10 +41,34 @@ describe('the trust script', () => {
   });
 
   it('refuses what would make the truth ambiguous', () => {
-    expect(() => parseScript('10 scenario v1 disk-low => close nothing')).toThrow('week.txt:1: incident "nothing" was never opened');
-    expect(() => parseScript('10 scenario v1 x => open a: X target=v1\n5 end => none')).toThrow('week.txt:2: events must be in time order');
+    const v1 = 'node v1\n';
+    expect(() => parseScript(`${v1}10 scenario v1 disk-low => close nothing`)).toThrow('week.txt:2: incident "nothing" was never opened');
+    expect(() => parseScript(`${v1}10 scenario v1 disk-low => open a: X target=v1\n5 end => none`)).toThrow('week.txt:3: events must be in time order');
     expect(() => parseScript('10 teleport v1 => none')).toThrow('unknown action "teleport"');
     expect(() => parseScript('10 end')).toThrow('exactly one "=> <truth>"');
+    expect(() => parseScript(`${v1}10 scenario v1 disk-lo => none`)).toThrow('unknown scenario "disk-lo"');
+    expect(() => parseScript(`${v1}10 scenario v2 disk-low => none`)).toThrow('"v2" is not a node of the fleet');
+    expect(() => parseScript(`${v1}10 scenario v1 reset+slow => none`)).toThrow('at most one of');
+    expect(() => parseScript(`${v1}10 scenario v1 disk-low => open a: AvalancheDiskLow target=v9`)).toThrow('"v9" is not a target of the week');
+    expect(() => parseScript(`${v1}10 scenario v1 disk-low => quiet q: alertname=X`)).toThrow('quiet takes target=');
+    expect(() => parseScript(`${v1}10 service data-api sideways => none`)).toThrow('unknown service scenario "sideways"');
+  });
+
+  it('grows what real weeks need: conditions at once, label alternatives, symptoms with labels, lists, quiet targets', () => {
+    const script = parseScript(`
+node v1 ingressGraceSeconds=30
+node v2
+node l1 l1=true
+10 scenario v1 network-down+upgrade-required upgradeIn=432000 => open cut: AvalancheCheckFailing target=v1 check=network|C|P|X also=AvalancheNodeUnhealthy,AvalancheCheckFailing{check=futureupgrade}
+12 scenario l1 healthy l1Balances=[0,101735136] => open inactive: AvalancheL1ValidatorInactive target=l1 validation_id=#0 | pending: a test
+14 dip connectedPercent=70 => notice; quiet dip: target=v1|v2
+20 dip off => close dip`);
+    expect(script.fleet[0]!.options).toEqual({ ingressGraceSeconds: 30 });
+    expect(script.events[0]).toMatchObject({ args: ['v1', 'network-down+upgrade-required'], params: { upgradeIn: 432000 } });
+    expect(script.incidents.get('cut')).toMatchObject({ labels: { target: 'v1', check: 'network|C|P|X' }, also: [{ alertname: 'AvalancheNodeUnhealthy', labels: {} }, { alertname: 'AvalancheCheckFailing', labels: { check: 'futureupgrade' } }] });
+    expect(script.events[1]).toMatchObject({ params: { l1Balances: [0, 101735136] }, pending: 'a test' });
+    expect(script.incidents.get('dip')).toMatchObject({ quiet: true, labels: { target: 'v1|v2' } });
+    expect(script.incidents.get('dip')!.closedBy!.at).toBe(20);
   });
 
   it('parses the shipped week', () => {
@@ -66,15 +90,18 @@ describe('the trust score', () => {
 
   it('one page, a severity update and a resolve: nothing wrong, latencies from onset and recovery', () => {
     const s = run([at(12, disk), at(22, diskCritical), at(33, resolved(diskCritical))]);
-    expect(s.summary).toEqual({ false_pages: 0, missed_incidents: 0, duplicate_pages: 0, open_at_end: 0, page_latency_p95_s: 2, resolve_latency_p95_s: 3, surface_disagreements: 0 });
+    expect(s.summary).toEqual({ week: 'week.txt', incidents: 1, false_pages: 0, missed_incidents: 0, duplicate_pages: 0, false_resolves: 0, open_at_end: 0, page_latency_p95_s: 2, resolve_latency_p95_s: 3, surface_disagreements: 0 });
     expect(s.receivers.r!.pages).toBe(1);
   });
 
-  it("Alertmanager's twin: the warning's later resolve does not close the critical's incident", () => {
+  it("Alertmanager's copies under two severities: one page; the warning told resolved while the problem grows is a false resolve", () => {
     const warn = firing('AvalancheDiskLow', { target: 'v1' }, 'warning', 'am-w');
     const crit = firing('AvalancheDiskLowCritical', { target: 'v1' }, 'critical', 'am-c');
     const s = run([at(12, warn), at(22, crit), at(25, resolved(warn)), at(31, resolved(crit))]);
-    expect(s.summary).toMatchObject({ duplicate_pages: 0, open_at_end: 0, resolve_latency_p95_s: 1 });
+    expect(s.summary).toMatchObject({ duplicate_pages: 0, false_resolves: 1, open_at_end: 0, resolve_latency_p95_s: 1 });
+    expect(s.receivers.r!.falseResolves).toMatchObject([{ id: 'disk', at: t0 + 25_000, labels: { severity: 'warning' } }]);
+    // the critical sibling holding the warning back (resolved together at the end): nothing wrong
+    expect(run([at(12, warn), at(22, crit), at(31, resolved(warn), resolved(crit))]).summary).toMatchObject({ duplicate_pages: 0, false_resolves: 0, open_at_end: 0 });
   });
 
   it('counts a page the truth has no incident for, a second firing of one incident, and what is left open', () => {
@@ -115,13 +142,108 @@ describe('the trust score', () => {
     expect(s.surfaceDisagreements).toEqual([{ at: t0 + 19_000, surface: 'check', expected: ['v1'], shown: [] }]);
   });
 
-  it('a target an event touched within SURFACE_GRACE_S is in transition: shown either way; a dip touches every node', () => {
+  it('a target an event touched within its grace is in transition: shown either way; a dip touches every node, for longer', () => {
     const s = score({ script, appliedAt, receivers: {}, intervalS: 1, samples: [
       { at: t0 + 12_000, surface: 'check', unhealthy: [] },
       { at: t0 + 33_000, surface: 'status', unhealthy: ['v1'] },
       { at: t0 + 52_000, surface: 'status', unhealthy: ['v1', 'v2'] },
       { at: t0 + 59_000, surface: 'status', unhealthy: ['v2'] },
+      { at: t0 + 67_000, surface: 'status', unhealthy: ['v2'] },
     ] });
-    expect(s.surfaceDisagreements).toEqual([{ at: t0 + 59_000, surface: 'status', expected: [], shown: ['v2'] }]);
+    expect(SURFACE_GRACE_S).toBeLessThan(ECONOMICS_GRACE_S);
+    expect(s.surfaceDisagreements).toEqual([{ at: t0 + 67_000, surface: 'status', expected: [], shown: ['v2'] }]);
+  });
+});
+
+describe('the trust score: notices, false resolves, announcements again', () => {
+  const script = parseScript(`
+node v1
+node v2
+node v3
+10 scenario v1 reward-at-risk          => open risk: AvalancheValidatorRewardAtRisk target=v1 also=AvalancheValidatorDowntimeBudgetLow
+20 dip connectedPercent=70             => notice; quiet dip: target=v2|v3
+40 dip off                             => close dip
+50 scenario v2 network-down+disk-low   => open cut: AvalancheCheckFailing target=v2 check=network|C|P|X also=AvalancheNodeUnhealthy; open disk: AvalancheDiskLow target=v2 also=AvalancheNodeUnhealthy,AvalancheCheckFailing{check=diskspace}
+60 scenario v2 disk-low                => close cut
+70 scenario v1 healthy                 => close risk
+80 scenario v2 healthy                 => close disk
+90 end                                 => none
+`);
+  const t0 = 2_000_000;
+  const appliedAt = new Map(script.events.map((e) => [e.line, t0 + e.at * 1000]));
+  const at = (s: number, ...alerts: Alert[]): Message => ({ at: t0 + s * 1000, alerts });
+  const run = (messages: Message[]) => score({ script, week: 'seed:7', appliedAt, receivers: { r: messages }, samples: [], intervalS: 1 });
+  const alert = (alertname: string, labels: Record<string, string>, fingerprint: string, startsAt = 'S1', status = 'firing'): Alert => ({ status, labels: { alertname, severity: 'critical', ...labels }, fingerprint, startsAt });
+  const self = alert('AvalancheValidatorRewardAtRisk', { target: 'v1', scope: 'self' }, 'fp-risk');
+  const net = alert('AvalancheValidatorRewardAtRisk', { target: 'v1', scope: 'network' }, 'fp-risk');
+
+  it('names the week and its size', () => {
+    expect(run([]).summary).toMatchObject({ week: 'seed:7', incidents: 3, missed_incidents: 3 });
+  });
+
+  it("the daemon's webhook: a scope change is an update of one alert, never a resolve or a page", () => {
+    const s = run([at(11, self), at(25, net), at(42, self), at(72, resolved(self))]);
+    expect(s.summary).toMatchObject({ false_pages: 0, duplicate_pages: 0, false_resolves: 0, open_at_end: 0, missed_incidents: 2 });
+    expect(s.receivers.r!.pages).toBe(1);
+  });
+
+  it("Alertmanager's copies by scope: the self copy resolved when the dip began is a false resolve, its re-fire at the dip's end a duplicate", () => {
+    // Alertmanager's fingerprint hashes every label: each scope is an alert of its own there
+    const amSelf = { ...self, fingerprint: 'am-self' };
+    const amNet = { ...net, fingerprint: 'am-net' };
+    const s = run([at(11, amSelf), at(25, amNet, resolved(amSelf)), at(42, resolved(amNet), amSelf), at(72, resolved(amSelf))]);
+    expect(s.receivers.r!.falseResolves).toMatchObject([{ id: 'risk', at: t0 + 25_000, labels: { scope: 'self' } }]);
+    expect(s.receivers.r!.duplicates).toMatchObject([{ id: 'risk', pages: 2 }]);
+    expect(s.receivers.r!.notices).toBe(1);
+    expect(s.summary).toMatchObject({ false_pages: 0, duplicate_pages: 1, false_resolves: 1, open_at_end: 0 });
+  });
+
+  it('a notice that turns into a page counts as a page from that moment', () => {
+    const s = run([at(12, net), at(18, self), at(72, resolved(self))]);
+    expect(s.receivers.r!).toMatchObject({ pages: 1, notices: 1, missed: ['cut', 'disk'] });
+    expect(s.receivers.r!.pageLatencyS).toEqual([8]);
+    // told only as a notice: missed, and no false page
+    expect(run([at(12, net), at(72, resolved(net))]).receivers.r!).toMatchObject({ pages: 0, notices: 1, missed: ['risk', 'cut', 'disk'], falsePages: [] });
+  });
+
+  it('a resolve followed by a re-fire while the truth holds the incident open: a false resolve and a duplicate', () => {
+    const s = run([at(11, self), at(30, resolved(self)), at(35, self), at(72, resolved(self))]);
+    expect(s.summary).toMatchObject({ false_resolves: 1, duplicate_pages: 1, false_pages: 0, open_at_end: 0 });
+  });
+
+  it('a second firing under a new startsAt while the alert is open at the receiver is a duplicate page', () => {
+    const again = { ...self, startsAt: 'S2' };
+    const s = run([at(11, self), at(30, again), at(72, resolved(again))]);
+    expect(s.receivers.r!.duplicates).toMatchObject([{ id: 'risk', pages: 2 }]);
+    expect(s.summary).toMatchObject({ false_resolves: 0, duplicate_pages: 1, open_at_end: 0 });
+  });
+
+  it('a page for a target the truth holds quiet is false; a notice left open after the dip is open at the end', () => {
+    const v2 = alert('AvalancheValidatorRewardAtRisk', { target: 'v2', scope: 'self' }, 'fp-v2');
+    const v3 = alert('AvalancheValidatorRewardAtRisk', { target: 'v3', scope: 'network' }, 'fp-v3');
+    const s = run([at(25, v2, v3), at(42, resolved(v2))]);
+    expect(s.receivers.r!.falsePages).toEqual([{ at: t0 + 25_000, key: 'AvalancheValidatorRewardAtRisk{target=v2}' }]);
+    expect(s.receivers.r!.openAtEnd).toEqual(['AvalancheValidatorRewardAtRisk{target=v3}']);
+  });
+
+  it('two problems of one node at once: each page goes to its own incident by its labels; pages of one incident in one message are one page', () => {
+    const check = (c: string) => alert('AvalancheCheckFailing', { target: 'v2', check: c }, `fp-${c}`);
+    const disk = alert('AvalancheDiskLow', { target: 'v2' }, 'fp-disk');
+    const unhealthy = alert('AvalancheNodeUnhealthy', { target: 'v2' }, 'fp-u');
+    const s = run([
+      at(11, self),
+      at(52, check('network'), check('C'), check('P'), check('X')),
+      at(53, disk),
+      at(54, check('diskspace')),
+      at(62, ...['network', 'C', 'P', 'X'].map((c) => resolved(check(c)))),
+      at(72, resolved(self)),
+      at(82, resolved(disk), resolved(check('diskspace'))),
+    ]);
+    expect(s.summary).toMatchObject({ false_pages: 0, missed_incidents: 0, false_resolves: 0, open_at_end: 0 });
+    // the diskspace check is the disk incident's symptom: its second page
+    expect(s.receivers.r!.duplicates).toMatchObject([{ id: 'disk', pages: 2 }]);
+    // NodeUnhealthy is a symptom of both, after the cut was over: the disk's
+    const late = run([at(11, self), at(52, check('network')), at(53, disk), at(63, unhealthy), at(62, resolved(check('network'))), at(72, resolved(self)), at(82, resolved(disk), resolved(unhealthy))]);
+    expect(late.receivers.r!.duplicates).toMatchObject([{ id: 'disk', pages: 2 }]);
   });
 });

@@ -15,12 +15,12 @@
  * reconciled after a crash.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ReceiverConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { redact } from '../util/text.js';
 import { setAsideFile } from '../state/atomic.js';
 import { Journal } from '../state/journal.js';
+import { statePath } from '../state/map.js';
 import { outboxOpSchema, type OpenIncident, type OutboxItem, type OutboxOp } from './persisted.js';
 import { DeliveryError, type SendContext } from './receivers/receiver.js';
 import { send } from './receivers/index.js';
@@ -70,7 +70,7 @@ function recordTold(open: Map<string, OpenIncident>, batch: NotificationBatch): 
 }
 
 export function outboxFile(stateDir: string, receiver: string): string {
-  return join(stateDir, 'outbox', `${receiver}.jsonl`);
+  return statePath.outbox(stateDir, receiver);
 }
 
 export interface OutboxEvents {

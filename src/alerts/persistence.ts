@@ -5,9 +5,9 @@
  * after): a crash inside the window can repeat a notification (same fingerprint, at-least-once)
  * but never lose one, nor lose a resolve.
  */
-import { join } from 'node:path';
 import type { Logger } from '../log.js';
 import { DependentFile, readJsonFile } from '../state/atomic.js';
+import { statePath } from '../state/map.js';
 import { fingerprint, keyOf } from './incidents.js';
 import { alertStateFileSchema, type OpenIncident } from './persisted.js';
 import { ZERO_TIME, type AlertName, type AlertNotice, type AlertState, type Severity } from './types.js';
@@ -33,7 +33,7 @@ export class StateFile {
     /** What to write, and what must be on disk before it is. */
     private readonly source: { snapshot(): string; outboxesWritten(): Promise<unknown> | undefined },
   ) {
-    this.file = new DependentFile(join(stateDir, 'alerts.json'), (err) => log.debug({ err, file: this.file.path }, 'cannot save alert states'));
+    this.file = new DependentFile(statePath.alerts(stateDir), (err) => log.debug({ err, file: this.file.path }, 'cannot save alert states'));
   }
 
   /** The saved incidents and flap history (a file that cannot be read is set aside, and nothing is restored). */

@@ -4,12 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { Cron } from 'croner';
 import { z } from 'zod';
 import type { AlertsConfig, Matcher } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { readJsonFile, writeJsonAtomic } from '../state/atomic.js';
+import { statePath } from '../state/map.js';
 
 export interface Silence {
   id: string;
@@ -127,7 +127,7 @@ export class Silences {
 
   constructor(config: AlertsConfig, stateDir: string, private readonly log: Logger) {
     this.config = config;
-    this.file = join(stateDir, 'silences.json');
+    this.file = statePath.silences(stateDir);
     const read = readJsonFile(this.file, silencesFileSchema);
     if (read.status === 'ok') {
       for (const silence of read.value.silences) {

@@ -6,8 +6,9 @@
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
+import { statePath } from './map.js';
 import { noteWriteFailed, noteWriteSucceeded } from './write-health.js';
 
 export function writeJsonAtomic(path: string, value: unknown): void {
@@ -27,7 +28,7 @@ export function writeFileAtomic(path: string, text: string): void {
 function writeAndRename(path: string, text: string): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
+  const tmp = statePath.temporary(path);
   const fd = openSync(tmp, 'w', 0o600);
   try {
     writeFileSync(fd, text);
@@ -62,7 +63,7 @@ function unlinkQuietly(file: string): void {
 export async function writeFileAtomicAsync(path: string, text: string): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
+  const tmp = statePath.temporary(path);
   const file = await open(tmp, 'w', 0o600);
   try {
     await file.writeFile(text);
@@ -151,7 +152,7 @@ export function describeIssues(error: z.ZodError, max = 3): string {
 
 /** Renames a bad file out of the way; the new name, or undefined when it could not be moved. */
 export function setAsideFile(path: string): string | undefined {
-  const movedTo = `${path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const movedTo = statePath.setAside(path);
   try {
     renameSync(path, movedTo);
     return movedTo;

@@ -7,12 +7,12 @@
  * reads the daemon's files of its state_dir, when there are some, and never writes them; without a
  * directory they live in memory.
  */
-import { join } from 'node:path';
 import { z } from 'zod';
 import type { MissedUpgrade } from '../model/observation.js';
 import { periodEntrySchema, type PeriodEntry } from '../model/periods.js';
 import type { SettlingMemory } from '../model/uptime-snapshot.js';
 import { readJsonFile, writeJsonAtomic } from './atomic.js';
+import { statePath } from './map.js';
 
 /** Targets kept per file; a larger fleet's least recently changed entries are dropped. */
 const MAX_TARGETS = 10_000;
@@ -93,10 +93,10 @@ export function flushProbeMemory(memory: ProbeMemory): void {
 
 /** `readOnly`: the files of a daemon's state_dir, read and never written (`avahealth check`). */
 export function probeMemory(stateDir?: string, readOnly = false): ProbeMemory {
-  const at = (name: string) => (stateDir ? join(stateDir, name) : undefined);
+  const at = (path: (dir: string) => string) => (stateDir ? path(stateDir) : undefined);
   return {
-    periods: new Ledger(periodEntrySchema, at('periods.json'), readOnly),
-    missedUpgrades: new Ledger(missedUpgradeSchema, at('missed-upgrades.json'), readOnly),
-    settling: new Ledger(settlingSchema, at('uptime-settling.json'), readOnly),
+    periods: new Ledger(periodEntrySchema, at(statePath.periods), readOnly),
+    missedUpgrades: new Ledger(missedUpgradeSchema, at(statePath.missedUpgrades), readOnly),
+    settling: new Ledger(settlingSchema, at(statePath.uptimeSettling), readOnly),
   };
 }

@@ -9,9 +9,10 @@
  * that state_dir is writable.
  */
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
+import { STATE_MAP, statePath } from './map.js';
 
-export const LOCK_FILE = 'avahealth.lock';
+export const LOCK_FILE = STATE_MAP.lock.pattern;
 
 export class StateDirError extends Error {
   constructor(message: string) {
@@ -31,8 +32,8 @@ export interface StateDirLock {
 
 /** Takes state_dir for this process; throws StateDirError when another live process has it or it is not writable. */
 export function lockStateDir(dir: string, pid = process.pid): StateDirLock {
-  const file = join(dir, LOCK_FILE);
-  const tmp = join(dir, `.${LOCK_FILE}.${pid}.tmp`);
+  const file = statePath.lock(dir);
+  const tmp = statePath.temporary(file, pid);
   try {
     mkdirSync(dir, { recursive: true });
     const fd = openSync(tmp, 'w', 0o600);

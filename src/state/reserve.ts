@@ -9,10 +9,11 @@
  */
 import { closeSync, fsyncSync, openSync, statfsSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { open, statfs, unlink } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { sep } from 'node:path';
 import type { Logger } from '../log.js';
+import { STATE_MAP, statePath } from './map.js';
 
-export const RESERVE_FILE = '.avahealth-reserve';
+export const RESERVE_FILE = STATE_MAP.reserve.pattern;
 export const RESERVE_BYTES = 1024 * 1024;
 const MIN_RESERVE_BYTES = 64 * 1024;
 const REPLENISH_EVERY_MS = 10_000;
@@ -41,7 +42,7 @@ export function isNoSpace(err: unknown): boolean {
  * there is none (the disk already too full: then a full disk loses what `docs/alerting.md` says).
  */
 export function keepReserve(stateDir: string, log: Logger): number {
-  const file = join(stateDir, RESERVE_FILE);
+  const file = statePath.reserve(stateDir);
   const reserve: Reserve = { prefix: stateDir.endsWith(sep) ? stateDir : stateDir + sep, file, bytes: 0, held: false, lastTry: Date.now(), replenishing: false, log };
   reserves.set(reserve.prefix, reserve);
   let have = 0;

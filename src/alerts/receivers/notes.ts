@@ -5,9 +5,9 @@
  * start empty: a resolve is then sent on its own, never lost). Holds ids, never secrets; at most
  * MAX_NOTES entries, the oldest dropped first.
  */
-import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile, writeFileAtomicAsync } from '../../state/atomic.js';
+import { statePath } from '../../state/map.js';
 import { noteWriteFailed, noteWriteSucceeded } from '../../state/write-health.js';
 import type { Notes } from './receiver.js';
 
@@ -15,7 +15,7 @@ const MAX_NOTES = 1000;
 const fileSchema = z.object({ notes: z.record(z.string(), z.string()) });
 
 export function notesFile(stateDir: string, receiver: string): string {
-  return join(stateDir, 'receivers', `${receiver}.json`);
+  return statePath.receiverNote(stateDir, receiver);
 }
 
 export class ReceiverNotes implements Notes {

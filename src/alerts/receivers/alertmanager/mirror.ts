@@ -16,10 +16,10 @@
  * for Alertmanager. Maintenance windows are not mirrored (their alerts stop being sent, as before).
  */
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../../../config/load.js';
 import { readJsonFile, writeJsonAtomic } from '../../../state/atomic.js';
+import { statePath } from '../../../state/map.js';
 import type { Logger } from '../../../log.js';
 import type { HttpClient } from '../../../transport/client.js';
 import { snippet } from '../../../util/text.js';
@@ -107,7 +107,7 @@ export class SilenceMirror {
     private readonly sources: MirrorSources,
     private readonly log: Logger,
   ) {
-    this.file = join(sources.stateDir, `silence-mirror-${encodeURIComponent(receiver.name)}.json`);
+    this.file = statePath.silenceMirror(sources.stateDir, receiver.name);
     const read = readJsonFile(this.file, madeFileSchema);
     this.made = new Set(read.status === 'ok' ? read.value.made : []);
   }

@@ -28,6 +28,17 @@ function num(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
+/** A Go int or uint64 that counts something (peers, blocks, bytes, failures): a non-negative integer a number holds exactly. */
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** A float within [0, max] (a ratio or a percentage); anything else is no reading. */
+function share(value: unknown, max: number): number | undefined {
+  const n = num(value);
+  return n !== undefined && n >= 0 && n <= max ? n : undefined;
+}
+
 const NOT_YET_RUN = 'not yet run';
 
 /**
@@ -55,8 +66,8 @@ export function parseHealthReport(value: unknown): ParseOutcome<HealthReport> {
   if (typeof value.healthy !== 'boolean') {
     return { ok: false, error: `"healthy" must be a boolean, got ${describe(value.healthy)}` };
   }
-  // `checks` is always present on real nodes; an omitted or null map means "no checks".
-  const rawChecks = value.checks ?? {};
+  // AvalancheGo always sends the map (`{}` when no check is registered): a missing or null one is a bad shape, not "no checks".
+  const rawChecks = value.checks;
   if (!isObject(rawChecks)) return { ok: false, error: `"checks" must be an object, got ${describe(rawChecks)}` };
   const checks: CheckResult[] = [];
   let more = 0;
@@ -92,7 +103,7 @@ export function parseCheck(rawName: string, entry: unknown): CheckResult {
     passing: error === undefined,
     notYetRun: error === NOT_YET_RUN && lastRun === undefined,
     durationSeconds: checkDuration(entry.duration),
-    contiguousFailures: num(entry.contiguousFailures) ?? 0,
+    contiguousFailures: count(entry.contiguousFailures) ?? 0,
   };
   if (error !== undefined) check.error = error;
   if ('message' in entry) check.message = capMessage(entry.message);
@@ -119,11 +130,15 @@ function capMessage(message: unknown): unknown {
   return json.length <= LIMITS.text ? message : capText(json);
 }
 
+/** Go's time.Duration is an int64 of nanoseconds. */
+const MAX_DURATION_NS = 2 ** 63;
+
 /** The top-level `duration` is integer nanoseconds; tolerate a Go string from odd forks. */
 function checkDuration(value: unknown): number {
-  const ns = num(value);
+  const ns = typeof value === 'number' ? share(value, MAX_DURATION_NS) : undefined;
   if (ns !== undefined) return ns / 1e9;
-  return durationField(value) ?? 0;
+  const seconds = durationField(value);
+  return seconds !== undefined && seconds >= 0 ? seconds : 0;
 }
 
 function addDetails(check: CheckResult, message: unknown): void {
@@ -150,8 +165,8 @@ function chainDetails(message: JsonObject): ChainDetails {
   const details: ChainDetails = {};
   if (isObject(engine.consensus)) {
     const consensus = engine.consensus;
-    const height = num(consensus.lastAcceptedHeight);
-    const processing = num(consensus.processingBlocks) ?? num(consensus.outstandingBlocks) ?? num(consensus.outstandingTransactions);
+    const height = count(consensus.lastAcceptedHeight);
+    const processing = count(consensus.processingBlocks) ?? count(consensus.outstandingBlocks) ?? count(consensus.outstandingTransactions);
     const longest =
       durationField(consensus.longestProcessingBlock) ??
       durationField(consensus.longestRunningBlock) ??
@@ -163,7 +178,7 @@ function chainDetails(message: JsonObject): ChainDetails {
   }
   const networking = isObject(message.networking) ? message.networking : {};
   const legacyVm = isObject(message.vm) ? message.vm : isObject(engine.vm) ? engine.vm : {};
-  const connected = num(networking.percentConnected) ?? num(legacyVm['primary-percentConnected']);
+  const connected = share(networking.percentConnected, 1) ?? share(legacyVm['primary-percentConnected'], 1);
   if (connected !== undefined) details.connectedStakeRatio = connected;
   if (Array.isArray(networking.disconnectedValidators)) details.disconnectedValidators = networking.disconnectedValidators.length;
   return details;
@@ -171,13 +186,13 @@ function chainDetails(message: JsonObject): ChainDetails {
 
 function networkDetails(message: JsonObject): NetworkDetails {
   const details: NetworkDetails = {};
-  setIfDefined(details, 'connectedPeers', num(message.connectedPeers));
-  setIfDefined(details, 'sendFailRatio', num(message.sendFailRate));
+  setIfDefined(details, 'connectedPeers', count(message.connectedPeers));
+  setIfDefined(details, 'sendFailRatio', share(message.sendFailRate, 1));
   setIfDefined(details, 'lastMessageReceivedAgeSeconds', durationField(message.timeSinceLastMsgReceived));
   setIfDefined(details, 'lastMessageSentAgeSeconds', durationField(message.timeSinceLastMsgSent));
   const validatorHealth = message['primary network validator health'];
   if (isObject(validatorHealth)) {
-    setIfDefined(details, 'ingressConnections', num(validatorHealth.ingressConnectionCount));
+    setIfDefined(details, 'ingressConnections', count(validatorHealth.ingressConnectionCount));
     if (typeof validatorHealth.primaryNetworkValidator === 'boolean') details.primaryNetworkValidator = validatorHealth.primaryNetworkValidator;
   }
   return details;
@@ -185,22 +200,22 @@ function networkDetails(message: JsonObject): NetworkDetails {
 
 function routerDetails(message: JsonObject): RouterDetails {
   const details: RouterDetails = {};
-  setIfDefined(details, 'outstandingRequests', num(message.outstandingRequests));
+  setIfDefined(details, 'outstandingRequests', count(message.outstandingRequests));
   setIfDefined(details, 'longestRunningRequestSeconds', durationField(message.longestRunningRequest));
   return details;
 }
 
 function diskDetails(message: JsonObject): DiskDetails {
   const details: DiskDetails = {};
-  setIfDefined(details, 'availableBytes', num(message.availableDiskBytes));
-  const percentage = num(message.availableDiskPercentage);
+  setIfDefined(details, 'availableBytes', count(message.availableDiskBytes));
+  const percentage = share(message.availableDiskPercentage, 100);
   if (percentage !== undefined) details.availableRatio = percentage / 100;
   return details;
 }
 
 function upgradeDetails(message: JsonObject): UpgradeDetails {
   const details: UpgradeDetails = {};
-  const weight = num(message.modeUpgradeWeightPercentage);
+  const weight = share(message.modeUpgradeWeightPercentage, 100);
   if (weight !== undefined) details.modeWeightRatio = weight / 100;
   setIfDefined(details, 'timeUntilSeconds', durationField(message.timeUntilUpgrade));
   setIfDefined(details, 'localTime', parseGoTime(message.localUpgradeTime));

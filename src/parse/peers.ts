@@ -12,7 +12,9 @@ const VERSION = /^[A-Za-z][\w.-]{0,31}\/v?\d{1,6}\.\d{1,6}\.\d{1,6}[\w.+-]{0,32}
 
 export function parsePeers(result: unknown): ParseOutcome<PeersReport> {
   if (!isObject(result)) return { ok: false, error: `info.peers result must be an object, got ${describe(result)}` };
-  const list = result.peers ?? [];
+  // AvalancheGo sends the list (`make([]Peer, n)`; before v1.7.7 a nil one, `null`, when it had no
+  // peers): null stands for no peers only where numPeers says "0"; otherwise it is a bad shape.
+  const list = result.peers === null && result.numPeers === '0' ? [] : result.peers;
   if (!Array.isArray(list)) return { ok: false, error: `peers must be an array, got ${describe(list)}` };
   const counted = typeof result.numPeers === 'string' && /^\d{1,9}$/.test(result.numPeers) ? Number(result.numPeers) : list.length;
   const versions = new Map<string, number>();

@@ -12,8 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { CompletedValidation } from '../model/periods.js';
-import { isObject, type ParseOutcome } from './avalanchego.js';
-import { isCb58Id, unsigned } from './validator.js';
+import { describe, isObject, type ParseOutcome } from './avalanchego.js';
+import { epochSeconds, isCb58Id, unsigned } from './validator.js';
 
 /** A node pays a validator at most a handful of reward UTXOs per transaction. */
 const MAX_UTXOS = 64;
@@ -24,10 +24,17 @@ const HEADER = 2 + 32 + 4 + 32;
 /** Completed validations kept per node (the Data API lists every past one). */
 const MAX_COMPLETED = 10;
 
+/**
+ * The amounts of the reward UTXOs. AvalancheGo always sends the list (`make([]string, n)`: `[]` when
+ * there are none), so a missing or `null` one is a bad shape, not "no reward"; so is a `numFetched`
+ * that does not count it.
+ */
 export function parseRewardUtxos(value: unknown): ParseOutcome<number[]> {
   if (!isObject(value)) return { ok: false, error: 'result is not an object' };
-  const utxos = value.utxos ?? [];
-  if (!Array.isArray(utxos) || utxos.length > MAX_UTXOS) return { ok: false, error: `"utxos" must be an array of at most ${MAX_UTXOS}` };
+  const utxos = value.utxos;
+  if (!Array.isArray(utxos)) return { ok: false, error: `"utxos" must be an array, got ${describe(utxos)}` };
+  if (utxos.length > MAX_UTXOS) return { ok: false, error: `"utxos" must be an array of at most ${MAX_UTXOS}` };
+  if (value.numFetched !== undefined && unsigned(value.numFetched) !== utxos.length) return { ok: false, error: `numFetched does not count the ${utxos.length} UTXOs sent` };
   if (value.encoding !== undefined && value.encoding !== 'hex') return { ok: false, error: `encoding "${String(value.encoding).slice(0, 20)}" not read (ask for hex)` };
   const amounts: number[] = [];
   for (const utxo of utxos) {
@@ -87,8 +94,8 @@ export function parseCompletedValidations(records: ReadonlyArray<Record<string, 
   const out: CompletedValidation[] = [];
   for (const r of records) {
     if (r.validationStatus !== 'completed' || !isObject(r.rewards)) continue;
-    const start = unsigned(r.startTimestamp);
-    const end = unsigned(r.endTimestamp);
+    const start = epochSeconds(r.startTimestamp);
+    const end = epochSeconds(r.endTimestamp);
     const validation = unsigned(r.rewards.validationRewardAmount);
     if (start === undefined || end === undefined || validation === undefined) continue;
     const delegation = unsigned(r.rewards.delegationRewardAmount);

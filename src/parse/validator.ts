@@ -48,6 +48,20 @@ export function unsigned(value: unknown): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
+/**
+ * The last second of year 9999 (9999-12-31T23:59:59Z): the latest time Go's time.Time can write in
+ * JSON (MarshalJSON refuses later years) and the latest a 4-digit RFC 3339 date holds. A staking
+ * time or duration past it is no time AvalancheGo set (its staking periods last a year at most),
+ * and past 8.64e12 s it is no time a Date can even hold.
+ */
+export const LATEST_TIME = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000;
+
+/** Unix seconds (a json.Uint64 or a plain number), within 1970 … LATEST_TIME; anything else is not a time. */
+export function epochSeconds(value: unknown): number | undefined {
+  const n = unsigned(value);
+  return n !== undefined && n <= LATEST_TIME ? n : undefined;
+}
+
 /** A network-wide total in nAVAX (the Data API's amountStaked: above 2^53 on mainnet), as an approximate number. */
 function total(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : undefined;
@@ -169,8 +183,8 @@ export function parsePrimaryValidators(value: unknown, nodeId: string | undefine
   if (!list.ok) return list;
   const entry = own(list.value, nodeId)[0];
   if (!entry) return okay(null);
-  const startTime = unsigned(entry.startTime);
-  const endTime = unsigned(entry.endTime);
+  const startTime = epochSeconds(entry.startTime);
+  const endTime = epochSeconds(entry.endTime);
   if (startTime === undefined) return fail(`startTime ${shown(entry.startTime)} is not a time`);
   if (endTime === undefined) return fail(`endTime ${shown(entry.endTime)} is not a time`);
   if (endTime < startTime) return fail(`endTime ${endTime} is before startTime ${startTime}`);
@@ -207,7 +221,7 @@ export function parsePrimaryValidators(value: unknown, nodeId: string | undefine
  * (at most reward.PercentDenominator), `validatorAuthority` an Owner.
  */
 function autoRenewal(entry: JsonObject): ParseOutcome<AutoRenewal> {
-  const next = unsigned(entry.nextPeriod);
+  const next = epochSeconds(entry.nextPeriod);
   if (next === undefined) return fail(`nextPeriod ${shown(entry.nextPeriod)} is not a period`);
   const shares = unsigned(entry.autoCompoundRewardShares);
   if (shares === undefined || shares > PERCENT_DENOMINATOR) return fail(`autoCompoundRewardShares ${shown(entry.autoCompoundRewardShares)} is not a share in millionths`);
@@ -244,8 +258,11 @@ function l1Validation(entry: JsonObject, subnetId: string): ParseOutcome<L1Valid
   if (isNodeId(entry.nodeID)) validation.nodeId = entry.nodeID;
   const weight = unsigned(entry.weight);
   if (weight !== undefined) validation.weight = weight;
-  const startTime = unsigned(entry.startTime);
-  if (startTime !== undefined) validation.startTime = startTime;
+  if (entry.startTime !== undefined && entry.startTime !== null) {
+    const startTime = epochSeconds(entry.startTime);
+    if (startTime === undefined) return fail(`startTime ${shown(entry.startTime)} of ${entry.validationID} is not a time`);
+    validation.startTime = startTime;
+  }
   return okay(validation);
 }
 
@@ -329,6 +346,25 @@ export function parseStakingDistribution(value: unknown): ParseOutcome<VersionSt
 function distributionVersion(value: unknown): string | undefined {
   if (isVersionText(value)) return value;
   return typeof value === 'string' && BARE_VERSION.test(value) ? `avalanchego/${value}` : undefined;
+}
+
+/**
+ * A Data API validator record's end time (unix seconds) and delegator count: absent, or within range.
+ * An end time outside 1970 … 9999 or a count that is not a count is a bad shape, never a date.
+ */
+export function parseValidatorRecordTimes(record: JsonObject): ParseOutcome<{ endTimestamp?: number; delegators?: number }> {
+  const out: { endTimestamp?: number; delegators?: number } = {};
+  if (record.endTimestamp !== undefined && record.endTimestamp !== null) {
+    const end = epochSeconds(record.endTimestamp);
+    if (end === undefined) return fail(`endTimestamp ${shown(record.endTimestamp)} is not a time`);
+    out.endTimestamp = end;
+  }
+  if (record.delegatorCount !== undefined && record.delegatorCount !== null) {
+    const delegators = unsigned(record.delegatorCount);
+    if (delegators === undefined) return fail(`delegatorCount ${shown(record.delegatorCount)} is not a count`);
+    out.delegators = delegators;
+  }
+  return okay(out);
 }
 
 /** The live API's validator record fields (uptimePerformance, validatorHealth), when present and readable. */

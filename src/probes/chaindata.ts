@@ -10,7 +10,7 @@ import { ProbeError } from '../transport/client.js';
 import { emptySnapshot, VALIDATOR_STATUSES, type ChainDataSnapshot, type ChainInfo, type ValidatorInfo, type ValidatorStatus } from '../model/chaindata.js';
 import { isObject } from '../parse/avalanchego.js';
 import { parseCompletedValidations } from '../parse/rewards.js';
-import { parseStakingDistribution, parseValidatorRecordHealth } from '../parse/validator.js';
+import { epochSeconds, parseStakingDistribution, parseValidatorRecordHealth, parseValidatorRecordTimes, unsigned } from '../parse/validator.js';
 import { redact } from '../util/text.js';
 import { parseJson } from './exchange.js';
 import { callService, serviceError } from './service.js';
@@ -140,15 +140,17 @@ class Refresh {
     const block = Array.isArray(json.blocks) && isObject(json.blocks[0]) ? json.blocks[0] : undefined;
     if (!block) throw new ProbeError('bad_shape', 'no blocks in the response');
     const height = Number(block.blockNumber);
-    if (!Number.isSafeInteger(height)) throw new ProbeError('bad_shape', `blockNumber ${JSON.stringify(block.blockNumber)} is not a height`);
+    if (!Number.isSafeInteger(height) || height < 0) throw new ProbeError('bad_shape', `blockNumber ${JSON.stringify(block.blockNumber)?.slice(0, 60)} is not a height`);
+    const timestamp = block.blockTimestamp === undefined ? undefined : epochSeconds(block.blockTimestamp);
+    if (block.blockTimestamp !== undefined && timestamp === undefined) throw new ProbeError('bad_shape', `blockTimestamp ${JSON.stringify(block.blockTimestamp)?.slice(0, 60)} is not a time`);
     chain.height = height;
-    if (typeof block.blockTimestamp === 'number') chain.blockTimestamp = block.blockTimestamp;
+    if (timestamp !== undefined) chain.blockTimestamp = timestamp;
   }
 
   private async readNetwork(service: ServiceTarget, network: string): Promise<void> {
     const json = await this.getJson(service, `/v1/networks/${network}`);
-    const validators = isObject(json.validatorDetails) ? json.validatorDetails.validatorCount : undefined;
-    const delegators = isObject(json.delegatorDetails) ? json.delegatorDetails.delegatorCount : undefined;
+    const validators = unsigned(isObject(json.validatorDetails) ? json.validatorDetails.validatorCount : undefined);
+    const delegators = unsigned(isObject(json.delegatorDetails) ? json.delegatorDetails.delegatorCount : undefined);
     // The stake per version is read on its own: a bad row costs the version series, not the totals.
     const versionStake = parseStakingDistribution(json);
     this.snapshot.networks.set(network, {
@@ -189,8 +191,12 @@ class Refresh {
     }
     const current = currentValidation(records);
     const info: ValidatorInfo = { nodeId, target: node.name, status: current ? (String(current.validationStatus) as ValidatorStatus) : 'none', checkedAt: now };
-    if (current && typeof current.endTimestamp === 'number') info.endTimestamp = current.endTimestamp;
-    if (current && typeof current.delegatorCount === 'number') info.delegators = current.delegatorCount;
+    if (current) {
+      const times = parseValidatorRecordTimes(current);
+      if (!times.ok) throw new ProbeError('bad_shape', `validator record of ${nodeId}: ${times.error}`);
+      if (times.value.endTimestamp !== undefined) info.endTimestamp = times.value.endTimestamp;
+      if (times.value.delegators !== undefined) info.delegators = times.value.delegators;
+    }
     const completed = parseCompletedValidations(records);
     if (completed.length > 0) info.completed = completed;
     if (current?.validationStatus === 'active') {
@@ -203,7 +209,7 @@ class Refresh {
   private async readTps(service: ServiceTarget, chain: ChainInfo): Promise<void> {
     const json = await this.getJson(service, `/v2/chains/${encodeURIComponent(chain.evmChainId)}/rollingWindowMetrics/avgTps`);
     const value = isObject(json.result) ? json.result.lastHour : undefined;
-    if (typeof value !== 'number') throw new ProbeError('bad_shape', 'result.lastHour must be a number');
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new ProbeError('bad_shape', 'result.lastHour must be a number of transactions per second');
     chain.avgTps = value;
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { Target } from '../config/load.js';
 import type { Store, TargetState } from '../store.js';
+import { isoTime } from '../util/time.js';
 
 /** A source's part of its target's status: `model` for the JSON API, `html` for the target's page. */
 export interface Panel<M> {
@@ -27,5 +28,5 @@ export function age(seconds: number | undefined, now: number): string {
   return `${Math.round(s / 86400)}d ago`;
 }
 
-export const when = (seconds: number | undefined) => (seconds === undefined ? '' : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'));
+export const when = (seconds: number | undefined) => (seconds === undefined ? '' : (isoTime(seconds)?.replace('.000Z', 'Z') ?? ''));
 export const timeTag = (seconds: number | undefined, now: number) => (seconds === undefined ? '<span class="muted">never</span>' : `<time datetime="${when(seconds)}" title="${when(seconds)}">${age(seconds, now)}</time>`);

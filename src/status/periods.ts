@@ -5,6 +5,7 @@
 import type { PeriodOutcome } from '../model/periods.js';
 import { nAvaxToAvax, VALIDATOR_ENDPOINT, validatorReport } from '../model/validator.js';
 import { e, type Panel } from './html.js';
+import { isoTime } from '../util/time.js';
 
 export interface PeriodsPanel {
   /** The period followed now: its start and end (epoch seconds). */
@@ -36,7 +37,7 @@ function row(o: PeriodOutcome): PeriodsPanel['periods'][number] {
   return entry;
 }
 
-const day = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+const day = (seconds: number) => isoTime(seconds)?.slice(0, 10) ?? '–';
 const pct = (ratio: number | undefined) => (ratio === undefined ? '–' : `${(ratio * 100).toFixed(1)} %`);
 
 function periodsSection(p: PeriodsPanel): string {

@@ -7,6 +7,7 @@ import type { EndpointObservation } from '../model/observation.js';
 import { rewardOutlook } from '../model/reward-vote.js';
 import { effectiveHeliconTime, isVersionBehind, nAvaxToAvax, VALIDATOR_ENDPOINT, validatorReport } from '../model/validator.js';
 import { e, timeTag, type Panel } from './html.js';
+import { isoTime } from '../util/time.js';
 
 export interface ValidatorPanel {
   polledAt: number;
@@ -83,7 +84,7 @@ export function validatorPanel(endpoints: readonly EndpointObservation[], networ
 
 const pct = (ratio: number | undefined) => (ratio === undefined ? '–' : `${(ratio * 100).toFixed(1)} %`);
 const hours = (seconds: number) => (Math.abs(seconds) >= 4 * 86400 ? `${(seconds / 86400).toFixed(1)} days` : `${(seconds / 3600).toFixed(1)} h`);
-const day = (seconds: number | undefined) => (seconds === undefined ? '–' : new Date(seconds * 1000).toISOString().slice(0, 10));
+const day = (seconds: number | undefined) => (seconds === undefined ? '–' : (isoTime(seconds)?.slice(0, 10) ?? '–'));
 
 /** Where the requirement comes from, in words (AvalancheGo vms/platformvm/block/executor/options.go). */
 const REQUIREMENT_BASIS = {

@@ -16,7 +16,10 @@ const UNIT_SECONDS: Record<string, number> = {
 const WHOLE = /^([+-]?)((?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)$/;
 const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
 
-/** Seconds, or undefined when the text is not a Go duration. "0" alone is valid, as in Go. */
+/** Go's time.Duration is an int64 of nanoseconds: about 292 years either way. */
+const MAX_SECONDS = 2 ** 63 / 1e9;
+
+/** Seconds, or undefined when the text is not a Go duration (or one beyond Go's range). "0" alone is valid, as in Go. */
 export function parseGoDuration(text: string): number | undefined {
   if (text === '0' || text === '+0' || text === '-0') return 0;
   const whole = WHOLE.exec(text);
@@ -25,6 +28,7 @@ export function parseGoDuration(text: string): number | undefined {
   for (const [, value, unit] of whole[2]!.matchAll(PART)) {
     seconds += Number(value) * UNIT_SECONDS[unit!]!;
   }
+  if (!(seconds <= MAX_SECONDS)) return undefined;
   return whole[1] === '-' ? -seconds : seconds;
 }
 

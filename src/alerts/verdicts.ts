@@ -30,6 +30,8 @@ export class RuleStage {
   private readonly settingsCache = new Map<string, Map<string, RuleSettings>>();
   /** Targets whose last evaluation was over MAX_ALERTS_PER_TARGET (warned once until it is not). */
   private readonly overLimit = new Set<string>();
+  /** `target\0rule` of the rules whose last evaluation threw (logged once until they stop). */
+  private readonly throwing = new Set<string>();
 
   constructor(
     private config: Config,
@@ -82,8 +84,9 @@ export class RuleStage {
     for (const source of RULE_SOURCE_NAMES) {
       const feed = RULE_SOURCES[source];
       if (feed.from !== update.source) continue;
-      const input = feed.input(update);
-      if (input === null) verdicts.push({ evaluation: { target: update.target, covers: rulesOf(source).map((r) => r.name), unknown: [], conditions: [] }, now, resolveAtOnce: true });
+      const input = this.isolated(`${source} input`, update.target, () => feed.input(update));
+      if (input === UNKNOWN) verdicts.push({ evaluation: { target: update.target, covers: rulesOf(source).map((r) => r.name), unknown: rulesOf(source).map((r) => r.name), conditions: [] }, now });
+      else if (input === null) verdicts.push({ evaluation: { target: update.target, covers: rulesOf(source).map((r) => r.name), unknown: [], conditions: [] }, now, resolveAtOnce: true });
       else if (input !== undefined) verdicts.push({ evaluation: this.observe(source, update.target, input, now), now });
     }
     return verdicts;
@@ -96,7 +99,7 @@ export class RuleStage {
     const label = (value: string) => sanitizeLabelValue(value, this.config.limits.maxLabelLength);
     const enabled = (name: string) => !this.settings(name, target).disabled;
     for (const rule of rules) {
-      const result = rule.evaluate(input, { target, settings: this.settings(rule.name, target), enabled, now, label }, this.ruleState(rule, target));
+      const result = this.isolated(rule.name, target, () => rule.evaluate(input, { target, settings: this.settings(rule.name, target), enabled, now, label }, this.ruleState(rule, target)));
       if (result === UNKNOWN) evaluation.unknown.push(rule.name);
       else for (const finding of result) evaluation.conditions.push({ ...finding, alertname: rule.name, target });
     }
@@ -107,6 +110,25 @@ export class RuleStage {
   /** A target that left: its rules' state is let go. */
   forgetTarget(name: string): void {
     this.ruleStates.delete(name);
+    for (const key of this.throwing) if (key.startsWith(`${name}\u0000`)) this.throwing.delete(key);
+  }
+
+  /**
+   * One rule's evaluation, isolated from the others: a rule that throws (a value no parser should
+   * have let through) cannot know, so its alerts stay as they are, and the other rules and the
+   * target's page go on. Logged once per target and rule until it stops throwing.
+   */
+  private isolated<T>(rule: string, target: string, evaluate: () => T): T | typeof UNKNOWN {
+    const key = `${target}\u0000${rule}`;
+    try {
+      const result = evaluate();
+      if (this.throwing.delete(key)) this.log.info({ target, rule }, 'alert rule evaluates again');
+      return result;
+    } catch (err) {
+      if (!this.throwing.has(key)) this.log.error({ target, rule, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, 'alert rule failed; its alerts for this target stay as they are');
+      this.throwing.add(key);
+      return UNKNOWN;
+    }
   }
 
   private ruleState(rule: AnyRule, target: string): unknown {

@@ -3,9 +3,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
 import { RuleStage } from '../../../src/alerts/verdicts.js';
 import { parseConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/log.js';
+import { economicsOf, type ValidatorReport } from '../../../src/model/validator.js';
 import { failing, nodeState, update } from '../../helpers/states.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
@@ -13,7 +15,23 @@ const T0 = Date.UTC(2026, 10, 22, 12);
 function stage(alerts = '') {
   const dir = mkdtempSync(join(tmpdir(), 'avahealth-verdicts-'));
   const config = parseConfig(`state_dir: ${dir}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1"}\n  - {name: v2, url: "http://127.0.0.1:1"}\n${alerts}`, join(dir, 'c.yaml'), {});
-  return { config, rules: new RuleStage(config, createLogger({ level: 'silent', format: 'json' })) };
+  const stream = new PassThrough();
+  const lines: Array<Record<string, unknown>> = [];
+  stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)));
+  return { config, lines, rules: new RuleStage(config, createLogger({ level: 'info', format: 'json', destination: stream })) };
+}
+
+/** A validator poll as the rules read it; `endTime` is taken as given (the parser is bypassed on purpose). */
+function validatorInput(endTime: number, now: number) {
+  const report: ValidatorReport = {
+    problems: [],
+    version: 'avalanchego/1.15.2',
+    uptime: { rewardingStakeRatio: 0.5, weightedAverageRatio: 0.5 },
+    primary: { startTime: now - 10 * 86_400, endTime, potentialRewardNAvax: 117_431_493_426 },
+    l1: [{ subnetId: 'csu12v5GV2hVy5gLTGap8zJNX2q6Ka4cKZ4Xfyq6sqh7GtpPB', validationId: '2H7pEcXNnmKpYZ6VxNY2nRZ6Kx1BT2qgcM8J9o8zWLgqDTN5E8', balanceNAvax: 0 }],
+  };
+  report.economics = economicsOf(report, now);
+  return { observation: { endpoint: 'validator', view: 'all', ok: true, durationSeconds: 0, at: now, detail: report } };
 }
 
 describe('rules stage', () => {
@@ -48,5 +66,30 @@ describe('rules stage', () => {
     const { rules } = stage('alerts:\n  rules:\n    AvalancheCheckFailing: {for_polls: 3}\n  targets:\n    v2:\n      rules:\n        AvalancheCheckFailing: {disabled: true}\n');
     expect(rules.settings('AvalancheCheckFailing', 'v1')).toMatchObject({ disabled: false, forPolls: 3 });
     expect(rules.settings('AvalancheCheckFailing', 'v2')).toMatchObject({ disabled: true, forPolls: 3 });
+  });
+
+  it('a rule that throws is isolated: it cannot know, the others of its source still find, and it is logged once with its target until it stops', async () => {
+    const { rules, lines } = stage();
+    const now = T0 / 1000;
+    // An end time no Date holds, handed straight to the rules: AvalancheValidatorRewardAtRisk formats it and throws.
+    const bad = () => rules.observe('validator', 'v1', validatorInput(9_007_199_254_740_991, now), T0);
+    const first = bad();
+    expect(first.unknown).toContain('AvalancheValidatorRewardAtRisk');
+    expect(first.conditions.map((c) => c.alertname)).toEqual(['AvalancheL1ValidatorInactive']);
+    bad();
+    // The other target is evaluated as ever.
+    expect(rules.observe('validator', 'v2', validatorInput(now + 4 * 86_400, now), T0).conditions.map((c) => c.alertname)).toContain('AvalancheValidatorRewardAtRisk');
+    await new Promise((resolve) => setImmediate(resolve));
+    const failed = lines.filter((l) => l.msg === 'alert rule failed; its alerts for this target stay as they are');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ target: 'v1', rule: 'AvalancheValidatorRewardAtRisk', level: 50 });
+    expect(String(failed[0]!.error)).toContain('RangeError');
+
+    // It stops throwing: said once; a later throw is logged again.
+    expect(rules.observe('validator', 'v1', validatorInput(now + 4 * 86_400, now), T0).unknown).not.toContain('AvalancheValidatorRewardAtRisk');
+    bad();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.filter((l) => l.msg === 'alert rule evaluates again')).toHaveLength(1);
+    expect(lines.filter((l) => l.msg === 'alert rule failed; its alerts for this target stay as they are')).toHaveLength(2);
   });
 });

@@ -81,6 +81,22 @@ export async function followPeriods(target: string, report: ValidatorReport, led
   return { entry, ...(decided ? { decided: outcomes[0]! } : {}) };
 }
 
+/**
+ * The reward UTXOs only where they are what AvalancheGo pays at a period's end
+ * (proposal_tx_executor.go, rewardValidatorTx): on commit the potential reward as one UTXO, then the
+ * delegatee commission as another; on abort the commission alone. So at most two, and two only with
+ * the potential reward among them: anything else (two 1-nAVAX UTXOs against a 117 AVAX reward) is
+ * no answer, and the period's outcome stays unknown rather than "paid".
+ */
+function consistent(period: TrackedPeriod, answer: Awaited<ReturnType<AskRewardUtxos>>): Awaited<ReturnType<AskRewardUtxos>> {
+  if (!answer.ok) return answer;
+  const { amounts } = answer;
+  const potential = period.potentialRewardNAvax;
+  const withReward = potential === undefined || potential === 0 || amounts.includes(potential);
+  if (amounts.length <= 1 || (amounts.length === 2 && withReward)) return answer;
+  return { ok: false, error: `${amounts.length} reward UTXOs (${amounts.slice(0, 3).join(', ')}${amounts.length > 3 ? ', …' : ''} nAVAX) are neither branch of the reward vote${potential ? ` for a potential reward of ${potential} nAVAX` : ''}` };
+}
+
 /** An ended period's outcome, or undefined while no source can tell yet. */
 async function judge(period: TrackedPeriod, ask: AskRewardUtxos, completed: readonly CompletedValidation[] | undefined, now: number): Promise<PeriodOutcome | undefined> {
   const record = completedFor(period, completed);
@@ -88,7 +104,7 @@ async function judge(period: TrackedPeriod, ask: AskRewardUtxos, completed: read
     return outcomeOf(period, { rewarded: false, validationRewardNAvax: 0, evidence: 'removed at the end of its cycle instead of renewed: the reward vote aborted (ACP-236: principal returned, this cycle’s reward forfeited)' }, now);
   }
   if (!period.autoRenewed) {
-    const answer = await ask(period.txId);
+    const answer = consistent(period, await ask(period.txId));
     if (answer.ok) return outcomeOf(period, verdictFromRewardUtxos(period, answer.amounts), now);
     if (!record && now - period.endTime < OUTCOME_SEARCH_SECONDS) return undefined;
     return outcomeOf(period, { rewarded: null, evidence: `unknown: platform.getRewardUTXOs failed (${answer.error.slice(0, 120)})${record ? '' : ' and the Data API lists no completed validation'}` }, now);

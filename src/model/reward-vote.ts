@@ -31,7 +31,8 @@ export function rewardOutlook(rewardingStakeRatio: number): RewardOutlook {
 /**
  * Why an auto-renewed validator's renewal is in doubt, in words; undefined when it is not (it does
  * not renew, its uptime is unknown or an unsettled snapshot, or the outlook is likely with budget
- * left). ACP-236 renewal is conditional (AvalancheGo vms/platformvm/txs/executor/proposal_tx_executor.go,
+ * left, or the reward is still in reach by the cycle's end: model/reward-projection.ts). ACP-236
+ * renewal is conditional (AvalancheGo vms/platformvm/txs/executor/proposal_tx_executor.go,
  * RewardAutoRenewedValidatorTx): the next cycle starts only in the commit branch of the reward vote;
  * on abort the validator is removed whatever `nextPeriod` says (principal and earlier cycles'
  * restaked rewards returned, this cycle's reward forfeited).
@@ -41,6 +42,8 @@ export function renewalDoubt(report: Pick<ValidatorReport, 'primary' | 'uptime' 
   const ratio = report.uptime.rewardingStakeRatio;
   const outlook = rewardOutlook(ratio);
   const share = `${(ratio * 100).toFixed(1).replace(/\.0$/, '')} %`;
+  const inReach = report.economics?.projection?.inReach;
+  if (outlook !== 'likely' && inReach) return undefined;
   if (outlook === 'lost') return `only ${share} of stake sees its uptime at or above the requirement: the reward vote likely aborts`;
   if (outlook === 'uncertain') return `only ${share} of stake sees its uptime at or above the requirement: the reward vote may abort`;
   const left = report.economics?.downtimeBudgetRemainingSeconds;

@@ -6,6 +6,7 @@
 import type { FailureReason } from './failure.js';
 import type { EndpointObservation } from './observation.js';
 import type { PeriodEntry } from './periods.js';
+import { projectReward, type RewardProjection } from './reward-projection.js';
 
 /** The requirement before the Helicon upgrade (genesis UptimeRequirement). */
 export const UPTIME_REQUIREMENT = 0.8;
@@ -175,6 +176,8 @@ export interface ValidatorEconomics {
   /** Allowed downtime over the whole period, seconds. */
   downtimeAllowanceSeconds?: number;
   downtimeBudgetRemainingSeconds?: number;
+  /** What the reward vote would see at the period's end were the node up from now on (model/reward-projection.ts); absent while the uptime is unknown or a restart's snapshot. */
+  projection?: RewardProjection;
   /** Per L1 validation (same order as `l1`): seconds of fee left at today's price. */
   l1RunwaySeconds: Array<number | undefined>;
 }
@@ -236,6 +239,8 @@ export function economicsOf(report: Pick<ValidatorReport, 'primary' | 'uptime' |
   // A snapshot taken right after a restart is not the cumulative uptime peers hold: no budget from it.
   if (report.uptime && !report.uptimeSettling) {
     economics.downtimeBudgetRemainingSeconds = downtimeBudgetRemainingSeconds(requirement, primary.startTime, primary.endTime, report.uptime.weightedAverageRatio, now);
+    const projection = projectReward({ requirement, start: primary.startTime, end: primary.endTime, now, ...report.uptime });
+    if (projection) economics.projection = projection;
   }
   return economics;
 }

@@ -37,6 +37,12 @@ export interface ValidatorPanel {
   requirementBasis?: 'acp-267' | 'base' | 'configured-base';
   downtimeAllowanceSeconds?: number;
   downtimeBudgetRemainingSeconds?: number;
+  /**
+   * Were the node up from now on, the uptime the stake that sees it lowest would measure at the
+   * period's end (model/reward-projection.ts), and whether that reaches the requirement.
+   */
+  projectedUptimeRatio?: number;
+  rewardInReach?: boolean;
   periodStart?: number;
   periodEnd?: number;
   potentialRewardAvax?: number;
@@ -71,6 +77,8 @@ export function validatorPanel(endpoints: readonly EndpointObservation[], networ
   set('requirementBasis', report.economics?.requirementBasis);
   set('downtimeAllowanceSeconds', report.economics?.downtimeAllowanceSeconds);
   set('downtimeBudgetRemainingSeconds', report.economics?.downtimeBudgetRemainingSeconds);
+  set('projectedUptimeRatio', report.economics?.projection?.laggardsEndUptimeRatio);
+  set('rewardInReach', report.economics?.projection?.inReach);
   set('periodStart', report.primary?.startTime);
   set('periodEnd', report.primary?.endTime);
   if (report.primary?.potentialRewardNAvax !== undefined) panel.potentialRewardAvax = nAvaxToAvax(report.primary.potentialRewardNAvax);
@@ -85,6 +93,11 @@ export function validatorPanel(endpoints: readonly EndpointObservation[], networ
 const pct = (ratio: number | undefined) => (ratio === undefined ? '–' : `${(ratio * 100).toFixed(1)} %`);
 const hours = (seconds: number) => (Math.abs(seconds) >= 4 * 86400 ? `${(seconds / 86400).toFixed(1)} days` : `${(seconds / 3600).toFixed(1)} h`);
 const day = (seconds: number | undefined) => (seconds === undefined ? '–' : (isoTime(seconds)?.slice(0, 10) ?? '–'));
+/** To the minute, for a period shorter than four days (a 12- or 48-hour cycle). */
+const minute = (seconds: number | undefined) => {
+  const iso = seconds === undefined ? undefined : isoTime(seconds);
+  return iso === undefined ? '–' : `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+};
 
 /** Where the requirement comes from, in words (AvalancheGo vms/platformvm/block/executor/options.go). */
 const REQUIREMENT_BASIS = {
@@ -115,9 +128,17 @@ function validatorSection(v: ValidatorPanel, now: number): string {
   if (v.downtimeBudgetRemainingSeconds !== undefined && v.downtimeAllowanceSeconds) {
     const left = v.downtimeBudgetRemainingSeconds;
     const share = left / v.downtimeAllowanceSeconds;
-    rows.push(['Downtime budget', `<span class="${share < 0.25 ? 'bad' : 'good'}">${left >= 0 ? `${hours(left)} left` : `overspent by ${hours(-left)}`}</span> <span class="muted">of ${hours(v.downtimeAllowanceSeconds)} this period</span>`]);
+    const until = v.periodEnd !== undefined ? ` until ${minute(v.periodEnd)}` : '';
+    rows.push(['Downtime budget', `<span class="${share < 0.25 ? 'bad' : 'good'}">${left >= 0 ? `${hours(left)} left` : `overspent by ${hours(-left)}`}</span> <span class="muted">of ${hours(v.downtimeAllowanceSeconds)} this period${until}</span>`]);
   }
-  if (v.periodEnd !== undefined) rows.push(['Period', `${day(v.periodStart)} → ${day(v.periodEnd)}`]);
+  if (v.projectedUptimeRatio !== undefined && v.requirement !== undefined) {
+    const words = v.rewardInReach ? '✔ the reward is in reach' : '✖ the reward is out of reach';
+    rows.push(['At the period end', `<span class="${v.rewardInReach ? 'good' : 'bad'}">${words}</span> <span class="muted">up from now on, the stake that sees it lowest would measure ${pct(v.projectedUptimeRatio)} against ${pct(v.requirement)} (the vote is cast once, at the end, on each node's measure since the period started)</span>`]);
+  }
+  if (v.periodEnd !== undefined) {
+    const short = v.periodStart !== undefined && v.periodEnd - v.periodStart < 4 * 86400;
+    rows.push(['Period', short ? `${minute(v.periodStart)} → ${minute(v.periodEnd)}` : `${day(v.periodStart)} → ${day(v.periodEnd)}`]);
+  }
   if (v.nextPeriodSeconds !== undefined) rows.push(['Auto-renewal', v.nextPeriodSeconds > 0 ? `renews at the period end for ${hours(v.nextPeriodSeconds)}` : '<span class="bad">exits at the period end</span> (next period 0)']);
   if (v.l1Dropped) rows.push(['L1 validations', `<span class="bad">${v.l1Dropped} more than the 100 kept per node (not exported)</span>`]);
   if (v.potentialRewardAvax !== undefined) rows.push(['Potential reward', `${v.potentialRewardAvax.toFixed(2)} AVAX`]);

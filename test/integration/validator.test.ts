@@ -76,6 +76,7 @@ alerts:
     expect(sample(m, 'avahealth_validator_period_end_timestamp_seconds', t)).toBe(Math.floor(node.validationEndsAt));
     expect(sample(m, 'avahealth_validator_potential_reward_avax', t)).toBe(117.431493426);
     expect(sample(m, 'avahealth_validator_downtime_budget_remaining_seconds', t)).toBeGreaterThan(0.09 * 40 * 86400);
+    expect(sample(m, 'avahealth_validator_projected_uptime_ratio', t)).toBeGreaterThan(0.99);
     expect(sample(m, 'avahealth_node_version_info', { ...t, version: 'avalanchego/1.15.2' })).toBe(1);
     expect(sample(m, 'avahealth_node_healthy', { ...t, endpoint: 'health' })).toBe(1);
     expect(series(m, 'avahealth_probe_success', { target: 'off', endpoint: 'validator' })).toEqual([]);
@@ -105,10 +106,10 @@ alerts:
     await waitFor('RewardAtRisk at the webhook', () => firing('AvalancheValidatorRewardAtRisk', 'risky').length > 0, 15_000);
     const [reward] = firing('AvalancheValidatorRewardAtRisk', 'risky');
     expect(reward!.labels.severity).toBe('warning');
-    expect(reward!.annotations.summary).toMatch(/^risky: 72\.5 % of stake sees its uptime at or above the 90 % requirement: the reward is still likely, uncertain below 60 % of stake; \d+\.\d h of downtime budget left until \d{4}-\d\d-\d\d$/);
+    expect(reward!.annotations.summary).toMatch(/^risky: 72\.5 % of stake sees its uptime at or above the 90 % requirement: the reward is still likely, uncertain below 60 % of stake; \d+\.\d h of the 96\.0 h downtime budget left until \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     await waitFor('DowntimeBudgetLow at the webhook', () => firing('AvalancheValidatorDowntimeBudgetLow', 'risky').length > 0, 15_000);
     // 40-day period at 0.9: 96 h allowed; 10 days at 66 %: 81.6 h spent.
-    expect(firing('AvalancheValidatorDowntimeBudgetLow', 'risky')[0]!.annotations.summary).toMatch(/^risky: 14\.\d h of downtime budget left \(15 % of the period's 96\.0 h\) until \d{4}-\d\d-\d\d$/);
+    expect(firing('AvalancheValidatorDowntimeBudgetLow', 'risky')[0]!.annotations.summary).toMatch(/^risky: 14\.\d h of downtime budget left \(15 % of the period's 96\.0 h\) until \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     // Escalation to critical below 60 %, then recovery resolves both.
     await setScenario(sim, 'risky', 'reward-at-risk', { rewardingStakePercent: 55 });
     await waitFor('critical', () => firing('AvalancheValidatorRewardAtRisk', 'risky').some((a) => a.labels.severity === 'critical'), 15_000);
@@ -208,7 +209,7 @@ alerts:
     expect(html).toContain('<h2 id="validator">Validator</h2>');
     expect(html).toMatch(/Rewarding stake<\/dt><dd><span class="good">✔ 100\.0 %<\/span>/);
     expect(html).toContain('of stake sees its uptime at or above the requirement:</span> reward likely <span class="muted">were the period to end now (a stake majority decides)</span>');
-    expect(html).toMatch(/Downtime budget<\/dt><dd><span class="good">\d+\.\d (h|days) left<\/span> <span class="muted">of 96\.0 h this period<\/span>/);
+    expect(html).toMatch(/Downtime budget<\/dt><dd><span class="good">\d+\.\d (h|days) left<\/span> <span class="muted">of 96\.0 h this period until \d{4}-\d\d-\d\d \d\d:\d\d UTC<\/span>/);
     const l1Page = await (await fetch(`${d.url}/targets/l1`)).text();
     expect(l1Page).toContain('✖ inactive');
   });

@@ -4,7 +4,7 @@
  */
 import { SCOPE_TEMPLATE } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
-import { avax, cycleEnd, day, hours, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
+import { avax, cycleEnd, endsAt, hours, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.25, criticalThreshold: 0.1 };
 
@@ -50,7 +50,7 @@ export default defineRule({
     const share = left / allowance;
     if (share >= (ctx.settings.threshold ?? 0.25)) return noVerdict(wait);
     if (uptimeVerdictWaits(input, report) || scopeWaits(input, wait)) return UNKNOWN;
-    const end = day(report.primary.endTime);
+    const end = endsAt(report.primary.endTime);
     const period = periodOf(report.primary);
     const then = report.primary.autoRenewal ? `; ${cycleEnd(report)}` : '';
     const state = left >= 0 ? `${hours(left)} of downtime budget left (${percent(Math.max(0, share))} of the ${period}'s ${hours(allowance)}) until ${end}${then}` : `downtime budget overspent by ${hours(-left)} (${period} ends ${end}${then})`;

@@ -1,7 +1,13 @@
 /**
- * Less stake sees the validator's uptime at or above the requirement: the reward (all or nothing,
- * its delegators' too) is decided by a stake majority when the period ends, so a falling share
- * first erodes the margin, then makes the outcome uncertain, then loses it (model/reward-vote.ts).
+ * Less stake sees the validator's uptime at or above the requirement. The reward (all or nothing,
+ * its delegators' too) is voted once, when the period ends, on each node's cumulative measure then
+ * (AvalancheGo vms/platformvm/block/executor/options.go, prefersCommit), so the snapshot is
+ * evidence, and the verdict is the projection to the end (model/reward-projection.ts): critical
+ * only when, even up from now on, the stake that sees it below the requirement cannot climb back
+ * by the end (the downtime budget for the whole period is spent, or the time left is too short)
+ * while that stake is large enough to make the vote uncertain (model/reward-vote.ts). Early in a
+ * period (a 48-hour mainnet cycle since ACP-273) a short outage is a warning that says how much of
+ * the budget is left and when the period ends.
  */
 import { REWARD_LIKELY_STAKE_RATIO, REWARD_LOST_STAKE_RATIO, rewardOutlook, SNOWMAN_ALPHA, SNOWMAN_K } from '../../model/reward-vote.js';
 import { SCOPE_TEMPLATE } from './promql.js';
@@ -13,26 +19,29 @@ const LIKELY = percent(REWARD_LIKELY_STAKE_RATIO);
 const LOST = percent(REWARD_LOST_STAKE_RATIO);
 
 /** How a stake majority decides, and where the outcome turns: the same words in both twins. */
-const vote = (period: string) => `When the ${period} ends, each node votes to reward it only if its own measure of its uptime meets the requirement, and Snowman (polls of ${SNOWMAN_K} validators by stake, ${SNOWMAN_ALPHA} matching votes to move) carries the side holding more than half of the stake: the reward is likely at ${LIKELY} of stake or more, uncertain between ${LOST} and ${LIKELY}, likely lost below ${LOST}.`;
+const vote = (period: string) => `When the ${period} ends, each node votes to reward it only if its own measure of its uptime since the ${period} started meets the requirement, and Snowman (polls of ${SNOWMAN_K} validators by stake, ${SNOWMAN_ALPHA} matching votes to move) carries the side holding more than half of the stake: the reward is likely at ${LIKELY} of stake or more, uncertain between ${LOST} and ${LIKELY}, likely lost below ${LOST}.`;
 const VOTE = vote('period');
 const ACT = 'Check inbound connectivity on the staking port, the node clock, and avoid restarts.';
-const PROM_SUMMARY = `{{ $labels.target }}: {{ $value | humanizePercentage }} of stake sees its uptime at or above the requirement: were the period to end now, the reward is {{ if lt $value ${REWARD_LOST_STAKE_RATIO} }}likely lost{{ else if lt $value ${REWARD_LIKELY_STAKE_RATIO} }}uncertain{{ else }}still likely{{ end }}`;
+const PROM_SUMMARY = `{{ $labels.target }}: {{ $value | humanizePercentage }} of stake sees its uptime at or above the requirement now`;
 const PROM_BUDGET = '{{ with printf "avahealth_validator_downtime_budget_remaining_seconds{target=%q}" $labels.target | query }}{{ with . | first | value }}{{ if ge . 0.0 }}{{ humanizeDuration . }} of downtime budget left this period. {{ else }}Downtime budget overspent this period. {{ end }}{{ end }}{{ end }}';
+const PROM_PROJECTION = '{{ with printf "avahealth_validator_projected_uptime_ratio{target=%q}" $labels.target | query }}Up from now on, the stake that sees it lowest would measure {{ . | first | value | humanizePercentage }} when the period ends. {{ end }}';
+/** The projection's series beside the snapshot's: the end is out of reach for the stake that sees it below the requirement. */
+const OUT_OF_REACH = 'and on (target) (avahealth_validator_projected_uptime_ratio < on (target) avahealth_validator_uptime_requirement_ratio)';
 
 export default defineRule({
   name: 'AvalancheValidatorRewardAtRisk',
   source: 'validator',
-  fires: `less than 80 % of stake sees the validator's uptime at or above the requirement (info.uptime rewardingStakePercentage); critical below ${LIKELY}, where the outcome of the reward vote becomes uncertain (likely lost below ${LOST})`,
+  fires: `less than 80 % of stake sees the validator's uptime at or above the requirement (info.uptime rewardingStakePercentage); critical below ${LIKELY} only when, even up from now on, that stake cannot see it at or above the requirement by the period's end (the projection, not the snapshot)`,
   defaults,
   tuning: thresholdTuning('rewarding-stake ratio (0–1)', defaults),
   phrases: { firing: 'reward at risk', resolved: 'reward no longer at risk' },
   prometheus: [
-    promAlert('AvalancheValidatorRewardAtRisk', 'avahealth_validator_uptime_rewarding_stake_ratio < 0.8', '5m', 'warning', PROM_SUMMARY, `${PROM_BUDGET}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
-    promAlert('AvalancheValidatorRewardAtRiskCritical', `avahealth_validator_uptime_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO}`, '5m', 'critical', PROM_SUMMARY, `${PROM_BUDGET}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
+    promAlert('AvalancheValidatorRewardAtRisk', 'avahealth_validator_uptime_rewarding_stake_ratio < 0.8', '5m', 'warning', PROM_SUMMARY, `${PROM_BUDGET}${PROM_PROJECTION}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
+    promAlert('AvalancheValidatorRewardAtRiskCritical', `avahealth_validator_uptime_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO} ${OUT_OF_REACH}`, '5m', 'critical', `${PROM_SUMMARY}, and even up from now on not enough of it would by the period's end: the reward is {{ if lt $value ${REWARD_LOST_STAKE_RATIO} }}likely lost{{ else }}uncertain{{ end }}`, `${PROM_BUDGET}${PROM_PROJECTION}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
   ],
   newState: newScopeWait,
   evaluate(input, ctx, state) {
-    const report = reportFor(input, (call) => call === 'info.uptime');
+    const report = reportFor(input, (call) => call === 'info.uptime' || call === 'platform.getCurrentValidators');
     if (report === null || typeof report === 'string') return report === null ? noVerdict(state) : report;
     if (report.notValidator || !report.uptime) return noVerdict(state);
     const ratio = report.uptime.rewardingStakeRatio;
@@ -40,22 +49,35 @@ export default defineRule({
     // A restart's snapshot (both figures about the own stake share) or a scope not decided yet: hold.
     if (uptimeVerdictWaits(input, report) || scopeWaits(input, state)) return UNKNOWN;
     const requirement = report.economics?.requirement;
-    const sees = `${percent(ratio)} of stake sees its uptime at or above the ${requirement !== undefined ? `${percent(requirement)} ` : ''}requirement`;
-    const verdict = {
-      likely: `${sees}: the reward is still likely, uncertain below ${LIKELY} of stake`,
-      uncertain: `only ${sees}: the reward is uncertain, likely lost below ${LOST} of stake`,
-      lost: `only ${sees}: were the ${periodOf(report.primary)} to end now, the reward is likely lost`,
-    }[rewardOutlook(ratio)];
-    const budget = budgetLeft(report);
+    const projection = report.economics?.projection;
     const period = periodOf(report.primary);
+    const sees = `${percent(ratio)} of stake sees its uptime at or above the ${requirement !== undefined ? `${percent(requirement)} ` : ''}requirement`;
+    const outlook = rewardOutlook(ratio);
+    const likely = ratio >= (ctx.settings.criticalThreshold ?? REWARD_LIKELY_STAKE_RATIO);
+    // Without its period (getCurrentValidators not answering it) nothing can be projected: a warning, never "lost" from a snapshot.
+    const inReach = projection?.inReach ?? true;
+    const atEnd = projection ? `up from now on, the stake that sees it lowest would measure ${percent(projection.laggardsEndUptimeRatio)} when the ${period} ends` : '';
+    const verdict =
+      outlook === 'likely'
+        ? `${sees}: the reward is still likely, uncertain below ${LIKELY} of stake`
+        : inReach
+          ? `only ${sees} now: the reward is still in reach${atEnd ? `: ${atEnd}` : ''}`
+          : outlook === 'uncertain'
+            ? `only ${sees}: the reward is uncertain, likely lost below ${LOST} of stake; even ${atEnd}`
+            : `only ${sees}: the reward is likely lost; even ${atEnd}`;
+    const budget = budgetLeft(report);
     const reward = `${period === 'cycle' ? "This cycle's reward" : 'The reward'}${report.primary?.potentialRewardNAvax !== undefined ? ` of ${avax(report.primary.potentialRewardNAvax)}` : ''}`;
+    const evidence =
+      inReach && outlook !== 'likely' && projection
+        ? ` It is evidence, not a verdict: ${percent(projection.elapsedSeconds / projection.periodSeconds)} of the ${period} has passed, and each peer's measure climbs back as the node stays up.`
+        : '';
     const scope = scopeFor(input, report);
     return [
       {
         identity: scope.identity,
-        severity: ratio < (ctx.settings.criticalThreshold ?? REWARD_LIKELY_STAKE_RATIO) ? 'critical' : 'warning',
+        severity: !likely && !inReach ? 'critical' : 'warning',
         summary: `${ctx.target}: ${scope.lead}${verdict}${budget ? `; ${budget}` : ''}`,
-        description: `${reward} (and its delegators') is all or nothing. ${vote(period)} Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time (stake-weighted). ${ACT}${scope.note}`,
+        description: `${reward} (and its delegators') is all or nothing. ${vote(period)}${evidence} Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time (stake-weighted). ${ACT}${scope.note}`,
       },
     ];
   },

@@ -32,17 +32,25 @@ export function periodOf(primary: PrimaryValidation | undefined): 'cycle' | 'per
 }
 
 /**
- * "12.0 h of downtime budget left until 2026-11-27", or overspent; for an auto-renewed validator
- * "… of this cycle's downtime budget …" and what happens then. Empty when the period or uptime is unknown.
+ * "4.6 h of the 4.8 h downtime budget left until 2026-11-29 15:00 UTC", or overspent; for an
+ * auto-renewed validator "… of this cycle's 4.8 h downtime budget …" and what happens then. Empty
+ * when the period or uptime is unknown.
  */
 export function budgetLeft(report: ValidatorReport): string {
   const left = report.economics?.downtimeBudgetRemainingSeconds;
+  const allowance = report.economics?.downtimeAllowanceSeconds;
   const primary = report.primary;
-  if (left === undefined || !primary) return '';
-  const end = day(primary.endTime);
-  if (!primary.autoRenewal) return left >= 0 ? `${hours(left)} of downtime budget left until ${end}` : `downtime budget overspent by ${hours(-left)} (period ends ${end})`;
-  const then = cycleEnd(report);
-  return left >= 0 ? `${hours(left)} of this cycle's downtime budget left until ${end} (${then})` : `this cycle's downtime budget overspent by ${hours(-left)} (the cycle ends ${end}; ${then})`;
+  if (left === undefined || allowance === undefined || !primary) return '';
+  const end = endsAt(primary.endTime);
+  const cycle = primary.autoRenewal !== undefined;
+  const then = cycle ? ` (${cycleEnd(report)})` : '';
+  if (left >= 0) return `${hours(left)} of ${cycle ? "this cycle's" : 'the'} ${hours(allowance)} downtime budget left until ${end}${then}`;
+  return `${cycle ? "this cycle's " : ''}downtime budget overspent by ${hours(-left)} (the ${cycle ? 'cycle' : 'period'} ends ${end}${then})`;
+}
+
+/** "2026-11-29 15:00 UTC": a period's end to the minute (a 12-hour cycle ends within a day). */
+export function endsAt(epochSeconds: number): string {
+  return `${new Date(epochSeconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /**

@@ -41,13 +41,20 @@ export function inhibitRules(): Array<{ comment: string; rule: InhibitRule }> {
   /** A rule's alert names on both paths: avahealth's own and its Prometheus twins'. */
   const namesOf = (name: string) => [...new Set([name, ...(ruleNamed(name)?.prometheus.map((p) => p.alert) ?? [])])];
   const matcher = (names: string[]) => (names.length === 1 ? `alertname="${names[0]}"` : `alertname=~"${names.join('|')}"`);
-  const rootCauses = INHIBITIONS.map((i) => ({
-    comment: `${i.source} holds back ${i.alertname}${Object.entries(i.labels ?? {}).map(([k, v]) => `{${k}="${v}"}`).join('')}: ${i.because}`,
-    rule: {
-      source_matchers: [matcher(namesOf(i.source))],
-      target_matchers: [matcher(namesOf(i.alertname)), ...Object.entries(i.labels ?? {}).map(([k, v]) => `${k}="${v}"`)],
+  const rootCauses = INHIBITIONS.flatMap((i) => {
+    const symptom = `${i.alertname}${Object.entries(i.labels ?? {}).map(([k, v]) => `{${k}="${v}"}`).join('')}`;
+    const rule = (source: string[], target: string[]) => ({
+      source_matchers: [matcher(namesOf(i.source)), ...source],
+      target_matchers: [matcher(namesOf(i.alertname)), ...Object.entries(i.labels ?? {}).map(([k, v]) => `${k}="${v}"`), ...target],
       equal: ['target'],
-    },
-  }));
+    });
+    if (!i.sameAs) return [{ comment: `${i.source} holds back ${symptom}: ${i.because}`, rule: rule([], []) }];
+    // Alertmanager's `equal` compares one label name on both sides: one rule per value instead.
+    const { label, as, values, rest } = i.sameAs;
+    return [
+      ...values.map((value) => ({ comment: `${i.source}{${as}="${value}"} holds back ${symptom}{${label}="${value}"}: ${i.because}`, rule: rule([`${as}="${value}"`], [`${label}="${value}"`]) })),
+      ...(rest ? [{ comment: `${i.source}{${as}=~"${rest}"} holds back ${symptom}{${label}=~"${rest}"} (any such ${label}: Alertmanager cannot tell which): ${i.because}`, rule: rule([`${as}=~"${rest}"`], [`${label}=~"${rest}"`]) }] : []),
+    ];
+  });
   return [...twins, waiting, ...rootCauses];
 }

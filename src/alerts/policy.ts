@@ -101,8 +101,12 @@ export class Policy {
   private inhibitedBy(state: AlertState, incidents: ReadonlyMap<string, AlertState>): string | undefined {
     for (const rule of INHIBITIONS) {
       if (rule.alertname !== state.alertname || !Object.entries(rule.labels ?? {}).every(([name, value]) => state.labels[name] === value)) continue;
+      const shared = rule.sameAs ? state.labels[rule.sameAs.label] : undefined;
+      if (rule.sameAs && shared === undefined) continue;
       for (const source of incidents.values()) {
-        if (source !== state && source.alertname === rule.source && source.phase !== 'resolved') return source.alertname;
+        if (source === state || source.alertname !== rule.source || source.phase === 'resolved') continue;
+        if (rule.sameAs && source.labels[rule.sameAs.as] !== shared) continue;
+        return source.alertname;
       }
     }
     return undefined;

@@ -199,6 +199,43 @@ describe.skipIf(!alertmanagerBin)('the shipped Alertmanager config pages once pe
   type Notified = { alerts: Array<{ labels: Labels }> };
   const notified = (target: string) => hook.requests.filter((r) => (r.json as Notified).alerts.some((a) => a.labels.target === target)).map((r) => (r.json as Notified).alerts.map((a) => a.labels.alertname + (a.labels.check ? `/${a.labels.check}` : '')));
 
+  it('a reward at risk, a service down, a chain failing and behind, a missed upgrade: one notification each, naming the root cause', async () => {
+    await post([
+      // one low-uptime validator: the reward at risk and its downtime budget (both paths' names)
+      alert('AvalancheValidatorRewardAtRisk', 'warning', { target: 'reward', scope: 'self' }),
+      alert('AvalancheValidatorDowntimeBudgetLow', 'warning', { target: 'reward', scope: 'self' }),
+      alert('AvalancheValidatorDowntimeBudgetLowCritical', 'critical', { target: 'reward', scope: 'self' }),
+      // a hosted API whose cache is down
+      alert('AvalancheServiceUnhealthy', 'warning', { target: 'api' }),
+      alert('AvalancheServiceComponentDown', 'warning', { target: 'api', component: 'cache' }),
+      // C fails and falls behind; so does an L1 chain
+      alert('AvalancheCheckFailing', 'warning', { target: 'lagging', check: 'C' }),
+      alert('AvalancheNodeHeightLag', 'warning', { target: 'lagging', chain: 'C' }),
+      alert('AvalancheNodeHeightLagCritical', 'critical', { target: 'lagging', chain: 'C' }),
+      alert('AvalancheCheckFailing', 'warning', { target: 'l1lag', check: '2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM' }),
+      alert('AvalancheNodeHeightLag', 'warning', { target: 'l1lag', chain: '2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByM' }),
+      // a missed upgrade: its chains fall behind
+      alert('AvalancheNodeUpgradeRequired', 'critical', { target: 'missed' }),
+      alert('AvalancheNodeHeightLag', 'warning', { target: 'missed', chain: 'P' }),
+    ]);
+    const targets = ['reward', 'api', 'lagging', 'l1lag', 'missed'];
+    await waitFor('a notification per problem', () => targets.every((t) => notified(t).length > 0), 20_000);
+    await post([alert('AvalancheNodeUnreachable', 'warning', { target: 'sentinel-2' })]);
+    await waitFor('the sentinel', () => notified('sentinel-2').length > 0, 20_000);
+    const names = (target: string) => hook.requests.filter((r) => (r.json as Notified).alerts.some((a) => a.labels.target === target)).map((r) => (r.json as Notified).alerts.map((a) => a.labels.alertname + (a.labels.check ? `/${a.labels.check.slice(0, 4)}` : '')));
+    expect(names('reward')).toEqual([['AvalancheValidatorRewardAtRisk']]);
+    expect(names('api')).toEqual([['AvalancheServiceUnhealthy']]);
+    expect(names('lagging')).toEqual([['AvalancheCheckFailing/C']]);
+    expect(names('l1lag')).toEqual([['AvalancheCheckFailing/2oYM']]);
+    expect(names('missed')).toEqual([['AvalancheNodeUpgradeRequired']]);
+  });
+
+  it('a chain behind under another chain\'s failing check is its own problem', async () => {
+    await post([alert('AvalancheCheckFailing', 'warning', { target: 'twochains', check: 'C' }), alert('AvalancheNodeHeightLag', 'warning', { target: 'twochains', chain: 'X' })]);
+    await waitFor('both told', () => notified('twochains').flat().length === 2, 20_000);
+    expect(notified('twochains').flat().sort()).toEqual(['AvalancheCheckFailing/C', 'AvalancheNodeHeightLag']);
+  });
+
   it('low disk, an upgrade due, a failing check: one notification each, naming the root cause', async () => {
     await post([
       // low disk: the daemon's DiskLow, Prometheus' DiskLow, CheckFailing{diskspace} and Unhealthy

@@ -1,10 +1,14 @@
 /**
- * One page per problem (issue 34, point 1), through the real daemon (dist/cli.js) and a webhook
+ * One page per problem (issues 34 and 43), through the real daemon (dist/cli.js) and a webhook
  * receiver: a node whose only problem is low disk pages AvalancheDiskLow alone (its diskspace check
  * fails below 10 %, AvalancheGo health/diskspace via node/node.go, and with it the node's health);
  * an upgrade due within 3 days pages AvalancheNodeUpgradeRequired alone (the futureupgrade check of
  * node/node.go fails in the last 3 days); a node with no peers pages its failing checks by name,
- * never "unhealthy" besides. The held symptoms are still listed, with what holds them back.
+ * never "unhealthy" besides, nor "C behind" once its frozen chains fall behind (snow/engine health:
+ * a chain not connected to enough stake stops accepting blocks); a validator that little stake sees
+ * up pages its reward at risk, its downtime budget being that problem's evidence (info.uptime,
+ * api/info/service.go); a hosted API whose cache is down pages "unhealthy", naming the component.
+ * The held symptoms are still listed, with what holds them back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimServer } from '../../src/sim/server.js';
@@ -13,7 +17,7 @@ import { startCli, type LongRunning, stopCli } from '../helpers/cli.js';
 import { closedPort, get, waitFor, writeConfig } from '../helpers/harness.js';
 
 type Told = { alerts: Array<{ status: string; labels: Record<string, string> }> };
-type Listed = { alerts: Array<{ alertname: string; target: string; phase: string; inhibitedBy?: string }> };
+type Listed = { alerts: Array<{ alertname: string; target: string; phase: string; inhibitedBy?: string; labels?: Record<string, string> }> };
 
 describe('one page per problem, through the daemon to a webhook', () => {
   let sim: SimServer;
@@ -22,12 +26,18 @@ describe('one page per problem, through the daemon to a webhook', () => {
   let url: string;
 
   beforeAll(async () => {
-    sim = new SimServer([
-      { name: 'disk', scenario: 'disk-low', periodMs: 1000 },
-      { name: 'upgrade', scenario: 'upgrade-required', periodMs: 1000, upgradeIn: 2 * 86400 },
-      { name: 'nopeers', scenario: 'network-down', periodMs: 1000 },
-    ]);
+    sim = new SimServer(
+      [
+        { name: 'disk', scenario: 'disk-low', periodMs: 1000 },
+        { name: 'upgrade', scenario: 'upgrade-required', periodMs: 1000, upgradeIn: 2 * 86400 },
+        { name: 'nopeers', scenario: 'network-down', periodMs: 1000 },
+        { name: 'reward', scenario: 'reward-at-risk', periodMs: 1000 },
+      ],
+      { blockMs: 100 }, // a chain frozen by network-down is 50 blocks behind within seconds
+    );
     await sim.listen(0);
+    sim.nodes.get('reward')!.economics.rewardingStakePercent = 20;
+    sim.metricsApi.scenario = 'degraded'; // its cache is down
     hook = await startCapture(() => ({ status: 200 }));
     const port = await closedPort();
     url = `http://127.0.0.1:${port}`;
@@ -37,6 +47,11 @@ state_dir: ./state
 defaults: {interval: 1s, timeout: 1s, validator: false, endpoints: [health]}
 nodes:
 ${['disk', 'upgrade', 'nopeers'].map((name) => `  - {name: ${name}, url: "${sim.nodeUrl(name)}"}`).join('\n')}
+  - {name: reward, url: "${sim.nodeUrl('reward')}", validator: {interval: 1s, network: false}}
+services:
+  - {name: data-api, kind: data-api, url: "${sim.serviceUrl('data-api')}", interval: 1s}
+  - {name: metrics-api, kind: metrics-api, url: "${sim.serviceUrl('metrics-api')}", interval: 1s}
+chain_data: {interval: 10s}
 alerts:
   receivers:
     - {name: hook, webhook: {url: "${hook.url}/hook"}}
@@ -75,4 +90,20 @@ alerts:
     expect(told('nopeers').length).toBeGreaterThan(0);
     expect(told('nopeers').every((a) => a.startsWith('firing AvalancheCheckFailing/')), told('nopeers').join(', ')).toBe(true);
   }, 60_000);
+
+  it('a chain behind under its failing check, a budget under its reward at risk, a component under its service: held back', async () => {
+    const heldBy = (target: string, alertname: string, extra: (a: Listed['alerts'][number] & { labels?: Record<string, string> }) => boolean = () => true) => async () =>
+      (await listed()).find((a) => a.target === target && a.alertname === alertname && a.phase === 'firing' && a.inhibitedBy && extra(a))?.inhibitedBy;
+    const lagHeld = await waitFor('C behind, held back', heldBy('nopeers', 'AvalancheNodeHeightLag', (a) => a.labels?.chain === 'C'), 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${daemon.output().slice(-3000)}`);
+    });
+    expect(lagHeld).toBe('AvalancheCheckFailing');
+    expect(await waitFor('the budget held back', heldBy('reward', 'AvalancheValidatorDowntimeBudgetLow'), 30_000)).toBe('AvalancheValidatorRewardAtRisk');
+    expect(await waitFor('the cache held back', heldBy('metrics-api', 'AvalancheServiceComponentDown'), 30_000)).toBe('AvalancheServiceUnhealthy');
+    await waitFor('the reward and the service told', () => told('reward').length > 0 && told('metrics-api').length > 0, 10_000);
+
+    expect(told('nopeers').filter((a) => !a.startsWith('firing AvalancheCheckFailing/'))).toEqual([]);
+    expect(told('reward')).toEqual(['firing AvalancheValidatorRewardAtRisk']);
+    expect(told('metrics-api')).toEqual(['firing AvalancheServiceUnhealthy']);
+  }, 90_000);
 });

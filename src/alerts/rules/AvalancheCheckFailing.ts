@@ -2,7 +2,7 @@
 import DiskLow from './AvalancheDiskLow.js';
 import UpgradeRequired from './AvalancheNodeUpgradeRequired.js';
 import UnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
-import { inboundSpokenFor, missedUpgradeSymptom, nodeFacts } from './node-facts.js';
+import { BLOCKCHAIN_ID, inboundSpokenFor, missedUpgradeSymptom, nodeFacts, PRIMARY_CHAINS } from './node-facts.js';
 import { HEALTH, NOT_READY } from './promql.js';
 import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
 
@@ -14,7 +14,15 @@ export default defineRule({
   tuning: NO_TUNING,
   phrases: { subject: 'check', firing: 'failing', resolved: 'recovered' },
   // The failing check names the problem; "the node is unhealthy" says it again, less sharply.
-  inhibits: [{ alertname: 'AvalancheNodeUnhealthy', because: 'the node is unhealthy because a check fails, and that check pages by name' }],
+  inhibits: [
+    { alertname: 'AvalancheNodeUnhealthy', because: 'the node is unhealthy because a check fails, and that check pages by name' },
+    // A chain whose check fails (lost its stake, stuck) falls behind: the failing check is the problem.
+    {
+      alertname: 'AvalancheNodeHeightLag',
+      sameAs: { label: 'chain', as: 'check', values: PRIMARY_CHAINS, rest: BLOCKCHAIN_ID },
+      because: 'a chain whose health check fails falls behind because of what the check says',
+    },
+  ],
   prometheus: [
     promAlert(
       'AvalancheCheckFailing',

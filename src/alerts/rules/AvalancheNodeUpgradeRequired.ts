@@ -32,6 +32,7 @@ export default defineRule({
   inhibits: [
     { alertname: 'AvalancheCheckFailing', labels: { check: 'futureupgrade' }, because: 'the futureupgrade check fails because the upgrade is due' },
     { alertname: 'AvalancheNodeUnhealthy', because: 'a node whose failing check is futureupgrade is unhealthy because the upgrade is due' },
+    { alertname: 'AvalancheNodeHeightLag', because: 'a node that missed an upgrade falls behind because its upgraded peers dropped it' },
   ],
   prometheus: [
     promAlert(

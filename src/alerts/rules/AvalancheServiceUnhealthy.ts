@@ -9,6 +9,7 @@ export default defineRule({
   defaults: { severity: 'warning', criticalAfterMs: 15 * 60_000 },
   tuning: NO_TUNING,
   phrases: { firing: 'unhealthy', resolved: 'healthy again' },
+  inhibits: [{ alertname: 'AvalancheServiceComponentDown', because: 'the service is unhealthy because a component is down, and its text names the component' }],
   prometheus: [
     promAlert(
       'AvalancheServiceUnhealthy',

@@ -35,6 +35,8 @@ export default defineRule({
   defaults,
   tuning: thresholdTuning('rewarding-stake ratio (0–1)', defaults),
   phrases: { firing: 'reward at risk', resolved: 'reward no longer at risk' },
+  // Its text ends with the downtime budget left: the budget is this problem's evidence, not a second page.
+  inhibits: [{ alertname: 'AvalancheValidatorDowntimeBudgetLow', because: 'the downtime budget runs low because peers see the uptime low, and the reward alert says how much budget is left' }],
   prometheus: [
     promAlert('AvalancheValidatorRewardAtRisk', 'avahealth_validator_uptime_rewarding_stake_ratio < 0.8', '5m', 'warning', PROM_SUMMARY, `${PROM_BUDGET}${PROM_PROJECTION}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
     promAlert('AvalancheValidatorRewardAtRiskCritical', `avahealth_validator_uptime_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO} ${OUT_OF_REACH}`, '5m', 'critical', `${PROM_SUMMARY}, and even up from now on not enough of it would by the period's end: the reward is {{ if lt $value ${REWARD_LOST_STAKE_RATIO} }}likely lost{{ else }}uncertain{{ end }}`, `${PROM_BUDGET}${PROM_PROJECTION}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),

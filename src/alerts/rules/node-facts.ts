@@ -90,6 +90,11 @@ export function endpointName(e: EndpointObservation): string {
   return e.view === 'all' ? e.endpoint : `${e.endpoint}[${e.view}]`;
 }
 
+/** The Primary Network's chains, as AvalancheGo names their health checks. */
+export const PRIMARY_CHAINS = ['C', 'P', 'X'] as const;
+/** An L1 chain's check: its blockchain ID (CB58). */
+export const BLOCKCHAIN_ID = '[1-9A-HJ-NP-Za-km-z]{49,50}';
+
 function isChainName(name: string): boolean {
-  return name === 'C' || name === 'P' || name === 'X' || /^[1-9A-HJ-NP-Za-km-z]{49,50}$/.test(name);
+  return (PRIMARY_CHAINS as readonly string[]).includes(name) || new RegExp(`^${BLOCKCHAIN_ID}$`).test(name);
 }

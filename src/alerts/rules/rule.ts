@@ -128,6 +128,13 @@ export interface AlertRule<Name extends string = string, Source extends RuleSour
 export interface Inhibition {
   alertname: string;
   labels?: Record<string, string>;
+  /**
+   * A label the symptom shares with its root cause under another name: the symptom's `label` equals
+   * the root cause's `as` (a chain's lag under that chain's failing check: `chain` = `check`).
+   * Alertmanager compares only labels of one name, so the generated inhibit rules list `values`
+   * one by one, and `rest` (a regex) as one rule for the values not listed.
+   */
+  sameAs?: { label: string; as: string; values: readonly string[]; rest?: string };
   /** Why, for docs/alerting.md's root-cause table and the generated config's comments. */
   because: string;
 }

@@ -76,4 +76,15 @@ describe('policy stage', () => {
     // another check is its own problem: not held back by the disk
     expect(poll([of('AvalancheDiskLow'), of('AvalancheCheckFailing', { check: 'diskspace' }), of('AvalancheCheckFailing', { check: 'C' })], T0 + 3 * MIN)).toEqual(['firing AvalancheCheckFailing/C']);
   });
+
+  it("a chain's lag is held back by that chain's failing check only", () => {
+    const { policy, incidents } = setup('  for_polls: 1\n');
+    const ctx = { settings: () => ({ disabled: false, forMs: 0, severity: 'warning' as const }), forPolls: 1, resolvePolls: 1, targetLabels: {} };
+    const of = (alertname: Condition['alertname'], identity: Record<string, string>): Condition => ({ alertname, target: 'v1', identity, severity: 'warning', summary: alertname, description: 'd' });
+    const conditions = [of('AvalancheCheckFailing', { check: 'C' }), of('AvalancheNodeHeightLag', { chain: 'C' }), of('AvalancheNodeHeightLag', { chain: 'X' })];
+    step(incidents, { target: 'v1', covers: ['AvalancheCheckFailing', 'AvalancheNodeHeightLag'], unknown: [], conditions }, conditions, { ...ctx, now: T0 });
+    const told = policy.decide(incidents, T0, '', { gone: false }).map((n) => `${n.labels.alertname}/${n.labels.check ?? n.labels.chain}`);
+    expect(told).toEqual(['AvalancheCheckFailing/C', 'AvalancheNodeHeightLag/X']);
+    expect([...incidents.values()].map((s) => s.inhibitedBy ?? '-')).toEqual(['-', 'AvalancheCheckFailing', '-']);
+  });
 });

@@ -284,6 +284,21 @@ describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user
     expect(() => execFileSync(kubectl!, ['kustomize', dir], { encoding: 'utf8', stdio: 'pipe' })).toThrow(/nothing selected by ConfigMap.*avahealth-config/);
   });
 
+  it('fails the build, naming the label, when the StatefulSet lacks avahealth.dev/inject; "false" leaves another one out', () => {
+    const dir = userDir();
+    const file = join(dir, (parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] }).resources[0]!);
+    const unlabelled = { ...own, metadata: { ...own.metadata, labels: { app: 'validator' } } };
+    writeFileSync(file, stringify(unlabelled));
+    expect(() => execFileSync(kubectl!, ['kustomize', dir], { encoding: 'utf8', stdio: 'pipe' })).toThrow(/components\/sidecar.*\/metadata\/labels\/avahealth\.dev~1inject/);
+    // Another StatefulSet of the same kustomization, labelled "false", is left as it is.
+    const database = { ...own, metadata: { name: 'postgres', namespace: 'avalanche', labels: { app: 'db', 'avahealth.dev/inject': 'false' } } };
+    writeFileSync(file, `${stringify(own)}---\n${stringify(database)}`);
+    const objects = build(dir);
+    const names = (o: (typeof objects)[number]) => o.spec!.template.spec.containers.map((c: Container) => c.name);
+    expect(names(objects.find((o) => o.metadata.name === 'validator-mainnet')!)).toEqual(['node', 'avahealth']);
+    expect(names(objects.find((o) => o.metadata.name === 'postgres')!)).toEqual(['node']);
+  });
+
   it("starts the sidecar with the image's command, and an overlay on top can change its NODE_OPTIONS", () => {
     const objects = build(userDir());
     const patched = objects.find((o) => o.kind === 'StatefulSet')!;

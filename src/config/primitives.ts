@@ -25,7 +25,7 @@ const DURATION_PATTERN = /^(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h)
 /** A Go-style duration such as `15s`, `2m`, `1m30s` or `500ms`, resolved to milliseconds. */
 export const duration = (min?: { ms: number; text: string }) =>
   z
-    .string()
+    .string({ error: (issue) => (typeof issue.input === 'number' ? `must be a duration such as 15s: ${issue.input} has no unit (did you mean "${issue.input}s"?)` : undefined) })
     .regex(DURATION_PATTERN, 'must be a duration such as 500ms, 15s, 2m or 1h30m')
     .transform((text) => Math.round(parseGoDuration(text)! * 1000))
     .refine((ms) => min === undefined || ms >= min.ms, { message: `must be at least ${min?.text}` });
@@ -65,7 +65,21 @@ export function listenUrl({ host, port }: ListenAddress): string {
 }
 
 export const LISTEN_PATTERN = /^(?:\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/;
-export const listen = z.string().regex(LISTEN_PATTERN, 'must be HOST:PORT, [IPv6]:PORT or :PORT').transform(parseListen);
+/** What is wrong with a listen address (`HOST:PORT`, `[IPv6]:PORT`, `:PORT`), or undefined. */
+export function listenProblem(text: string): string | undefined {
+  if (!LISTEN_PATTERN.test(text)) return 'must be HOST:PORT, [IPv6]:PORT or :PORT';
+  const port = Number(text.slice(text.lastIndexOf(':') + 1));
+  return port > 65_535 ? `port ${port} is out of range: a port is 0 to 65535 (0 picks a free one)` : undefined;
+}
+
+export const listen = z
+  .string()
+  .regex(LISTEN_PATTERN, 'must be HOST:PORT, [IPv6]:PORT or :PORT')
+  .superRefine((text, ctx) => {
+    const problem = LISTEN_PATTERN.test(text) ? listenProblem(text) : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .transform(parseListen);
 
 export function isCronPattern(pattern: string): boolean {
   try {

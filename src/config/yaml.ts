@@ -147,17 +147,55 @@ function locateIssue(doc: Document, issue: z.core.$ZodIssue, at: Locate, knownKe
   let message = `${where}: ${issue.message}`;
   if (issue.code === 'custom' && issue.params?.wholeMessage === WHOLE_MESSAGE.wholeMessage) {
     message = issue.message;
+  } else if (issue.code === 'invalid_union') {
+    // `false | {…}` and the like: zod says only "Invalid input". The branch the value has the shape
+    // of (a mapping for an object branch) says what is wrong inside it.
+    const inner = closestBranch(issue, nodeAt(doc, issue.path));
+    if (inner) return inner.flatMap((i) => locateIssue(doc, { ...i, path: [...issue.path, ...i.path] } as z.core.$ZodIssue, at, knownKeys));
+    message = `${where}: ${unionExpectation(issue) ?? issue.message}`;
+  } else if (issue.code === 'invalid_type' && !issue.message.startsWith('Invalid input')) {
+    message = `${where}: ${issue.message}`;
   } else if (issue.code === 'invalid_type') {
     // The value itself is not repeated where it may be a secret (a numeric api_key, say).
     const secretish = /key|secret|token|password|url|auth/i.test(String(issue.path.at(-1) ?? ''));
     const got = describeYaml(nodeAt(doc, issue.path), !secretish);
-    message = got === 'nothing' ? `${where}: required (${issue.expected})` : `${where}: expected ${issue.expected}, got ${got}`;
+    const expected = EXPECTED_WORDS[issue.expected] ?? issue.expected;
+    message = got === 'nothing' ? `${where}: required (${expected})` : `${where}: expected ${expected}, got ${got}`;
   } else if (issue.code === 'invalid_key') {
     message = `${where}: invalid key: ${issue.issues.map((i) => i.message).join('; ')}`;
   } else if (issue.code === 'invalid_value' && 'values' in issue) {
     message = `${where}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
   }
   return [at(node?.range?.[0], message)];
+}
+
+/** zod's type names in the words of a YAML file. */
+const EXPECTED_WORDS: Record<string, string> = {
+  record: 'a mapping (name: value)',
+  object: 'a mapping (key: value)',
+  array: 'a list',
+  string: 'text',
+  number: 'a number',
+  boolean: 'true or false',
+};
+
+/**
+ * Of a union's branches, the issues of the one the value has the shape of: the branches that fail
+ * only on the value's type at the union's own place are not it. Undefined when none or several are.
+ */
+function closestBranch(issue: z.core.$ZodIssueInvalidUnion, node: YamlNode | undefined): z.core.$ZodIssue[] | undefined {
+  if (node === undefined) return undefined;
+  const shaped = issue.errors.filter((branch) => !branch.every((i) => i.path.length === 0 && (i.code === 'invalid_type' || i.code === 'invalid_value')));
+  return shaped.length === 1 ? shaped[0] : undefined;
+}
+
+/** "false or a mapping", from the branches' own expectations. */
+function unionExpectation(issue: z.core.$ZodIssueInvalidUnion): string | undefined {
+  const words = issue.errors.flatMap((branch) =>
+    branch.flatMap((i) => (i.path.length > 0 ? [] : i.code === 'invalid_type' ? [EXPECTED_WORDS[i.expected] ?? i.expected] : i.code === 'invalid_value' ? i.values.map((v) => JSON.stringify(v)) : [])),
+  );
+  const unique = [...new Set(words)];
+  return unique.length > 0 ? `must be ${unique.join(' or ')}` : undefined;
 }
 
 function describeYaml(node: YamlNode | undefined, showValue = true): string {

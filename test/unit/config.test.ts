@@ -51,7 +51,21 @@ describe('config loading', () => {
   });
 
   it('reports a wrong type at its line and column', () => {
-    expect(problems('nodes:\n  - name: a\n    url: http://x:1\n    interval: 10\n')).toEqual(['cfg.yaml:4:15: nodes.0.interval: expected string, got number 10']);
+    expect(problems('nodes:\n  - name: a\n    url: http://x:1\n    interval: 10\n')).toEqual(['cfg.yaml:4:15: nodes.0.interval: must be a duration such as 15s: 10 has no unit (did you mean "10s"?)']);
+  });
+
+  it('says what a key takes in the words of YAML, inside a union too, with a hint for the usual slips', () => {
+    expect(problems('nodes:\n  - name: a\n    url: http://x:1\n    labels: [env, test]\n')).toEqual(['cfg.yaml:4:13: nodes.0.labels: expected a mapping (name: value), got a list']);
+    expect(problems('nodes:\n  - name: a\n    url: http://x:1\n    validator:\n      uptime_requirement: "90%"\n')).toEqual(['cfg.yaml:5:27: nodes.0.validator.uptime_requirement: must be a ratio from 0.5 to 1 (write 0.9 for 90%)']);
+    expect(problems('nodes:\n  - name: a\n    url: http://x:1\n    validator: yes\n')).toEqual(['cfg.yaml:4:16: nodes.0.validator: must be false or a mapping (key: value)']);
+  });
+
+  it('refuses a node URL copied with an API path, suggesting its base', () => {
+    expect(problems('nodes:\n  - {name: a, url: "https://user:pw@node.example:9650/ext/health"}\n')).toEqual([
+      'cfg.yaml:2:20: nodes.0.url: is an AvalancheGo API path, not the node\'s base URL: avahealth adds /ext/health, /ext/info and the others itself (did you mean "https://node.example:9650"?)',
+    ]);
+    expect(problems('nodes:\n  - {name: a, url: "http://proxy.example/avax/ext/bc/C/rpc"}\n')[0]).toContain('(did you mean "http://proxy.example/avax"?)');
+    expect(parseConfig('nodes:\n  - {name: a, url: "http://proxy.example/external/node"}\n', 'cfg.yaml', {}).nodes[0]!.baseUrl).toBe('http://proxy.example/external/node');
   });
 
   it('reports an unknown key at the key, with a did-you-mean hint', () => {
@@ -68,8 +82,8 @@ describe('config loading', () => {
   it('reports several problems at once, and a missing key at its parent', () => {
     expect(problems('nodes:\n  - name: "bad name!"\n  - url: http://x:1\n')).toEqual([
       'cfg.yaml:2:11: nodes.0.name: target names are 1–63 characters of letters, digits, _ . : - (starting with a letter or digit)',
-      'cfg.yaml:2:5: nodes.0.url: required (string)',
-      'cfg.yaml:3:5: nodes.1.name: required (string)',
+      'cfg.yaml:2:5: nodes.0.url: required (text)',
+      'cfg.yaml:3:5: nodes.1.name: required (text)',
     ]);
   });
 

@@ -31,7 +31,10 @@ const validatorFields = {
     .array(z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{40,60}$/, 'must be a subnet ID (CB58)'))
     .max(32)
     .describe('Subnet IDs of the L1s the node validates: their balances, runway and fee price are polled.'),
-  uptime_requirement: z.number().min(0.5).max(1).describe("The base uptime requirement (0.8 unless the network runs with another --uptime-requirement, which no API exposes); periods starting at or after Helicon need 0.9 whatever the base (ACP-267)."),
+  uptime_requirement: z
+    .number({ error: (issue) => (typeof issue.input === 'string' ? `must be a ratio from 0.5 to 1${/%\s*$/.test(issue.input) ? ` (write ${Number.parseFloat(issue.input) / 100} for ${issue.input.trim()})` : ''}` : undefined) })
+    .min(0.5)
+    .max(1).describe("The base uptime requirement (0.8 unless the network runs with another --uptime-requirement, which no API exposes); periods starting at or after Helicon need 0.9 whatever the base (ACP-267)."),
   staking_port: z.number().int().min(1).max(65535).describe("The node's staking port (AvalancheGo --staking-port, default 9651), named when peers cannot reach it."),
 };
 
@@ -122,7 +125,21 @@ export const nodeSchema = z
   .superRefine((node, ctx) => {
     const own = (['bearer_token', 'bearer_token_file', 'basic_auth'] as const).filter((key) => node[key] !== undefined);
     if (own.length > 0 && hasCredentials(node.url)) ctx.addIssue({ code: 'custom', path: ['url'], message: `carries user:password@ and ${own.join(', ')} is set too; use one` });
+    const base = apiBase(node.url);
+    if (base !== undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: `is an AvalancheGo API path, not the node's base URL: avahealth adds /ext/health, /ext/info and the others itself (did you mean "${base}"?)` });
   });
+
+/** The base of a URL copied with an AvalancheGo API path at its end (`…/ext/health`, `…/ext/bc/C/rpc`), or undefined. */
+function apiBase(url: string): string | undefined {
+  if (!URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  const at = parsed.pathname.search(/\/ext(?:\/|$)/);
+  if (at < 0) return undefined;
+  parsed.pathname = parsed.pathname.slice(0, at) || '/';
+  parsed.search = '';
+  parsed.username = parsed.password = '';
+  return parsed.href.replace(/\/$/, '');
+}
 
 export type NodeSettings = z.output<typeof defaultsSchema>;
 type NodeInput = z.output<typeof nodeSchema>;

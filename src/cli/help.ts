@@ -1,21 +1,28 @@
 /** The command line's help: one overview, and one text per subcommand (`avahealth CMD --help`). */
 import { VERSION } from '../version.js';
 
-const LOG_OPTIONS = `  --log.level LEVEL        trace|debug|info|warn|error (default info); debug also prints the stack
-                           of an unexpected error
-  --log.format FORMAT      json|pretty (default json)`;
+/** Every option's description starts in one column per help text: the log options follow it. */
+function logOptions(column: number, levelDefault = 'info'): string {
+  const option = (name: string, text: string) => `  ${name.padEnd(column - 2)}${text}`;
+  return [
+    option('--log.level LEVEL', `trace|debug|info|warn|error|fatal|silent (default ${levelDefault});`),
+    `${' '.repeat(column)}debug also prints the stack of an unexpected error`,
+    option('--log.format FORMAT', 'json|pretty (default json)'),
+  ].join('\n');
+}
 
 /** The daemon's options: in `run --help` and in the overview. */
 const RUN_OPTIONS = `  --config FILE                   config file (or set AVAHEALTH_CONFIG)
   --listen HOST:PORT              override listen: from the config
   --web.listen-address HOST:PORT  the same, under the Prometheus exporters' name
-${LOG_OPTIONS}
+${logOptions(34)}
   --web.enable-lifecycle          allow POST /-/reload
   --web.enable-admin-api          allow POST /api/v1/silences and DELETE /api/v1/silences/{id}
   --web.config.file FILE          TLS, basic auth and headers (Prometheus exporter-toolkit format)
   --config.watch                  reload the config when the file changes (SIGHUP and /-/reload always work)
-  --shard I/N                     poll only shard I (0-based) of N, by a stable hash of the target name;
-                                  auto/N takes I from the hostname's -<ordinal> (a StatefulSet pod)`;
+  --shard I/N|auto/N|auto         poll only shard I (0-based) of N, by a stable hash of the target name;
+                                  auto/N takes I from the hostname's -<ordinal> (a StatefulSet pod);
+                                  auto also reads N from the pod's StatefulSet and restarts on a rescale`;
 
 export const COMMAND_HELP: Record<string, string> = {
   run: `Usage: avahealth [run] --config FILE [options]
@@ -37,7 +44,7 @@ Options:
   --config FILE            config file (or set AVAHEALTH_CONFIG)
   --format FORMAT          text (default), json or prometheus
   --target NAME            poll only this target
-  --log.level LEVEL        log to stderr at this level (default error)
+${logOptions(27, 'error').split('\n').slice(0, 2).join('\n')}
 
 Exit: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
 `,
@@ -72,7 +79,13 @@ Control API (on the simulator's port):
                                            validator scenarios also take rewardingStakePercent,
                                            weightedAveragePercent, l1BalanceNAvax, networkId (1),
                                            nextPeriodSeconds (auto-renewing), delegators
-                                           (popular-validator): docs/validators.md, "Try it"
+                                           (popular-validator): docs/validators.md, "Try it";
+                                           {"validationEndsIn":60} ends the node's validation
+                                           period in 60 s (then "was it paid?" is answered)
+                                           unknown fields are refused
+  POST /sim/network                        {"dip":{"connectedPercent":70}}: every node loses its
+                                           connection to 30 % of the stake (a network-wide dip);
+                                           {"dip":null} ends it
   POST /sim/nodes/NAME/restart             {"l1":true} restarts the node tracking an L1 chain
                                            (a health check named after its blockchain ID);
                                            {"l1":false} drops it; {} restarts it as it was
@@ -91,7 +104,7 @@ Options:
   --period DURATION               the nodes' health-check period (default 3s)
   --web.enable-admin-api          allow POST /api/v1/silences and DELETE /api/v1/silences/{id},
                                   to try a silence on the status page
-${LOG_OPTIONS}
+${logOptions(34)}
 `,
   'notify-test': `Usage: avahealth notify-test --config FILE --receiver NAME
 
@@ -110,8 +123,9 @@ Usage:
   avahealth validate --config FILE     check a config; errors as FILE:LINE:COL: message
   avahealth schema                     print the config's JSON Schema
   avahealth simulate [--nodes N] [--port P] [--scenario NAME] [--fleet demo] [--config-out FILE]
+                     [--listen HOST:PORT] [--period DURATION]
                                        serve simulated AvalancheGo nodes on loopback
-  avahealth demo [--port P] [--listen ADDR]
+  avahealth demo [--port P] [--listen HOST:PORT] [--period DURATION]
                                        simulated fleet + daemon together; prints the URLs to open
   avahealth notify-test --config FILE --receiver NAME
                                        send a test notification to one receiver

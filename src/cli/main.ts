@@ -6,8 +6,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CheckFormat } from '../app/check.js';
 import { closest, ConfigError, formatProblem } from '../config/errors.js';
 import { StateDirError } from '../state/lock.js';
-import { loadConfigFile, parseConfig, type Config } from '../config/load.js';
-import { LISTEN_PATTERN, listenUrl, parseListen, type ListenAddress } from '../config/primitives.js';
+import { keyPosition, loadConfigFile, parseConfig, type Config } from '../config/load.js';
+import { listenProblem, listenUrl, parseListen, type ListenAddress } from '../config/primitives.js';
 import { Daemon } from '../app/daemon.js';
 import { parseShard, readReplicas, statefulSetSource, type Shard, type StatefulSetSource } from '../shard.js';
 import { createLogger, type Logger } from '../log.js';
@@ -49,6 +49,8 @@ class UsageError extends Error {}
 
 /** How often `--shard auto` re-reads its StatefulSet's replicas. */
 const SHARD_WATCH_MS = Number(process.env.AVAHEALTH_SHARD_WATCH_MS ?? 30_000);
+
+const COMMANDS = ['run', 'check', 'validate', 'schema', 'simulate', 'demo', 'notify-test'];
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
@@ -99,15 +101,18 @@ async function main(argv: string[]): Promise<number> {
         return await demo(values);
       case 'notify-test':
         return await notifyTest(values);
-      default:
-        return usage(`unknown command "${command}"`);
+      default: {
+        const hint = closest(command, COMMANDS);
+        return usage(`unknown command "${command}"${hint ? ` (did you mean ${hint}?)` : ''}`);
+      }
     }
   } catch (err) {
     if (err instanceof UsageError) return usage(err.message);
     if (!(err instanceof ConfigError || err instanceof StateDirError)) throw err;
     // a config that does not load (or a state_dir in use): its message, FILE:LINE:COL first
     if (command === 'check') process.stdout.write('UNKNOWN - invalid config\n');
-    process.stderr.write(`${err.message}\n`);
+    // A config error's lines start FILE:LINE:COL already; a state_dir that cannot be used points at its key.
+    process.stderr.write(err instanceof StateDirError ? `avahealth: ${keyPosition(configPath(values), 'state_dir')}: ${err.message}\n` : `${err.message}\n`);
     return command === 'check' ? (await import('../app/check.js')).EXIT.UNKNOWN : 1;
   }
 }
@@ -153,7 +158,8 @@ function listenText(values: Values): string | undefined {
 function listenOption(values: Values): ListenAddress | undefined {
   const text = listenText(values);
   if (text === undefined) return undefined;
-  if (!LISTEN_PATTERN.test(text)) throw new UsageError(`${values.listen !== undefined ? '--listen' : '--web.listen-address'} must be HOST:PORT`);
+  const problem = listenProblem(text);
+  if (problem) throw new UsageError(`${values.listen !== undefined ? '--listen' : '--web.listen-address'} ${problem} (got "${text}")`);
   return parseListen(text);
 }
 
@@ -307,7 +313,8 @@ async function simulate(values: Values): Promise<number> {
   const { DEMO_SIM_PORT, fleetConfigYaml, SCENARIOS } = await simulator();
   const sim = await startSimulator(fleet, Number(values.port ?? (values.fleet === 'demo' ? DEMO_SIM_PORT : 9650)));
   const listen = listenText(values);
-  if (listen !== undefined && !LISTEN_PATTERN.test(listen)) throw new UsageError(`--listen must be HOST:PORT (got "${listen}")`);
+  const problem = listen === undefined ? undefined : listenProblem(listen);
+  if (problem) throw new UsageError(`--listen ${problem} (got "${listen}")`);
   const yaml = fleetConfigYaml(fleet, { baseUrl: sim.baseUrl, ...(listen ? { listen } : {}) });
   if (values['config-out']) {
     writeFileSync(values['config-out'], yaml);
@@ -332,6 +339,7 @@ async function simulate(values: Values): Promise<number> {
 }
 
 async function demo(values: Values): Promise<number> {
+  listenOption(values); // a bad --listen is a usage error before anything starts
   const fleet = await fleetFrom({ ...values, fleet: 'demo' });
   const { DEMO_SIM_PORT, fleetConfigYaml } = await simulator();
   const sim = await startSimulator(fleet, Number(values.port ?? DEMO_SIM_PORT));

@@ -4,6 +4,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { listenUrl, type ListenAddress } from './primitives.js';
@@ -53,6 +54,26 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
     throw new ConfigError([{ file, line: 1, col: 1, message: `cannot read config: ${(err as Error).message}` }]);
   }
   return parseConfig(text, file, env);
+}
+
+/**
+ * Where a top-level key stands in a config file, as `FILE:LINE:COL` (`FILE` alone when the key is
+ * not written there, as a default): for errors found after loading, such as a state_dir that
+ * cannot be used.
+ */
+export function keyPosition(file: string, key: string): string {
+  try {
+    const lines = new LineCounter();
+    const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines });
+    const node = doc.get(key, true) as { range?: [number, number, number] } | undefined;
+    if (node?.range) {
+      const { line, col } = lines.linePos(node.range[0]);
+      return `${file}:${line}:${col}`;
+    }
+  } catch {
+    // the file was read and parsed at load: a change since then leaves the file's name only
+  }
+  return file;
 }
 
 export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): Config {

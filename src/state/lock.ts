@@ -8,8 +8,8 @@
  * lock from another boot, is not its owner (`ownerOf`). Creating the lock is also the start-up proof
  * that state_dir is writable.
  */
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { basename } from 'node:path';
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { STATE_MAP, statePath } from './map.js';
 
 export const LOCK_FILE = STATE_MAP.lock.pattern;
@@ -30,12 +30,25 @@ export interface StateDirLock {
   release(): void;
 }
 
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdir retries for ever where the kernel answers
+ * ENOENT for a parent that exists (a path under /proc or /sys), and a daemon must fail, not hang.
+ */
+function makeDirectories(dir: string): void {
+  const missing: string[] = [];
+  for (let at = resolve(dir); !existsSync(at); at = dirname(at)) {
+    missing.unshift(at);
+    if (dirname(at) === at) break;
+  }
+  for (const path of missing) mkdirSync(path);
+}
+
 /** Takes state_dir for this process; throws StateDirError when another live process has it or it is not writable. */
 export function lockStateDir(dir: string, pid = process.pid): StateDirLock {
   const file = statePath.lock(dir);
   const tmp = statePath.temporary(file, pid);
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirectories(dir);
     const fd = openSync(tmp, 'w', 0o600);
     try {
       writeSync(fd, lockText(pid));

@@ -61,7 +61,7 @@ describe('avahealth validate', () => {
   });
 
   it.each([
-    ['wrong-type.yaml', 'test/fixtures/config/wrong-type.yaml:5:15: nodes.0.interval: expected string, got number 10'],
+    ['wrong-type.yaml', 'test/fixtures/config/wrong-type.yaml:5:15: nodes.0.interval: must be a duration such as 15s: 10 has no unit (did you mean "10s"?)'],
     ['unknown-key.yaml', 'test/fixtures/config/unknown-key.yaml:5:5: unknown key "intervall" in nodes.0 (did you mean "interval"?)'],
     ['syntax-error.yaml', /^test\/fixtures\/config\/syntax-error\.yaml:\d+:\d+: YAML syntax error: .+$/],
   ])('%s → FILE:LINE:COL', async (file, expected) => {
@@ -350,6 +350,39 @@ describe('start-up errors, help per command, restart-only settings', () => {
     expect((await runCli(['check', '--help'])).stdout).not.toContain('--scenario');
     expect((await runCli(['run', '--help'])).stdout).toContain('--web.listen-address');
   }, 120_000); // ten CLI processes one after another: the 30 s default is not enough on a loaded machine
+
+  it('the help texts line their descriptions up, list every option value, and an unknown command gets a hint', async () => {
+    const overview = (await runCli(['--help'])).stdout;
+    for (const command of ['run', 'demo', 'check']) {
+      const text = (await runCli([command, '--help'])).stdout;
+      // every option line of one text starts its description in one column
+      const columns = new Set(text.split('\n').filter((line) => /^  --\S/.test(line)).map((line) => /^ {2}--.*?\S {2,}/.exec(line)![0].length));
+      expect(columns.size, command).toBe(1);
+      expect(text, command).toContain('trace|debug|info|warn|error|fatal|silent');
+    }
+    expect(overview).toContain('--shard I/N|auto/N|auto');
+    expect(overview).toMatch(/avahealth demo \[--port P\] \[--listen HOST:PORT\] \[--period DURATION\]/);
+    expect(overview).toMatch(/\[--listen HOST:PORT\] \[--period DURATION\]\n\s+serve simulated/);
+    const simulate = (await runCli(['simulate', '--help'])).stdout;
+    expect(simulate).toContain('POST /sim/network');
+    expect(simulate).toContain('validationEndsIn');
+    expect(await runCli(['chek', '--config', 'config/demo.yaml'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "chek" (did you mean check?)') });
+  }, 120_000);
+
+  it('a listen port out of range is a usage error; a state_dir that cannot be used says where it is set', async () => {
+    const node = `nodes:\n  - {name: n, url: "http://127.0.0.1:${await closedPort()}"}\n`;
+    const file = writeConfig(node);
+    const result = await runCli(['run', '--config', file, '--listen', '127.0.0.1:99999']);
+    expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('--listen port 99999 is out of range: a port is 0 to 65535') });
+    noStack(result.stderr);
+    expect((await runCli(['validate', '--config', writeConfig(`listen: 127.0.0.1:70000\n${node}`)])).stderr).toMatch(/:1:9: listen: port 70000 is out of range/);
+    // A state_dir inside a file: the path cannot be a directory.
+    const stateDir = writeConfig(`listen: 127.0.0.1:0\n${node}state_dir: ${file}/state\n`);
+    const unusable = await runCli(['run', '--config', stateDir]);
+    expect(unusable.code).toBe(1);
+    expect(unusable.stderr).toMatch(new RegExp(`^avahealth: ${stateDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4:12: state_dir .* is not writable: ENOTDIR`));
+    noStack(unusable.stderr);
+  });
 
   it('--web.listen-address stands for --listen; giving both with different values is a usage error', async () => {
     const sim = await startSim([{ name: 'n', scenario: 'healthy' }]);

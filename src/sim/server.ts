@@ -227,6 +227,8 @@ export class SimServer {
     if (method === 'POST' && serviceScenario) {
       const api = serviceScenario[1] === 'data-api' ? this.dataApi : this.metricsApi;
       const request = JSON.parse(body || '{}') as { scenario?: unknown; retryAfterSeconds?: unknown };
+      const unknown = unknownFields(request, ['scenario', 'retryAfterSeconds']);
+      if (unknown) return text(res, 400, unknown);
       const scenario = String(request.scenario);
       if (!isServiceScenario(scenario)) return text(res, 400, `unknown scenario "${scenario}"; known: ${Object.keys(SERVICE_SCENARIOS).join(', ')}\n`);
       api.scenario = scenario;
@@ -244,6 +246,8 @@ export class SimServer {
       } catch {
         return text(res, 400, 'body must be JSON: {"dip": {"connectedPercent": 70}}\n');
       }
+      const unknown = unknownFields(request, ['dip']) ?? (request.dip ? unknownFields(request.dip, ['connectedPercent', 'uptimePercent'], 'dip.') : undefined);
+      if (unknown) return text(res, 400, unknown);
       const set = this.network.validators;
       if (request.dip === null) set.setDip(undefined);
       else if (request.dip) {
@@ -260,6 +264,8 @@ export class SimServer {
       const node = this.nodes.get(decodeURIComponent(restart[1]!));
       if (!node) return text(res, 404, 'unknown node\n');
       const request = JSON.parse(body || '{}') as { l1?: unknown; snapshotSeconds?: unknown };
+      const unknown = unknownFields(request, ['l1', 'snapshotSeconds']);
+      if (unknown) return text(res, 400, unknown);
       const snapshot = typeof request.snapshotSeconds === 'number' && request.snapshotSeconds >= 0 && request.snapshotSeconds <= 3600 ? { snapshotMs: request.snapshotSeconds * 1000 } : {};
       node.restartNode({ ...(typeof request.l1 === 'boolean' ? { l1: request.l1 } : {}), ...snapshot });
       return send(res, 200, 'application/json', JSON.stringify({ ok: true, node: node.name, l1ChainId: node.l1ChainId ?? null }));
@@ -286,6 +292,8 @@ export class SimServer {
     } catch {
       return text(res, 400, 'body must be JSON: {"scenario": "…"}\n');
     }
+    const unknown = unknownFields(request, SCENARIO_FIELDS);
+    if (unknown) return text(res, 400, unknown);
     const scenario = String(request.scenario);
     if (!isScenario(scenario)) return text(res, 400, `unknown scenario "${scenario}"; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
     const targets = one ? [this.nodes.get(decodeURIComponent(one[1]!))] : [...this.nodes.values()];
@@ -308,6 +316,17 @@ export class SimServer {
     }
     return send(res, 200, 'application/json', JSON.stringify({ ok: true, scenario, nodes: (targets as SimNode[]).map((n) => n.name) }));
   }
+}
+
+/** The fields POST /sim/nodes/{name}/scenario and /sim/scenario take. */
+const SCENARIO_FIELDS = ['scenario', 'delayMs', 'lagBlocks', 'validationEndsIn', 'rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'upgradeIn', 'upgradeStakePercent', 'networkId', 'nextPeriodSeconds', 'delegators'];
+
+/** A control request naming a field the route does not take is refused (a typo would otherwise do nothing, silently). */
+function unknownFields(request: object, known: readonly string[], prefix = ''): string | undefined {
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) return `body must be a JSON object${prefix ? ` at ${prefix.slice(0, -1)}` : ''}\n`;
+  const unknown = Object.keys(request).filter((name) => !known.includes(name));
+  if (unknown.length === 0) return undefined;
+  return `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((name) => `"${prefix}${name}"`).join(', ')}; this route takes ${known.map((name) => prefix + name).join(', ')}\n`;
 }
 
 function sendService(res: ServerResponse, response: SimResponse): void {

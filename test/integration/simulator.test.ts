@@ -94,6 +94,23 @@ describe('the simulator behaves like AvalancheGo', () => {
     expect(list.nodes.map((n: { name: string }) => n.name)).toEqual(['n', 'fresh']);
   });
 
+  it('the control API refuses a field a route does not take, naming it, and changes nothing', async () => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['/sim/nodes/n/scenario', '{"scenario":"reward-at-risk","bogusField":1}', /^unknown field "bogusField"; this route takes scenario, /],
+      ['/sim/scenario', '{"scenario":"healthy","validationEndsAt":5}', /^unknown field "validationEndsAt"/],
+      ['/sim/network', '{"dip":{"connected":70}}', /^unknown field "dip\.connected"/],
+      ['/sim/nodes/n/restart', '{"snapshot":30}', /^unknown field "snapshot"; this route takes l1, snapshotSeconds/],
+      ['/sim/services/data-api/scenario', '{"scenario":"degraded","retryAfter":3}', /^unknown field "retryAfter"/],
+    ];
+    for (const [path, body, message] of cases) {
+      const res = await request(`${sim.baseUrl}${path}`, { method: 'POST', body });
+      expect(res.statusCode, path).toBe(400);
+      expect(await res.body.text(), path).toMatch(message);
+    }
+    const list = JSON.parse((await get(`${sim.baseUrl}/sim/nodes`)).body);
+    expect(list.nodes.find((n: { name: string }) => n.name === 'n').scenario).not.toBe('reward-at-risk');
+  });
+
   it('heights follow the network while healthy, trail it when lagging, and freeze while the network is down', async () => {
     const node = sim.nodes.get('n')!;
     const t = Date.now();

@@ -74,7 +74,12 @@ alerts:
       const test = await runCli(['notify-test', '--config', file, '--receiver', 'mail']);
       expect(test).toMatchObject({ code: 0, stdout: 'test notification delivered to mail (email)\n' });
       await waitFor('the test email', () => smtp.received().length === 3);
-      expect(smtp.received()[2]!.headers.subject).toBe('[FIRING] avahealth: avahealth test notification');
+      const testMail = smtp.received()[2]!;
+      expect(testMail.headers.subject).toBe('[FIRING] avahealth: avahealth test notification');
+      // A test starts no thread and continues none; it links to the status page, not to a target named "avahealth".
+      expect(Object.keys(testMail.headers).map((h) => h.toLowerCase())).not.toContain('in-reply-to');
+      expect(testMail.text).toContain('https://avahealth.example.com/ ');
+      expect(testMail.text).not.toContain('/targets/avahealth');
       emitted += test.stdout + test.stderr + allText(stateDir);
       expect(emitted.includes(PASSWORD)).toBe(false);
     } finally {

@@ -27,6 +27,11 @@ export function headline(batch: NotificationBatch): string {
   return `${batch.target}: ${parts.join('; ')}`;
 }
 
+/** The page a message links to: the target's, or the status page for a test notification (whose target is no target). */
+export function pageLink(batch: NotificationBatch, externalUrl: string): string {
+  return batch.alerts.every((a) => a.kind === 'test') ? `${externalUrl}/` : `${externalUrl}/targets/${encodeURIComponent(batch.target)}`;
+}
+
 export function isAllResolved(batch: NotificationBatch): boolean {
   return batch.alerts.every((a) => a.status === 'resolved');
 }

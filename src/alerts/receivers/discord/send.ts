@@ -2,7 +2,7 @@
 import type { NotificationBatch } from '../../types.js';
 import { wellFormed } from '../../../util/text.js';
 import { defineSender } from '../receiver.js';
-import { detailLines, headline, isAllResolved, truncate, worstSeverity } from '../text.js';
+import { detailLines, headline, isAllResolved, truncate, worstSeverity, pageLink } from '../text.js';
 
 const COLORS = { resolved: 0x2da44e, warning: 0xd29922, critical: 0xcf222e };
 
@@ -21,7 +21,7 @@ export function discordPayload(batch: NotificationBatch, externalUrl: string) {
       {
         title: truncate(escapeMarkdown(headline(batch)), 256),
         description: truncate(detailLines(batch).map((l) => `• ${escapeMarkdown(l)}`).join('\n'), 4096),
-        url: `${externalUrl}/targets/${encodeURIComponent(batch.target)}`,
+        url: pageLink(batch, externalUrl),
         color,
         timestamp: new Date(batch.createdAt).toISOString(),
         footer: { text: 'avahealth' },

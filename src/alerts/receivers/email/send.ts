@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { snippet } from '../../../util/text.js';
 import type { AlertNotice, NotificationBatch } from '../../types.js';
 import { defineSender, DeliveryError, type Notes } from '../receiver.js';
-import { detailLines, escapeHtml, headline, isAllResolved, truncate } from '../text.js';
+import { detailLines, escapeHtml, headline, isAllResolved, truncate, pageLink } from '../text.js';
 import type { EmailSettings } from './schema.js';
 
 const TIMEOUT_MS = 10_000;
@@ -42,10 +42,10 @@ export function emailMessage(batch: NotificationBatch, settings: Pick<EmailSetti
   const opening = batch.alerts.find((a) => opens(a, settings.from, notes));
   const messageId = opening ? incidentMessageId(opening, settings.from) : `<avahealth.${hash(`batch\n${batch.id}`)}@${domainOf(settings.from)}>`;
   // The threads this email continues: those of the incidents it does not open.
-  const continued = batch.alerts.filter((a) => !opens(a, settings.from, notes));
+  const continued = batch.alerts.filter((a) => a.kind !== 'test' && !opens(a, settings.from, notes));
   const threads = [...new Set(continued.map((a) => threadOf(a, settings.from, notes)))].filter((id) => id !== messageId).slice(0, MAX_REFERENCES);
   const title = headline(batch).replace(/[\u0000-\u001f\u007f]+/g, ' ');
-  const link = `${externalUrl}/targets/${encodeURIComponent(batch.target)}`;
+  const link = pageLink(batch, externalUrl);
   const lines = detailLines(batch).map((line) => truncate(line, 2000));
   const time = new Date(batch.createdAt).toISOString();
   const html = [

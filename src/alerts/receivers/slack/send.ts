@@ -2,7 +2,7 @@
 import type { NotificationBatch } from '../../types.js';
 import { wellFormed } from '../../../util/text.js';
 import { defineSender } from '../receiver.js';
-import { detailLines, headline, isAllResolved, truncate, worstSeverity } from '../text.js';
+import { detailLines, headline, isAllResolved, truncate, worstSeverity, pageLink } from '../text.js';
 
 export function escapeSlack(text: string): string {
   return wellFormed(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -17,7 +17,7 @@ export function slackPayload(batch: NotificationBatch, externalUrl: string) {
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: truncate(`${icon} *${title}*`, 3000) } },
       { type: 'section', text: { type: 'mrkdwn', text: truncate(details, 3000) } },
-      { type: 'context', elements: [{ type: 'mrkdwn', text: `<${externalUrl}/targets/${encodeURIComponent(batch.target)}|avahealth> · ${new Date(batch.createdAt).toISOString()}` }] },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `<${pageLink(batch, externalUrl)}|avahealth> · ${new Date(batch.createdAt).toISOString()}` }] },
     ],
   };
 }

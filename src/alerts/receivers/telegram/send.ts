@@ -9,7 +9,7 @@
 import type { AlertNotice, NotificationBatch } from '../../types.js';
 import { snippet } from '../../../util/text.js';
 import { defineSender, DeliveryError, type Notes } from '../receiver.js';
-import { detailLines, escapeHtml, headline, isAllResolved, truncate, worstSeverity } from '../text.js';
+import { detailLines, escapeHtml, headline, isAllResolved, truncate, worstSeverity, pageLink } from '../text.js';
 
 /** Telegram's limit on a message's text, counted after entity parsing (what the chat shows). */
 export const MAX_MESSAGE = 4096;
@@ -20,7 +20,7 @@ const MORE_NOTE_ROOM = 40;
 export function telegramText(batch: NotificationBatch, externalUrl: string): string {
   const icon = isAllResolved(batch) ? '🟢' : worstSeverity(batch) === 'critical' ? '🔴' : '🟠';
   const title = `${icon} ${truncate(headline(batch), MAX_LINE)}`;
-  const link = `${externalUrl}/targets/${encodeURIComponent(batch.target)}`;
+  const link = pageLink(batch, externalUrl);
   const footer = `avahealth · ${new Date(batch.createdAt).toISOString()}`;
   const lines = detailLines(batch).map((line) => `• ${truncate(line, MAX_LINE)}`);
   // Lengths are of the shown text (tags and escapes do not count), less room for the "… N more" line.

@@ -20,7 +20,7 @@ export default defineRule({
       '1m',
       'warning',
       '{{ $labels.target }} is unhealthy',
-      '{{ $labels.target }} reports healthy=false; {{ with query (printf "avahealth:node_failing_checks:count{target=%q}" $labels.target) }}{{ . | first | value }}{{ end }} checks failing.',
+      '{{ $labels.target }} reports healthy=false; {{ with query (printf "avahealth:node_failing_checks:count{target=%q}" $labels.target) }}{{ $n := . | first | value }}{{ $n }} check{{ if ne $n 1.0 }}s{{ end }} failing{{ else }}checks failing{{ end }}.',
     ),
   ],
   evaluate(observation, ctx) {

@@ -22,6 +22,7 @@ import { STATE_SEVERITY, targetStatus, type TargetStatus } from '../status/statu
 import { withIncidents, type TargetIncident } from '../status/verdict.js';
 import { Store } from '../store.js';
 import { sanitizeLabelValue } from '../util/labels.js';
+import { nagiosText } from '../util/visible.js';
 
 export type CheckFormat = 'text' | 'json' | 'prometheus';
 export const EXIT = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 } as const;
@@ -116,7 +117,7 @@ function formatText(statuses: TargetStatus[], exitCode: number, color: boolean):
   const summary =
     bad.length === 0
       ? `${statuses.length} target${statuses.length === 1 ? '' : 's'} healthy`
-      : bad.map((s) => `${s.name} ${s.failure ?? s.state}${s.failingChecks.length ? ` (${s.failingChecks.join(', ')})` : ''}`).join('; ');
+      : bad.map((s) => nagiosText(`${s.name} ${s.failure ?? s.state}${s.failingChecks.length ? ` (${s.failingChecks.join(', ')})` : ''}`)).join('; ');
   const perfdata = [
     `healthy=${count('healthy')};;;0;${statuses.length}`,
     `warning=${count('warning')};;;0;${statuses.length}`,
@@ -124,14 +125,15 @@ function formatText(statuses: TargetStatus[], exitCode: number, color: boolean):
     `unreachable=${count('unreachable')};;;0;${statuses.length}`,
   ].join(' ');
   const lines = [`${STATE_NAMES[exitCode]} - ${summary} | ${perfdata}`];
-  const width = Math.max(...statuses.map((s) => s.name.length), 4);
+  const width = Math.max(...statuses.map((s) => nagiosText(s.name).length), 4);
   for (const s of statuses) {
     const state = (s.failure ?? s.state).toUpperCase().padEnd(12);
     const heights = Object.entries(s.heights)
       .map(([chain, h]) => `${chain}=${h}`)
       .join(' ');
     const paint = (text: string) => (color ? `\u001b[${COLORS[s.state]}m${text}\u001b[0m` : text);
-    lines.push(`${s.name.padEnd(width)}  ${paint(state)} ${s.summary}${heights ? `  [${heights}]` : ''}${s.nodeId ? `  ${s.nodeId}` : ''}`);
+    // Every long-output line is Nagios text too: a `|` there starts performance data as well.
+    lines.push(`${nagiosText(s.name).padEnd(width)}  ${paint(state)} ${nagiosText(`${s.summary}${heights ? `  [${heights}]` : ''}${s.nodeId ? `  ${s.nodeId}` : ''}`)}`);
   }
   return `${lines.join('\n')}\n`;
 }

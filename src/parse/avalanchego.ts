@@ -13,6 +13,7 @@ import type {
   UpgradeDetails,
 } from '../model/observation.js';
 import { durationField } from '../util/go-duration.js';
+import { oneLine, visibleControls } from '../util/visible.js';
 import { prefixWithin } from '../util/text.js';
 import { parseGoTime } from './time.js';
 
@@ -55,9 +56,14 @@ export const LIMITS = {
 /** The name of the one entry that stands for the checks beyond LIMITS.checks. */
 export const MORE_CHECKS = '(more checks)';
 
-/** `text` cut to `max` characters, saying how much was cut. */
+/** Untrusted `text` cut to `max` characters, saying how much was cut, its control characters made visible (util/visible.ts). */
 export function capText(text: string, max: number = LIMITS.text): string {
-  return text.length <= max ? text : `${prefixWithin(text, max)}… (${text.length - max} more characters)`;
+  return visibleControls(text.length <= max ? text : `${prefixWithin(text, max)}… (${text.length - max} more characters)`);
+}
+
+/** An untrusted name (a check's, a component's): capped, on one line, every control character visible. */
+export function capName(name: string): string {
+  return oneLine(capText(name, LIMITS.checkName));
 }
 
 /** Parses an APIReply `{checks: {...}, healthy: bool}`. */
@@ -92,7 +98,7 @@ function moreChecks(count: number, failing: number): CheckResult {
 }
 
 export function parseCheck(rawName: string, entry: unknown): CheckResult {
-  const name = capText(rawName, LIMITS.checkName);
+  const name = capName(rawName);
   if (!isObject(entry)) {
     return { name, passing: false, notYetRun: false, error: `malformed check entry (${describe(entry)})`, durationSeconds: 0, contiguousFailures: 0 };
   }

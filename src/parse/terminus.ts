@@ -4,7 +4,7 @@
  * `{message: string | string[], statusCode, error}` that a 503 may carry instead.
  */
 import type { ServiceReport } from '../model/observation.js';
-import { capText, describe, isObject, LIMITS, type ParseOutcome } from './avalanchego.js';
+import { capName, capText, describe, isObject, LIMITS, type ParseOutcome } from './avalanchego.js';
 
 export function parseServiceHealth(value: unknown): ParseOutcome<ServiceReport> {
   if (!isObject(value)) return { ok: false, error: `expected a JSON object, got ${describe(value)}` };
@@ -23,7 +23,7 @@ export function parseServiceHealth(value: unknown): ParseOutcome<ServiceReport> 
       more++;
       continue;
     }
-    const name = capText(rawName, LIMITS.checkName);
+    const name = capName(rawName);
     const status = isObject(indicator) && typeof indicator.status === 'string' ? capText(indicator.status, 64) : 'unknown';
     const component: ServiceReport['components'][number] = { name, up: status === 'up', status };
     const message = isObject(indicator) ? (indicator.message ?? indicator.error) : undefined;

@@ -5,6 +5,7 @@
 import type { Target } from '../config/load.js';
 import type { Store, TargetState } from '../store.js';
 import { isoTime } from '../util/time.js';
+import { visibleControls } from '../util/visible.js';
 
 /** A source's part of its target's status: `model` for the JSON API, `html` for the target's page. */
 export interface Panel<M> {
@@ -14,8 +15,9 @@ export interface Panel<M> {
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** Untrusted text inside the page: `& < > " '` as entities, control characters visible (a terminal `curl`ing the page obeys none). */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+  return visibleControls(text).replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 export const e = (value: unknown) => escapeHtml(String(value ?? ''));
 

@@ -3,6 +3,7 @@ import { RULES } from '../rules/index.js';
 import { listNames } from '../rules/format.js';
 import type { AlertNotice, NotificationBatch } from '../types.js';
 import { cutText, wellFormed } from '../../util/text.js';
+import { visibleControls } from '../../util/visible.js';
 
 const PHRASED = new Map(RULES.flatMap((r) => (r.phrases ? [[r.name as string, r.phrases] as const] : [])));
 
@@ -49,9 +50,9 @@ export function detailLines(batch: NotificationBatch): string[] {
   });
 }
 
-/** Untrusted text inside HTML (Telegram's HTML parse mode, email's HTML part): `& < > "` as entities, well-formed. */
+/** Untrusted text inside HTML (Telegram's HTML parse mode, email's HTML part): `& < > "` as entities, well-formed, control characters visible. */
 export function escapeHtml(text: string): string {
-  return wellFormed(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return visibleControls(wellFormed(text)).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 /** Within `max` characters: cut between characters, at a word where one ends near the limit, with `…`. */

@@ -75,6 +75,8 @@ Options:
 Control API (on the simulator's port):
   GET  /sim/nodes                          the nodes, their scenario, NodeID and URL
   POST /sim/nodes/NAME/scenario            {"scenario":"network-down"} (or any scenario)
+                                           {"scenario":"network-down","also":["disk-low"]}:
+                                           conditions that hold at the same time
   POST /sim/scenario                       the same body, for every node
                                            validator scenarios also take rewardingStakePercent,
                                            weightedAveragePercent, l1BalanceNAvax, networkId (1),
@@ -91,6 +93,8 @@ Control API (on the simulator's port):
                                            {"l1":false} drops it; {} restarts it as it was
                                            {"snapshotSeconds":30}: info.uptime reads the
                                            restart's snapshot that long (own stake share)
+                                           {"ingressGraceSeconds":600}: the ingress grace it
+                                           restarts with (its staking port checked after it)
   POST /sim/services/data-api/scenario     {"scenario":"degraded"} (or metrics-api)
 An L1 node from the start: --fleet demo has l1-node, l1-validator and l1-only.
 `,

@@ -73,6 +73,8 @@ export class SimNode {
   l1ChainId?: string;
   l1SubnetId?: string;
   scenario: ScenarioName;
+  /** Conditions that hold besides the scenario (`also`: disk low while cut off, an upgrade due meanwhile…). */
+  also: readonly ScenarioName[] = [];
   slowDelayMs: number;
   lagBlocks: number;
   readonly validator: boolean;
@@ -145,14 +147,29 @@ export class SimNode {
     }
   }
 
-  /** Switches behaviour. `bootstrapping` and `restarted` are restarts: readiness starts over. */
-  setScenario(scenario: ScenarioName, now = Date.now()): void {
-    const restart = scenario === 'bootstrapping' || scenario === 'restarted';
+  /** Whether the node is in `name`: its scenario, or one of the conditions held besides it. */
+  has(name: ScenarioName): boolean {
+    return this.scenario === name || this.also.includes(name);
+  }
+
+  /** The scenario and the conditions held besides it, as one name (`network-down+disk-low`). */
+  get conditions(): string {
+    return [this.scenario, ...this.also].join('+');
+  }
+
+  /**
+   * Switches behaviour: to `scenario` with the conditions `also` besides it (none unless given).
+   * `bootstrapping` and `restarted` are restarts: readiness starts over.
+   */
+  setScenario(scenario: ScenarioName, now = Date.now(), also: readonly ScenarioName[] = []): void {
+    const next = [scenario, ...also];
+    const restart = (next.includes('bootstrapping') && !this.has('bootstrapping')) || scenario === 'restarted';
     // The operator installed the build that knows the upgrade (a new version: localUpgradeTime moves on).
-    if (this.scenario === 'upgrade-required' && scenario !== 'upgrade-required') this.localUpgradeAt = Math.max(this.knownUpgradeAt(), this.upgradeAt);
+    if (this.has('upgrade-required') && !next.includes('upgrade-required')) this.localUpgradeAt = Math.max(this.knownUpgradeAt(), this.upgradeAt);
     this.scenario = scenario;
-    this.economics.onScenario(scenario);
-    if (scenario === 'huge') this.hugeReply();
+    this.also = also.filter((name) => name !== scenario);
+    this.economics.onScenario(this.conditions);
+    if (this.has('huge')) this.hugeReply();
     if (restart) {
       this.economics.onRestart(now);
       this.restart(now, true);
@@ -194,13 +211,13 @@ export class SimNode {
   private runChecks(now: number): void {
     this.period++;
     this.produceBlocks(now);
-    if (this.scenario === 'churn') this.churnChains();
+    if (this.has('churn')) this.churnChains();
     for (const [name, state] of this.checks) this.runCheck(name, state, now);
   }
 
   private produceBlocks(now: number): void {
-    if ((this.scenario === 'network-down' || this.scenario === 'bootstrapping') && this.heights.size > 0) return;
-    const behind = this.scenario === 'lagging' ? this.lagBlocks : 0;
+    if ((this.has('network-down') || this.has('bootstrapping')) && this.heights.size > 0) return;
+    const behind = this.has('lagging') ? this.lagBlocks : 0;
     for (const check of ['C', 'P', 'X', ...(this.l1ChainId ? [this.l1ChainId] : [])]) {
       this.heights.set(check, Math.max(0, this.network.height(check, now) - behind));
     }
@@ -231,19 +248,18 @@ export class SimNode {
   }
 
   private evaluate(name: string): { message?: unknown; error?: string } {
-    const s = this.scenario;
-    const churnFails = s === 'churn' && this.random() < 0.15;
+    const churnFails = this.has('churn') && this.random() < 0.15;
     switch (name) {
       case 'bls':
         return { message: 'node has the correct BLS key' };
       case 'bootstrapped':
-        return s === 'bootstrapping'
+        return this.has('bootstrapping')
           ? { message: [PRIMARY_SUBNET, ...(this.l1SubnetId ? [this.l1SubnetId] : [])], error: 'subnets not bootstrapped' }
           : { message: [] };
       case 'database':
         return churnFails ? { error: 'closed' } : {};
       case 'diskspace': {
-        const low = s === 'disk-low' || churnFails;
+        const low = this.has('disk-low') || churnFails;
         const percentage = low ? 9 : 38;
         const bytes = Math.round((percentage / 100) * 3_116_800_000_000);
         return low
@@ -257,8 +273,8 @@ export class SimNode {
         return futureUpgradeResult(this.upgradeFacts(), this.runAtMs / 1000);
       case 'network':
         return networkCheckResult({
-          down: s === 'network-down' || churnFails,
-          inboundClosed: s === 'inbound-closed',
+          down: this.has('network-down') || churnFails,
+          inboundClosed: this.has('inbound-closed'),
           primaryNetworkValidator: this.economics.isPrimaryValidator,
           upMs: this.runAtMs - this.startedAtMs,
           graceMs: this.ingressGraceMs,
@@ -279,22 +295,21 @@ export class SimNode {
   }
 
   private upgradeFacts(): UpgradeFacts {
-    const required = this.scenario === 'upgrade-required';
-    return { localAt: this.knownUpgradeAt(), ...(required ? { requiredAt: this.upgradeAt } : {}), stakePercent: this.upgradeStakePercent, alone: this.scenario === 'network-down' };
+    const required = this.has('upgrade-required');
+    return { localAt: this.knownUpgradeAt(), ...(required ? { requiredAt: this.upgradeAt } : {}), stakePercent: this.upgradeStakePercent, alone: this.has('network-down') };
   }
 
   private chainResult(name: string, churnFails: boolean): { message: unknown; error?: string } {
-    const s = this.scenario;
     const isL1 = name !== 'C' && name !== 'P' && name !== 'X';
     const height = this.heights.get(name) ?? this.network.height(name);
     // A node its upgraded peers dropped (./upgrade.ts) is connected to the stale stake only.
     const facts = this.upgradeFacts();
     const dropped = droppedByPeers(facts, this.runAtMs / 1000) ? staleStakeRatio(facts) : undefined;
-    const stake = s === 'network-down' ? 0 : isL1 ? 1 : (dropped ?? 0.9987312046551713);
+    const stake = this.has('network-down') ? 0 : isL1 ? 1 : (dropped ?? 0.9987312046551713);
     const disconnected = stake === 1 ? [] : ['NodeID-74WBanSkJPoyUFEaZZH5Su79HUuiPTNx', 'NodeID-9MmzdcZ3rPJgrf5LkHJjzKRfTdeTTyhod'];
-    const slowBlock = (s === 'flapping' && name === 'C' && this.period % 2 === 1) || (churnFails && name === 'C');
+    const slowBlock = (this.has('flapping') && name === 'C' && this.period % 2 === 1) || (churnFails && name === 'C');
     const consensus =
-      s === 'bootstrapping'
+      this.has('bootstrapping')
         ? {}
         : {
             lastAcceptedHeight: height,

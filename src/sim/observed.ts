@@ -68,7 +68,7 @@ export class SimValidatorSet {
   private currentDip?: NetworkDip;
   /** Per member, the validators it lost in the current dip (NodeIDs). */
   private readonly dipCut = new Map<string, Set<string>>();
-  /** Each member's scenario as the accounting last settled it (a switch settles the old one first). */
+  /** Each member's scenario (`a+b` with conditions besides it) as the accounting last settled it (a switch settles the old one first). */
   private readonly scenarios = new Map<string, string>();
   /** observer>validator: the observer's uptime manager's account of the validator. */
   private readonly accounts = new Map<string, Account>();
@@ -103,7 +103,7 @@ export class SimValidatorSet {
 
   /** Whether every other node has lost the member (scenario `unreachable-by-peers`). */
   isUnreachable(member: ObservedMember): boolean {
-    return this.scenarioOf(member) === 'unreachable-by-peers';
+    return this.is(member, 'unreachable-by-peers');
   }
 
   /**
@@ -114,7 +114,7 @@ export class SimValidatorSet {
   view(observer: ObservedMember, nodeIds: readonly unknown[] | undefined, now = Date.now()): Array<Record<string, unknown>> {
     const wanted = nodeIds && nodeIds.length > 0 ? new Set(nodeIds.filter((id): id is string => typeof id === 'string')) : undefined;
     const oneAsked = wanted !== undefined && wanted.size === 1;
-    const lying = this.scenarioOf(observer) === 'lying-observer';
+    const lying = this.is(observer, 'lying-observer');
     const from: Party = { member: observer };
     const entries: Array<Record<string, unknown>> = [];
     for (const member of this.members.values()) {
@@ -207,9 +207,9 @@ export class SimValidatorSet {
   /** Whether `from` and `to` have a p2p connection now (either direction: service.go Peers().Has). */
   private linked(from: Party, to: Party): boolean {
     if (idOf(from) === idOf(to)) return true;
-    if (from.member && this.scenarioOf(from.member) === 'network-down') return false;
+    if (from.member && this.is(from.member, 'network-down')) return false;
     if (to.member && this.isUnreachable(to.member)) return false;
-    if (from.member && to.member && !reaches(from.member, to.member, this.scenarioOf(to.member))) return false;
+    if (from.member && to.member && !reaches(from.member, to.member, this.is(to.member, 'inbound-closed'))) return false;
     if (this.currentDip) {
       // The dip is cut from the member's side: what it loses, it loses in both directions.
       if (from.member) return !this.cutOf(from.member).has(idOf(to));
@@ -246,8 +246,9 @@ export class SimValidatorSet {
     return total;
   }
 
-  private scenarioOf(member: ObservedMember): string {
-    return this.scenarios.get(member.nodeName) ?? member.scenario;
+  /** Whether the member is in the scenario `name` (its own or one held besides it), as the accounting last settled it. */
+  private is(member: ObservedMember, name: string): boolean {
+    return (this.scenarios.get(member.nodeName) ?? member.scenario).split('+').includes(name);
   }
 
   /** The Primary Network's total weight (own stake plus delegations of every validator), nAVAX: getTotalStake. */
@@ -306,9 +307,9 @@ export class SimValidatorSet {
  * a validator cannot dial in (network/network.go: nodes connect to validators; no_ingress_conn_alert.go).
  * (A `lying-observer` says nobody is connected: not AvalancheGo behaviour, a hostile node; `view` plays it.)
  */
-function reaches(observer: ObservedMember, member: ObservedMember, memberScenario: string): boolean {
+function reaches(observer: ObservedMember, member: ObservedMember, memberInboundClosed: boolean): boolean {
   if (observer.nodeId === member.nodeId) return true;
-  return !(memberScenario === 'inbound-closed' && !observer.holdsStake);
+  return !(memberInboundClosed && !observer.holdsStake);
 }
 
 function idOf(party: Party): string {

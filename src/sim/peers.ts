@@ -13,8 +13,8 @@ export const SIM_PEERS_ANCIENT = 3;
 export const SIM_PEERS_ANCIENT_VERSION = 'avalanchego/1.13.5';
 export const SIM_PEERS_BENCHED = 2;
 
-export function simPeers(node: { name: string; scenario: string }, current: string, behind: string, now = Date.now()): { numPeers: string; peers: unknown[] } {
-  if (node.scenario === 'network-down') return { numPeers: '0', peers: [] };
+export function simPeers(node: { name: string; has(name: string): boolean }, current: string, behind: string, now = Date.now()): { numPeers: string; peers: unknown[] } {
+  if (node.has('network-down')) return { numPeers: '0', peers: [] };
   const peers = Array.from({ length: SIM_PEERS }, (_, i) => ({
     ip: `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}:9651`,
     publicIP: `203.0.113.${(i % 250) + 1}:9651`,

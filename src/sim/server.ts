@@ -2,7 +2,8 @@
  * Serves simulated nodes over real HTTP on one port: node N at `/nodes/N/ext/health…` (the first
  * node also at `/ext/health…`), plus a control API to switch scenarios at runtime:
  *   GET  /sim/nodes                      the nodes, their scenario, NodeID and base URL
- *   POST /sim/nodes/{name}/scenario      {"scenario": "network-down", "delayMs"?: 8000}
+ *   POST /sim/nodes/{name}/scenario      {"scenario": "network-down", "also"?: ["disk-low"], "delayMs"?: 8000}
+ *                                        (also: conditions that hold at the same time, none unless given)
  *                                        (validator scenarios also take rewardingStakePercent,
  *                                        weightedAveragePercent, l1BalanceNAvax, networkId,
  *                                        nextPeriodSeconds, delegators, l1Balances: the balances in
@@ -12,8 +13,9 @@
  *   POST /sim/network                    {"dip": {"connectedPercent": 70}} every node loses its connection to
  *                                        validators holding 30 % of the stake at once; observed uptimes then fall
  *                                        only as disconnected time accumulates (sim/observed.ts); {"dip": null} ends it
- *   POST /sim/nodes/{name}/restart       {"l1"?: false, "snapshotSeconds"?: 30} restart, optionally dropping (or adding)
- *                                        the L1 chain; info.uptime reads a restart's snapshot that long
+ *   POST /sim/nodes/{name}/restart       {"l1"?: false, "snapshotSeconds"?: 30, "ingressGraceSeconds"?: 600} restart, optionally
+ *                                        dropping (or adding) the L1 chain; info.uptime reads a restart's snapshot that long;
+ *                                        the ingress grace (--network-no-ingress-connections-grace-period) starts over
  * and the hosted APIs at `/data-api/…` and `/metrics-api/…`:
  *   GET  /sim/services                   their scenario and every request they received
  *   POST /sim/services/{data-api|metrics-api}/scenario   {"scenario": "degraded", "retryAfterSeconds"?: 30}
@@ -22,7 +24,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { goJson } from './go-format.js';
 import { SimNode, type HealthReply, type SimNodeOptions } from './node.js';
-import { isScenario, SCENARIOS } from './scenarios.js';
+import { isScenario, SCENARIOS, type ScenarioName } from './scenarios.js';
 import { SimNetwork } from './network.js';
 import { isServiceScenario, SERVICE_SCENARIOS, SimDataApi, SimMetricsApi, type SimResponse } from './services.js';
 
@@ -120,16 +122,15 @@ export class SimServer {
   }
 
   private async answerNode(node: SimNode, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, body: string): Promise<void> {
-    const s = node.scenario;
-    if (s === 'reset') return void req.socket.destroy();
-    if (s === 'slow') await new Promise((resolve) => setTimeout(resolve, node.slowDelayMs));
+    if (node.has('reset')) return void req.socket.destroy();
+    if (node.has('slow')) await new Promise((resolve) => setTimeout(resolve, node.slowDelayMs));
     if (res.destroyed) return;
-    if (s === 'proxy-error') return send(res, 502, 'text/html', PROXY_502);
-    if (s === 'forbidden-host') return text(res, 403, 'invalid host specified\n');
-    if (s === 'not-found') return text(res, 404, '404 page not found\n');
-    if (s === 'rate-limited') return send(res, 429, 'text/plain; charset=utf-8', 'Too Many Requests\n', { 'retry-after': '30' });
+    if (node.has('proxy-error')) return send(res, 502, 'text/html', PROXY_502);
+    if (node.has('forbidden-host')) return text(res, 403, 'invalid host specified\n');
+    if (node.has('not-found')) return text(res, 404, '404 page not found\n');
+    if (node.has('rate-limited')) return send(res, 429, 'text/plain; charset=utf-8', 'Too Many Requests\n', { 'retry-after': '30' });
     // A proxy in front may strip the node-id header (the node-id-unknown scenario).
-    const headers: Record<string, string> = s === 'node-id-unknown' ? {} : { 'node-id': node.nodeId };
+    const headers: Record<string, string> = node.has('node-id-unknown') ? {} : { 'node-id': node.nodeId };
     const method = req.method ?? 'GET';
 
     if ((path === '/ext/health' && method !== 'GET') || VALIDATOR_APIS.includes(path)) {
@@ -155,18 +156,13 @@ export class SimServer {
   }
 
   private sendReply(node: SimNode, res: ServerResponse, status: number, contentType: string, value: unknown, headers: Record<string, string>): void {
-    switch (node.scenario) {
-      case 'huge':
-        return send(res, 503, contentType, node.hugeReply(), headers);
-      case 'truncated': {
-        const full = goJson(value);
-        return send(res, 200, contentType, full.slice(0, Math.floor(full.length / 2)), headers);
-      }
-      case 'bad-shape':
-        return send(res, 200, contentType, '{"status":"ok","uptime":12345}\n', headers);
-      default:
-        return send(res, status, contentType, `${goJson(value)}\n`, headers);
+    if (node.has('huge')) return send(res, 503, contentType, node.hugeReply(), headers);
+    if (node.has('truncated')) {
+      const full = goJson(value);
+      return send(res, 200, contentType, full.slice(0, Math.floor(full.length / 2)), headers);
     }
+    if (node.has('bad-shape')) return send(res, 200, contentType, '{"status":"ok","uptime":12345}\n', headers);
+    return send(res, status, contentType, `${goJson(value)}\n`, headers);
   }
 
   /** gorilla/rpc json2 as AvalancheGo runs it: HTTP 200 for every JSON-RPC outcome. */
@@ -208,8 +204,8 @@ export class SimServer {
       }
       tags = rawTags ?? undefined;
     }
-    if (node.scenario === 'rpc-error') return rpcError(-32000, 'health check service unavailable', request.id);
-    const id = node.scenario === 'wrong-id' ? (typeof request.id === 'number' ? request.id + 1000 : 'other') : request.id;
+    if (node.has('rpc-error')) return rpcError(-32000, 'health check service unavailable', request.id);
+    const id = node.has('wrong-id') ? (typeof request.id === 'number' ? request.id + 1000 : 'other') : request.id;
     const result = name === 'health' ? node.health(tags) : name === 'readiness' ? node.readiness() : node.liveness();
     return this.sendReply(node, res, 200, contentType, { jsonrpc: '2.0', result, id }, headers);
   }
@@ -236,7 +232,7 @@ export class SimServer {
       return send(res, 200, 'application/json', JSON.stringify({ ok: true, service: api.kind, scenario }));
     }
     if (method === 'GET' && path === '/sim/nodes') {
-      const nodes = [...this.nodes.values()].map((n) => ({ name: n.name, scenario: n.scenario, nodeId: n.nodeId, url: this.nodeUrl(n.name), l1ChainId: n.l1ChainId, l1SubnetId: n.l1SubnetId }));
+      const nodes = [...this.nodes.values()].map((n) => ({ name: n.name, scenario: n.scenario, also: n.also, nodeId: n.nodeId, url: this.nodeUrl(n.name), l1ChainId: n.l1ChainId, l1SubnetId: n.l1SubnetId }));
       return send(res, 200, 'application/json', JSON.stringify({ nodes, scenarios: SCENARIOS }));
     }
     if (method === 'POST' && path === '/sim/network') {
@@ -263,9 +259,11 @@ export class SimServer {
     if (method === 'POST' && restart) {
       const node = this.nodes.get(decodeURIComponent(restart[1]!));
       if (!node) return text(res, 404, 'unknown node\n');
-      const request = JSON.parse(body || '{}') as { l1?: unknown; snapshotSeconds?: unknown };
-      const unknown = unknownFields(request, ['l1', 'snapshotSeconds']);
+      const request = JSON.parse(body || '{}') as { l1?: unknown; snapshotSeconds?: unknown; ingressGraceSeconds?: unknown };
+      const unknown = unknownFields(request, ['l1', 'snapshotSeconds', 'ingressGraceSeconds']);
       if (unknown) return text(res, 400, unknown);
+      const grace = request.ingressGraceSeconds;
+      if (typeof grace === 'number' && grace >= 0 && grace <= 86_400) node.ingressGraceMs = grace * 1000;
       const snapshot = typeof request.snapshotSeconds === 'number' && request.snapshotSeconds >= 0 && request.snapshotSeconds <= 3600 ? { snapshotMs: request.snapshotSeconds * 1000 } : {};
       node.restartNode({ ...(typeof request.l1 === 'boolean' ? { l1: request.l1 } : {}), ...snapshot });
       return send(res, 200, 'application/json', JSON.stringify({ ok: true, node: node.name, l1ChainId: node.l1ChainId ?? null }));
@@ -274,6 +272,7 @@ export class SimServer {
     if (method !== 'POST' || (!one && path !== '/sim/scenario')) return text(res, 404, 'unknown control route\n');
     let request: {
       scenario?: unknown;
+      also?: unknown;
       delayMs?: unknown;
       lagBlocks?: unknown;
       validationEndsIn?: unknown;
@@ -296,6 +295,9 @@ export class SimServer {
     if (unknown) return text(res, 400, unknown);
     const scenario = String(request.scenario);
     if (!isScenario(scenario)) return text(res, 400, `unknown scenario "${scenario}"; known: ${Object.keys(SCENARIOS).join(', ')}\n`);
+    const also = request.also ?? [];
+    if (!Array.isArray(also) || also.length > 8) return text(res, 400, 'also must be a list of at most 8 scenarios\n');
+    for (const name of also) if (typeof name !== 'string' || !isScenario(name)) return text(res, 400, `unknown scenario "${String(name)}" in also\n`);
     const targets = one ? [this.nodes.get(decodeURIComponent(one[1]!))] : [...this.nodes.values()];
     if (targets.some((n) => n === undefined)) return text(res, 404, 'unknown node\n');
     for (const node of targets as SimNode[]) {
@@ -304,7 +306,7 @@ export class SimServer {
       if (typeof request.validationEndsIn === 'number') node.validationEndsAt = Date.now() / 1000 + request.validationEndsIn;
       if (typeof request.upgradeIn === 'number') node.upgradeAt = Math.floor(Date.now() / 1000 + request.upgradeIn);
       if (typeof request.upgradeStakePercent === 'number') node.upgradeStakePercent = request.upgradeStakePercent;
-      node.setScenario(scenario);
+      node.setScenario(scenario, Date.now(), also as ScenarioName[]);
       // After the switch: the scenario sets its own balance, these values override it.
       if (typeof request.rewardingStakePercent === 'number') node.economics.rewardingStakePercent = request.rewardingStakePercent;
       if (typeof request.weightedAveragePercent === 'number') node.economics.weightedAveragePercent = request.weightedAveragePercent;
@@ -319,7 +321,7 @@ export class SimServer {
 }
 
 /** The fields POST /sim/nodes/{name}/scenario and /sim/scenario take. */
-const SCENARIO_FIELDS = ['scenario', 'delayMs', 'lagBlocks', 'validationEndsIn', 'rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'upgradeIn', 'upgradeStakePercent', 'networkId', 'nextPeriodSeconds', 'delegators'];
+const SCENARIO_FIELDS = ['scenario', 'also', 'delayMs', 'lagBlocks', 'validationEndsIn', 'rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'upgradeIn', 'upgradeStakePercent', 'networkId', 'nextPeriodSeconds', 'delegators'];
 
 /** A control request naming a field the route does not take is refused (a typo would otherwise do nothing, silently). */
 function unknownFields(request: object, known: readonly string[], prefix = ''): string | undefined {

@@ -18,6 +18,10 @@ export interface SimValidatorNode {
   readonly name: string;
   readonly nodeId: string;
   readonly scenario: string;
+  /** The scenario and the conditions held besides it, as one name (`auto-renewing+disk-low`). */
+  readonly conditions: string;
+  /** Whether the node is in the scenario `name` (its own or one held besides it). */
+  has(name: string): boolean;
   readonly validator: boolean;
   validationEndsAt: number;
   readonly l1SubnetId?: string;
@@ -78,7 +82,7 @@ export class SimValidator implements ObservedMember {
       {
         name: node.name,
         rewardingPercent: () => this.uptimePercents().rewarding,
-        nextPeriodSeconds: () => (node.scenario === 'auto-renewing' ? this.nextPeriodSeconds : node.scenario === 'auto-renew-exiting' ? 0 : undefined),
+        nextPeriodSeconds: () => (node.has('auto-renewing') ? this.nextPeriodSeconds : node.has('auto-renew-exiting') ? 0 : undefined),
       },
       this.validationStartsAt,
       node.validationEndsAt,
@@ -110,15 +114,17 @@ export class SimValidator implements ObservedMember {
     return this.node.nodeId;
   }
 
+  /** The node's scenario and the conditions held besides it (`network-down+disk-low`). */
   get scenario(): string {
-    return this.node.scenario;
+    return this.node.conditions;
   }
 
-  /** A scenario switch sets the balance the scenario is about. */
-  onScenario(scenario: string, now = Date.now() / 1000): void {
-    this.node.network.validators.onScenario(this, scenario, now * 1000);
-    if (scenario === 'l1-balance-low') this.setL1Balance(Math.round(2.3 * DAY * SIM_FEE_PRICE), now);
-    else if (scenario === 'l1-inactive') this.setL1Balance(0, now);
+  /** A scenario switch (to `conditions`: `a+b` when two hold) sets the balance the scenario is about. */
+  onScenario(conditions: string, now = Date.now() / 1000): void {
+    this.node.network.validators.onScenario(this, conditions, now * 1000);
+    const names = conditions.split('+');
+    if (names.includes('l1-balance-low')) this.setL1Balance(Math.round(2.3 * DAY * SIM_FEE_PRICE), now);
+    else if (names.includes('l1-inactive')) this.setL1Balance(0, now);
     else if (this.l1BalanceNAvax(now) === 0 || this.balance < SIM_L1_BALANCE / 2) this.setL1Balance(SIM_L1_BALANCE, now);
   }
 
@@ -148,21 +154,21 @@ export class SimValidator implements ObservedMember {
   }
 
   get version(): string {
-    return this.node.scenario === 'version-behind' ? SIM_OLD_VERSION : SIM_CURRENT_VERSION;
+    return this.node.has('version-behind') ? SIM_OLD_VERSION : SIM_CURRENT_VERSION;
   }
 
   /** The info API is switched off (HTTP 404). */
   get infoApiOff(): boolean {
-    return this.node.scenario === 'info-api-disabled' || this.node.scenario === 'node-id-unknown';
+    return this.node.has('info-api-disabled') || this.node.has('node-id-unknown');
   }
 
   /** isPrimaryValidator without settling a period that ended (settling asks the set for info.uptime). */
   get holdsStake(): boolean {
-    return this.node.validator && this.node.scenario !== 'not-validator' && this.periods.current !== undefined;
+    return this.node.validator && !this.node.has('not-validator') && this.periods.current !== undefined;
   }
 
   get isPrimaryValidator(): boolean {
-    if (this.node.validator && this.node.scenario !== 'not-validator') this.settlePeriods();
+    if (this.node.validator && !this.node.has('not-validator')) this.settlePeriods();
     return this.holdsStake;
   }
 
@@ -194,7 +200,7 @@ export class SimValidator implements ObservedMember {
 
   /** The uptime percentages peers report (the Data API's uptimePerformance follows them). */
   uptimePercents(now = Date.now()): { rewarding: number; weighted: number } {
-    const atRisk = this.node.scenario === 'reward-at-risk';
+    const atRisk = this.node.has('reward-at-risk');
     // While a dip or unreachability cuts its peers off: computed from the connected peers' cumulative views (sim/observed.ts).
     const network = this.node.network.validators.disturbedInfoUptime(this, now);
     return {
@@ -219,14 +225,14 @@ export class SimValidator implements ObservedMember {
   }
 
   private info(name: string): RpcOutcome | undefined {
-    const badShape = this.node.scenario === 'validator-bad-shape';
+    const badShape = this.node.has('validator-bad-shape');
     switch (name) {
       case 'getNodeID':
         return { result: { nodeID: this.node.nodeId, nodePOP: { publicKey: `0x${'8f'.repeat(48)}`, proofOfPossession: `0x${'86'.repeat(96)}` } } };
       case 'uptime': {
         if (!this.isPrimaryValidator) return rpcError('node is not a validator');
         const { rewarding, weighted } = this.infoUptime();
-        if (this.node.scenario === 'validator-deep-json') {
+        if (this.node.has('validator-deep-json')) {
           return { rawResult: `{"rewardingStakePercentage":${'['.repeat(DEEP_LEVELS)}${']'.repeat(DEEP_LEVELS)},"weightedAveragePercentage":"${weighted.toFixed(4)}"}` };
         }
         return { result: { rewardingStakePercentage: badShape ? '172.5000' : rewarding.toFixed(4), weightedAveragePercentage: weighted.toFixed(4) } };
@@ -276,7 +282,7 @@ export class SimValidator implements ObservedMember {
       }
       case 'getValidatorFeeState': {
         const state = { excess: 26956, price: SIM_FEE_PRICE, timestamp: formatGoTime(Math.floor(now) * 1000) };
-        if (this.node.scenario === 'validator-bad-shape') return { result: { excess: state.excess, timestamp: state.timestamp } };
+        if (this.node.has('validator-bad-shape')) return { result: { excess: state.excess, timestamp: state.timestamp } };
         return { result: state };
       }
       default:
@@ -286,15 +292,15 @@ export class SimValidator implements ObservedMember {
 
   primaryEntry(withDelegators = true): Record<string, unknown> {
     const owner = { locktime: '0', threshold: '1', addresses: ['P-avax1gfpj30csekhwmf4mqkncelus5zl2ztqzvv7aww'] };
-    const scenario = this.node.scenario;
-    const delegators = scenario === 'popular-validator' ? this.delegators : 4;
+    const is = (name: string) => this.node.has(name);
+    const delegators = is('popular-validator') ? this.delegators : 4;
     const entry: Record<string, unknown> = {
       txID: this.periods.current?.txId ?? blockchainIdFor(`${this.node.name}:validation-tx`),
       startTime: String(this.validationStartsAt),
       endTime: String(Math.floor(this.node.validationEndsAt)),
       weight: '2000000000000',
       nodeID: this.node.nodeId,
-      potentialReward: scenario === 'validator-huge-numbers' ? HUGE_UINT64 : '117431493426',
+      potentialReward: is('validator-huge-numbers') ? HUGE_UINT64 : '117431493426',
       accruedDelegateeReward: '0',
       delegationFee: '2.0000',
       uptime: '', // the observer's part, with `connected` (sim/observed.ts fills both in)
@@ -306,16 +312,16 @@ export class SimValidator implements ObservedMember {
       delegatorWeight: String(delegators * 30_000_000_000),
     };
     // The AutoRenewedConfig of vms/platformvm/api/validator.go, after the signer as Go embeds it.
-    if (scenario === 'auto-renewing' || scenario === 'auto-renew-exiting') {
+    if (is('auto-renewing') || is('auto-renew-exiting')) {
       entry.validatorAuthority = owner;
-      entry.nextPeriod = String(scenario === 'auto-renewing' ? this.nextPeriodSeconds : 0);
+      entry.nextPeriod = String(is('auto-renewing') ? this.nextPeriodSeconds : 0);
       entry.autoCompoundRewardShares = '300000';
       // v1.15.1: what earlier cycles compounded into the weight.
       entry.restakedValidationRewards = String(this.periods.restakedValidation);
       entry.restakedDelegateeRewards = String(this.periods.restakedDelegatee);
     }
     if (withDelegators) entry.delegators = this.delegatorEntries(delegators);
-    if (scenario === 'validator-bad-shape') delete entry.endTime;
+    if (is('validator-bad-shape')) delete entry.endTime;
     return entry;
   }
 
@@ -352,13 +358,13 @@ export class SimValidator implements ObservedMember {
       minNonce: '0',
       balance: String(balance),
     });
-    const balance = this.node.scenario === 'validator-huge-numbers' ? HUGE_UINT64 : this.l1BalanceNAvax(now);
+    const balance = this.node.has('validator-huge-numbers') ? HUGE_UINT64 : this.l1BalanceNAvax(now);
     const entries = [
       entry(this.node.nodeId, this.l1ValidationId, balance, this.validationStartsAt),
       entry(nodeIdFor(`${this.node.name}:retired`), blockchainIdFor(`${this.node.name}:retired-validation`), 0, this.validationStartsAt - 90 * DAY),
     ];
     this.moreL1.forEach(({ balance: more, at }, i) => entries.push(entry(this.node.nodeId, this.l1ValidationIdOf(i + 1), Math.max(0, Math.floor(more - SIM_FEE_PRICE * Math.max(0, now - at))), this.validationStartsAt)));
-    if (this.node.scenario === 'l1-many-validations') {
+    if (this.node.has('l1-many-validations')) {
       for (let i = 1; i < 5_000; i++) entries.push(entry(this.node.nodeId, blockchainIdFor(`${this.node.name}:l1-validation-${i}`), SIM_L1_BALANCE, this.validationStartsAt));
     }
     return entries;

@@ -50,4 +50,17 @@ describe('a simulated validator with its staking port closed', () => {
     expect(await network('rpc')).toMatchObject({ passing: true, network: { ingressConnections: 0, primaryNetworkValidator: false } });
     expect(await network('v1')).toMatchObject({ passing: true, network: { ingressConnections: 702, primaryNetworkValidator: true } });
   });
+
+  it('a restart starts the grace over, with the grace the node restarted with', async () => {
+    const restart = (grace: number) => request(`${sim.baseUrl}/sim/nodes/closed/restart`, { method: 'POST', body: JSON.stringify({ ingressGraceSeconds: grace }) }).then((r) => r.body.text());
+    const node = sim.nodes.get('closed')!;
+    // the health worker's next run (startSim's period is an hour)
+    const nextRun = () => node.health(undefined, Date.now() + 3_600_000).checks.network!.error;
+    await restart(7200);
+    expect((await network('closed')).passing).toBe(true);
+    expect(nextRun()).toBeUndefined();
+    await restart(30);
+    expect((await network('closed')).passing).toBe(true);
+    expect(nextRun()).toMatch(/no inbound connections/);
+  });
 });

@@ -128,4 +128,34 @@ describe('the simulator behaves like AvalancheGo', () => {
     node.setScenario('network-down', t + 60_000);
     expect(height(t + 60_000)).toBe(frozen);
   });
+
+  it('holds conditions at once (`also`): disk low while cut off and an upgrade due, then disk low while unreachable', async () => {
+    const checks = async () => JSON.parse((await get(`${url}/ext/health`)).body).checks as Record<string, { error?: string }>;
+    await setScenario(sim, 'n', 'network-down', { also: ['disk-low', 'upgrade-required'], upgradeIn: 86_400 * 2 });
+    const cut = await checks();
+    expect(cut.network!.error).toBeDefined();
+    expect(cut.diskspace!.error).toMatch(/below warning threshold/);
+    expect(cut.C!.error).toMatch(/not connected to enough stake/);
+    // cut off, the node knows nothing of its peers' upgrade (node/node.go: the mode of its connected peers)
+    expect(cut.futureupgrade!.error).toBeUndefined();
+    const list = JSON.parse((await get(`${sim.baseUrl}/sim/nodes`)).body);
+    expect(list.nodes[0]).toMatchObject({ name: 'n', scenario: 'network-down', also: ['disk-low', 'upgrade-required'] });
+    // reconnected, still not upgraded: the futureupgrade check fails (within 3 days)
+    await setScenario(sim, 'n', 'upgrade-required', { also: ['disk-low'] });
+    const reconnected = await checks();
+    expect(reconnected.futureupgrade!.error).toBe('unknown network upgrade detected');
+    expect(reconnected.network!.error).toBeUndefined();
+    expect(reconnected.diskspace!.error).toBeDefined();
+    // a transport condition with a health one: the node does not answer, its disk stays low behind it
+    await setScenario(sim, 'n', 'proxy-error', { also: ['disk-low'] });
+    expect((await get(`${url}/ext/health`)).status).toBe(502);
+    await setScenario(sim, 'n', 'disk-low');
+    expect((await checks()).diskspace!.error).toBeDefined();
+    expect(sim.nodes.get('n')!.also).toEqual([]);
+    const bad = await request(`${sim.baseUrl}/sim/nodes/n/scenario`, { method: 'POST', body: '{"scenario":"healthy","also":["meltdown"]}' });
+    expect(bad.statusCode).toBe(400);
+    expect(await bad.body.text()).toBe('unknown scenario "meltdown" in also\n');
+    await setScenario(sim, 'n', 'healthy');
+    expect((await checks()).diskspace!.error).toBeUndefined();
+  });
 });

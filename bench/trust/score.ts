@@ -18,7 +18,9 @@
  *   (+ PAGE_GRACE_S). Unmatched: a **false page**. More than one page for an incident:
  *   **duplicates**. None: **missed**. A `quiet` incident expects no page: a page for it is false.
  * - **False resolve**: a paged alert told resolved while the truth holds its incident open (the
- *   resolve of a copy under an old scope or severity included; its re-fire is a duplicate).
+ *   resolve of a copy under an old scope or a lower severity included; its re-fire is a duplicate),
+ *   but for a critical copy resolved while a lower one stays open (the problem shrank). A message is
+ *   read at once: its firings before its resolves.
  * - **Open at end**: keys still open at the end (pages and notices) that the truth does not hold open.
  * - **Surfaces**: at each sample, the targets `check` and /api/v1/status show as not healthy against
  *   those with an incident the truth holds open (`quiet` ones included). A target an event touched
@@ -181,6 +183,8 @@ export interface Transition {
   kind: 'page' | 'notice' | 'resolve';
   /** A page: an open alert announced again under a new startsAt. */
   reannounced?: boolean;
+  /** A resolve of a critical copy while a lower copy of the alert stays open (its severity fell). */
+  stepDown?: boolean;
 }
 
 interface Member {
@@ -198,7 +202,9 @@ export function transitions(messages: Message[]): { list: Transition[]; open: Ma
   const pagedOpen = (key: string) => [...(byKey.get(key) ?? [])].some((id) => members.get(id)!.open && members.get(id)!.paged);
   const list: Transition[] = [];
   [...messages].sort((a, b) => a.at - b.at).forEach((message, index) => {
-    for (const alert of message.alerts) {
+    // One message is read at once: what it fires before what it resolves (Alertmanager tells a group's alerts together).
+    const resolvedHere: Transition[] = [];
+    for (const alert of [...message.alerts.filter((a) => a.status === 'firing'), ...message.alerts.filter((a) => a.status !== 'firing')]) {
       const key = keyOf(alert);
       const id = memberOf(alert);
       const told = { at: message.at, message: index, key, member: id, alert };
@@ -224,8 +230,13 @@ export function transitions(messages: Message[]): { list: Transition[]; open: Ma
         } else if (alert.labels.scope === 'network' && fresh) list.push({ ...told, kind: 'notice' });
       } else if (m?.open) {
         m.open = false;
-        if (m.paged) list.push({ ...told, kind: 'resolve' });
+        if (m.paged) resolvedHere.push({ ...told, kind: 'resolve' });
       }
+    }
+    for (const t of resolvedHere) {
+      // a critical copy resolved while a lower one of the same alert stays open: the problem shrank
+      const lower = [...byKey.get(t.key)!].some((id) => members.get(id)!.open && members.get(id)!.paged && members.get(id)!.alert.labels.severity !== 'critical');
+      list.push(t.alert.labels.severity === 'critical' && lower ? { ...t, stepDown: true } : t);
     }
   });
   const open = new Map<string, { alert: Alert; paged: boolean }>();
@@ -259,7 +270,7 @@ function scoreReceiver(input: ScoreInput, messages: Message[]): ReceiverScore {
       const incident = incidentOfMember.has(t.member) ? incidentOfMember.get(t.member) : incidentOfKey.get(t.key);
       if (!incident) continue; // the resolve of a false page
       resolvesOf.set(incident.id, [...(resolvesOf.get(incident.id) ?? []), t.at]);
-      if (openAt(incident, t.at)) score.falseResolves.push({ at: t.at, id: incident.id, key: t.key, labels: t.alert.labels });
+      if (openAt(incident, t.at) && !t.stepDown) score.falseResolves.push({ at: t.at, id: incident.id, key: t.key, labels: t.alert.labels });
       continue;
     }
     score.pages++;

@@ -102,6 +102,12 @@ describe('the trust score', () => {
     expect(s.receivers.r!.falseResolves).toMatchObject([{ id: 'disk', at: t0 + 25_000, labels: { severity: 'warning' } }]);
     // the critical sibling holding the warning back (resolved together at the end): nothing wrong
     expect(run([at(12, warn), at(22, crit), at(31, resolved(warn), resolved(crit))]).summary).toMatchObject({ duplicate_pages: 0, false_resolves: 0, open_at_end: 0 });
+    // the problem shrinks: the critical copy resolved while the warning stays open is no false resolve
+    expect(run([at(12, warn), at(22, crit), at(26, resolved(crit)), at(31, resolved(warn))]).summary).toMatchObject({ duplicate_pages: 0, false_resolves: 0, open_at_end: 0 });
+    // one message swapping the copies (Alertmanager tells a group at once): no page between, one false resolve when it grows
+    const swap = run([at(12, warn), at(22, resolved(warn), crit), at(26, warn, resolved(crit)), at(31, resolved(warn))]);
+    expect(swap.summary).toMatchObject({ duplicate_pages: 0, false_resolves: 1, open_at_end: 0 });
+    expect(swap.receivers.r!.falseResolves).toMatchObject([{ at: t0 + 22_000, labels: { severity: 'warning' } }]);
   });
 
   it('counts a page the truth has no incident for, a second firing of one incident, and what is left open', () => {

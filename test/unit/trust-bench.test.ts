@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseScript } from '../../bench/trust/script.js';
+import { GENERATED_END_S, GENERATED_MIN, generateWeek } from '../../bench/trust/generate.js';
+import { parseScript, type ScriptEvent } from '../../bench/trust/script.js';
 import { ECONOMICS_GRACE_S, score, SURFACE_GRACE_S, type Alert, type Message } from '../../bench/trust/score.js';
 import { ROOT } from '../helpers/cli.js';
 
@@ -251,5 +252,100 @@ node v3
     // NodeUnhealthy is a symptom of both, after the cut was over: the disk's
     const late = run([at(11, self), at(52, check('network')), at(53, disk), at(63, unhealthy), at(62, resolved(check('network'))), at(72, resolved(self)), at(82, resolved(disk), resolved(unhealthy))]);
     expect(late.receivers.r!.duplicates).toMatchObject([{ id: 'disk', pages: 2 }]);
+  });
+});
+
+describe('weeks no one wrote by hand (bench/trust/generate.ts)', () => {
+  const seeds = Array.from({ length: 20 }, (_, i) => i + 1);
+  const weeks = new Map(seeds.map((seed) => [seed, generateWeek(seed)]));
+  const scripts = new Map(seeds.map((seed) => [seed, parseScript(weeks.get(seed)!, `seed:${seed}`)]));
+  const scenarioOf = (e: ScriptEvent) => (e.action === 'scenario' ? e.args[1]!.split('+') : []);
+
+  it('is the same week for the same seed, another for another seed', () => {
+    expect(generateWeek(7)).toBe(weeks.get(7));
+    expect(new Set(weeks.values()).size).toBe(seeds.length);
+    expect(() => generateWeek(0)).toThrow('a seed is a positive integer');
+  });
+
+  it('every line parses as the documented grammar; every week is big enough and ends in time', () => {
+    for (const [seed, script] of scripts) {
+      const incidents = [...script.incidents.values()].filter((i) => !i.quiet);
+      const fleet = new Set(script.fleet.map((n) => n.name));
+      expect(incidents.length, `seed ${seed}`).toBeGreaterThanOrEqual(GENERATED_MIN.incidents);
+      expect(script.fleet.length, `seed ${seed}`).toBeGreaterThanOrEqual(GENERATED_MIN.nodes);
+      expect(new Set(incidents.map((i) => i.labels.target).filter((t) => fleet.has(t!))).size, `seed ${seed}`).toBeGreaterThanOrEqual(GENERATED_MIN.nodes);
+      expect(script.events.at(-1)).toMatchObject({ action: 'end', at: GENERATED_END_S });
+      // every event line of the text is an event: nothing was dropped as a comment
+      const lines = weeks.get(seed)!.split('\n').filter((l) => /^\d/.test(l));
+      expect(script.events.length).toBe(lines.length);
+    }
+  });
+
+  it('has the vocabulary: reshards both ways, kills at any moment, a dip with incidents open, silences, overlaps, L1 lists, periods', () => {
+    for (const [seed, script] of scripts) {
+      const shards = script.events.filter((e) => e.action === 'shards').map((e) => Number(e.args[0]));
+      expect(shards.some((n) => n > 1) && shards.includes(1), `seed ${seed}: ${shards.join(' ')}`).toBe(true);
+      const kills = script.events.filter((e) => e.action === 'kill-daemon');
+      expect(kills.length).toBeGreaterThanOrEqual(2);
+      expect(script.events.filter((e) => e.action === 'start-daemon').length).toBe(kills.length);
+      const dip = script.events.find((e) => e.action === 'dip' && e.args[0] !== 'off')!;
+      expect(dip.truth.notice).toBe(true);
+      expect(dip.truth.open[0]).toMatchObject({ quiet: true });
+      expect([...script.incidents.values()].some((i) => !i.quiet && i.openedBy.at < dip.at && (i.closedBy?.at ?? Infinity) > dip.at), `seed ${seed}`).toBe(true);
+      expect(script.events.some((e) => scenarioOf(e).length > 1 && !scenarioOf(e).includes('auto-renewing'))).toBe(true);
+      expect(script.events.some((e) => (e.action === 'expect' && e.args[0] === 'silence-end') || e.action === 'unsilence'), `seed ${seed}`).toBe(true);
+      expect(script.events.some((e) => Array.isArray(e.params.l1Balances))).toBe(true);
+      expect(script.events.filter((e) => e.action === 'expect' && e.args[0] === 'period-end').length).toBe(2);
+    }
+    // AvalancheGo's ingress grace: a closed port restarted into it, in some weeks
+    expect([...scripts.values()].some((script) => script.events.some((e) => e.action === 'restart' && typeof e.params.ingressGraceSeconds === 'number'))).toBe(true);
+  });
+
+  it('keeps the truth decidable: one open incident per identity, no sample or silence while the daemons are down, no silence across a reshard', () => {
+    for (const [seed, script] of scripts) {
+      const all = [...script.incidents.values()].filter((i) => !i.quiet);
+      for (const a of all) {
+        for (const b of all) {
+          if (a === b || a.alertname !== b.alertname || a.labels.target !== b.labels.target || a.labels.validation_id !== b.labels.validation_id) continue;
+          const overlap = a.openedBy.at < (b.closedBy?.at ?? Infinity) && b.openedBy.at < (a.closedBy?.at ?? Infinity);
+          expect(overlap, `seed ${seed}: ${a.id} and ${b.id}`).toBe(false);
+        }
+      }
+      let down = false;
+      let silences = 0;
+      for (const e of script.events) {
+        if (e.action === 'kill-daemon') down = true;
+        if (e.action === 'start-daemon') down = false;
+        if (['sample', 'silence', 'unsilence', 'shards'].includes(e.action)) expect(down, `seed ${seed}: ${e.text} at ${e.at}`).toBe(false);
+      }
+      for (const e of script.events) {
+        if (e.action === 'silence') silences++;
+        if (e.action === 'shards') {
+          const endOf = (s: ScriptEvent) => Math.min(s.at + Number(s.params.for), script.events.find((u) => u.action === 'unsilence' && u.args[0] === s.args[0])?.at ?? Infinity);
+          const open = script.events.filter((s) => s.action === 'silence' && s.at <= e.at && endOf(s) >= e.at);
+          expect(open.map((s) => s.text), `seed ${seed}: a silence across ${e.text} at ${e.at}`).toEqual([]);
+        }
+      }
+      expect(silences).toBeGreaterThanOrEqual(1);
+      // held open at the end: only what the documents keep open (an unpaid period's RewardMissed, an outage that turned real)
+      expect(all.filter((i) => !i.closedBy).map((i) => i.alertname).sort(), `seed ${seed}`).toEqual(['AvalancheCheckFailing', 'AvalancheValidatorRewardMissed']);
+    }
+  });
+
+  it('leaves the baseline observers their view and the RPC witnesses healthy inside an ingress grace', () => {
+    for (const [seed, script] of scripts) {
+      const observers = script.fleet.filter((n) => n.options.role === 'validator').slice(0, 3).map((n) => n.name);
+      for (const e of script.events.filter((x) => observers.includes(x.args[0]!))) {
+        expect(scenarioOf(e).filter((s) => ['network-down', 'lying-observer', 'unreachable-by-peers', 'proxy-error', 'reset', 'bootstrapping'].includes(s)), `seed ${seed}: ${e.text}`).toEqual([]);
+      }
+      for (const r of script.events.filter((e) => e.action === 'restart' && typeof e.params.ingressGraceSeconds === 'number')) {
+        const node = r.args[0]!;
+        const closed = script.events.filter((e) => e.args[0] === node && e.action === 'scenario');
+        const from = closed.filter((e) => e.at <= r.at).at(-1)!.at;
+        const to = closed.find((e) => e.at > r.at)!.at;
+        const rpc = script.events.filter((e) => e.args[0]?.startsWith('rpc-') && e.at >= from && e.at <= to);
+        expect(rpc.map((e) => e.text), `seed ${seed}`).toEqual([]);
+      }
+    }
   });
 });

@@ -176,7 +176,7 @@ export class AlertEngine {
       if (heldBy) this.options.log.info({ target: name, alertname: s.alertname, labels: s.labels, heldBy }, 'alert of a target that left the config resolved despite its silence or hold: the page it sent is closed');
     }
     const covers = [...new Set(incidents.map((s) => s.alertname))];
-    if (covers.length > 0) this.apply({ evaluation: { target: name, covers, unknown: [], conditions: [] }, now, resolveAtOnce: true }, handover);
+    if (covers.length > 0) this.apply({ evaluation: { target: name, covers, unknown: [], conditions: [] }, now, resolveAtOnce: true, gone: because ?? 'target removed from the config' }, handover);
     this.policy.forgetTarget(name);
   }
 
@@ -186,7 +186,7 @@ export class AlertEngine {
   }
 
   /** One verdict down the pipeline: incidents, then policy, then the sink, then the state file. */
-  private apply({ evaluation, now, resolveAtOnce }: Verdict, handover = false): void {
+  private apply({ evaluation, now, resolveAtOnce, gone }: Verdict, handover = false): void {
     const { target } = evaluation;
     const incidents = this.incidentsOf(target);
     const stepped = step(incidents, evaluation, evaluation.conditions, {
@@ -196,6 +196,7 @@ export class AlertEngine {
       resolvePolls: this.config.alerts.resolvePolls,
       targetLabels: this.targetLabels(target),
       ...(resolveAtOnce ? { resolveAtOnce } : {}),
+      ...(gone ? { gone } : {}),
     });
     this.policy.recordTransitions(stepped.transitions, incidents, now, { forced: resolveAtOnce === true });
     // A target that left the config: nothing holds its resolves (a held one would never be let out).

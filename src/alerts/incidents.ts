@@ -8,7 +8,7 @@
  * describe it rather than name it (`scope`) update it in place.
  */
 import { createHash } from 'node:crypto';
-import type { RuleSettings } from './rules/index.js';
+import { resolveSummary, type RuleSettings } from './rules/index.js';
 import { ZERO_TIME, type AlertNotice, type AlertState, type Condition, type Evaluation, type NoticeKind, type Severity } from './types.js';
 
 /** Finding labels that describe an incident rather than name it: a change of one updates the incident, it never opens another. */
@@ -26,6 +26,8 @@ export interface StepContext {
   targetLabels: Record<string, string>;
   /** A source that stopped, or a target that left: its firing incidents resolve now. */
   resolveAtOnce?: boolean;
+  /** Why they resolve at once, for their resolve's words ("target removed from the config"). */
+  gone?: string;
 }
 
 export interface StepResult {
@@ -101,6 +103,9 @@ export function step(incidents: Map<string, AlertState>, evaluation: Evaluation,
     if (ctx.resolveAtOnce || state.okPolls >= ctx.resolvePolls) {
       state.phase = 'resolved';
       state.endedAt = now;
+      // A resolve says what ended and how, from what is true now: never the firing's words again.
+      const facts = ctx.resolveAtOnce ? undefined : evaluation.recovered?.(state.alertname, state.labels);
+      state.annotations = { ...state.annotations, summary: resolveSummary(state.alertname, target, state.labels, facts, ctx.resolveAtOnce ? (ctx.gone ?? 'no longer evaluated') : undefined) };
       transitions.push(state.key);
       changed = true;
     }

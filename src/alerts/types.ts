@@ -17,6 +17,8 @@ export interface Evaluation {
   /** Rules whose truth cannot be known now (node unreachable): their states stay as they are. */
   unknown: AlertName[];
   conditions: Condition[];
+  /** The rule's words for a resolve from what this evaluation saw (rules' `recovered`), asked only for an incident it resolves. */
+  recovered?: (alertname: string, labels: Readonly<Record<string, string>>) => string | undefined;
 }
 
 export type AlertPhase = 'pending' | 'firing' | 'resolved';

@@ -22,6 +22,8 @@ export interface Verdict {
   evaluation: Evaluation;
   now: number;
   resolveAtOnce?: boolean;
+  /** Why, for the resolves' words. */
+  gone?: string;
 }
 
 export class RuleStage {
@@ -86,7 +88,7 @@ export class RuleStage {
       if (feed.from !== update.source) continue;
       const input = this.isolated(`${source} input`, update.target, () => feed.input(update));
       if (input === UNKNOWN) verdicts.push({ evaluation: { target: update.target, covers: rulesOf(source).map((r) => r.name), unknown: rulesOf(source).map((r) => r.name), conditions: [] }, now });
-      else if (input === null) verdicts.push({ evaluation: { target: update.target, covers: rulesOf(source).map((r) => r.name), unknown: [], conditions: [] }, now, resolveAtOnce: true });
+      else if (input === null) verdicts.push({ evaluation: { target: update.target, covers: rulesOf(source).map((r) => r.name), unknown: [], conditions: [] }, now, resolveAtOnce: true, gone: `its ${feed.from} poll was turned off` });
       else if (input !== undefined) verdicts.push({ evaluation: this.observe(source, update.target, input, now), now });
     }
     return verdicts;
@@ -98,12 +100,22 @@ export class RuleStage {
     const evaluation: Evaluation = { target, covers: rules.map((r) => r.name), unknown: [], conditions: [] };
     const label = (value: string) => sanitizeLabelValue(value, this.config.limits.maxLabelLength);
     const enabled = (name: string) => !this.settings(name, target).disabled;
+    const contextOf = (rule: AnyRule) => ({ target, settings: this.settings(rule.name, target), enabled, now, label });
     for (const rule of rules) {
-      const result = this.isolated(rule.name, target, () => rule.evaluate(input, { target, settings: this.settings(rule.name, target), enabled, now, label }, this.ruleState(rule, target)));
+      const result = this.isolated(rule.name, target, () => rule.evaluate(input, contextOf(rule), this.ruleState(rule, target)));
       if (result === UNKNOWN) evaluation.unknown.push(rule.name);
       else for (const finding of result) evaluation.conditions.push({ ...finding, alertname: rule.name, target });
     }
     evaluation.conditions = this.capped(evaluation);
+    evaluation.recovered = (alertname, labels) => {
+      const rule = rules.find((r) => r.name === alertname);
+      try {
+        return rule?.recovered?.(input, contextOf(rule), labels);
+      } catch (err) {
+        this.log.warn({ target, alertname, error: (err as Error).message }, "a rule's resolve words failed; its resolved phrase is said instead");
+        return undefined;
+      }
+    };
     return evaluation;
   }
 

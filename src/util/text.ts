@@ -196,5 +196,5 @@ export function cutText(text: string, max: number, mark = '…'): string {
   const nextIsSpace = /\s/.test(text.charAt(head.length));
   const lastSpace = nextIsSpace ? head.length : head.search(/\s\S*$/);
   const kept = lastSpace >= 0 && lastSpace * 2 >= room ? head.slice(0, lastSpace) : head;
-  return `${kept.trimEnd()}${mark}`;
+  return `${kept.trimEnd().replace(/[,;:]+$/, '')}${mark}`;
 }

@@ -54,7 +54,7 @@ alerts:
       const firing = smtp.received()[0]!;
       expect(firing).toMatchObject({ tls: true, login: 'avahealth', rcptTos: ['ops@example.com', 'validators@example.com'] });
       expect(firing.headers.subject).toBe('[FIRING] validator-1: C, P, X and network failing');
-      expect(firing.text).toContain('* AvalancheCheckFailing C (warning): not connected to enough stake');
+      expect(firing.text).toContain('* validator-1: check C failing\r\n  not connected to enough stake');
       expect(firing.html).toContain('<a href="https://avahealth.example.com/targets/validator-1">');
       daemon.child.kill('SIGKILL');
       await daemon.exit;

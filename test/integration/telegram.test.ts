@@ -51,8 +51,8 @@ alerts:
       const firing = api.sent[0]!;
       expect(firing).toMatchObject({ chatId: Number(CHAT), threadId: 7 });
       expect(firing.text).toMatch(/^🟠 validator-1: C, P, X and network failing\n/);
-      expect(firing.text).toContain('\n• AvalancheCheckFailing C (warning): not connected to enough stake');
-      expect(firing.html).toContain('<a href="https://avahealth.example.com/targets/validator-1">avahealth</a>');
+      expect(firing.text).toContain('\n• validator-1: check C failing\nnot connected to enough stake: connected to 0.000000%; required at least 80.000000% (AvalancheCheckFailing · warning)\n');
+      expect(firing.html).toContain('<a href="https://avahealth.example.com/targets/validator-1">validator-1 on avahealth</a>');
       // its delivery mark and its message id on disk (the mark may lag a second: at-least-once)
       const journal = outboxFile(stateDir, 'tg');
       const queued = () => (existsSync(journal) ? replayJournal(new Journal(journal, outboxOpSchema).read({ repair: false }).ops).items.length : 1);
@@ -67,7 +67,7 @@ alerts:
       await waitFor('the resolve', () => api.sent.length === 2, 20_000);
       // not announced again after the restart: the second message is the resolve
       const resolve = api.sent[1]!;
-      expect(resolve.text).toMatch(/^🟢 validator-1: C, P, X and network recovered\n/);
+      expect(resolve.text).toMatch(/^🟢 validator-1: C, P, X and network recovered\n• validator-1: C recovered\n\(AvalancheCheckFailing · resolved after \d+s\)\n/);
       expect(resolve.replyTo).toEqual({ message_id: firing.messageId, allow_sending_without_reply: true });
       expect(resolve.threadId).toBe(7);
       daemon.child.kill('SIGTERM');

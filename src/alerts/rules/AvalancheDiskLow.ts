@@ -93,6 +93,11 @@ export default defineRule({
     promAlert('AvalancheDiskLowCritical', 'avahealth_node_disk_available_ratio <= 0.11', '5m', 'critical', '{{ $labels.target }}: disk {{ $value | humanizePercentage }} free', 'Free disk is at most 11%; below 3% AvalancheGo shuts down.'),
   ],
   newState: (): Samples => new Samples(),
+  recovered(observation) {
+    const disk = nodeFacts(observation).diskCheck?.disk;
+    if (disk?.availableRatio === undefined) return undefined;
+    return `disk space recovered: ${(disk.availableRatio * 100).toFixed(0)}% free (${formatBytes(disk.availableBytes)})`;
+  },
   evaluate(observation, ctx, samples) {
     const facts = nodeFacts(observation);
     const reading = observation.endpoints.flatMap((e) => e.report?.checks ?? []).find((c) => c.disk?.availableRatio !== undefined)?.disk?.availableRatio;

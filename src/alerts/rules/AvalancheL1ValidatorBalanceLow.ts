@@ -3,9 +3,10 @@
  * warn while there is time to top it up. One alert per validation.
  */
 import { defineRule, durationThresholdTuning, promAlert, type RuleDefaults } from './rule.js';
-import { avax, days, PROM_TOP_UP, reportFor, shortId, topUp } from './validator-facts.js';
+import { avax, days, l1Standing, PROM_TOP_UP, reportFor, shortId, topUp } from './validator-facts.js';
 
 const DAY = 86_400;
+const L1_CALLS = (call: string) => call.startsWith('platform.getCurrentValidators ') || call === 'platform.getL1Validator' || call === 'platform.getValidatorFeeState';
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 14 * DAY, criticalThreshold: 3 * DAY };
 
 export default defineRule({
@@ -33,8 +34,12 @@ export default defineRule({
       `At zero the validator becomes inactive (not sampled, its signatures invalid). At today's fee price, ${PROM_TOP_UP} with IncreaseL1ValidatorBalanceTx now.`,
     ),
   ],
+  recovered(input, ctx, labels) {
+    const report = reportFor(input, L1_CALLS);
+    return report === null || typeof report === 'string' ? undefined : l1Standing(report, labels.validation_id, ctx.label, 'balance topped up to');
+  },
   evaluate(input, ctx) {
-    const report = reportFor(input, (call) => call.startsWith('platform.getCurrentValidators ') || call === 'platform.getL1Validator' || call === 'platform.getValidatorFeeState');
+    const report = reportFor(input, L1_CALLS);
     if (report === null || typeof report === 'string') return report === null ? [] : report;
     const price = report.feeState?.priceNAvaxPerSecond;
     const runways = report.economics?.l1RunwaySeconds ?? [];

@@ -1,6 +1,6 @@
 /** An L1 validation of the node has run out of balance: inactive, not sampled, its signatures invalid. */
 import { defineRule, NO_TUNING, promAlert, type RuleDefaults } from './rule.js';
-import { PROM_TOP_UP, reportFor, shortId, topUp } from './validator-facts.js';
+import { l1Standing, PROM_TOP_UP, reportFor, shortId, topUp } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'critical', forPolls: 1 };
 
@@ -21,6 +21,10 @@ export default defineRule({
       `An inactive L1 validator is not sampled and its signatures are invalid. To reactivate it at today's fee price, ${PROM_TOP_UP} with IncreaseL1ValidatorBalanceTx.`,
     ),
   ],
+  recovered(input, ctx, labels) {
+    const report = reportFor(input, (call) => call.startsWith('platform.getCurrentValidators ') || call === 'platform.getL1Validator');
+    return report === null || typeof report === 'string' ? undefined : l1Standing(report, labels.validation_id, ctx.label, 'active again, balance');
+  },
   evaluate(input, ctx) {
     const report = reportFor(input, (call) => call.startsWith('platform.getCurrentValidators ') || call === 'platform.getL1Validator');
     if (report === null || typeof report === 'string') return report === null ? [] : report;

@@ -18,6 +18,11 @@ export default defineRule({
     promAlert('AvalancheNodeHeightLag', `avahealth_node_chain_height_lag_blocks >= 50 unless ${NOT_READY}`, '2m', 'warning', summary, description),
     promAlert('AvalancheNodeHeightLagCritical', `avahealth_node_chain_height_lag_blocks >= 500 unless ${NOT_READY}`, '2m', 'critical', summary, description),
   ],
+  recovered(input, ctx, labels) {
+    const lag = input.lags.find((l) => ctx.label(l.chain) === labels.chain);
+    if (!lag) return undefined;
+    return `${lag.chain} caught up: ${lag.lagBlocks <= 0 ? 'at the network height' : `${lag.lagBlocks} block${lag.lagBlocks === 1 ? '' : 's'} behind the network`}`;
+  },
   evaluate(input, ctx) {
     // A bootstrapping node is expected to be behind: AvalancheNodeNotReady speaks for it.
     if (readinessFailing(input.node)) return UNKNOWN;

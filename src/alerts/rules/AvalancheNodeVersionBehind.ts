@@ -28,6 +28,12 @@ export default defineRule({
       'Versions newer than the node\'s hold more than half of its network\'s stake (avahealth_network_version_stake_ratio). Nodes left on old versions are dropped at the next network upgrade: upgrade AvalancheGo.',
     ),
   ],
+  recovered(input) {
+    const report = reportFor(input, (call) => call === 'info.getNodeVersion');
+    if (report === null || typeof report === 'string' || !report.version) return undefined;
+    const newer = input.versionStake && input.versionStake.length > 0 ? newerStakeRatio(report.version, input.versionStake) : undefined;
+    return `version up to date: runs ${report.version}${newer ? ` (newer versions: ${percent(newer)} of the network's stake)` : ''}`;
+  },
   evaluate(input, ctx) {
     const report = reportFor(input, (call) => call === 'info.getNodeVersion');
     if (report === null || typeof report === 'string') return report === null ? [] : report;

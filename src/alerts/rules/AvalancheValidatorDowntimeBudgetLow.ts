@@ -38,6 +38,15 @@ export default defineRule({
     ),
   ],
   newState: newScopeWait,
+  recovered(input) {
+    const report = reportFor(input, (call) => call === 'info.uptime' || call === 'info.upgrades' || call === 'platform.getCurrentValidators');
+    if (report === null || typeof report === 'string') return undefined;
+    if (report.notValidator) return 'not a validator now';
+    const allowance = report.economics?.downtimeAllowanceSeconds;
+    const left = report.economics?.downtimeBudgetRemainingSeconds;
+    if (!report.primary || allowance === undefined || left === undefined || allowance <= 0) return undefined;
+    return `downtime budget recovered: ${hours(left)} left (${percent(Math.max(0, left / allowance))} of the ${periodOf(report.primary)}'s ${hours(allowance)}) until ${day(report.primary.endTime)}`;
+  },
   evaluate(input, ctx, wait) {
     const report = reportFor(input, (call) => call === 'info.uptime' || call === 'info.upgrades' || call === 'platform.getCurrentValidators');
     if (report === null || typeof report === 'string') return report === null ? noVerdict(wait) : report;

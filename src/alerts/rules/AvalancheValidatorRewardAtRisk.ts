@@ -42,6 +42,14 @@ export default defineRule({
     promAlert('AvalancheValidatorRewardAtRiskCritical', `avahealth_validator_uptime_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO} ${OUT_OF_REACH}`, '5m', 'critical', `${PROM_SUMMARY}, and even up from now on not enough of it would by the period's end: the reward is {{ if lt $value ${REWARD_LOST_STAKE_RATIO} }}likely lost{{ else }}uncertain{{ end }}`, `${PROM_BUDGET}${PROM_PROJECTION}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
   ],
   newState: newScopeWait,
+  recovered(input) {
+    const report = reportFor(input, (call) => call === 'info.uptime');
+    if (report === null || typeof report === 'string') return undefined;
+    if (report.notValidator) return 'not a validator now';
+    if (!report.uptime) return undefined;
+    const requirement = report.economics?.requirement;
+    return `reward no longer at risk: ${percent(report.uptime.rewardingStakeRatio)} of stake sees its uptime at or above the ${requirement !== undefined ? `${percent(requirement)} ` : ''}requirement`;
+  },
   evaluate(input, ctx, state) {
     const report = reportFor(input, (call) => call === 'info.uptime' || call === 'platform.getCurrentValidators');
     if (report === null || typeof report === 'string') return report === null ? noVerdict(state) : report;

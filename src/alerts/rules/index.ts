@@ -56,6 +56,19 @@ export function ruleNamed(name: string): AnyRule | undefined {
   return BY_NAME.get(name);
 }
 
+/**
+ * What a resolve says, after `target: `: the rule's account of what is true now (`facts`, from its
+ * `recovered`), else its resolved phrase with its subject ("C caught up"). A resolve no evaluation
+ * decided (the target or its source left: `gone`) says the alert is no longer watched, and why.
+ */
+export function resolveSummary(alertname: string, target: string, labels: Readonly<Record<string, string>>, facts?: string, gone?: string): string {
+  const phrases = BY_NAME.get(alertname)?.phrases;
+  const subject = phrases?.subject ? labels[phrases.subject] : undefined;
+  const said = (words: string | undefined) => (words ? `${subject ? `${subject} ` : ''}${words}` : alertname);
+  if (gone !== undefined) return `${target}: ${said(phrases?.firing)}: no longer watched (${gone})`;
+  return `${target}: ${facts ?? (phrases ? said(phrases.resolved) : `${alertname} resolved`)}`;
+}
+
 /** Every root-cause → symptom relationship the rule modules declare (`inhibits`), with the rule that declares it. */
 export const INHIBITIONS: ReadonlyArray<Inhibition & { source: AlertName }> = RULES.flatMap((r) => ((r as AnyRule).inhibits ?? []).map((i) => ({ ...i, source: r.name })));
 

@@ -122,6 +122,12 @@ export interface AlertRule<Name extends string = string, Source extends RuleSour
   /** State kept per target between evaluations (dropped when the target leaves the config). */
   newState?(): State;
   evaluate(input: RuleInputs[Source], ctx: RuleContext, state: State): Finding[] | typeof UNKNOWN;
+  /**
+   * What its resolve says, from what is true now (the evaluation that resolves the incident, whose
+   * labels are `labels`): "L1 validation 2H7p… topped up to 31.2 AVAX: 61.0 days of runway", after
+   * `target: `. Undefined: the resolved phrase alone says it. Never the firing's words again.
+   */
+  recovered?(input: RuleInputs[Source], ctx: RuleContext, labels: Readonly<Record<string, string>>): string | undefined;
 }
 
 /** A symptom an alert holds back on the same target: an alert name, and the labels it must have (e.g. `check`). */

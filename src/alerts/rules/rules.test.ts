@@ -98,3 +98,19 @@ describe('AvalancheDiskLow keeps its own trend', () => {
     expect(state.length).toBe(240);
   });
 });
+
+describe("a resolve's words for the node rules", () => {
+  const ctx: RuleContext = { target: 'v1', settings: ruleSettings(ruleNamed('AvalancheNodeHeightLag')!, [], 0), enabled: () => true, now: 0, label: (v) => v };
+  it('a chain that caught up says how far behind it is now; a disk says how much is free', () => {
+    const lag = ruleNamed('AvalancheNodeHeightLag')!;
+    const node: TargetObservation = { target: 'v1', kind: 'node', at: 0, endpoints: [] };
+    expect(lag.recovered!({ lags: [{ chain: 'C', lagBlocks: 3 }, { chain: 'P', lagBlocks: 0 }], node }, ctx, { chain: 'C' })).toBe('C caught up: 3 blocks behind the network');
+    expect(lag.recovered!({ lags: [{ chain: 'P', lagBlocks: 0 }], node }, ctx, { chain: 'P' })).toBe('P caught up: at the network height');
+    const disk: TargetObservation = {
+      ...node,
+      endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: { healthy: true, checks: [{ name: 'diskspace', passing: true, notYetRun: false, durationSeconds: 0, contiguousFailures: 0, disk: { availableBytes: 412 * 2 ** 30, availableRatio: 0.41 } }] } }],
+    };
+    expect(AvalancheDiskLow.recovered!(disk, ctx, {})).toBe('disk space recovered: 41% free (412.0 GiB)');
+  });
+});
+

@@ -153,6 +153,22 @@ export function topUp(priceNAvaxPerSecond: number): string {
 /** The same advice in a Prometheus annotation, from the node's fee price series. */
 export const PROM_TOP_UP = `{{ with printf "avahealth_l1_fee_price_avax_per_second{target=%q} * ${TOP_UP_DAYS} * 86400" $labels.target | query }}add {{ . | first | value | printf "%.2f" }} AVAX for ${TOP_UP_DAYS} days{{ else }}top it up{{ end }}`;
 
+/**
+ * An L1 validation of the report as a resolve tells it: "L1 validation 2H7p… balance 31.2 AVAX:
+ * 61.0 days of runway at 512 nAVAX/s" (`lead` goes after its ID), or that it is gone or empty.
+ */
+export function l1Standing(report: ValidatorReport, validationLabel: string | undefined, label: (value: string) => string, lead: string): string | undefined {
+  if (validationLabel === undefined) return undefined;
+  const i = report.l1.findIndex((v) => label(v.validationId) === validationLabel);
+  if (i < 0) return `L1 validation ${shortId(validationLabel)} is no longer one of the node's validations`;
+  const validation = report.l1[i]!;
+  const name = `L1 validation ${shortId(validation.validationId)}`;
+  if (validation.balanceNAvax <= 0) return `${name} ran out of balance: inactive until topped up`;
+  const runway = report.economics?.l1RunwaySeconds?.[i];
+  const price = report.feeState?.priceNAvaxPerSecond;
+  return `${name} ${lead} ${avax(validation.balanceNAvax)}${runway !== undefined ? `: ${days(runway)} of runway${price !== undefined ? ` at ${price} nAVAX/s` : ''}` : ''}`;
+}
+
 /** "2H7p…": enough of a CB58 ID to recognise it in a wallet. */
 export function shortId(id: string): string {
   return id.length > 8 ? `${id.slice(0, 4)}…` : id;

@@ -325,3 +325,26 @@ describe('a sudden drop waits for a network baseline read after it, then decides
     });
   }
 });
+
+describe("a resolve's words: what is true now, never the firing's", () => {
+  const recovered = (rule: unknown, i: ValidatorInput, labels: Record<string, string> = {}) => (rule as AnyRule).recovered!(i, ctx(rule as AnyRule), labels);
+  const fee = { priceNAvaxPerSecond: 512 };
+  const l1 = { subnet_id: SUBNET, validation_id: VALIDATION };
+
+  it('an L1 validation: topped up to its balance and runway, active again, empty or gone', () => {
+    const topped = input({ l1: [{ subnetId: SUBNET, validationId: VALIDATION, balanceNAvax: 31_200_000_000 }], feeState: fee });
+    expect(recovered(AvalancheL1ValidatorBalanceLow, topped, l1)).toBe('L1 validation 2H7p… balance topped up to 31.20 AVAX: 705.3 days of runway at 512 nAVAX/s');
+    expect(recovered(AvalancheL1ValidatorInactive, topped, l1)).toBe('L1 validation 2H7p… active again, balance 31.20 AVAX: 705.3 days of runway at 512 nAVAX/s');
+    expect(recovered(AvalancheL1ValidatorBalanceLow, input({ l1: [{ subnetId: SUBNET, validationId: VALIDATION, balanceNAvax: 0 }], feeState: fee }), l1)).toBe('L1 validation 2H7p… ran out of balance: inactive until topped up');
+    expect(recovered(AvalancheL1ValidatorBalanceLow, input({ l1: [], feeState: fee }), l1)).toBe("L1 validation 2H7p… is no longer one of the node's validations");
+  });
+
+  it('the reward, the downtime budget and the version, with their figures now', () => {
+    expect(recovered(AvalancheValidatorRewardAtRisk, input({ ...validating, uptime: { rewardingStakeRatio: 0.93, weightedAverageRatio: 0.99 } }))).toBe('reward no longer at risk: 93 % of stake sees its uptime at or above the 90 % requirement');
+    expect(recovered(AvalancheValidatorDowntimeBudgetLow, input({ ...validating, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.99 } }))).toBe("downtime budget recovered: 31.2 h left (92.9 % of the period's 33.6 h) until 2026-11-27");
+    expect(recovered(AvalancheValidatorRewardAtRisk, input({ notValidator: true }))).toBe('not a validator now');
+    expect(recovered(AvalancheNodeVersionBehind, input({ version: 'avalanche/1.15.2' }, [{ version: 'avalanche/1.15.2', amountStakedNAvax: 1 }]))).toBe('version up to date: runs avalanche/1.15.2');
+    // nothing known now: the resolved phrase says it
+    expect(recovered(AvalancheValidatorRewardAtRisk, input({ problems: [{ call: 'info.uptime', reason: 'timeout', error: 'no answer' }] }))).toBeUndefined();
+  });
+});

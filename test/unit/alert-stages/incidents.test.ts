@@ -45,4 +45,19 @@ describe('incidents stage', () => {
     expect(step(incidents, { target: 'v1', covers: ['AvalancheNodeUnhealthy'], unknown: [], conditions: [] }, [], ctx(T0 + 2000)).changed).toBe(false);
     expect([...incidents.values()].map((s) => s.phase)).toEqual(['firing']);
   });
+
+  it("a resolve says what ended and how: the rule's words for what is true now, else its resolved phrase; never the firing's summary", () => {
+    const resolveWith = (recovered: Evaluation['recovered'], extra: Partial<StepContext> = {}) => {
+      const incidents = new Map<string, AlertState>();
+      run(incidents, [check('C', { nodeFailures: 3, summary: 'v1: C is 164 blocks behind the network' })], T0);
+      markTold([...incidents.values()][0]!, T0);
+      step(incidents, { ...evaluation([]), ...(recovered ? { recovered } : {}) }, [], ctx(T0 + 1000, extra));
+      return [...incidents.values()][0]!.annotations.summary;
+    };
+    expect(resolveWith((alertname, labels) => `${labels.check} caught up: 3 blocks behind the network (${alertname})`)).toBe('v1: C caught up: 3 blocks behind the network (AvalancheCheckFailing)');
+    expect(resolveWith(() => undefined)).toBe('v1: C recovered');
+    expect(resolveWith(undefined)).toBe('v1: C recovered');
+    // resolved at once (the target left): no facts, and it says so
+    expect(resolveWith(() => 'never asked', { resolveAtOnce: true, gone: 'target removed from the config' })).toBe('v1: C failing: no longer watched (target removed from the config)');
+  });
 });

@@ -18,11 +18,11 @@ describe('discord', () => {
       embeds: [
         {
           title: 'validator-1: C failing',
-          description: '• AvalancheCheckFailing C \\(critical\\): C \\<broken> & "odd"',
+          description: '• **validator-1: check C failing**\n> C \\<broken> & "odd" \\(AvalancheCheckFailing · critical\\)',
           url: 'http://avahealth:9660/targets/validator-1',
           color: 0xcf222e,
           timestamp: START,
-          footer: { text: 'avahealth' },
+          footer: { text: 'validator-1 on avahealth' },
         },
       ],
       allowed_mentions: { parse: [] },
@@ -33,7 +33,8 @@ describe('discord', () => {
     const hostile = notice('**bold** [click me](https://evil.example) `code`\n# heading\n> quote <t:0> @everyone ~~x~~ ||spoiler||');
     const requests = await deliverTo((url) => ({ name: 'd', discord: { url: `${url}/api/webhooks/1/T0K3N` } }), batch([hostile]));
     const embed = (requests[0]!.json as { embeds: Array<{ title: string; description: string }> }).embeds[0]!;
-    for (const text of [embed.title, embed.description]) {
+    // the facts' own bold markers and the explainer's quote are ours: what is inside them is not
+    for (const text of [embed.title, embed.description.replace(/^• \*\*|\*\*\n> /g, '')]) {
       expect(text).not.toMatch(/(^|[^\\])\*\*/); // no unescaped bold
       expect(text).not.toMatch(/(^|[^\\])\[click me(\\)?\]\(/); // no masked link
       expect(text).not.toMatch(/(^|\n)# /); // no heading

@@ -1,10 +1,20 @@
-/** Discord webhook: one embed per batch; untrusted text markdown-escaped, `allowed_mentions` empty so it can ping no one. */
+/**
+ * Discord webhook: one embed per batch (the headline as its title, each alert's facts in bold with
+ * its explainer quoted after it); untrusted text markdown-escaped, `allowed_mentions` empty so it
+ * can ping no one.
+ */
 import type { NotificationBatch } from '../../types.js';
-import { wellFormed } from '../../../util/text.js';
+import { cutText, wellFormed } from '../../../util/text.js';
 import { defineSender } from '../receiver.js';
-import { detailLines, headline, isAllResolved, truncate, worstSeverity, pageLink } from '../text.js';
+import { fitBlocks, messageOf, moreNote, shortExplainer, type AlertLine } from '../text.js';
 
 const COLORS = { resolved: 0x2da44e, warning: 0xd29922, critical: 0xcf222e };
+/** An embed's title and description limits. */
+const MAX_TITLE = 256;
+const MAX_DESCRIPTION = 4096;
+const MAX_FACTS = 600;
+const MAX_EXPLAINER = 280;
+const MORE_NOTE_ROOM = 40;
 
 /**
  * Untrusted text (check names, errors, messages) shown as written: Discord renders markdown in
@@ -14,17 +24,34 @@ export function escapeMarkdown(text: string): string {
   return wellFormed(text).replace(/[\\*_~`|<[\]()]/g, '\\$&').replace(/^(\s*)([#>+-])/gm, '$1\\$2');
 }
 
+/** One alert: its facts in bold, then its explainer and what it is, quoted. Cut before escaping: an escape is never split. */
+function block(line: AlertLine): string {
+  const explainer = line.explainer ? `${escapeMarkdown(shortExplainer(line.explainer, MAX_EXPLAINER))} ` : '';
+  return `• **${escapeMarkdown(cutText(line.facts, MAX_FACTS))}**\n> ${explainer}${escapeMarkdown(`(${line.tag})`)}`;
+}
+
+/** Escaped text within `max` characters: cut before escaping, shorter until its escapes fit too. */
+function escapedWithin(text: string, max: number): string {
+  let room = max;
+  for (;;) {
+    const escaped = escapeMarkdown(cutText(text, room));
+    if (escaped.length <= max || room <= 1) return escaped;
+    room -= escaped.length - max;
+  }
+}
+
 export function discordPayload(batch: NotificationBatch, externalUrl: string) {
-  const color = isAllResolved(batch) ? COLORS.resolved : COLORS[worstSeverity(batch) as 'warning' | 'critical'];
+  const message = messageOf(batch, externalUrl);
+  const { shown, hidden } = fitBlocks(message.alerts.map(block), (b) => b.length, MAX_DESCRIPTION, MORE_NOTE_ROOM);
   return {
     embeds: [
       {
-        title: truncate(escapeMarkdown(headline(batch)), 256),
-        description: truncate(detailLines(batch).map((l) => `• ${escapeMarkdown(l)}`).join('\n'), 4096),
-        url: pageLink(batch, externalUrl),
-        color,
+        title: escapedWithin(message.title, MAX_TITLE),
+        description: [...shown, ...(hidden > 0 ? [moreNote(hidden)] : [])].join('\n'),
+        url: message.link,
+        color: COLORS[message.tone],
         timestamp: new Date(batch.createdAt).toISOString(),
-        footer: { text: 'avahealth' },
+        footer: { text: message.linkText },
       },
     ],
     allowed_mentions: { parse: [] },

@@ -102,8 +102,8 @@ describe.runIf(python)('email: against a real SMTP server (aiosmtpd)', () => {
     const [firing, resolved] = await waitFor('two emails', () => (starttls.received().length === 2 ? starttls.received() : undefined));
     expect(firing).toMatchObject({ tls: true, login: 'avahealth', mailFrom: 'avahealth@example.com', rcptTos: ['ops@example.com', 'validators@example.com'], contentType: 'multipart/alternative' });
     expect(firing!.headers).toMatchObject({ subject: '[FIRING] validator-1: C failing', from: 'avahealth <avahealth@example.com>', to: 'ops@example.com, Validator Team <validators@example.com>', 'auto-submitted': 'auto-generated' });
-    expect(firing!.text).toContain('* AvalancheCheckFailing C (critical): C <broken> & "odd"');
-    expect(firing!.html).toContain('<li>AvalancheCheckFailing C (critical): C &lt;broken&gt; &amp; &quot;odd&quot;</li>');
+    expect(firing!.text!.replace(/\r\n/g, '\n')).toContain('* validator-1: check C failing\n  C <broken> & "odd"\n  (AvalancheCheckFailing · critical)\n');
+    expect(firing!.html).toContain('<div style="font-weight:600">validator-1: check C failing</div><div style="color:#59636e;margin-top:2px">C &lt;broken&gt; &amp; &quot;odd&quot;</div>');
     expect(firing!.html).toContain('<a href="http://avahealth:9660/targets/validator-1">');
     expect(firing!.headers['in-reply-to']).toBeUndefined();
     const root = firing!.headers['message-id']!;

@@ -6,13 +6,18 @@
  * email, whose id the receiver's notes keep (the derived id when they do not).
  */
 import { createHash } from 'node:crypto';
-import { snippet } from '../../../util/text.js';
+import { cutText, snippet, wellFormed } from '../../../util/text.js';
 import type { AlertNotice, NotificationBatch } from '../../types.js';
 import { defineSender, DeliveryError, type Notes } from '../receiver.js';
-import { detailLines, escapeHtml, headline, isAllResolved, truncate, pageLink } from '../text.js';
+import { escapeHtml, messageOf } from '../text.js';
 import type { EmailSettings } from './schema.js';
 
 const TIMEOUT_MS = 10_000;
+const MAX_SUBJECT = 250;
+const MAX_FACTS = 2000;
+const MAX_EXPLAINER = 4000;
+/** Colours of the title and of each alert's mark, and the HTML part's muted text. */
+const TONES = { critical: '#cf222e', warning: '#9a6700', resolved: '#1a7f37' };
 const MAX_REFERENCES = 10;
 
 const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
@@ -44,22 +49,26 @@ export function emailMessage(batch: NotificationBatch, settings: Pick<EmailSetti
   // The threads this email continues: those of the incidents it does not open.
   const continued = batch.alerts.filter((a) => a.kind !== 'test' && !opens(a, settings.from, notes));
   const threads = [...new Set(continued.map((a) => threadOf(a, settings.from, notes)))].filter((id) => id !== messageId).slice(0, MAX_REFERENCES);
-  const title = headline(batch).replace(/[\u0000-\u001f\u007f]+/g, ' ');
-  const link = pageLink(batch, externalUrl);
-  const lines = detailLines(batch).map((line) => truncate(line, 2000));
-  const time = new Date(batch.createdAt).toISOString();
+  const message = messageOf(batch, externalUrl);
+  const oneLine = (text: string) => wellFormed(text).replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  const title = oneLine(message.title);
+  const alerts = message.alerts.map((a) => ({ ...a, facts: cutText(oneLine(a.facts), MAX_FACTS), explainer: a.explainer ? cutText(oneLine(a.explainer), MAX_EXPLAINER) : undefined }));
   const html = [
-    '<!doctype html><html><body style="font-family:sans-serif">',
-    `<h3 style="color:${isAllResolved(batch) ? '#2da44e' : '#cf222e'}">${escapeHtml(title)}</h3>`,
-    `<ul>${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`,
-    `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a> · ${time}</p>`,
+    '<!doctype html><html><body style="font-family:-apple-system,Segoe UI,Roboto,sans-serif;font-size:15px;line-height:1.45;color:#1f2328;max-width:46em">',
+    `<h2 style="font-size:18px;margin:0 0 12px;color:${TONES[message.tone]}">${escapeHtml(title)}</h2>`,
+    ...alerts.map(
+      (a) =>
+        `<div style="margin:0 0 14px;padding-left:10px;border-left:4px solid ${TONES[a.tone]}"><div style="font-weight:600">${escapeHtml(a.facts)}</div>${a.explainer ? `<div style="color:#59636e;margin-top:2px">${escapeHtml(a.explainer)}</div>` : ''}<div style="color:#59636e;font-size:13px;margin-top:2px">${escapeHtml(a.tag)}</div></div>`,
+    ),
+    `<p style="font-size:13px;color:#59636e"><a href="${escapeHtml(message.link)}">${escapeHtml(message.linkText)}</a> · ${message.at}</p>`,
     '</body></html>',
   ].join('\n');
+  const text = [title, '', ...alerts.flatMap((a) => [`* ${a.facts}`, ...(a.explainer ? [`  ${a.explainer}`] : []), `  (${a.tag})`, '']), `${message.link} · ${message.at}`, ''].join('\n');
   return {
     from: settings.from,
     to: settings.to,
-    subject: truncate(`[${isAllResolved(batch) ? 'RESOLVED' : 'FIRING'}] ${title}`, 250),
-    text: [title, '', ...lines.map((line) => `* ${line}`), '', `${link} · ${time}`, ''].join('\n'),
+    subject: cutText(`[${message.tone === 'resolved' ? 'RESOLVED' : 'FIRING'}] ${title}`, MAX_SUBJECT),
+    text,
     html,
     messageId,
     date: new Date(batch.createdAt),

@@ -1,23 +1,42 @@
-/** Slack incoming webhook: Block Kit blocks plus a text fallback; `& < >` escaped as Slack requires. */
+/**
+ * Slack incoming webhook: Block Kit blocks (the headline, then each alert's facts with its
+ * explainer quoted after it) plus a text fallback; `& < >` escaped as Slack requires, so untrusted
+ * text can neither link nor mention.
+ */
 import type { NotificationBatch } from '../../types.js';
-import { wellFormed } from '../../../util/text.js';
+import { cutText, wellFormed } from '../../../util/text.js';
 import { defineSender } from '../receiver.js';
-import { detailLines, headline, isAllResolved, truncate, worstSeverity, pageLink } from '../text.js';
+import { fitBlocks, messageOf, moreNote, shortExplainer, type AlertLine } from '../text.js';
+
+/** A section's text is at most 3,000 characters. */
+const MAX_SECTION = 3000;
+const MAX_FACTS = 600;
+const MAX_EXPLAINER = 280;
+const MORE_NOTE_ROOM = 40;
+const ICONS = { critical: ':red_circle:', warning: ':large_orange_circle:', resolved: ':large_green_circle:' };
 
 export function escapeSlack(text: string): string {
   return wellFormed(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** One alert: "• facts", then the explainer and what it is, quoted. */
+function block(line: AlertLine): string {
+  const explainer = line.explainer ? `${escapeSlack(shortExplainer(line.explainer, MAX_EXPLAINER))} ` : '';
+  return `• ${escapeSlack(cutText(line.facts, MAX_FACTS))}\n>${explainer}(${escapeSlack(line.tag)})`;
+}
+
 export function slackPayload(batch: NotificationBatch, externalUrl: string) {
-  const icon = isAllResolved(batch) ? ':large_green_circle:' : worstSeverity(batch) === 'critical' ? ':red_circle:' : ':large_orange_circle:';
-  const title = escapeSlack(headline(batch));
-  const details = detailLines(batch).map((line) => `• ${escapeSlack(line)}`).join('\n');
+  const message = messageOf(batch, externalUrl);
+  const icon = ICONS[message.tone];
+  const title = escapeSlack(cutText(message.title, MAX_FACTS));
+  const { shown, hidden } = fitBlocks(message.alerts.map(block), (b) => b.length, MAX_SECTION, MORE_NOTE_ROOM);
+  const details = [...shown, ...(hidden > 0 ? [moreNote(hidden)] : [])].join('\n');
   return {
     text: `${icon} ${title}`,
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: truncate(`${icon} *${title}*`, 3000) } },
-      { type: 'section', text: { type: 'mrkdwn', text: truncate(details, 3000) } },
-      { type: 'context', elements: [{ type: 'mrkdwn', text: `<${pageLink(batch, externalUrl)}|avahealth> · ${new Date(batch.createdAt).toISOString()}` }] },
+      { type: 'section', text: { type: 'mrkdwn', text: `${icon} *${title}*` } },
+      { type: 'section', text: { type: 'mrkdwn', text: details } },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `<${message.link}|${escapeSlack(message.linkText)}> · ${message.at}` }] },
     ],
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batch, notice, START } from '../../../../test/helpers/notices.js';
+import { batch, notice } from '../../../../test/helpers/notices.js';
 import { deliverTo } from '../../../../test/helpers/receivers.js';
 import { receiverSchema } from '../schemas.js';
 import { headline } from '../text.js';
@@ -29,10 +29,10 @@ describe('slack', () => {
           type: 'section',
           text: {
             type: 'mrkdwn',
-            text: '• AvalancheCheckFailing C (warning): C &lt;broken&gt; &amp; "odd"\n• AvalancheCheckFailing network (warning): network &lt;broken&gt; &amp; "odd"',
+            text: '• validator-1: check C failing\n>C &lt;broken&gt; &amp; "odd" (AvalancheCheckFailing · warning)\n• validator-1: check network failing\n>network &lt;broken&gt; &amp; "odd" (AvalancheCheckFailing · warning)',
           },
         },
-        { type: 'context', elements: [{ type: 'mrkdwn', text: `<http://avahealth:9660/targets/validator-1|avahealth> · ${START}` }] },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: '<http://avahealth:9660/targets/validator-1|validator-1 on avahealth> · 2026-11-22 12:00 UTC' }] },
       ],
     });
   });

@@ -7,34 +7,42 @@
  * `{ok: false, error_code, description, parameters: {retry_after}}`: a 429's `retry_after` is honoured.
  */
 import type { AlertNotice, NotificationBatch } from '../../types.js';
-import { snippet } from '../../../util/text.js';
+import { cutText, snippet } from '../../../util/text.js';
 import { defineSender, DeliveryError, type Notes } from '../receiver.js';
-import { detailLines, escapeHtml, headline, isAllResolved, truncate, worstSeverity, pageLink } from '../text.js';
+import { escapeHtml, fitBlocks, messageOf, moreNote, shortExplainer, type AlertLine } from '../text.js';
 
 /** Telegram's limit on a message's text, counted after entity parsing (what the chat shows). */
 export const MAX_MESSAGE = 4096;
-const MAX_LINE = 600;
+const MAX_FACTS = 600;
+const MAX_EXPLAINER = 280;
 const MORE_NOTE_ROOM = 40;
+const ICONS = { critical: '🔴', warning: '🟠', resolved: '🟢' };
 
-/** The message's HTML: icon and headline, one line per alert (as many as fit), a link to the target. */
+/** One alert: its facts, then its explainer in italics and what it is. As shown (`text`) and as sent (`html`). */
+function block(line: AlertLine): { text: string; html: string } {
+  const facts = `• ${cutText(line.facts, MAX_FACTS)}`;
+  const explainer = line.explainer ? shortExplainer(line.explainer, MAX_EXPLAINER) : undefined;
+  const about = `(${line.tag})`;
+  return {
+    text: `${facts}\n${explainer ? `${explainer} ` : ''}${about}`,
+    html: `${escapeHtml(facts)}\n${explainer ? `<i>${escapeHtml(explainer)}</i> ` : ''}${escapeHtml(about)}`,
+  };
+}
+
+/**
+ * The message's HTML: the icon and headline in bold; each alert as its facts (the summary), its
+ * explainer after it, short and in italics, and its alert name and severity; as many alerts as fit
+ * in Telegram's limit, then "… N more"; a link to the target's page.
+ */
 export function telegramText(batch: NotificationBatch, externalUrl: string): string {
-  const icon = isAllResolved(batch) ? '🟢' : worstSeverity(batch) === 'critical' ? '🔴' : '🟠';
-  const title = `${icon} ${truncate(headline(batch), MAX_LINE)}`;
-  const link = pageLink(batch, externalUrl);
-  const footer = `avahealth · ${new Date(batch.createdAt).toISOString()}`;
-  const lines = detailLines(batch).map((line) => `• ${truncate(line, MAX_LINE)}`);
-  // Lengths are of the shown text (tags and escapes do not count), less room for the "… N more" line.
-  const room = MAX_MESSAGE - title.length - footer.length - 2 - MORE_NOTE_ROOM;
-  const shown: string[] = [];
-  let used = 0;
-  for (const line of lines) {
-    if (used + line.length + 1 > room) break;
-    shown.push(escapeHtml(line));
-    used += line.length + 1;
-  }
-  if (shown.length < lines.length) shown.push(`… ${lines.length - shown.length} more not shown here`);
-  const foot = footer.replace('avahealth', `<a href="${escapeHtml(link)}">avahealth</a>`);
-  return [`<b>${escapeHtml(title)}</b>`, ...shown, foot].join('\n');
+  const message = messageOf(batch, externalUrl);
+  const title = `${ICONS[message.tone]} ${cutText(message.title, MAX_FACTS)}`;
+  const footer = `${message.linkText} · ${message.at}`;
+  // Lengths are of the shown text (tags and escapes do not count).
+  const room = MAX_MESSAGE - title.length - footer.length - 2;
+  const { shown, hidden } = fitBlocks(message.alerts.map(block), (b) => b.text.length, room, MORE_NOTE_ROOM);
+  const link = `<a href="${escapeHtml(message.link)}">${escapeHtml(message.linkText)}</a> · ${message.at}`;
+  return [`<b>${escapeHtml(title)}</b>`, ...shown.map((b) => b.html), ...(hidden > 0 ? [moreNote(hidden)] : []), link].join('\n');
 }
 
 /** A note's value: the incident's start (the same incident) and the id of the message that announced it. */

@@ -50,11 +50,17 @@ describe('telegram: against a Bot API server', () => {
     const message = api.sent.at(-1)!;
     expect(api.errors).toEqual([]);
     expect(message).toMatchObject({ chatId: -1001234567890, threadId: 7 });
-    expect(message.text).toContain('• AvalancheCheckFailing <b>bold</b> <a href="https://evil.example">click</a> &amp; <tg-spoiler> (warning): <b>bold</b>');
-    expect(message.text.split('\n')[0]).toBe('🔴 validator-1: <b>bold</b> <a href="https://evil.example">click</a> &amp; <tg-spoiler> and C failing');
-    // the only markup is ours: the headline in bold and the link to the target
-    expect(message.html.match(/<[a-z][^>]*>/g)).toEqual(['<b>', '<a href="http://avahealth:9660/targets/validator-1">']);
-    expect(message.text.split('\n').at(-1)).toBe('avahealth · 2026-11-22T12:00:00.000Z');
+    const hostileText = '<b>bold</b> <a href="https://evil.example">click</a> &amp; <tg-spoiler>';
+    expect(message.text.split('\n')).toEqual([
+      `🔴 validator-1: ${hostileText} and C failing`,
+      `• validator-1: check ${hostileText} failing`,
+      `${hostileText} <broken> & "odd" (AvalancheCheckFailing · warning)`,
+      '• validator-1: check C failing',
+      'C <broken> & "odd" (AvalancheCheckFailing · critical)',
+      'validator-1 on avahealth · 2026-11-22 12:00 UTC',
+    ]);
+    // the only markup is ours: the headline in bold, the explainers in italics, the link to the target
+    expect(message.html.match(/<[a-z][^>]*>/g)).toEqual(['<b>', '<i>', '<i>', '<a href="http://avahealth:9660/targets/validator-1">']);
     const request = api.requests.at(-1)!.json as Record<string, unknown>;
     expect(request).toMatchObject({ parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
     expect(request.reply_parameters).toBeUndefined();
@@ -76,7 +82,7 @@ describe('telegram: against a Bot API server', () => {
     expect(api.errors).toEqual([]);
     expect(message.text.length).toBeLessThanOrEqual(4096);
     expect(message.text.length).toBeGreaterThan(3500);
-    expect(message.text).toMatch(/\n… \d+ more not shown here\navahealth · /);
+    expect(message.text).toMatch(/\n… \d+ more not shown here\nvalidator-1 on avahealth · /);
     const shown = message.text.split('\n').filter((l) => l.startsWith('• ')).length;
     expect(message.text).toContain(`… ${120 - shown} more not shown here`);
     expect(shown).toBeGreaterThan(10);

@@ -45,7 +45,7 @@ export default defineRule({
     const allowance = report.economics?.downtimeAllowanceSeconds;
     const left = report.economics?.downtimeBudgetRemainingSeconds;
     if (!report.primary || allowance === undefined || left === undefined || allowance <= 0) return undefined;
-    return `downtime budget recovered: ${hours(left)} left (${percent(Math.max(0, left / allowance))} of the ${periodOf(report.primary)}'s ${hours(allowance)}) until ${day(report.primary.endTime)}`;
+    return `downtime budget recovered: ${hours(left)} left (${percent(Math.max(0, left / allowance))} of the ${periodOf(report.primary)}'s ${hours(allowance)}) until ${endsAt(report.primary.endTime)}`;
   },
   evaluate(input, ctx, wait) {
     const report = reportFor(input, (call) => call === 'info.uptime' || call === 'info.upgrades' || call === 'platform.getCurrentValidators');

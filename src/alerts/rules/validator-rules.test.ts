@@ -341,7 +341,7 @@ describe("a resolve's words: what is true now, never the firing's", () => {
 
   it('the reward, the downtime budget and the version, with their figures now', () => {
     expect(recovered(AvalancheValidatorRewardAtRisk, input({ ...validating, uptime: { rewardingStakeRatio: 0.93, weightedAverageRatio: 0.99 } }))).toBe('reward no longer at risk: 93 % of stake sees its uptime at or above the 90 % requirement');
-    expect(recovered(AvalancheValidatorDowntimeBudgetLow, input({ ...validating, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.99 } }))).toBe("downtime budget recovered: 31.2 h left (92.9 % of the period's 33.6 h) until 2026-11-27");
+    expect(recovered(AvalancheValidatorDowntimeBudgetLow, input({ ...validating, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.99 } }))).toBe("downtime budget recovered: 31.2 h left (92.9 % of the period's 33.6 h) until 2026-11-27 00:00 UTC");
     expect(recovered(AvalancheValidatorRewardAtRisk, input({ notValidator: true }))).toBe('not a validator now');
     expect(recovered(AvalancheNodeVersionBehind, input({ version: 'avalanche/1.15.2' }, [{ version: 'avalanche/1.15.2', amountStakedNAvax: 1 }]))).toBe('version up to date: runs avalanche/1.15.2');
     // nothing known now: the resolved phrase says it

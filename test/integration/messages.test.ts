@@ -118,7 +118,7 @@ ${smtp ? `    - {name: mail, email: {to: ops@example.com, from: avahealth@exampl
     const resolves = () => bot.sent.filter((m) => m.text.startsWith('🟢'));
     await waitFor('the resolves at Telegram', () => resolves().some((m) => m.text.includes('L1 validator balance topped up')) && resolves().some((m) => m.text.includes('reward no longer at risk')), 30_000);
     const l1 = resolves().find((m) => m.text.includes('L1 validator balance topped up'))!;
-    expect(l1.text).toMatch(/\n• l1-validator: L1 validation \w{4}… balance topped up to 31\.\d\d AVAX: \d+\.\d days of runway at 512 nAVAX\/s\n\(AvalancheL1ValidatorBalanceLow · resolved after \d+s\)\n/);
+    expect(l1.text).toMatch(/\n• l1-validator: L1 validation \w{4}… balance topped up to 31\.\d\d AVAX: \d+\.\d days of runway at 512 nAVAX\/s\n\(AvalancheL1ValidatorBalanceLow · resolved after \d+[smh]( \d+[smh])?\)\n/);
     const reward = resolves().find((m) => m.text.includes('reward no longer at risk'))!;
     expect(reward.text).toMatch(/• validator-4: reward no longer at risk: 100 % of stake sees its uptime at or above the 90 % requirement\n/);
     for (const resolve of [l1, reward]) for (const told of toldFiring) expect(resolve.text).not.toContain(told.annotations.summary);

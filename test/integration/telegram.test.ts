@@ -67,7 +67,7 @@ alerts:
       await waitFor('the resolve', () => api.sent.length === 2, 20_000);
       // not announced again after the restart: the second message is the resolve
       const resolve = api.sent[1]!;
-      expect(resolve.text).toMatch(/^🟢 validator-1: C, P, X and network recovered\n• validator-1: C recovered\n\(AvalancheCheckFailing · resolved after \d+s\)\n/);
+      expect(resolve.text).toMatch(/^🟢 validator-1: C, P, X and network recovered\n• validator-1: C recovered\n\(AvalancheCheckFailing · resolved after \d+[smh]( \d+[smh])?\)\n/);
       expect(resolve.replyTo).toEqual({ message_id: firing.messageId, allow_sending_without_reply: true });
       expect(resolve.threadId).toBe(7);
       daemon.child.kill('SIGTERM');

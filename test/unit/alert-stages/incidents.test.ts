@@ -38,6 +38,17 @@ describe('incidents stage', () => {
     expect(noticeOf(state, 'severity_changed', T0 + 11 * 60_000, 'http://x').previousLabels).toMatchObject({ severity: 'warning', check: 'P' });
   });
 
+  it('a reminder is due exactly at repeat_interval after it was told, not a poll later', () => {
+    const incidents = new Map<string, AlertState>();
+    run(incidents, [check('C', { nodeFailures: 3 })], T0);
+    const state = incidents.get(keyOf('AvalancheCheckFailing', 'v1', { check: 'C' }))!;
+    markTold(state, T0);
+    const HOUR = 3_600_000;
+    expect(dueNotice(state, HOUR, T0 + HOUR - 1)).toBeUndefined();
+    expect(dueNotice(state, HOUR, T0 + HOUR)).toBe('reminder');
+    expect(dueNotice(state, 0, T0 + 10 * HOUR)).toBeUndefined(); // repeat_interval 0: no reminders
+  });
+
   it('an unknown rule keeps its incidents as they are; a rule the evaluation does not cover is not touched', () => {
     const incidents = new Map<string, AlertState>();
     run(incidents, [check('C', { nodeFailures: 3 })], T0);

@@ -42,4 +42,30 @@ describe('notifier', () => {
     expect(capture.requests[2]!.path).toBe('/am/api/v2/alerts');
     expect(notifier.told().open.has('fp-C')).toBe(true);
   });
+
+  it('a resolve reaches a receiver that was told the firing, even when it no longer routes the incident (min_severity)', async () => {
+    const capture = await startCapture(() => ({ status: 200 }));
+    cleanups.push(() => capture.close());
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-notifier-'));
+    const config = parseConfig(
+      `state_dir: ${dir}\nalerts:\n  receivers:\n    - {name: pager, min_severity: critical, webhook: {url: "${capture.url}/pager"}}\n    - {name: chat, webhook: {url: "${capture.url}/chat"}}\n`,
+      join(dir, 'c.yaml'),
+      {},
+    );
+    const http = new HttpClient({ maxResponseBytes: 65_536, userAgent: 'avahealth-test' });
+    const events = { delivered: () => undefined, failed: () => undefined, queueLength: () => undefined };
+    const notifier = new Notifier(config, http, events, createLogger({ level: 'silent', format: 'json' }));
+    cleanups.push(() => notifier.stop(), () => http.close());
+    notifier.start();
+    const told = (path: string) => capture.requests.filter((r) => r.path === path).map((r) => (JSON.parse(r.body) as { alerts: Array<{ status: string; labels: { severity: string } }> }).alerts.map((a) => `${a.status} ${a.labels.severity}`).join());
+    notifier.dispatch({ ...batch([notice('C', 'firing', 'critical')]), id: 'critical' });
+    await waitFor('the page', () => told('/pager').length === 1 && told('/chat').length === 1, 10_000);
+    // It eases to a warning: the pager no longer routes it, so it hears nothing of that …
+    notifier.dispatch({ ...batch([{ ...notice('C', 'firing', 'warning'), kind: 'severity_changed' }]), id: 'eased' });
+    await waitFor('the chat told', () => told('/chat').length === 2, 10_000);
+    // … but the incident it was paged for ends, and it must hear that it ended.
+    notifier.dispatch({ ...batch([notice('C', 'resolved', 'warning')]), id: 'over' });
+    await waitFor('the resolve at both', () => told('/pager').length === 2 && told('/chat').length === 3, 10_000);
+    expect(told('/pager')).toEqual(['firing critical', 'resolved warning']);
+  });
 });

@@ -77,6 +77,22 @@ describe('policy stage', () => {
     expect(poll([of('AvalancheDiskLow'), of('AvalancheCheckFailing', { check: 'diskspace' }), of('AvalancheCheckFailing', { check: 'C' })], T0 + 3 * MIN)).toEqual(['firing AvalancheCheckFailing/C']);
   });
 
+  it('a root cause still pending holds back a symptom that fires before it', () => {
+    const { policy, incidents } = setup('  for_polls: 3\n');
+    const ctx = { settings: () => ({ disabled: false, forMs: 0, severity: 'warning' as const }), forPolls: 3, resolvePolls: 1, targetLabels: {} };
+    const disk: Condition = { alertname: 'AvalancheDiskLow', target: 'v1', identity: {}, severity: 'warning', summary: 'disk', description: 'd' };
+    // The node's own contiguousFailures fire the diskspace check at once; the disk verdict needs its three polls.
+    const symptom: Condition = { alertname: 'AvalancheCheckFailing', target: 'v1', identity: { check: 'diskspace' }, severity: 'warning', summary: 'diskspace failing', description: 'd', nodeFailures: 5 };
+    const poll = (now: number) => {
+      step(incidents, { target: 'v1', covers: ['AvalancheCheckFailing', 'AvalancheDiskLow'], unknown: [], conditions: [disk, symptom] }, [disk, symptom], { ...ctx, now });
+      return policy.decide(incidents, now, '', { gone: false }).map((n) => n.labels.alertname);
+    };
+    expect(poll(T0)).toEqual([]);
+    expect([...incidents.values()].map((s) => `${s.alertname} ${s.phase} ${s.inhibitedBy ?? '-'}`)).toEqual(['AvalancheDiskLow pending -', 'AvalancheCheckFailing firing AvalancheDiskLow']);
+    expect(poll(T0 + MIN)).toEqual([]);
+    expect(poll(T0 + 2 * MIN)).toEqual(['AvalancheDiskLow']); // one page, the cause's
+  });
+
   it("a chain's lag is held back by that chain's failing check only", () => {
     const { policy, incidents } = setup('  for_polls: 1\n');
     const ctx = { settings: () => ({ disabled: false, forMs: 0, severity: 'warning' as const }), forPolls: 1, resolvePolls: 1, targetLabels: {} };

@@ -74,7 +74,8 @@ describe.skipIf(!kubectl || !prometheusBin || !alertmanagerBin)('the default cen
         scrape_configs: [{ job_name: 'avahealth', static_configs: [{ targets: [`127.0.0.1:${daemonPort}`] }] }],
       }),
     );
-    prometheus = spawn(prometheusBin!, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'prom')}`, `--web.listen-address=127.0.0.1:${promPort}`], { stdio: 'ignore' });
+    // Firing alerts are sent again at every evaluation (not once a minute), so one more send can be awaited.
+    prometheus = spawn(prometheusBin!, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'prom')}`, `--web.listen-address=127.0.0.1:${promPort}`, '--rules.alert.resend-delay=1s'], { stdio: 'ignore' });
 
     daemon = startCli(['run', '--config', join(dir, 'avahealth.yaml')]);
     await waitFor('the daemon to be ready', async () => (await get(`http://127.0.0.1:${daemonPort}/-/ready`).catch(() => ({ status: 0 }))).status === 200, 60_000).catch((err: Error) => {
@@ -103,7 +104,13 @@ describe.skipIf(!kubectl || !prometheusBin || !alertmanagerBin)('the default cen
       const rules = JSON.parse((await get(`${promUrl}/api/v1/rules`)).body) as PromRules;
       return rules.data.groups.flatMap((g) => g.rules).every((r) => Date.parse(r.lastEvaluation) > since);
     }, 30_000);
-    await new Promise((resolve) => setTimeout(resolve, 2000)); // one more Prometheus → Alertmanager send
+    // Whatever Prometheus fires for the node has reached Alertmanager: one more of its sends has completed.
+    const promFiring = (JSON.parse((await get(`${promUrl}/api/v1/alerts`)).body) as { data: { alerts: Array<{ state: string; labels: Record<string, string> }> } }).data.alerts.filter((a) => a.state === 'firing');
+    if (promFiring.length > 0) {
+      const sent = async () => sumOf((await get(`${promUrl}/metrics`)).body, 'prometheus_notifications_sent_total');
+      const before = await sent();
+      await waitFor('one more Prometheus → Alertmanager send', async () => (await sent()) > before, 30_000);
+    }
 
     const held = (await alerts()).filter((a) => a.labels.target === 'avalanchego-0');
     expect(held.length).toBeGreaterThan(0);
@@ -113,3 +120,11 @@ describe.skipIf(!kubectl || !prometheusBin || !alertmanagerBin)('the default cen
     expect(held.every((a) => a.labels.job === undefined), 'no Prometheus copy (it would carry job="avahealth")').toBe(true);
   }, 120_000);
 });
+
+/** The sum of a metric's samples in a Prometheus exposition. */
+function sumOf(exposition: string, name: string): number {
+  return exposition
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}

@@ -84,6 +84,24 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, time
   }
 }
 
+/**
+ * Waits for a condition as long as the system under test makes progress: it fails only when
+ * `progress()` (polls served, requests received, …) has not moved for `stallMs`, so a busy machine
+ * that runs everything slower fails nothing, while a stuck daemon still fails.
+ */
+export async function waitWhileProgressing<T>(what: string, probe: () => T | Promise<T>, progress: () => number, stallMs = 15_000): Promise<NonNullable<T>> {
+  let last = progress();
+  let deadline = Date.now() + stallMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as NonNullable<T>;
+    const now = progress();
+    if (now !== last) [last, deadline] = [now, Date.now() + stallMs];
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: no progress for ${stallMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Waits until the target has completed `rounds` polls in total. */
 export async function waitForRounds(d: RunningDaemon, target: string, rounds: number): Promise<void> {
   await waitFor(`${target} to complete ${rounds} polls`, () => (d.daemon.store.get(target)?.rounds ?? 0) >= rounds, 15_000);

@@ -301,12 +301,16 @@ async function runWeek(weekName: string, script: Script): Promise<Score['summary
     }
   }
 
-  const cap = setTimeout(() => {
-    log(`!! ${weekName}: the trust benchmark ran past its cap`);
+  const abort = (why: string) => {
+    log(`!! ${weekName}: ${why}`);
     for (const child of children) child.kill('SIGKILL');
     process.exit(1);
-  }, WEEK_CAP_MS);
+  };
+  const cap = setTimeout(() => abort('the trust benchmark ran past its cap'), WEEK_CAP_MS);
   cap.unref();
+  // stopped from outside: nothing it started outlives it
+  const interrupted = (signal: NodeJS.Signals) => abort(`stopped by ${signal}`);
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
     await startAll();
     log(`== trust ${weekName}: ${script.fleet.length} nodes + 2 hosted APIs, ${script.events.length} events, receivers: ${Object.keys(received).join(', ')}`);
@@ -339,12 +343,14 @@ async function runWeek(weekName: string, script: Script): Promise<Score['summary
     const result = score({ script, week: weekName, appliedAt, receivers: received, samples, intervalS: INTERVAL_S });
     if (process.env.TRUST_DUMP) {
       const file = weeks.length > 1 ? `${process.env.TRUST_DUMP}.${weekName.replace(/\W+/g, '-')}` : process.env.TRUST_DUMP;
-      writeFileSync(file, JSON.stringify({ week: weekName, t0, received, samples, appliedAt: [...appliedAt] }, null, 1));
+      const incidents = [...script.incidents.values()].map((i) => ({ id: i.id, labels: i.labels }));
+      writeFileSync(file, JSON.stringify({ week: weekName, t0, incidents, received, samples, appliedAt: [...appliedAt] }, null, 1));
     }
     printTable(result, script, t0, skipped, appliedAt);
     return result.summary;
   } finally {
     clearTimeout(cap);
+    process.off('SIGINT', interrupted).off('SIGTERM', interrupted);
     for (const stop of stopped.reverse()) await stop();
     rmSync(dir, { recursive: true, force: true });
   }

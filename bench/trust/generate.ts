@@ -35,7 +35,9 @@
  * - a period's end (a node line's validationEndsIn) is paid at ≥ 50 % rewarding stake, unpaid below
  *   (src/sim/periods.ts plays AvalancheGo's vote): an unpaid one pages RewardMissed, open for a day.
  */
+import { createHash } from 'node:crypto';
 import { prng } from '../../src/sim/ids.js';
+import { parseScript } from './script.js';
 
 /** What a generated week holds at least (docs/alerting.md, "How we measure trust"). */
 export const GENERATED_MIN = { incidents: 20, nodes: 12 } as const;
@@ -105,6 +107,11 @@ class Rng {
 
 const overlaps = (a: Window, b: Window) => a.from <= b.to && b.from <= a.to;
 
+/** The shard a target belongs to among `count` (docs/scaling.md: sha256 of its name, its first four bytes, mod N). */
+export function shardOf(name: string, count: number): number {
+  return createHash('sha256').update(name).digest().readUInt32BE(0) % count;
+}
+
 class Week {
   readonly rng: Rng;
   readonly nodes: Node[] = [];
@@ -119,6 +126,8 @@ class Week {
   readonly features = new Set<string>();
   // the skeleton
   readonly reshards: number[] = [];
+  /** The shard count from each reshard on. */
+  readonly counts: number[] = [];
   readonly down: Window[] = [];
   dip?: Window & { percent: number };
   readonly silenced: Window[] = [];
@@ -131,6 +140,20 @@ class Week {
 
   constructor(readonly seed: number, attempt: number) {
     this.rng = new Rng(seed * 64 + attempt);
+  }
+
+  /** The shard count at `at`. */
+  countAt(at: number): number {
+    let count = 1;
+    this.reshards.forEach((t, i) => {
+      if (t <= at) count = this.counts[i]!;
+    });
+    return count;
+  }
+
+  /** Whether the node changes shard at a reshard inside (from, to). */
+  moves(name: string, from: number, to: number): boolean {
+    return this.reshards.some((t, i) => t > from && t < to && shardOf(name, this.countAt(t - 1)) !== shardOf(name, this.counts[i]!));
   }
 
   id(kind: string): string {
@@ -363,7 +386,8 @@ const missedUpgrade: Story = (w, n, at) => {
   const deadline = w.rng.int(10, 20);
   const end = at + deadline + w.rng.int(45, 70);
   if (!n.validator || n.observer || n.l1 || !episodesLeft(n, 'upgrade', 1) || !episodesLeft(n, 'chains', 1)) return false;
-  if (!w.reshards.some((r) => r > at + deadline + 25 && r < end - 12)) return false;
+  // its new shard must judge the missed deadline it never saw
+  if (!w.moves(n.name, at + deadline + 25, end - 12)) return false;
   if (!fits(w, n, { from: at, to: end })) return false;
   const up = w.id('missed-up');
   w.add(at, `scenario ${n.name} ${w.scenario(n, ['upgrade-required'])} upgradeIn=${deadline}`, `open ${up}: ${TRUTH.upgrade(n.name)}`);
@@ -617,6 +641,8 @@ export const COVERAGE = [
   'a silence over a live problem',
   'an outage that turns real',
   'a missed upgrade across a reshard',
+  'an incident handed to another shard',
+  'an incident handed back to one shard',
 ] as const;
 
 export function generateWeek(seed: number): string {
@@ -650,11 +676,9 @@ function build(seed: number, attempt: number): Week | undefined {
   paid.periodEnd = { at: rng.int(110, 300), paid: true };
 
   // --- the skeleton: the shard count changes both ways, kills at random moments, one dip
-  const up = rng.pick([2, 3]);
   w.reshards.push(rng.int(45, 80), rng.int(140, 175), rng.int(225, 265));
-  w.add(w.reshards[0]!, `shards ${up}`);
-  w.add(w.reshards[1]!, 'shards 1');
-  w.add(w.reshards[2]!, `shards ${rng.pick([2, 3])}`);
+  w.counts.push(rng.pick([2, 3]), 1, rng.pick([2, 3]));
+  w.reshards.forEach((t, i) => w.add(t, `shards ${w.counts[i]}`));
   for (let k = 0; k < 2; k++) {
     for (let i = 0; i < 50; i++) {
       const at = rng.int(20, GENERATED_END_S - 40);
@@ -737,5 +761,16 @@ function build(seed: number, attempt: number): Week | undefined {
     w.add(at, 'sample');
   }
   w.add(GENERATED_END_S, 'end');
+  // incidents open across a change of the shard count whose target moves: handed over both ways
+  const script = parseScript(w.text(), `seed:${seed}`);
+  for (const incident of script.incidents.values()) {
+    const target = incident.labels.target!;
+    if (incident.quiet || !w.nodes.some((n) => n.name === target)) continue;
+    w.reshards.forEach((t, i) => {
+      if (incident.openedBy.at < t - 5 && (incident.closedBy?.at ?? Infinity) > t + 10 && shardOf(target, w.countAt(t - 1)) !== shardOf(target, w.counts[i]!)) {
+        w.features.add(w.counts[i] === 1 ? 'an incident handed back to one shard' : 'an incident handed to another shard');
+      }
+    });
+  }
   return w;
 }

@@ -5,8 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GENERATED_END_S, GENERATED_MIN, generateWeek } from '../../bench/trust/generate.js';
+import { GENERATED_END_S, GENERATED_MIN, generateWeek, shardOf } from '../../bench/trust/generate.js';
 import { parseScript, type ScriptEvent } from '../../bench/trust/script.js';
+import { inShard } from '../../src/shard.js';
 import { ECONOMICS_GRACE_S, score, SURFACE_GRACE_S, type Alert, type Message } from '../../bench/trust/score.js';
 import { ROOT } from '../helpers/cli.js';
 
@@ -261,6 +262,12 @@ describe('weeks no one wrote by hand (bench/trust/generate.ts)', () => {
   const scripts = new Map(seeds.map((seed) => [seed, parseScript(weeks.get(seed)!, `seed:${seed}`)]));
   const scenarioOf = (e: ScriptEvent) => (e.action === 'scenario' ? e.args[1]!.split('+') : []);
 
+  it("places incidents on targets that move by the daemon's own split", () => {
+    for (const name of ['validator-01', 'validator-07', 'rpc-02', 'l1-node']) {
+      for (const count of [2, 3]) expect(inShard(name, { index: shardOf(name, count), count })).toBe(true);
+    }
+  });
+
   it('is the same week for the same seed, another for another seed', () => {
     expect(generateWeek(7)).toBe(weeks.get(7));
     expect(new Set(weeks.values()).size).toBe(seeds.length);
@@ -283,8 +290,14 @@ describe('weeks no one wrote by hand (bench/trust/generate.ts)', () => {
 
   it('has the vocabulary: reshards both ways, kills at any moment, a dip with incidents open, silences, overlaps, L1 lists, periods', () => {
     for (const [seed, script] of scripts) {
-      const shards = script.events.filter((e) => e.action === 'shards').map((e) => Number(e.args[0]));
-      expect(shards.some((n) => n > 1) && shards.includes(1), `seed ${seed}: ${shards.join(' ')}`).toBe(true);
+      const shards = script.events.filter((e) => e.action === 'shards');
+      expect(shards.some((e) => Number(e.args[0]) > 1) && shards.some((e) => e.args[0] === '1'), `seed ${seed}`).toBe(true);
+      // incidents open across a change of the shard count, their target moving both ways (docs/scaling.md's split)
+      const countBefore = (at: number) => Number(shards.filter((e) => e.at < at).at(-1)?.args[0] ?? 1);
+      const handed = shards.filter((e) =>
+        [...script.incidents.values()].some((i) => !i.quiet && i.openedBy.at < e.at && (i.closedBy?.at ?? Infinity) > e.at && script.fleet.some((n) => n.name === i.labels.target) && shardOf(i.labels.target!, countBefore(e.at)) !== shardOf(i.labels.target!, Number(e.args[0]))),
+      );
+      expect(handed.some((e) => e.args[0] === '1') && handed.some((e) => e.args[0] !== '1'), `seed ${seed}`).toBe(true);
       const kills = script.events.filter((e) => e.action === 'kill-daemon');
       expect(kills.length).toBeGreaterThanOrEqual(2);
       expect(script.events.filter((e) => e.action === 'start-daemon').length).toBe(kills.length);

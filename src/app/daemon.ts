@@ -21,7 +21,7 @@ import { targetsOf } from '../model/targets.js';
 import { inShard } from '../shard.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { flushProbeMemory } from '../state/ledger.js';
-import { lockStateDir, type StateDirLock } from '../state/lock.js';
+import { lockStateDir, logWritableStateDir, type StateDirLock } from '../state/lock.js';
 import { secretsOf } from '../config/secrets.js';
 import { watchStateWrites } from '../state/write-health.js';
 import { forgetReserve, keepReserve } from '../state/reserve.js';
@@ -62,7 +62,8 @@ export class Daemon {
   ) {
     const log = options.logger;
     this.stateLock = lockStateDir(config.stateDir);
-    const { tookOverFrom, staleBecause } = this.stateLock;
+    const { tookOverFrom, staleBecause, writableByOthers } = this.stateLock;
+    if (writableByOthers !== undefined) logWritableStateDir(log, config.stateDir, writableByOthers);
     if (tookOverFrom) log.warn({ stateDir: config.stateDir, pid: tookOverFrom }, staleBecause === 'it is gone' || !staleBecause ? 'state_dir lock of a process that is gone taken over' : `state_dir lock taken over: ${staleBecause}`);
     const stopWatching = watchStateWrites(config.stateDir, log);
     keepReserve(config.stateDir, log);

@@ -1,14 +1,15 @@
 /**
- * Crash-safe JSON files: written to a temporary file, fsynced, renamed over the old one, and the
+ * Crash-safe JSON files: written to a temporary file (a random name, created exclusively), fsynced, renamed over the old one, and the
  * directory fsynced, so a crash at any point leaves either the old or the new content. A file that
  * cannot be read back, or whose content does not fit its schema, is set aside (renamed
  * `*.corrupt-<time>`) and reported, never a crash.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { statePath } from './map.js';
+import { ensureFolder, ensureFolderSync, openOwn, openOwnSync, readOwnFileSync } from './own-files.js';
 import { noteWriteFailed, noteWriteSucceeded } from './write-health.js';
 
 export function writeJsonAtomic(path: string, value: unknown): void {
@@ -27,9 +28,9 @@ export function writeFileAtomic(path: string, text: string): void {
 
 function writeAndRename(path: string, text: string): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
+  ensureFolderSync(dir);
   const tmp = statePath.temporary(path);
-  const fd = openSync(tmp, 'w', 0o600);
+  const fd = openOwnSync(tmp, 'create');
   try {
     writeFileSync(fd, text);
     fsyncSync(fd);
@@ -62,9 +63,9 @@ function unlinkQuietly(file: string): void {
  */
 export async function writeFileAtomicAsync(path: string, text: string): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
+  await ensureFolder(dir);
   const tmp = statePath.temporary(path);
-  const file = await open(tmp, 'w', 0o600);
+  const file = await openOwn(tmp, 'create');
   try {
     await file.writeFile(text);
     await file.sync();
@@ -129,7 +130,7 @@ export function readJsonFile<T>(path: string, schema: z.ZodType<T>, readOnly = f
   const bad = (error: string): ReadResult<T> => (readOnly ? { status: 'corrupt', error } : setAside(path, error));
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readOwnFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' };
     return bad((err as Error).message);

@@ -15,11 +15,12 @@
  * schema is skipped on its own (and dropped at the next compaction); the lines around it still
  * count. Cheap per operation however long the queue it records gets.
  */
-import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { closeSync, fdatasyncSync, ftruncateSync, readFileSync, writeSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
 import { describeIssues, writeFileAtomicAsync } from './atomic.js';
+import { ensureFolder, ensureFolderSync, openOwn, openOwnSync } from './own-files.js';
 import { isNoSpace, releaseReserve, replenishReserve } from './reserve.js';
 import { noteWriteFailed, noteWriteSucceeded } from './write-health.js';
 
@@ -103,15 +104,23 @@ export class Journal<Op> {
    */
   read({ repair = true } = {}): JournalRead<Op> {
     let bytes: Buffer;
+    let fd: number;
     try {
-      bytes = readFileSync(this.path);
+      fd = openOwnSync(this.path, repair ? 'update' : 'read');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ops: [], torn: false, skipped: [] };
       throw err;
     }
-    const wholeLength = bytes.lastIndexOf(0x0a) + 1;
-    const torn = wholeLength < bytes.length;
-    if (torn && repair) truncateSync(this.path, wholeLength);
+    let torn: boolean;
+    let wholeLength: number;
+    try {
+      bytes = readFileSync(fd);
+      wholeLength = bytes.lastIndexOf(0x0a) + 1;
+      torn = wholeLength < bytes.length;
+      if (torn && repair) ftruncateSync(fd, wholeLength);
+    } finally {
+      closeSync(fd);
+    }
     const result: JournalRead<Op> = { ops: [], torn, skipped: [] };
     const lines = bytes.subarray(0, wholeLength).toString('utf8').split('\n');
     lines.pop();
@@ -186,8 +195,8 @@ export class Journal<Op> {
   private writeClosed(ops: Op[]): boolean {
     for (let attempt = 0; ; attempt++) {
       try {
-        mkdirSync(dirname(this.path), { recursive: true });
-        const fd = openSync(this.path, 'a', 0o600);
+        ensureFolderSync(dirname(this.path));
+        const fd = openOwnSync(this.path, 'append');
         try {
           writeSync(fd, `${this.broken ? '\n' : ''}${ops.map((op) => `${JSON.stringify(op)}\n`).join('')}`);
           fdatasyncSync(fd);
@@ -298,8 +307,8 @@ export class Journal<Op> {
 
   private async open(): Promise<FileHandle> {
     if (!this.handle) {
-      await mkdir(dirname(this.path), { recursive: true });
-      this.handle = await open(this.path, 'a', 0o600);
+      await ensureFolder(dirname(this.path));
+      this.handle = await openOwn(this.path, 'append');
     }
     return this.handle;
   }

@@ -8,9 +8,11 @@
  * lock from another boot, is not its owner (`ownerOf`). Creating the lock is also the start-up proof
  * that state_dir is writable.
  */
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
+import type { Logger } from '../log.js';
 import { STATE_MAP, statePath } from './map.js';
+import { checkStateDir, NotOwnFileError, openOwnSync, readOwnFileSync } from './own-files.js';
 
 export const LOCK_FILE = STATE_MAP.lock.pattern;
 
@@ -27,6 +29,8 @@ export interface StateDirLock {
   readonly tookOverFrom?: number;
   /** Why it was stale: its process is gone, or its pid now names another process. */
   readonly staleBecause?: string;
+  /** The mode of state_dir when every user may write there. */
+  readonly writableByOthers?: number;
   release(): void;
 }
 
@@ -43,13 +47,41 @@ function makeDirectories(dir: string): void {
   for (const path of missing) mkdirSync(path);
 }
 
-/** Takes state_dir for this process; throws StateDirError when another live process has it or it is not writable. */
+/**
+ * Takes state_dir for this process, then looks it over (`checkStateDir`: no link, FIFO or device
+ * where a state file goes; a crash's temporary files removed). Throws StateDirError when another
+ * live process has it, it is not writable, or it holds what avahealth did not write.
+ */
 export function lockStateDir(dir: string, pid = process.pid): StateDirLock {
+  const lock = takeLock(dir, pid);
+  try {
+    const { writableByOthers } = checkStateDir(dir);
+    return writableByOthers === undefined ? lock : { ...lock, writableByOthers };
+  } catch (err) {
+    lock.release();
+    throw err instanceof NotOwnFileError ? new StateDirError(err.message) : new StateDirError(`state_dir ${dir}: ${describe(err)}`);
+  }
+}
+
+/**
+ * A state_dir every user may write in: anyone could fill it, or plant a link or a FIFO where a state
+ * file goes (refused at the next start, so a way to keep avahealth down). Warned of, not refused: in
+ * a Kubernetes pod an emptyDir is mode 0777 but shared only by the containers that mount it (info
+ * there, where the service account's environment says so).
+ */
+export function logWritableStateDir(log: Logger, stateDir: string, mode: number): void {
+  const fields = { stateDir, mode: `0${mode.toString(8)}` };
+  const message = 'state_dir is writable by every user: keep it private to avahealth (chmod 700, or a folder of its own)';
+  if (process.env.KUBERNETES_SERVICE_HOST) log.info(fields, `${message}; in a Kubernetes pod only the containers that mount it can`);
+  else log.warn(fields, message);
+}
+
+function takeLock(dir: string, pid: number): StateDirLock {
   const file = statePath.lock(dir);
   const tmp = statePath.temporary(file, pid);
   try {
     makeDirectories(dir);
-    const fd = openSync(tmp, 'w', 0o600);
+    const fd = openOwnSync(tmp, 'create');
     try {
       writeSync(fd, lockText(pid));
       fsyncSync(fd);
@@ -117,7 +149,7 @@ function lockText(pid: number): string {
 function readLock(file: string): LockRecord | undefined {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readOwnFileSync(file, 'utf8');
   } catch {
     return undefined;
   }

@@ -11,6 +11,7 @@
  *    another shard, its entry travels to the new owner (the handover record), keyed by target;
  *  - local: this process's own bookkeeping, or what this replica's API was given; it stays.
  */
+import { randomBytes } from 'node:crypto';
 import { join, posix, sep } from 'node:path';
 
 export type StateKind = 'derived' | 'delivery' | 'carried' | 'local';
@@ -126,9 +127,9 @@ export const STATE_MAP = {
     reshard: "left behind: the new owner watches the snapshot settle from its own readings (a verdict held at most model/uptime-snapshot.ts's SETTLE_MAX_SECONDS longer)",
   },
   temporary: {
-    pattern: '.<file>.<pid>.tmp',
+    pattern: '.<file>.<pid>.<random>.tmp',
     writer: 'src/state/atomic.ts, src/state/lock.ts',
-    holds: 'a file being written, renamed over `<file>` once it is on disk (left only by a crash mid-write; overwritten by the next write)',
+    holds: 'a file being written (a random name, created exclusively), renamed over `<file>` once it is on disk (left only by a crash mid-write; removed at the next start)',
     kind: 'local',
     reshard: 'stays',
   },
@@ -155,8 +156,8 @@ export const statePath = {
   periods: (stateDir: string) => join(stateDir, STATE_MAP.periods.pattern),
   missedUpgrades: (stateDir: string) => join(stateDir, STATE_MAP.missedUpgrades.pattern),
   uptimeSettling: (stateDir: string) => join(stateDir, STATE_MAP.uptimeSettling.pattern),
-  /** The temporary file a write of `path` goes through (in the same folder, so the rename is atomic). */
-  temporary: (path: string, pid = process.pid) => join(dirOf(path), `.${baseOf(path)}.${pid}.tmp`),
+  /** The temporary file a write of `path` goes through (in the same folder, so the rename is atomic; a name no one can guess ahead). */
+  temporary: (path: string, pid = process.pid) => join(dirOf(path), `.${baseOf(path)}.${pid}.${randomBytes(8).toString('hex')}.tmp`),
   /** Where a bad file is moved (`at`: when). */
   setAside: (path: string, at = new Date()) => `${path}.corrupt-${at.toISOString().replace(/[:.]/g, '-')}`,
 } satisfies { [name in StateFileName]?: (...args: never[]) => string };
@@ -171,7 +172,7 @@ function baseOf(path: string): string {
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const PLACEHOLDERS: Record<string, string> = { '<receiver>': '[^/]+', '<pid>': '[0-9]+', '<time>': '[0-9TZ-]+' };
+const PLACEHOLDERS: Record<string, string> = { '<receiver>': '[^/]+', '<pid>': '[0-9]+', '<random>': '[0-9a-f]+', '<time>': '[0-9TZ-]+' };
 
 /** A pattern as a regular expression over a path relative to state_dir (`/` separated); `<file>` is left to `stateEntryOf`. */
 function patternRegex(pattern: string): RegExp {
@@ -183,8 +184,8 @@ function patternRegex(pattern: string): RegExp {
 }
 
 const COMPILED = Object.entries(STATE_MAP).map(([name, entry]) => ({ name: name as StateFileName, regex: patternRegex(entry.pattern) }));
-/** `.<file>.<pid>.tmp` sits beside `<file>`, in its folder. */
-const TEMPORARY = /^((?:[^/]+\/)*)\.(.+)\.[0-9]+\.tmp$/;
+/** `.<file>.<pid>.<random>.tmp` sits beside `<file>`, in its folder. */
+const TEMPORARY = /^((?:[^/]+\/)*)\.(.+)\.[0-9]+\.[0-9a-f]+\.tmp$/;
 
 /**
  * Which entry of the map a path under state_dir (relative, `/` or the platform's separator; a

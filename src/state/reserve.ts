@@ -7,11 +7,12 @@
  * reserve once there is room again (tried at most every 10 s). Other state files (alerts.json,
  * silences.json) never release it; after a crash the alert states are rebuilt from the journals.
  */
-import { closeSync, fsyncSync, openSync, statfsSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { open, statfs, unlink } from 'node:fs/promises';
+import { closeSync, fsyncSync, lstatSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
+import { statfs, unlink } from 'node:fs/promises';
 import { sep } from 'node:path';
 import type { Logger } from '../log.js';
 import { STATE_MAP, statePath } from './map.js';
+import { openOwn, openOwnSync } from './own-files.js';
 
 export const RESERVE_FILE = STATE_MAP.reserve.pattern;
 export const RESERVE_BYTES = 1024 * 1024;
@@ -47,7 +48,8 @@ export function keepReserve(stateDir: string, log: Logger): number {
   reserves.set(reserve.prefix, reserve);
   let have = 0;
   try {
-    have = statSync(file).size;
+    const stats = lstatSync(file);
+    if (stats.isFile()) have = stats.size;
   } catch {
     // none yet
   }
@@ -57,7 +59,7 @@ export function keepReserve(stateDir: string, log: Logger): number {
     return 0;
   }
   try {
-    const fd = openSync(file, 'a', 0o600);
+    const fd = openOwnSync(file, 'append');
     try {
       for (let size = have; size < bytes; ) size += writeSync(fd, CHUNK, 0, Math.min(CHUNK.length, bytes - size));
       fsyncSync(fd);
@@ -116,7 +118,7 @@ async function recreate(reserve: Reserve): Promise<void> {
   try {
     const { bavail, bsize } = await statfs(reserve.prefix);
     if (bavail * bsize < reserve.bytes * 4) return;
-    const file = await open(reserve.file, 'w', 0o600);
+    const file = await openOwn(reserve.file, 'write');
     try {
       for (let size = 0; size < reserve.bytes; ) size += (await file.write(CHUNK, 0, Math.min(CHUNK.length, reserve.bytes - size))).bytesWritten;
       await file.sync();

@@ -3,7 +3,7 @@
  * can there — alert states, outbox journals of three receivers, a Telegram receiver's notes, a
  * silence made through the API and its mirror at an Alertmanager, a validator's periods, a missed
  * upgrade, a restarted validator's settling snapshot, a file set aside — and every file and folder it
- * leaves must be named by src/state/map.ts. Only a temporary file (`.<file>.<pid>.tmp`, left by a
+ * leaves must be named by src/state/map.ts. Only a temporary file (`.<file>.<pid>.<random>.tmp`, left by a
  * crash mid-write) is not seen here; its pattern is checked on its own below.
  */
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';

@@ -44,6 +44,7 @@ export const ruleGroups: RuleGroup[] = [
     name: 'avahealth.self',
     rules: [
       alert('AvahealthNotificationsFailing', 'increase(avahealth_notifications_failed_total[10m]) > 0 and on (receiver) avahealth_notification_queue_length > 0', '10m', 'warning', 'avahealth cannot deliver to {{ $labels.receiver }}', 'Notifications to {{ $labels.receiver }} keep failing ({{ $labels.reason }}); they wait in its outbox.'),
+      alert('AvahealthNotificationsDropped', 'increase(avahealth_notifications_dropped_total[15m]) > 0', '0s', 'warning', 'avahealth dropped a notification to {{ $labels.receiver }}', 'A notification to {{ $labels.receiver }} was given up ({{ $labels.reason }}): the receiver refused it, plain text too, or its outbox was full. The error log "notification rejected by the receiver; dropped" names its incidents.'),
       alert('AvahealthConfigReloadFailed', 'avahealth_config_last_reload_successful == 0', '0s', 'warning', 'avahealth config reload failed', 'The last config reload failed; the previous config is still in use. Run avahealth validate.'),
       alert('AvahealthPollsSkipped', 'increase(avahealth_scheduler_skipped_polls_total[10m]) > 2', '0s', 'warning', 'avahealth skips polls of {{ $labels.target }}', 'Polls of {{ $labels.target }} overrun their interval; raise the interval or lower the timeout.'),
     ],

@@ -69,6 +69,15 @@ function recordTold(open: Map<string, OpenIncident>, batch: NotificationBatch): 
   }
 }
 
+/** What a log line about one notification names: its target and its incidents (alert name, identity labels, status). */
+function incidentsOf(batch: NotificationBatch): { target: string; incidents: Array<Record<string, string>> } {
+  const shown = batch.alerts.slice(0, 20).map((a) => {
+    const { alertname = '', target: _target, severity: _severity, ...identity } = a.labels;
+    return { alertname, ...identity, status: a.status, fingerprint: a.fingerprint };
+  });
+  return { target: batch.target, incidents: shown };
+}
+
 export function outboxFile(stateDir: string, receiver: string): string {
   return statePath.outbox(stateDir, receiver);
 }
@@ -76,6 +85,8 @@ export function outboxFile(stateDir: string, receiver: string): string {
 export interface OutboxEvents {
   delivered: (receiver: string) => void;
   failed: (receiver: string, reason: string) => void;
+  /** A notification given up (the receiver refused it, plain text too; or the queue was full). */
+  dropped?: (receiver: string, reason: string) => void;
   queueLength: (receiver: string, length: number) => void;
 }
 
@@ -194,9 +205,11 @@ export class Outbox {
     recordTold(this.open, batch);
     const ops: JournalOp[] = [{ add: item }];
     if (this.items.length > MAX_ITEMS) {
-      ops.push({ done: this.items.shift()!.batch.id });
+      const oldest = this.items.shift()!.batch;
+      ops.push({ done: oldest.id });
       this.events.failed(this.config.name, 'queue_full');
-      this.log.error({ receiver: this.config.name }, 'outbox full: oldest notification dropped');
+      this.events.dropped?.(this.config.name, 'queue_full');
+      this.log.error({ receiver: this.config.name, ...incidentsOf(oldest) }, 'outbox full: oldest notification dropped');
     }
     this.written.set(item, this.record(ops));
     this.wake();
@@ -239,7 +252,11 @@ export class Outbox {
     const name = this.config.name;
     this.log.debug({ receiver: name, target: item.batch.target, alerts: item.batch.alerts.length, attempt: item.attempts + 1 }, 'notification delivery attempt');
     try {
-      await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: (request) => this.post({ ...request, secrets: this.config.secrets }), notes: this.notes });
+      const refused = (err: DeliveryError) => {
+        this.events.failed(name, err.reason);
+        this.log.warn({ receiver: name, ...incidentsOf(item.batch), error: redact(err.message, this.config.secrets) }, 'notification refused by the receiver for its content; sending it once as plain text');
+      };
+      await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: (request) => this.post({ ...request, secrets: this.config.secrets }), notes: this.notes, refused });
       this.remove(item);
       this.acknowledge(item);
       this.events.delivered(name);
@@ -251,7 +268,8 @@ export class Outbox {
       if (!failure.retryable) {
         this.remove(item);
         this.acknowledge(item);
-        this.log.error({ receiver: name, target: item.batch.target, error }, 'notification rejected by the receiver; dropped');
+        this.events.dropped?.(name, failure.reason);
+        this.log.error({ receiver: name, ...incidentsOf(item.batch), error }, 'notification rejected by the receiver; dropped');
       } else {
         item.attempts++;
         item.lastError = error;

@@ -99,6 +99,7 @@ export function buildNotifier(config: Config, metrics: MetricsView, deliveryHttp
     {
       delivered: (receiver) => families().delivered.inc({ receiver }),
       failed: (receiver, reason) => families().failed.inc({ receiver, reason }),
+      dropped: (receiver, reason) => families().dropped.inc({ receiver, reason }),
       queueLength: (receiver, length) => families().queue.set({ receiver }, length),
     },
     log,

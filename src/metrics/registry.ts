@@ -39,6 +39,8 @@ type CounterFactory = (name: string, help: string, labelNames: readonly string[]
 
 /** Every reason a delivery attempt can fail with (the `reason` label of notifications_failed_total). */
 export const NOTIFICATION_FAILURE_REASONS = ['timeout', 'network', 'rate_limited', 'http_5xx', 'http_4xx', 'smtp_4xx', 'smtp_5xx', 'queue_full'] as const;
+/** The reasons a notification is given up for (the `reason` label of notifications_dropped_total): refused, or the outbox full. */
+export const NOTIFICATION_DROP_REASONS = ['http_4xx', 'smtp_5xx', 'queue_full'] as const;
 
 /**
  * Notification counters exist at 0 for every configured receiver (and every failure reason), so
@@ -50,10 +52,12 @@ export function initReceiverSeries(alerts: MetricFamilies['alerts'], receivers: 
     alerts.delivered.remove({ receiver });
     alerts.queue.remove({ receiver });
     for (const reason of NOTIFICATION_FAILURE_REASONS) alerts.failed.remove({ receiver, reason });
+    for (const reason of NOTIFICATION_DROP_REASONS) alerts.dropped.remove({ receiver, reason });
   }
   for (const receiver of receivers) {
     alerts.delivered.inc({ receiver }, 0);
     for (const reason of NOTIFICATION_FAILURE_REASONS) alerts.failed.inc({ receiver, reason }, 0);
+    for (const reason of NOTIFICATION_DROP_REASONS) alerts.dropped.inc({ receiver, reason }, 0);
   }
 }
 
@@ -82,7 +86,8 @@ function alertFamily(gauge: GaugeFactory, counter: CounterFactory) {
   return {
     active: gauge('alerts', 'Alerts by state (pending, firing, flapping: held by a flap hold).', ['alertname', 'severity', 'state']),
     delivered: counter('notifications_total', 'Notifications delivered to a receiver.', ['receiver']),
-    failed: counter('notifications_failed_total', 'Failed delivery attempts (retried unless the reason is http_4xx, smtp_5xx or queue_full).', ['receiver', 'reason']),
+    failed: counter('notifications_failed_total', 'Failed delivery attempts, by reason (a refusal for content is retried once as plain text; what is given up is also in notifications_dropped_total).', ['receiver', 'reason']),
+    dropped: counter('notifications_dropped_total', 'Notifications given up: refused by the receiver (plain text too) or pushed out of a full outbox; the log names their incidents.', ['receiver', 'reason']),
     queue: gauge('notification_queue_length', 'Notifications waiting in the receiver outbox.', ['receiver']),
   };
 }

@@ -15,6 +15,8 @@ export interface SentMessage {
   /** The text as Telegram shows it: tags removed, entities decoded. */
   text: string;
   html: string;
+  /** `HTML`, or undefined for plain text. */
+  parseMode?: string;
   replyTo?: { message_id: number; allow_sending_without_reply?: boolean };
   messageId: number;
   at: number;
@@ -67,6 +69,11 @@ export interface FakeBotApiOptions {
   chats: string[];
   /** Chats whose user blocked the bot. */
   blocked?: string[];
+  /**
+   * Refuse every message with a parse mode, with this description (a 400), as a server that cannot
+   * parse what it was sent would: "Bad Request: can't parse entities: …". Settable while it runs.
+   */
+  refuseMarkup?: string;
 }
 
 export async function startBotApi(options: FakeBotApiOptions) {
@@ -95,6 +102,7 @@ export async function startBotApi(options: FakeBotApiOptions) {
     if (reply !== undefined && !Number.isSafeInteger(reply?.message_id)) return fail(400, 'Bad Request: reply parameters are invalid');
     if (!options.chats.includes(String(chatId)) && !options.blocked?.includes(String(chatId))) return fail(400, 'Bad Request: chat not found');
     if (options.blocked?.includes(String(chatId))) return fail(403, 'Forbidden: bot was blocked by the user');
+    if (options.refuseMarkup !== undefined && body.parse_mode !== undefined) return fail(400, options.refuseMarkup);
     const parsed = body.parse_mode === 'HTML' ? parseTelegramHtml(body.text) : { text: body.text };
     if ('error' in parsed) return fail(400, parsed.error);
     if (parsed.text.length > 4096) return fail(400, 'Bad Request: message is too long');
@@ -105,6 +113,7 @@ export async function startBotApi(options: FakeBotApiOptions) {
       chatId,
       text: parsed.text,
       html: body.text,
+      ...(typeof body.parse_mode === 'string' ? { parseMode: body.parse_mode } : {}),
       messageId: nextId++,
       at: Date.now(),
       ...(typeof body.message_thread_id === 'number' ? { threadId: body.message_thread_id } : {}),
@@ -119,5 +128,5 @@ export async function startBotApi(options: FakeBotApiOptions) {
     if (a.status !== 200) errors.push({ path: req.path, status: a.status, description: (JSON.parse(a.body) as { description: string }).description });
     return a;
   });
-  return { ...server, sent, errors, throttle };
+  return { ...server, sent, errors, throttle, options };
 }

@@ -25,7 +25,7 @@ export function poster(http: HttpClient): (request: OutgoingRequest) => Promise<
       const retryAfter = response.headers['retry-after'] !== undefined ? backoffSeconds(response.headers, Date.now()) * 1000 : undefined;
       throw new DeliveryError(message, true, status === 408 ? 'timeout' : 'http_5xx', retryAfter, body);
     }
-    throw new DeliveryError(message, false, 'http_4xx', undefined, body);
+    throw new DeliveryError(message, false, 'http_4xx', undefined, body, status);
   };
 }
 

@@ -18,6 +18,10 @@ export interface SendContext {
   post: (request: OutgoingRequest) => Promise<string | void>;
   /** What this receiver noted about its incidents, kept under state_dir across restarts (absent for notify-test). */
   notes?: Notes;
+  /** Send the plain, safe rendering (no markup, facts only): the receiver refused the usual one for its content. */
+  plain?: boolean;
+  /** Told when the receiver refused a message for its content, before the plain rendering is sent (a log line, a count). */
+  refused?: (err: DeliveryError) => void;
 }
 
 /** A small persisted map a sender keeps per receiver (Telegram: an incident's firing message id). */
@@ -27,6 +31,9 @@ export interface Notes {
   update(changes: Record<string, string | undefined>): Promise<void>;
 }
 
+/** An HTTP 400: the request itself was refused (for a chat kind, its text or markup). */
+export const badRequest = (err: DeliveryError): boolean => err.status === 400;
+
 /** Delivers one batch (one or more requests) with a receiver of its kind. */
 export type Send<K extends ReceiverKind> = (batch: NotificationBatch, receiver: ReceiverOf<K>, ctx: SendContext) => Promise<void>;
 
@@ -35,9 +42,14 @@ export interface Sender<K extends ReceiverKind = ReceiverKind> {
   send: Send<K>;
   /** How often the firing alerts are re-sent while they fire (a receiver that forgets alerts it is not re-told of); absent: never. */
   resendIntervalMs?: (receiver: ReceiverOf<K>) => number;
+  /**
+   * Whether this rejection refuses the message for its content (markup, encoding, a length counted
+   * otherwise), so the plain rendering (`ctx.plain`) may pass. Absent: the kind has no plain rendering.
+   */
+  refusesContent?: (err: DeliveryError) => boolean;
 }
 
-export function defineSender<K extends ReceiverKind>(kind: K, send: Send<K>, options: Pick<Sender<K>, 'resendIntervalMs'> = {}): Sender<K> {
+export function defineSender<K extends ReceiverKind>(kind: K, send: Send<K>, options: Pick<Sender<K>, 'resendIntervalMs' | 'refusesContent'> = {}): Sender<K> {
   return { kind, send, ...options };
 }
 
@@ -51,6 +63,8 @@ export class DeliveryError extends Error {
     readonly retryAfterMs?: number,
     /** The receiver's answer (capped) to a rejected request, for a sender that reads its error format. */
     readonly body?: string,
+    /** The HTTP status of a rejected request. */
+    readonly status?: number,
   ) {
     super(message);
     this.name = 'DeliveryError';

@@ -9,7 +9,7 @@ import { RULES } from '../rules/index.js';
 import { listNames } from '../rules/format.js';
 import type { AlertNotice, NotificationBatch } from '../types.js';
 import { cutText, wellFormed } from '../../util/text.js';
-import { visibleControls } from '../../util/visible.js';
+import { oneLine, visibleControls } from '../../util/visible.js';
 
 const PHRASED = new Map(RULES.flatMap((r) => (r.phrases ? [[r.name as string, r.phrases] as const] : [])));
 
@@ -153,6 +153,23 @@ export function fitBlocks<T>(blocks: readonly T[], size: (block: T) => number, r
 }
 
 export const moreNote = (hidden: number) => `… ${hidden} more not shown here`;
+
+/**
+ * The plain, safe rendering, sent once after a receiver refused a message for its content: no
+ * markup, the state as a word, each alert's facts and name on one line (no explainers), text
+ * well-formed with every control character visible, within `max` characters.
+ */
+export function plainText(batch: NotificationBatch, externalUrl: string, max: number): string {
+  const message = messageOf(batch, externalUrl);
+  const safe = (text: string, within: number) => cutText(oneLine(wellFormed(text)), within);
+  const title = `[${message.tone.toUpperCase()}] ${safe(message.title, 300)}`;
+  const footer = `${message.link} · ${message.at}`;
+  const lines = message.alerts.map((a) => `- ${safe(a.facts, 600)} (${safe(a.tag, 120)})`);
+  const { shown, hidden } = fitBlocks(lines, (line) => line.length, max - title.length - footer.length - 2, MORE_NOTE_ROOM);
+  return [title, ...shown, ...(hidden > 0 ? [moreNote(hidden)] : []), footer].join('\n');
+}
+
+const MORE_NOTE_ROOM = 40;
 
 /** Untrusted text inside HTML (Telegram's HTML parse mode, email's HTML part): `& < > "` as entities, well-formed, control characters visible. */
 export function escapeHtml(text: string): string {

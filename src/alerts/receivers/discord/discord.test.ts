@@ -3,6 +3,8 @@ import { batch, notice, START } from '../../../../test/helpers/notices.js';
 import { deliverTo } from '../../../../test/helpers/receivers.js';
 import { receiverSchema } from '../schemas.js';
 import { discordPayload } from './send.js';
+import { startCapture } from '../../../../test/helpers/capture.js';
+import { sendWith } from '../../../../test/helpers/receivers.js';
 
 describe('discord', () => {
   it('config: the webhook URL is a secret', () => {
@@ -47,5 +49,26 @@ describe('discord', () => {
   it('delivers one POST to a real server', async () => {
     const requests = await deliverTo((url) => ({ name: 'd', discord: { url: `${url}/api/webhooks/1/T0K3N` } }), batch([notice('C', 'resolved')]));
     expect(requests.map((r) => [r.path, (r.json as { embeds: Array<{ title: string }> }).embeds[0]!.title])).toEqual([['/api/webhooks/1/T0K3N', 'validator-1: C recovered']]);
+  });
+
+  it('an embed refused for its content (400 Invalid Form Body): sent once more as plain content, mentioning no one', async () => {
+    const capture = await startCapture((_req, i) => (i === 0 ? { status: 400, body: '{"message": "Invalid Form Body", "code": 50035}' } : { status: 204 }));
+    try {
+      await sendWith({ name: 'd', discord: { url: `${capture.url}/api/webhooks/1/T0K3N` } }, batch([notice('C')]));
+      expect(capture.requests.map((r) => Object.keys(r.json as object))).toEqual([['embeds', 'allowed_mentions'], ['content', 'allowed_mentions']]);
+      expect(capture.requests[1]!.json).toEqual({ content: '\\[WARNING\\] validator-1: C failing\n\\- validator-1: check C failing \\(AvalancheCheckFailing · warning\\)\nhttp://avahealth:9660/targets/validator-1 · 2026-11-22 12:00 UTC', allowed_mentions: { parse: [] } });
+    } finally {
+      await capture.close();
+    }
+  });
+
+  it('a webhook that is gone (404) is not sent again', async () => {
+    const capture = await startCapture(() => ({ status: 404, body: '{"message": "Unknown Webhook", "code": 10015}' }));
+    try {
+      await expect(sendWith({ name: 'd', discord: { url: `${capture.url}/api/webhooks/1/T0K3N` } }, batch([notice('C')]))).rejects.toThrow(/HTTP 404/);
+      expect(capture.requests).toHaveLength(1);
+    } finally {
+      await capture.close();
+    }
   });
 });

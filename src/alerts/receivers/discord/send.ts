@@ -5,8 +5,8 @@
  */
 import type { NotificationBatch } from '../../types.js';
 import { cutText, wellFormed } from '../../../util/text.js';
-import { defineSender } from '../receiver.js';
-import { fitBlocks, messageOf, moreNote, shortExplainer, type AlertLine } from '../text.js';
+import { badRequest, defineSender } from '../receiver.js';
+import { fitBlocks, messageOf, moreNote, plainText, shortExplainer, type AlertLine } from '../text.js';
 
 const COLORS = { resolved: 0x2da44e, warning: 0xd29922, critical: 0xcf222e };
 /** An embed's title and description limits. */
@@ -58,6 +58,20 @@ export function discordPayload(batch: NotificationBatch, externalUrl: string) {
   };
 }
 
-export default defineSender('discord', async (batch, receiver, ctx) => {
-  await ctx.post({ url: receiver.settings.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(discordPayload(batch, ctx.externalUrl)) });
-});
+/** A message's `content` is at most 2,000 characters. */
+const MAX_CONTENT = 2000;
+
+/** After a refusal of the embed (`Invalid Form Body`): the text alone as the message's content, escaped, mentioning no one. */
+export function discordPlainPayload(batch: NotificationBatch, externalUrl: string) {
+  const text = plainText(batch, externalUrl, MAX_CONTENT);
+  return { content: escapedWithin(text, MAX_CONTENT), allowed_mentions: { parse: [] } };
+}
+
+export default defineSender(
+  'discord',
+  async (batch, receiver, ctx) => {
+    const payload = ctx.plain ? discordPlainPayload(batch, ctx.externalUrl) : discordPayload(batch, ctx.externalUrl);
+    await ctx.post({ url: receiver.settings.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+  },
+  { refusesContent: badRequest },
+);

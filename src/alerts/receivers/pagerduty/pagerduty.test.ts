@@ -6,6 +6,8 @@ import { batch, notice, START } from '../../../../test/helpers/notices.js';
 import { deliverTo } from '../../../../test/helpers/receivers.js';
 import { receiverSchema } from '../schemas.js';
 import { pagerdutyEvent } from './send.js';
+import { startCapture } from '../../../../test/helpers/capture.js';
+import { sendWith } from '../../../../test/helpers/receivers.js';
 
 describe('pagerduty (Events API v2)', () => {
   it('config: the routing key (inline or from a file) is a secret; the endpoint has a default', () => {
@@ -45,5 +47,18 @@ describe('pagerduty (Events API v2)', () => {
       ['/v2/enqueue', 'trigger', 'fp-C'],
       ['/v2/enqueue', 'resolve', 'fp-P'],
     ]);
+  });
+
+  it('an event refused for its content (400 Event object is invalid): sent once more with a safe summary and the labels only', async () => {
+    const capture = await startCapture((_req, i) => (i === 0 ? { status: 400, body: '{"status": "invalid event", "message": "Event object is invalid"}' } : { status: 202 }));
+    try {
+      const odd = { ...notice('C'), annotations: { summary: 'validator-1: check C failing\u001b[31m', description: 'x'.repeat(100_000) } };
+      await sendWith({ name: 'pager', pagerduty: { routing_key: 'R0UT1NGKEY', url: `${capture.url}/v2/enqueue` } }, batch([odd]));
+      expect(capture.requests).toHaveLength(2);
+      expect((capture.requests[1]!.json as { payload: unknown }).payload).toMatchObject({ summary: 'validator-1: check C failing␛[31m', custom_details: { labels: odd.labels } });
+      expect(JSON.stringify(capture.requests[1]!.json)).not.toContain('xxxx');
+    } finally {
+      await capture.close();
+    }
   });
 });

@@ -5,8 +5,8 @@
  */
 import type { NotificationBatch } from '../../types.js';
 import { cutText, wellFormed } from '../../../util/text.js';
-import { defineSender } from '../receiver.js';
-import { fitBlocks, messageOf, moreNote, shortExplainer, type AlertLine } from '../text.js';
+import { badRequest, defineSender } from '../receiver.js';
+import { fitBlocks, messageOf, moreNote, plainText, shortExplainer, type AlertLine } from '../text.js';
 
 /** A section's text is at most 3,000 characters. */
 const MAX_SECTION = 3000;
@@ -41,6 +41,14 @@ export function slackPayload(batch: NotificationBatch, externalUrl: string) {
   };
 }
 
-export default defineSender('slack', async (batch, receiver, ctx) => {
-  await ctx.post({ url: receiver.settings.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(batch, ctx.externalUrl)) });
-});
+/** After a refusal of the blocks (`invalid_blocks`): the text alone, escaped, within one section's length. */
+export const slackPlainPayload = (batch: NotificationBatch, externalUrl: string) => ({ text: escapeSlack(plainText(batch, externalUrl, MAX_SECTION)) });
+
+export default defineSender(
+  'slack',
+  async (batch, receiver, ctx) => {
+    const payload = ctx.plain ? slackPlainPayload(batch, ctx.externalUrl) : slackPayload(batch, ctx.externalUrl);
+    await ctx.post({ url: receiver.settings.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+  },
+  { refusesContent: badRequest },
+);

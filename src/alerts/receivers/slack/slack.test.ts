@@ -4,6 +4,8 @@ import { deliverTo } from '../../../../test/helpers/receivers.js';
 import { receiverSchema } from '../schemas.js';
 import { headline } from '../text.js';
 import { slackPayload } from './send.js';
+import { startCapture } from '../../../../test/helpers/capture.js';
+import { sendWith } from '../../../../test/helpers/receivers.js';
 
 describe('slack', () => {
   it('config: the incoming-webhook URL is a secret, its token path too', () => {
@@ -40,5 +42,16 @@ describe('slack', () => {
   it('delivers one POST to a real server', async () => {
     const requests = await deliverTo((url) => ({ name: 'chat', slack: { url: `${url}/services/T00/B00/XXXX` } }), batch([notice('C')]));
     expect(requests.map((r) => [r.path, (r.json as { text: string }).text])).toEqual([['/services/T00/B00/XXXX', ':large_orange_circle: validator-1: C failing']]);
+  });
+
+  it('blocks refused for their content (400 invalid_blocks): sent once more as plain text, not dropped', async () => {
+    const capture = await startCapture((_req, i) => (i === 0 ? { status: 400, body: 'invalid_blocks' } : { status: 200, body: 'ok' }));
+    try {
+      await sendWith({ name: 'chat', slack: { url: `${capture.url}/services/T00/B00/XXXX` } }, batch([notice('C')]));
+      expect(capture.requests.map((r) => Object.keys(r.json as object))).toEqual([['text', 'blocks'], ['text']]);
+      expect((capture.requests[1]!.json as { text: string }).text).toBe('[WARNING] validator-1: C failing\n- validator-1: check C failing (AvalancheCheckFailing · warning)\nhttp://avahealth:9660/targets/validator-1 · 2026-11-22 12:00 UTC');
+    } finally {
+      await capture.close();
+    }
   });
 });

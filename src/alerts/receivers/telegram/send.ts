@@ -8,8 +8,8 @@
  */
 import type { AlertNotice, NotificationBatch } from '../../types.js';
 import { cutText, snippet } from '../../../util/text.js';
-import { defineSender, DeliveryError, type Notes } from '../receiver.js';
-import { escapeHtml, fitBlocks, messageOf, moreNote, shortExplainer, type AlertLine } from '../text.js';
+import { badRequest, defineSender, DeliveryError, type Notes } from '../receiver.js';
+import { escapeHtml, fitBlocks, messageOf, moreNote, plainText, shortExplainer, type AlertLine } from '../text.js';
 
 /** Telegram's limit on a message's text, counted after entity parsing (what the chat shows). */
 export const MAX_MESSAGE = 4096;
@@ -51,12 +51,14 @@ const noteOf = (notes: Notes | undefined, alert: AlertNotice): number | undefine
   return startsAt === alert.startsAt && id ? Number(id) : undefined;
 };
 
-export function telegramRequest(batch: NotificationBatch, settings: { chatId: string; messageThreadId?: number }, externalUrl: string, replyTo?: number) {
+/** The plain rendering's limit: well below 4,096, for a server that counts characters otherwise. */
+const MAX_PLAIN = 3500;
+
+export function telegramRequest(batch: NotificationBatch, settings: { chatId: string; messageThreadId?: number }, externalUrl: string, replyTo?: number, plain = false) {
   return {
     chat_id: /^-?\d+$/.test(settings.chatId) ? Number(settings.chatId) : settings.chatId,
     ...(settings.messageThreadId ? { message_thread_id: settings.messageThreadId } : {}),
-    text: telegramText(batch, externalUrl),
-    parse_mode: 'HTML',
+    ...(plain ? { text: plainText(batch, externalUrl, MAX_PLAIN) } : { text: telegramText(batch, externalUrl), parse_mode: 'HTML' }),
     link_preview_options: { is_disabled: true },
     ...(replyTo ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } } : {}),
   };
@@ -86,14 +88,17 @@ function explained(err: DeliveryError): DeliveryError {
   const migrated = answer.parameters?.migrate_to_chat_id;
   const message = `Telegram: ${snippet(answer.description)}${typeof migrated === 'number' ? ` (the group is now chat_id ${migrated})` : ''}`;
   const retryAfterMs = typeof retryAfter === 'number' && retryAfter >= 0 ? Math.min(retryAfter, 3600) * 1000 : err.retryAfterMs;
-  return new DeliveryError(message, err.retryable, err.reason, retryAfterMs);
+  return new DeliveryError(message, err.retryable, err.reason, retryAfterMs, err.body, err.status);
 }
+
+/** Refusals about the chat or the bot, not the text: a plain text would be refused the same. */
+const NOT_CONTENT = /chat not found|thread not found|chat_id|not enough rights|have no rights|bot was|bot is not|deactivated|upgraded to a supergroup/i;
 
 export default defineSender('telegram', async (batch, receiver, ctx) => {
   const { settings } = receiver;
   const notes = ctx.notes;
   const replyTo = batch.alerts.map((a) => noteOf(notes, a)).find((id) => id !== undefined);
-  const body = JSON.stringify(telegramRequest(batch, settings, ctx.externalUrl, replyTo));
+  const body = JSON.stringify(telegramRequest(batch, settings, ctx.externalUrl, replyTo, ctx.plain));
   let answer: BotAnswer;
   try {
     answer = parse(await ctx.post({ url: `${settings.apiUrl}/bot${settings.botToken}/sendMessage`, headers: { 'content-type': 'application/json' }, body }));
@@ -109,4 +114,6 @@ export default defineSender('telegram', async (batch, receiver, ctx) => {
     else if (noteOf(notes, alert) === undefined) changes[alert.fingerprint] = `${alert.startsAt} ${messageId}`;
   }
   if (Object.keys(changes).length > 0) await notes.update(changes);
+}, {
+  refusesContent: (err) => badRequest(err) && !NOT_CONTENT.test(err.message),
 });

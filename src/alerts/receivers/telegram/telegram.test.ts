@@ -6,7 +6,10 @@ import { batch, notice } from '../../../../test/helpers/notices.js';
 import { sendWith } from '../../../../test/helpers/receivers.js';
 import { parseTelegramHtml, startBotApi } from '../../../../test/helpers/telegram.js';
 import { notesFile, ReceiverNotes } from '../notes.js';
+import { send } from '../index.js';
+import { poster } from '../post.js';
 import { DeliveryError } from '../receiver.js';
+import { HttpClient } from '../../../transport/client.js';
 import { receiverSchema } from '../schemas.js';
 import { telegramText } from './send.js';
 
@@ -105,6 +108,32 @@ describe('telegram: against a Bot API server', () => {
       // a skin-toned thumb is one character: never parted from its modifier
       expect(message.text).not.toMatch(/👍(?!🏽)/);
     }
+  });
+
+  it('refused for its content (a 400), a message is sent once as plain text before anything is dropped (issue 45.4)', async () => {
+    const refusals: string[] = [];
+    api.options.refuseMarkup = "Bad Request: can't parse entities: unsupported start tag \"i\" at byte offset 120";
+    try {
+      const receiver = receiverSchema.parse(config(42));
+      const before = api.requests.length;
+      await send(batch([{ ...notice('C', 'firing', 'critical'), annotations: { summary: 'validator-1: check C failing\u0007 <b>', description: 'long' } }]), receiver, {
+        externalUrl: 'http://avahealth:9660',
+        now: 0,
+        post: poster(new HttpClient({ maxResponseBytes: 65_536 })),
+        refused: (err) => refusals.push(err.message),
+      });
+      expect(api.requests.length - before).toBe(2);
+      const plain = api.sent.at(-1)!;
+      expect(plain.parseMode).toBeUndefined();
+      expect(plain.text.split('\n')).toEqual(['[CRITICAL] validator-1: C failing', '- validator-1: check C failing␇ <b> (AvalancheCheckFailing · critical)', 'http://avahealth:9660/targets/validator-1 · 2026-11-22 12:00 UTC']);
+      expect(refusals).toEqual(["Telegram: Bad Request: can't parse entities: unsupported start tag \"i\" at byte offset 120"]);
+    } finally {
+      delete api.options.refuseMarkup;
+    }
+    // a refusal of the chat is no refusal of the text: not sent again
+    const before = api.requests.length;
+    await expect(sendWith(config(-100999), batch([notice('C')]))).rejects.toThrow('Telegram: Bad Request: chat not found');
+    expect(api.requests.length - before).toBe(1);
   });
 
   it("answers Telegram's errors: chat not found and bot blocked are not retried; 429 waits parameters.retry_after", async () => {

@@ -218,32 +218,41 @@ async function runWeek(weekName: string, script: Script): Promise<Score['summary
   stopped.push(() => stopAll('SIGTERM'));
 
   // --- surfaces: `check --format json` and /api/v1/status (of every shard), targets not healthy
-  type TargetRow = { name: string; state: string };
-  const notHealthy = (targets: TargetRow[]) => targets.filter((t) => t.state !== 'healthy' && t.state !== 'pending').map((t) => t.name);
+  type TargetRow = { name: string; state: string; summary?: string };
+  const notHealthy = (targets: TargetRow[]) => targets.filter((t) => t.state !== 'healthy' && t.state !== 'pending');
+  const shown = (rows: TargetRow[]) => ({ unhealthy: rows.map((t) => t.name), detail: Object.fromEntries(rows.map((t) => [t.name, `${t.state}: ${t.summary ?? ''}`.slice(0, 300)])) });
 
-  async function sampleSurfaces(): Promise<SurfaceSample[]> {
+  /** Every shard's /api/v1/status, at once. */
+  async function sampleStatus(): Promise<SurfaceSample> {
     const at = Date.now();
-    const status: string[] = [];
+    const rows: TargetRow[] = [];
     for (const d of daemons) {
       try {
-        status.push(...notHealthy((JSON.parse((await get(`${d.url}/api/v1/status`)).body) as { targets: TargetRow[] }).targets));
+        rows.push(...notHealthy((JSON.parse((await get(`${d.url}/api/v1/status`)).body) as { targets: TargetRow[] }).targets));
       } catch {
-        status.push(`(shard ${d.shard} gave no status)`);
+        rows.push({ name: `(shard ${d.shard} gave no status)`, state: 'none' });
       }
     }
-    const check = await new Promise<string>((resolve) =>
-      // Beside the daemon, as an operator runs it (`kubectl exec … avahealth check`): it reads what the
-      // daemon's probes remember from its state_dir (shard 0's: the one the single daemon had), never writes it.
+    return { at, until: Date.now(), surface: '/api/v1/status', ...shown(rows) };
+  }
+
+  /**
+   * `check`, beside the daemon as an operator runs it (`kubectl exec … avahealth check`): it reads
+   * what the daemon's probes remember from its state_dir (shard 0's: the one the single daemon had),
+   * never writes it. Its one round takes seconds: the week goes on meanwhile (one check at a time).
+   */
+  async function sampleCheck(): Promise<SurfaceSample> {
+    const at = Date.now();
+    const output = await new Promise<string>((resolve) =>
       execFile(process.execPath, [CLI, 'check', '--config', configFile, '--format', 'json'], { env: { ...process.env, AVAHEALTH_STATE_DIR: stateDirs[0]! }, timeout: 30_000, maxBuffer: 16 << 20 }, (_err, stdout) => resolve(stdout)),
     );
-    let checked: string[] = [];
     try {
-      checked = notHealthy((JSON.parse(check) as { targets: TargetRow[] }).targets);
+      return { at, until: Date.now(), surface: 'check', ...shown(notHealthy((JSON.parse(output) as { targets: TargetRow[] }).targets)) };
     } catch {
-      checked = ['(check gave no JSON)'];
+      return { at, until: Date.now(), surface: 'check', unhealthy: ['(check gave no JSON)'] };
     }
-    return [{ at, surface: '/api/v1/status', unhealthy: status }, { at, surface: 'check', unhealthy: checked }];
   }
+  let checking: Promise<void> = Promise.resolve();
 
   // --- the week
   const silences = new Map<string, { ids: string[]; endsAt: number }>();
@@ -287,7 +296,8 @@ async function runWeek(weekName: string, script: Script): Promise<Score['summary
         shardCount = Number(first);
         return startAll();
       case 'sample':
-        samples.push(...(await sampleSurfaces()));
+        samples.push(await sampleStatus());
+        checking = checking.then(async () => void samples.push(await sampleCheck()));
         return;
       case 'expect':
         // `expect silence-end <name>`: the moment the silence really ends (it counts from when it was made)
@@ -295,7 +305,7 @@ async function runWeek(weekName: string, script: Script): Promise<Score['summary
           const endsAt = silences.get(second!)?.endsAt;
           if (endsAt !== undefined && endsAt > Date.now()) await sleep(endsAt - Date.now());
         }
-        return; // other moments (a period's end) a node line set up: nothing to do
+        return; // other moments (a period's end) the simulator plays on its own clock: nothing to do
       case 'end':
         return;
     }
@@ -328,11 +338,17 @@ async function runWeek(weekName: string, script: Script): Promise<Score['summary
       } catch (err) {
         log(`!! ${event.at}s ${event.text}: ${(err as Error).message}`);
       }
-      // silences, starts and the end of a silence take effect when they are done; the rest when they are asked
-      appliedAt.set(event.line, ['start-daemon', 'shards', 'silence', 'expect'].includes(event.action) ? Date.now() : started);
+      // silences and starts take effect when they are done; a silence's end when it really ends; a
+      // period's end when the simulator's clock (started with t0) says; the rest when they are asked
+      const silenceEnd = event.action === 'expect' && event.args[0] === 'silence-end' ? silences.get(event.args[1]!)?.endsAt : undefined;
+      appliedAt.set(
+        event.line,
+        silenceEnd ?? (event.action === 'expect' ? t0 + event.at * 1000 : ['start-daemon', 'shards', 'silence'].includes(event.action) ? Date.now() : started),
+      );
       log(`   ${String(event.at).padStart(4)}s  ${event.text}${Date.now() - t0 > event.at * 1000 + 3000 ? ` (${((started - t0) / 1000).toFixed(0)}s)` : ''}`);
     }
 
+    await checking;
     // Let the last resolves arrive: until every key at every receiver is resolved but those the truth holds open.
     const drainEnd = Date.now() + DRAIN_MS;
     while (Date.now() < drainEnd) {
@@ -378,7 +394,7 @@ function printTable(r: Score, script: Script, t0: number, skipped: ScriptEvent[]
     for (const f of x.falseResolves) out(`${name}: ${f.id} resolved at ${s(f.at)} while the truth holds it open: ${f.key} ${JSON.stringify(f.labels)}`);
     for (const k of x.openAtEnd) out(`${name}: open at end: ${k}`);
   }
-  for (const d of r.surfaceDisagreements) out(`surface ${d.surface} at ${s(d.at)}: truth [${d.expected.join(' ')}], shown [${d.shown.join(' ')}]`);
+  for (const d of r.surfaceDisagreements) out(`surface ${d.surface} at ${s(d.at)}: truth [${d.expected.join(' ')}], shown [${d.shown.join(' ')}]${d.detail ? ` ${JSON.stringify(d.detail)}` : ''}`);
   for (const e of skipped) out(`pending (${e.pending}): ${r.summary.week}:${e.line} ${e.text}`);
   const stillOpen = [...script.incidents.values()].filter((i) => !i.closedBy && appliedAt.has(i.openedBy.line) && !i.quiet);
   if (stillOpen.length) out(`held open by the truth at the end: ${stillOpen.map((i) => i.id).join(', ')}`);

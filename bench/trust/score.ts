@@ -24,8 +24,8 @@
  * - **Open at end**: keys still open at the end (pages and notices) that the truth does not hold open.
  * - **Surfaces**: at each sample, the targets `check` and /api/v1/status show as not healthy against
  *   those with an incident the truth holds open (`quiet` ones included). A target an event touched
- *   less than SURFACE_GRACE_S before the sample (ECONOMICS_GRACE_S for what the validator poll and
- *   the network baseline decide) is in transition and not compared: the daemon decides in polls, and
+ *   less than SURFACE_GRACE_S before the sample or while it was taken (ECONOMICS_GRACE_S for what
+ *   the validator poll and the network baseline decide) is in transition and not compared: the daemon decides in polls, and
  *   how soon is scored apart as the page and resolve latencies. A dip touches every node.
  */
 import type { Expected, Incident, Script, ScriptEvent } from './script.js';
@@ -44,9 +44,13 @@ export interface Message {
 
 export interface SurfaceSample {
   at: number;
+  /** When the surface had answered (`check` runs a round of its own): events until then are in transition too. */
+  until?: number;
   surface: string;
   /** Targets the surface shows as not healthy (state other than healthy/pending). */
   unhealthy: string[];
+  /** What it said of each (state: summary), for a closer look. */
+  detail?: Record<string, string>;
 }
 
 export interface ScoreInput {
@@ -118,7 +122,7 @@ export interface ReceiverScore {
 
 export interface Score {
   receivers: Record<string, ReceiverScore>;
-  surfaceDisagreements: Array<{ at: number; surface: string; expected: string[]; shown: string[] }>;
+  surfaceDisagreements: Array<{ at: number; surface: string; expected: string[]; shown: string[]; detail?: Record<string, string> }>;
   samples: number;
   summary: {
     week: string;
@@ -326,12 +330,15 @@ export function score(input: ScoreInput): Score {
     const moving = new Set(
       input.script.events.filter((e) => {
         const at = input.appliedAt.get(e.line);
-        return at !== undefined && at <= sample.at && sample.at - at < grace.get(e.line)!;
+        return at !== undefined && at <= (sample.until ?? sample.at) && sample.at - at < grace.get(e.line)!;
       }).flatMap((e) => touched(e, input.script)),
     );
     const want = [...new Set(expected)].filter((t) => !moving.has(t)).sort();
     const shown = [...new Set(sample.unhealthy)].filter((t) => !moving.has(t)).sort();
-    if (want.join() !== shown.join()) surfaceDisagreements.push({ at: sample.at, surface: sample.surface, expected: want, shown });
+    if (want.join() !== shown.join()) {
+      const odd = shown.filter((t) => !want.includes(t) && sample.detail?.[t] !== undefined);
+      surfaceDisagreements.push({ at: sample.at, surface: sample.surface, expected: want, shown, ...(odd.length ? { detail: Object.fromEntries(odd.map((t) => [t, sample.detail![t]!])) } : {}) });
+    }
   }
   const all = Object.values(receivers);
   const sum = (f: (r: ReceiverScore) => number) => all.reduce((n, r) => n + f(r), 0);

@@ -160,6 +160,12 @@ describe('the trust score', () => {
     ] });
     expect(SURFACE_GRACE_S).toBeLessThan(ECONOMICS_GRACE_S);
     expect(s.surfaceDisagreements).toEqual([{ at: t0 + 67_000, surface: 'status', expected: [], shown: ['v2'] }]);
+    // `check` runs a round of its own: what an event changed while it ran is in transition too
+    const during = score({ script, appliedAt, receivers: {}, intervalS: 1, samples: [
+      { at: t0 + 45_000, until: t0 + 51_000, surface: 'check', unhealthy: ['v1'] },
+      { at: t0 + 45_000, until: t0 + 47_000, surface: 'check', unhealthy: ['v1'], detail: { v1: 'unhealthy: failing: diskspace' } },
+    ] });
+    expect(during.surfaceDisagreements).toEqual([{ at: t0 + 45_000, surface: 'check', expected: [], shown: ['v1'], detail: { v1: 'unhealthy: failing: diskspace' } }]);
   });
 });
 

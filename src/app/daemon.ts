@@ -151,6 +151,7 @@ export class Daemon {
       this.stopWriteWatch();
       throw err;
     }
+    this.stateLock.serving(localUrl(this.scheme, this.address));
     await this.startDiscovery();
     const watched = new Set(targetsOf(this.effective()).map((t) => t.name));
     // With discovery, a target missing from an incomplete first answer (a failed lookup) may still be there.
@@ -246,4 +247,10 @@ export class Daemon {
     this.stopWriteWatch();
     log.info('stopped');
   }
+}
+
+/** Where this machine reaches the daemon's API: the bound address, loopback for a wildcard one. */
+function localUrl(scheme: string, address: AddressInfo): string {
+  const host = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }

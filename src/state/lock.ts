@@ -6,9 +6,10 @@
  * so is one whose pid now belongs to another process, as after a reboot: the lock records the
  * owner's start time and boot id (Linux /proc), and a live pid that started at another time, or a
  * lock from another boot, is not its owner (`ownerOf`). Creating the lock is also the start-up proof
- * that state_dir is writable.
+ * that state_dir is writable. Once the daemon listens, the lock also says where its API answers
+ * (`url=`), so `avahealth check` beside it can ask for the daemon's verdicts (`stateDirOwner`).
  */
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from '../log.js';
 import { STATE_MAP, statePath } from './map.js';
@@ -31,7 +32,22 @@ export interface StateDirLock {
   readonly staleBecause?: string;
   /** The mode of state_dir when every user may write there. */
   readonly writableByOthers?: number;
+  /** Records where the daemon's API answers (a loopback URL), for `avahealth check`. */
+  serving(url: string): void;
   release(): void;
+}
+
+/** Who holds a state_dir now: a live process, and where its API answers when it said so. */
+export interface StateDirOwner {
+  pid: number;
+  url?: string;
+}
+
+/** The live owner of `dir`'s lock, read without taking it (`avahealth check`); undefined when none. */
+export function stateDirOwner(dir: string): StateDirOwner | undefined {
+  const lock = readLock(statePath.lock(dir));
+  if (!lock || whyNotOwner(lock) !== undefined) return undefined;
+  return { pid: lock.pid, ...(lock.url ? { url: lock.url } : {}) };
 }
 
 /**
@@ -81,13 +97,7 @@ function takeLock(dir: string, pid: number): StateDirLock {
   const tmp = statePath.temporary(file, pid);
   try {
     makeDirectories(dir);
-    const fd = openOwnSync(tmp, 'create');
-    try {
-      writeSync(fd, lockText(pid));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    writeFileFully(tmp, lockText(pid));
   } catch (err) {
     throw new StateDirError(`state_dir ${dir} is not writable: ${describe(err)}`);
   }
@@ -120,6 +130,16 @@ function takeLock(dir: string, pid: number): StateDirLock {
     return {
       file,
       ...(tookOverFrom !== undefined ? { tookOverFrom, staleBecause: staleBecause ?? 'it is gone' } : {}),
+      serving(url) {
+        if (released || readLock(file)?.pid !== pid) return;
+        // Replaced whole (temporary file, then rename): a reader sees the old lock or the new one.
+        try {
+          writeFileFully(tmp, `${lockText(pid)}url=${url}\n`);
+          renameSync(tmp, file);
+        } catch {
+          unlinkQuietly(tmp); // the lock stands as it was: check then runs its own round
+        }
+      },
       release() {
         if (released) return;
         released = true;
@@ -137,6 +157,18 @@ interface LockRecord {
   /** The owner's start time in clock ticks after boot (/proc/PID/stat field 22), when it was known. */
   started?: string;
   boot?: string;
+  /** Where the owner's API answers, once it listens. */
+  url?: string;
+}
+
+function writeFileFully(path: string, text: string): void {
+  const fd = openOwnSync(path, 'create');
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** `PID\nstarted=TICKS boot=ID\n`; the second line only where /proc tells them (Linux). */
@@ -158,7 +190,8 @@ function readLock(file: string): LockRecord | undefined {
   if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
   const started = /\bstarted=(\d+)/.exec(second)?.[1];
   const boot = /\bboot=([0-9a-f-]+)/.exec(second)?.[1];
-  return { text, pid, ...(started ? { started } : {}), ...(boot ? { boot } : {}) };
+  const url = /^url=(https?:\/\/[^\s]{1,200})$/m.exec(text)?.[1];
+  return { text, pid, ...(started ? { started } : {}), ...(boot ? { boot } : {}), ...(url ? { url } : {}) };
 }
 
 /**

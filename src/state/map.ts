@@ -36,7 +36,7 @@ export const STATE_MAP = {
   lock: {
     pattern: 'avahealth.lock',
     writer: 'src/state/lock.ts',
-    holds: 'the pid, start time and boot id of the daemon that owns state_dir',
+    holds: 'the pid, start time and boot id of the daemon that owns state_dir, and, once it listens, where its API answers (read by `avahealth check`)',
     kind: 'local',
     reshard: 'stays: one daemon per state_dir',
   },

@@ -30,7 +30,7 @@ const sim = '^src/sim/';
 // each stage may import the stages below it, never one above. The notifier (with its outboxes and
 // receivers) receives batches and imports no stage; no stage imports it.
 const alertStages = [
-  ['pipeline', '^src/alerts/engine[.]ts$'],
+  ['pipeline', '^src/alerts/(engine|round)[.]ts$'],
   ['state', '^src/alerts/persistence[.]ts$'],
   ['policy', '^src/alerts/(policy|gate|flaps|silences)[.]ts$'],
   ['incidents', '^src/alerts/incidents[.]ts$'],

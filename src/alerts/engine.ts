@@ -16,8 +16,8 @@ import { announcedIncident, reconcile, reopen, StateFile, type IncidentBook, typ
 import { Policy } from './policy.js';
 import type { RuleInputs, RuleSource, SourceUpdate } from './rules/index.js';
 import { Silences } from './silences.js';
-import type { AlertNotice, AlertState, BatchSink, Evaluation } from './types.js';
-import { RuleStage, type Verdict } from './verdicts.js';
+import type { AlertNotice, AlertState, BatchSink, Evaluation, UnknownVerdict } from './types.js';
+import { noteUnknown, RuleStage, type UnknownBook, type Verdict } from './verdicts.js';
 
 export { MAX_ALERTS_PER_TARGET, sourceUpdate } from './verdicts.js';
 
@@ -33,6 +33,8 @@ export class AlertEngine {
   private readonly policy: Policy;
   private readonly stateFile: StateFile;
   private readonly book: IncidentBook = new Map();
+  /** What the latest evaluations could not know, and why (not persisted: the next poll says it again). */
+  private readonly unknown: UnknownBook = new Map();
   private sink?: BatchSink;
   private resendTimer?: NodeJS.Timeout;
   private started = false;
@@ -93,6 +95,11 @@ export class AlertEngine {
   /** Every incident this daemon tracks (pending, firing, and resolved ones whose resolve is still held). */
   list(): AlertState[] {
     return [...this.book.values()].flatMap((byKey) => [...byKey.values()]);
+  }
+
+  /** What the rules cannot know about a target now, and why (views say it beside the target's state). */
+  unknownOf(target: string): UnknownVerdict[] {
+    return [...(this.unknown.get(target)?.values() ?? [])];
   }
 
   /** What receivers that forget are re-sent while it lasts: the firing incidents receivers were told of, and only those the policy lets through now. */
@@ -169,6 +176,7 @@ export class AlertEngine {
   /** Resolves every alert of a target at once, policy or not; `because` is added to what their resolves say. */
   removeTarget(name: string, now = Date.now(), { because, handover = false }: { because?: string; handover?: boolean } = {}): void {
     this.rules.forgetTarget(name);
+    this.unknown.delete(name);
     const incidents = [...(this.book.get(name)?.values() ?? [])];
     if (because) for (const s of incidents) s.annotations = { ...s.annotations, description: `${s.annotations.description} Resolved by avahealth: ${because}.` };
     for (const s of incidents) {
@@ -188,6 +196,7 @@ export class AlertEngine {
   /** One verdict down the pipeline: incidents, then policy, then the sink, then the state file. */
   private apply({ evaluation, now, resolveAtOnce, gone }: Verdict, handover = false): void {
     const { target } = evaluation;
+    noteUnknown(this.unknown, evaluation);
     const incidents = this.incidentsOf(target);
     const stepped = step(incidents, evaluation, evaluation.conditions, {
       now,

@@ -28,6 +28,12 @@ export interface StepContext {
   resolveAtOnce?: boolean;
   /** Why they resolve at once, for their resolve's words ("target removed from the config"). */
   gone?: string;
+  /**
+   * The only round there is (`avahealth check`): a condition holds for as many polls as it can
+   * (for_polls counts as 1; a `for` duration still cannot pass in one round), and the round's
+   * last verdict on an incident is its word (resolve_polls counts as 1).
+   */
+  oneRound?: boolean;
 }
 
 export interface StepResult {
@@ -75,7 +81,7 @@ export function step(incidents: Map<string, AlertState>, evaluation: Evaluation,
     state.consecutive++;
     state.okPolls = 0;
     state.annotations = { summary: condition.summary, description: condition.description };
-    const forPolls = rule.forPolls ?? ctx.forPolls;
+    const forPolls = ctx.oneRound ? 1 : (rule.forPolls ?? ctx.forPolls);
     const held = state.consecutive >= forPolls || (condition.nodeFailures ?? 0) >= forPolls;
     if (state.phase === 'pending' && held && now - state.activeSince >= rule.forMs) {
       state.phase = 'firing';
@@ -100,7 +106,7 @@ export function step(incidents: Map<string, AlertState>, evaluation: Evaluation,
     }
     state.okPolls++;
     state.consecutive = 0;
-    if (ctx.resolveAtOnce || state.okPolls >= ctx.resolvePolls) {
+    if (ctx.resolveAtOnce || ctx.oneRound || state.okPolls >= ctx.resolvePolls) {
       state.phase = 'resolved';
       state.endedAt = now;
       // A resolve says what ended and how, from what is true now: never the firing's words again.

@@ -82,7 +82,7 @@ export class Policy {
         }
         continue;
       }
-      const inhibitedBy = this.inhibitedBy(state, incidents);
+      const inhibitedBy = inhibitorOf(state, incidents);
       if (inhibitedBy) state.inhibitedBy = inhibitedBy;
       else delete state.inhibitedBy;
       if (hold || inhibitedBy || !kind) continue;
@@ -90,26 +90,6 @@ export class Policy {
       markTold(state, now);
     }
     return notices;
-  }
-
-  /**
-   * The root cause that holds this incident back (rules' `inhibits`), if one is active (pending or
-   * firing) for the same target: one page per problem. It holds what a firing incident would tell,
-   * never a resolve (a page that was sent is always closed), and the held change is told once the
-   * root cause is over.
-   */
-  private inhibitedBy(state: AlertState, incidents: ReadonlyMap<string, AlertState>): string | undefined {
-    for (const rule of INHIBITIONS) {
-      if (rule.alertname !== state.alertname || !Object.entries(rule.labels ?? {}).every(([name, value]) => state.labels[name] === value)) continue;
-      const shared = rule.sameAs ? state.labels[rule.sameAs.label] : undefined;
-      if (rule.sameAs && shared === undefined) continue;
-      for (const source of incidents.values()) {
-        if (source === state || source.alertname !== rule.source || source.phase === 'resolved') continue;
-        if (rule.sameAs && source.labels[rule.sameAs.as] !== shared) continue;
-        return source.alertname;
-      }
-    }
-    return undefined;
   }
 
   /** The firing incidents receivers were told of that the gate lets through now: what receivers that forget are re-sent. */
@@ -150,4 +130,24 @@ export class Policy {
 function gateView(state: AlertState, sustainedPolls = Infinity): { key: string; labels: Record<string, string>; sustained: boolean } {
   const sustained = state.phase === 'firing' && (state.consecutive >= sustainedPolls || state.severity === 'critical');
   return { key: state.key, labels: { ...state.labels, severity: state.severity }, sustained };
+}
+
+/**
+ * The root cause that holds this incident back (rules' `inhibits`), if one is active (pending or
+ * firing) for the same target: one page per problem. It holds what a firing incident would tell,
+ * never a resolve (a page that was sent is always closed), and the held change is told once the
+ * root cause is over. Views show the incident `held`.
+ */
+export function inhibitorOf(state: AlertState, incidents: ReadonlyMap<string, AlertState>): string | undefined {
+  for (const rule of INHIBITIONS) {
+    if (rule.alertname !== state.alertname || !Object.entries(rule.labels ?? {}).every(([name, value]) => state.labels[name] === value)) continue;
+    const shared = rule.sameAs ? state.labels[rule.sameAs.label] : undefined;
+    if (rule.sameAs && shared === undefined) continue;
+    for (const source of incidents.values()) {
+      if (source === state || source.alertname !== rule.source || source.phase === 'resolved') continue;
+      if (rule.sameAs && source.labels[rule.sameAs.as] !== shared) continue;
+      return source.alertname;
+    }
+  }
+  return undefined;
 }

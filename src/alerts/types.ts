@@ -16,18 +16,30 @@ export interface Evaluation {
   covers: AlertName[];
   /** Rules whose truth cannot be known now (node unreachable): their states stay as they are. */
   unknown: AlertName[];
+  /**
+   * For rules in `unknown`, what is unknown and why, when the rule says or its source's poll failed
+   * (`version drift`, `the Data API could not be read (…)`): every view says it.
+   */
+  unknownWhy?: Partial<Record<AlertName, UnknownVerdict>>;
   conditions: Condition[];
   /** The rule's words for a resolve from what this evaluation saw (rules' `recovered`), asked only for an incident it resolves. */
   recovered?: (alertname: string, labels: Readonly<Record<string, string>>) => string | undefined;
+}
+
+/** A verdict that cannot be known now: what (a rule's words, or its name) and why. */
+export interface UnknownVerdict {
+  what: string;
+  because: string;
 }
 
 export type AlertPhase = 'pending' | 'firing' | 'resolved';
 /**
  * What views show (metrics `state` label, /api/v1/alerts, status page): the phase, or `flapping`
  * while a flap hold lasts. `silenced` is shown by the API and the page only (with `silencedBy`),
- * for an active alert a silence or maintenance window holds; the engine never stores it.
+ * for an active alert a silence or maintenance window holds, and `held` for a firing one a root
+ * cause holds back (with `inhibitedBy`); the engine never stores either.
  */
-export type AlertStateName = AlertPhase | 'flapping' | 'silenced';
+export type AlertStateName = AlertPhase | 'flapping' | 'silenced' | 'held';
 
 export interface AlertState {
   key: string;

@@ -7,11 +7,11 @@
 import type { AlertsConfig, Config, Target } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { targetNamed, targetsOf } from '../model/targets.js';
-import { jobsOf } from '../probes/registry.js';
+import { decidesReachability, jobsOf } from '../probes/registry.js';
 import type { Store, TargetState } from '../store.js';
 import { sanitizeLabelValue } from '../util/labels.js';
-import { RULE_SOURCE_NAMES, RULE_SOURCES, ruleNamed, rulesOf, ruleSettings, UNKNOWN, type AnyRule, type RuleInputs, type RuleSettings, type RuleSource, type SourceUpdate } from './rules/index.js';
-import type { Evaluation } from './types.js';
+import { RULE_SOURCE_NAMES, RULE_SOURCES, ruleNamed, rulesOf, ruleSettings, Unknown, UNKNOWN, type AnyRule, type RuleInputs, type RuleSettings, type RuleSource, type SourceUpdate } from './rules/index.js';
+import type { Evaluation, UnknownVerdict } from './types.js';
 
 const SHARED_RULES = ''; // see settings(); target names are never empty
 /** Alerts tracked per target: enough for every real check of a node, few enough to keep state and notifications small. */
@@ -26,6 +26,14 @@ export interface Verdict {
   gone?: string;
 }
 
+export interface RuleStageOptions {
+  /**
+   * The only round there is (`avahealth check`): the rules are told so (`SourceUpdate.oneRound`),
+   * and decide on what the round knows instead of waiting for a later poll or baseline.
+   */
+  oneRound?: boolean;
+}
+
 export class RuleStage {
   /** Each rule's own state, by target then rule name. */
   private readonly ruleStates = new Map<string, Map<string, unknown>>();
@@ -38,6 +46,7 @@ export class RuleStage {
   constructor(
     private config: Config,
     private readonly log: Logger,
+    private readonly options: RuleStageOptions = {},
   ) {}
 
   private get alerts(): AlertsConfig {
@@ -71,13 +80,26 @@ export class RuleStage {
   attach(store: Store, next: (verdict: Verdict) => void): void {
     const updated = (source: string, name: string, state: TargetState | undefined) => {
       const target = targetNamed(this.config, name);
-      if (target) for (const verdict of this.updated(sourceUpdate(source, target, state, store, this.config))) next(verdict);
+      if (target) for (const verdict of this.updated(this.updateOf(source, target, state, store))) next(verdict);
     };
     store.onUpdate((name, state, source) => updated(source, name, state));
     store.onChainData(() => {
       for (const target of targetsOf(this.config)) updated('chaindata', target.name, store.get(target.name));
     });
     for (const [name, state] of store.entries()) for (const source of state.jobs.keys()) updated(source, name, state);
+  }
+
+  /**
+   * The verdicts of one round over what the store holds (the one-round mode's only evaluation):
+   * every report on every target of the config (each job's, and chain data's), once, after the
+   * round's polls, as `attach` hands them one by one.
+   */
+  round(store: Store, now = Date.now()): Verdict[] {
+    return targetsOf(this.config).flatMap((target) => {
+      const state = store.get(target.name);
+      const reports = [...(state?.jobs.keys() ?? []), ...(this.config.chainData ? ['chaindata'] : [])];
+      return reports.flatMap((report) => this.updated(this.updateOf(report, target, state, store), now));
+    });
   }
 
   /** One report on a target: the verdicts of the rules of every source it feeds (a source that stopped resolves its alerts at once). */
@@ -89,7 +111,7 @@ export class RuleStage {
       const input = this.isolated(`${source} input`, update.target, () => feed.input(update));
       if (input === UNKNOWN) verdicts.push({ evaluation: { target: update.target, covers: rulesOf(source).map((r) => r.name), unknown: rulesOf(source).map((r) => r.name), conditions: [] }, now });
       else if (input === null) verdicts.push({ evaluation: { target: update.target, covers: rulesOf(source).map((r) => r.name), unknown: [], conditions: [] }, now, resolveAtOnce: true, gone: `its ${feed.from} poll was turned off` });
-      else if (input !== undefined) verdicts.push({ evaluation: this.observe(source, update.target, input, now), now });
+      else if (input !== undefined) verdicts.push({ evaluation: this.explained(this.observe(source, update.target, input, now), update), now });
     }
     return verdicts;
   }
@@ -102,9 +124,12 @@ export class RuleStage {
     const enabled = (name: string) => !this.settings(name, target).disabled;
     const contextOf = (rule: AnyRule) => ({ target, settings: this.settings(rule.name, target), enabled, now, label });
     for (const rule of rules) {
+      const settings = this.settings(rule.name, target);
       const result = this.isolated(rule.name, target, () => rule.evaluate(input, contextOf(rule), this.ruleState(rule, target)));
-      if (result === UNKNOWN) evaluation.unknown.push(rule.name);
-      else for (const finding of result) evaluation.conditions.push({ ...finding, alertname: rule.name, target });
+      if (result === UNKNOWN || result instanceof Unknown) {
+        evaluation.unknown.push(rule.name);
+        if (result instanceof Unknown && !settings.disabled) (evaluation.unknownWhy ??= {})[rule.name] = { what: result.what, because: result.because };
+      } else for (const finding of result) evaluation.conditions.push({ ...finding, alertname: rule.name, target });
     }
     evaluation.conditions = this.capped(evaluation);
     evaluation.recovered = (alertname, labels) => {
@@ -117,6 +142,28 @@ export class RuleStage {
       }
     };
     return evaluation;
+  }
+
+  /**
+   * Says why a rule that did not say is unknown, when the extra job feeding it failed ("the
+   * validator poll failed (timeout)"); a target's own poll failing is its state (unreachable), said there.
+   */
+  private explained(evaluation: Evaluation, update: SourceUpdate): Evaluation {
+    if (evaluation.unknown.length === 0 || decidesReachability(update.source)) return evaluation;
+    const failed = update.jobs.get(update.source)?.endpoints.find((e) => !e.ok);
+    if (!failed) return evaluation;
+    const because = `the ${update.source} poll failed (${failed.reason ?? 'error'}${failed.error ? `: ${failed.error}` : ''})`;
+    for (const name of evaluation.unknown) {
+      if (evaluation.unknownWhy?.[name] !== undefined || this.settings(name, update.target).disabled) continue;
+      (evaluation.unknownWhy ??= {})[name] = { what: name, because };
+    }
+    return evaluation;
+  }
+
+  /** What the rules fed by `source` are handed about a target now (told when this is the only round). */
+  private updateOf(source: string, target: Target, state: TargetState | undefined, store: Store): SourceUpdate {
+    const update = sourceUpdate(source, target, state, store, this.config);
+    return this.options.oneRound ? { ...update, oneRound: true } : update;
   }
 
   /** A target that left: its rules' state is let go. */
@@ -192,4 +239,20 @@ export function sourceUpdate(source: string, target: Target, state: TargetState 
     lags: () => store.lagsOf(target.name),
     ...(chainData ? { chainData } : {}),
   };
+}
+
+/** What cannot be known now, by target then rule: kept from each evaluation, for the views. */
+export type UnknownBook = Map<string, Map<string, UnknownVerdict>>;
+
+/** Records what an evaluation says cannot be known (and forgets what it now knows, for the rules it covers). */
+export function noteUnknown(book: UnknownBook, evaluation: Evaluation): void {
+  let ofTarget = book.get(evaluation.target);
+  for (const name of evaluation.covers) {
+    const why = evaluation.unknown.includes(name) ? evaluation.unknownWhy?.[name] : undefined;
+    if (why) {
+      if (!ofTarget) book.set(evaluation.target, (ofTarget = new Map()));
+      ofTarget.set(name, why);
+    } else ofTarget?.delete(name);
+  }
+  if (ofTarget?.size === 0) book.delete(evaluation.target);
 }

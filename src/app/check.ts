@@ -1,16 +1,20 @@
 /**
- * `avahealth check`: one poll round of every target, printed as text (Nagios/Icinga plugin
- * convention on the first line), JSON or Prometheus exposition. Exit 0 OK, 1 WARNING, 2 CRITICAL.
- * A target's state is the daemon's verdict (status/verdict.ts): what its own answer says, raised
- * by the incidents its rules find in this round (every rule the daemon runs, as if its for_polls
- * were 1), with their severity and scope. `--target` reports one target but polls what its
- * verdict depends on: with chain data, every node (the reference height of the height lag); with the
- * fleet as observers, every node too; the fleet's views of a validator are read again once the
- * round has its network's baseline.
+ * `avahealth check`: every target's verdict, printed as text (Nagios/Icinga plugin convention on
+ * the first line), JSON or Prometheus exposition. Exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+ *
+ * Where the verdicts come from:
+ * - a daemon running on the same state_dir (app/running-daemon.ts): its verdicts, since its open
+ *   incidents are what on-call was told, for every target it watches; the output says so;
+ * - else (and for targets that daemon does not watch: another shard's) one round of this check's
+ *   own: every target polled once, then one round of the alert pipeline's verdict and incident
+ *   stages on a private book (alerts/round.ts), the state raised by its incidents
+ *   (status/verdict.ts) as the daemon's is.
+ * `--target` narrows what is printed, never what is evaluated: the round polls and judges the
+ * whole config (a node's height lag needs the fleet's heights, a validator's scope its observers).
+ * `--format prometheus` is always the round's observations, as a textfile collector wants them.
  */
-import { sourceUpdate } from '../alerts/engine.js';
-import { RULE_SOURCE_NAMES, RULE_SOURCES, ruleNamed, ruleSettings, rulesOf, UNKNOWN, type AnyRule } from '../alerts/rules/index.js';
-import type { Config, Target } from '../config/load.js';
+import { oneRound } from '../alerts/round.js';
+import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { MetricsView } from '../metrics/view.js';
 import { OBSERVED_ENDPOINT } from '../model/observed.js';
@@ -18,112 +22,118 @@ import { targetsOf } from '../model/targets.js';
 import { Poller } from '../poller.js';
 import { jobsOf } from '../probes/registry.js';
 import { probeMemory } from '../state/ledger.js';
-import { STATE_SEVERITY, targetStatus, type TargetStatus } from '../status/status.js';
-import { withIncidents, type TargetIncident } from '../status/verdict.js';
+import { STATE_SEVERITY, targetStatus, type TargetState, type TargetStatus } from '../status/status.js';
+import { openIncidents, withIncidents } from '../status/verdict.js';
 import { Store } from '../store.js';
-import { sanitizeLabelValue } from '../util/labels.js';
 import { nagiosText } from '../util/visible.js';
+import { daemonVerdicts, type DaemonVerdicts } from './running-daemon.js';
 
 export type CheckFormat = 'text' | 'json' | 'prometheus';
 export const EXIT = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 } as const;
 const STATE_NAMES = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'];
 
-export async function runCheck(config: Config, options: { format: CheckFormat; target?: string; logger: Logger; color: boolean }): Promise<{ exitCode: number; output: string }> {
-  const wanted = <T extends { name: string }>(list: T[]) => (options.target ? list.filter((t) => t.name === options.target) : list);
-  const scoped: Config = { ...config, nodes: wanted(config.nodes), services: wanted(config.services) };
-  const targets = targetsOf(scoped);
-  if (options.target && targets.length === 0) {
-    return { exitCode: EXIT.UNKNOWN, output: `UNKNOWN - no target named "${options.target}" in ${config.file}\n` };
+export interface CheckOptions {
+  format: CheckFormat;
+  target?: string;
+  logger: Logger;
+  color: boolean;
+}
+
+/** Where the printed verdicts came from. */
+interface Provenance {
+  daemon?: { pid: number; url?: string; error?: string; targets: string[] };
+  /** Targets this check's own round judged. */
+  round: string[];
+}
+
+export async function runCheck(config: Config, options: CheckOptions): Promise<{ exitCode: number; output: string }> {
+  const printed = targetsOf(config).filter((t) => options.target === undefined || t.name === options.target);
+  if (options.target !== undefined && printed.length === 0) {
+    const message = `no target named "${options.target}" in ${config.file}`;
+    return { exitCode: EXIT.UNKNOWN, output: options.format === 'json' ? failureJson(message) : `UNKNOWN - ${message}\n` };
   }
-  // The height lag is measured against the fleet's highest node too, a validator's views against
-  // the fleet's observers: `--target` polls every node then.
-  const fleetWide = scoped.chainData !== undefined || config.nodes.some((n) => n.validator && n.validator.network);
-  const polled: Config = fleetWide ? { ...scoped, nodes: config.nodes } : scoped;
-  const store = new Store();
-  const metrics = options.format === 'prometheus' ? new MetricsView(scoped, { defaultMetrics: false }) : undefined;
-  metrics?.attach(store);
-  // What the daemon's probes remember (periods, missed upgrades, a restart's snapshot), read from its state_dir, never written.
-  const memory = probeMemory(config.stateDir, true);
-  const poller = new Poller(polled, store, options.logger, undefined, memory);
-  try {
-    await poller.round();
-    // What the fleet sees of a validator is judged against its network's baseline, which the
-    // observers' baseline jobs record in the same round: read once more after it, as the daemon's next poll does.
-    await Promise.all(jobsOf(polled).filter((j) => j.kind === OBSERVED_ENDPOINT).map((j) => poller.run(j.key)));
-  } finally {
-    await poller.close();
+  if (options.format === 'prometheus') {
+    const metrics = new MetricsView(config, { defaultMetrics: false });
+    // The config loaded: a textfile collector's usual reload alert must not fire on check's output.
+    metrics.setReloadResult(true);
+    const { statuses } = await ownRound(config, options.logger, metrics);
+    for (const t of targetsOf(config)) if (!printed.includes(t)) metrics.removeTarget(t.name);
+    return { exitCode: worst(statuses.filter((s) => printed.some((t) => t.name === s.name))), output: await metrics.render() };
   }
-  // The other nodes polled for the lag reference are not printed.
-  for (const node of polled.nodes) if (!scoped.nodes.includes(node)) metrics?.removeTarget(node.name);
-  const statuses = targets.map((target) => {
-    const status = targetStatus(target, store);
-    if (polled.chainData && target.kind === 'node') for (const lag of store.lagsOf(target.name)) status.lag[lag.chain] = lag.lagBlocks;
-    return withIncidents(status, status.state === 'pending' ? [] : incidentsOf(target, store, polled));
-  });
-  const exitCode = statuses.reduce<number>((worst, s) => Math.max(worst, STATE_SEVERITY[s.state]), EXIT.OK);
-  let output: string;
-  if (options.format === 'json') output = `${JSON.stringify({ state: STATE_NAMES[exitCode], exitCode, targets: statuses }, null, 2)}\n`;
-  else if (options.format === 'prometheus') output = await metrics!.render();
-  else output = formatText(statuses, exitCode, options.color);
+
+  const daemon = await daemonVerdicts(config.stateDir, options.target);
+  const fromDaemon = new Map((daemon?.targets ?? []).map((t) => [t.name, t]));
+  const rest = printed.filter((t) => !fromDaemon.has(t.name));
+  const round = rest.length > 0 ? await ownRound(config, options.logger, undefined, daemon) : undefined;
+  const judged = new Map(round?.statuses.map((s) => [s.name, s]));
+  const statuses = printed.map((t) => fromDaemon.get(t.name) ?? judged.get(t.name)!);
+  const provenance: Provenance = {
+    ...(daemon ? { daemon: { pid: daemon.pid, ...(daemon.url ? { url: daemon.url } : {}), ...(daemon.error ? { error: daemon.error } : {}), targets: printed.filter((t) => fromDaemon.has(t.name)).map((t) => t.name) } } : {}),
+    round: rest.map((t) => t.name),
+  };
+  const exitCode = worst(statuses);
+  const output =
+    options.format === 'json'
+      ? `${JSON.stringify({ state: STATE_NAMES[exitCode], exitCode, verdicts: provenance, targets: statuses }, null, 2)}\n`
+      : formatText(statuses, exitCode, options.color, provenance, config.stateDir);
   return { exitCode, output };
 }
 
-/** A rule's settings for a target, as the alert engine resolves them. */
-function settingsOf(rule: AnyRule, target: string, config: Config) {
-  const name = rule.name as keyof typeof config.alerts.rules;
-  return ruleSettings(rule, [config.alerts.rules[name], config.alerts.targetRules[target]?.[name]], config.alerts.bootstrapGraceMs);
+/** A JSON document for a check that could not run (state UNKNOWN, the error). */
+export function failureJson(error: string): string {
+  return `${JSON.stringify({ state: 'UNKNOWN', exitCode: EXIT.UNKNOWN, error, targets: [] }, null, 2)}\n`;
+}
+
+function worst(statuses: readonly TargetStatus[]): number {
+  return statuses.reduce<number>((w, s) => Math.max(w, STATE_SEVERITY[s.state]), EXIT.OK);
 }
 
 /**
- * The incidents this round finds for the target: every enabled rule over what its sources
- * reported, as the engine evaluates them (rules/sources.ts), each finding one incident as if its
- * for_polls were 1. A rule that must hold for a time first (`for`, the bootstrap grace of
- * AvalancheNodeNotReady) cannot fire in one round and is left out.
+ * One poll round of every target (the fleet's observers read once more after their network's
+ * baseline, as the daemon's next poll does), then one round of the pipeline's stages on it. With a
+ * daemon whose API could not be asked, its saved open incidents raise the states too.
  */
-function incidentsOf(target: Target, store: Store, config: Config): TargetIncident[] {
-  const incidents: TargetIncident[] = [];
-  const state = store.get(target.name);
-  const now = Date.now();
-  const label = (v: string) => sanitizeLabelValue(v, config.limits.maxLabelLength);
-  const enabled = (name: string) => !settingsOf(ruleNamed(name)!, target.name, config).disabled;
-  for (const source of RULE_SOURCE_NAMES) {
-    const feed = RULE_SOURCES[source];
-    const input = feed.input(sourceUpdate(feed.from, target, state, store, config));
-    if (!input) continue;
-    // One round is all a check sees: a verdict's scope is decided with it (the daemon waits for the first baseline).
-    if ('scopeAwaited' in input) delete input.scopeAwaited;
-    if ('viewPending' in input) delete input.viewPending;
-    // nor does it wait for a later baseline read (validator-facts.ts, scopeWaits): this round's is the one
-    if ('observed' in input && input.observed?.baseline) delete input.observed.baseline.refreshSeconds;
-    for (const rule of rulesOf(source)) {
-      const settings = settingsOf(rule, target.name, config);
-      if (settings.disabled || settings.forMs > 0) continue;
-      const findings = rule.evaluate(input, { target: target.name, settings, enabled, now, label }, rule.newState?.());
-      if (findings === UNKNOWN) continue;
-      for (const f of findings) {
-        const severity = f.severity === 'critical' || settings.severity === 'critical' ? 'critical' : 'warning';
-        incidents.push({ alertname: rule.name, severity, summary: f.summary, labels: { ...f.identity } });
-      }
-    }
+async function ownRound(config: Config, logger: Logger, metrics?: MetricsView, daemon?: DaemonVerdicts): Promise<{ statuses: TargetStatus[] }> {
+  const store = new Store();
+  metrics?.attach(store);
+  // What the daemon's probes remember (periods, missed upgrades, a restart's snapshot), read from its state_dir, never written.
+  const poller = new Poller(config, store, logger, undefined, probeMemory(config.stateDir, true));
+  try {
+    await poller.round();
+    await Promise.all(jobsOf(config).filter((j) => j.kind === OBSERVED_ENDPOINT).map((j) => poller.run(j.key)));
+  } finally {
+    await poller.close();
   }
-  return incidents;
+  const verdicts = oneRound(config, store, logger);
+  const open = openIncidents(verdicts.incidents);
+  const saved = openIncidents(daemon?.incidents ?? []);
+  const lags = config.chainData ? store.lags() : new Map<string, never[]>();
+  const statuses = targetsOf(config).map((target) => {
+    const status = targetStatus(target, store);
+    for (const lag of lags.get(target.name) ?? []) status.lag[lag.chain] = lag.lagBlocks;
+    const own = open.get(target.name) ?? [];
+    const theirs = (saved.get(target.name) ?? []).filter((i) => !own.some((o) => incidentKey(o) === incidentKey(i)));
+    return withIncidents(status, [...own, ...theirs], verdicts.unknown.get(target.name) ?? []);
+  });
+  return { statuses };
 }
 
-const COLORS: Record<TargetStatus['state'], string> = { healthy: '32', pending: '90', warning: '33', unhealthy: '31', unreachable: '31' };
+const incidentKey = (i: { alertname: string; labels: Record<string, string> }) => `${i.alertname}${JSON.stringify(Object.entries(i.labels).sort())}`;
 
-function formatText(statuses: TargetStatus[], exitCode: number, color: boolean): string {
-  const count = (state: TargetStatus['state']) => statuses.filter((s) => s.state === state).length;
+const COLORS: Record<TargetState, string> = { healthy: '32', pending: '90', warning: '33', unhealthy: '31', unreachable: '31' };
+const STATES: readonly TargetState[] = ['healthy', 'warning', 'unhealthy', 'unreachable', 'pending'];
+
+function formatText(statuses: TargetStatus[], exitCode: number, color: boolean, provenance: Provenance, stateDir: string): string {
+  const count = (state: TargetState) => statuses.filter((s) => s.state === state).length;
   const bad = statuses.filter((s) => STATE_SEVERITY[s.state] > 0);
+  const plural = (n: number) => `${n} target${n === 1 ? '' : 's'}`;
   const summary =
     bad.length === 0
-      ? `${statuses.length} target${statuses.length === 1 ? '' : 's'} healthy`
+      ? STATES.filter((state) => count(state) > 0)
+          .map((state, i) => `${i === 0 ? plural(count(state)) : count(state)} ${state}`)
+          .join(', ') || 'no targets'
       : bad.map((s) => nagiosText(`${s.name} ${s.failure ?? s.state}${s.failingChecks.length ? ` (${s.failingChecks.join(', ')})` : ''}`)).join('; ');
-  const perfdata = [
-    `healthy=${count('healthy')};;;0;${statuses.length}`,
-    `warning=${count('warning')};;;0;${statuses.length}`,
-    `unhealthy=${count('unhealthy')};;;0;${statuses.length}`,
-    `unreachable=${count('unreachable')};;;0;${statuses.length}`,
-  ].join(' ');
+  const perfdata = STATES.map((state) => `${state}=${count(state)};;;0;${statuses.length}`).join(' ');
   const lines = [`${STATE_NAMES[exitCode]} - ${summary} | ${perfdata}`];
   const width = Math.max(...statuses.map((s) => nagiosText(s.name).length), 4);
   for (const s of statuses) {
@@ -135,5 +145,22 @@ function formatText(statuses: TargetStatus[], exitCode: number, color: boolean):
     // Every long-output line is Nagios text too: a `|` there starts performance data as well.
     lines.push(`${nagiosText(s.name).padEnd(width)}  ${paint(state)} ${nagiosText(`${s.summary}${heights ? `  [${heights}]` : ''}${s.nodeId ? `  ${s.nodeId}` : ''}`)}`);
   }
+  lines.push(...provenanceLines(provenance, stateDir).map(nagiosText));
   return `${lines.join('\n')}\n`;
+}
+
+/** Whose verdicts these are, in words. */
+function provenanceLines({ daemon, round }: Provenance, stateDir: string): string[] {
+  if (!daemon) return [`verdicts: this check's own round (no avahealth daemon runs on ${stateDir})`];
+  const where = `pid ${daemon.pid}${daemon.url ? ` at ${daemon.url}` : ''}`;
+  const lines: string[] = [];
+  if (daemon.targets.length > 0) lines.push(`verdicts: the running daemon's (${where}): its open incidents are what on-call was told`);
+  if (round.length > 0) {
+    lines.push(
+      daemon.error
+        ? `verdicts: this check's own round, with the open incidents the daemon (${where}) saved in ${stateDir}: its API could not be asked (${daemon.error})`
+        : `verdicts: this check's own round for ${round.join(', ')} (not watched by the daemon at ${where}: another shard's)`,
+    );
+  }
+  return lines;
 }

@@ -1,4 +1,5 @@
 /** The routes the daemon serves, and the read-only views of the components' state behind them. */
+import type { Silence } from '../alerts/silences.js';
 import type { ShownAlert } from '../alerts/types.js';
 import type { Route } from '../http/route.js';
 import { adminRoutes, type AdminActions } from '../http/routes/admin.js';
@@ -10,8 +11,8 @@ import { emptySnapshot } from '../model/chaindata.js';
 import { targetsOf } from '../model/targets.js';
 import type { PageModel } from '../status/page.js';
 import { statusPageRoutes, type PageView } from '../status/routes.js';
-import { chainDataStatus, targetStatus } from '../status/status.js';
-import { withIncidents, type TargetIncident } from '../status/verdict.js';
+import { alertCounts, chainDataStatus, targetStatus } from '../status/status.js';
+import { openIncidents, withIncidents } from '../status/verdict.js';
 import { VERSION } from '../version.js';
 import type { Components } from './components.js';
 
@@ -19,43 +20,38 @@ import type { Components } from './components.js';
 export type DaemonState = Pick<StateView, 'ready' | 'schedulerLagMs'>;
 
 export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonState): StateView & PageView {
-  /** An active alert a silence or maintenance window holds is shown `silenced`, with which one and until when. */
+  /**
+   * An active alert a silence or maintenance window holds is shown `silenced`, with which one and
+   * until when; one a root cause holds back (inhibition) `held`, with `inhibitedBy`.
+   */
   const shownAlerts = (): ShownAlert[] => {
     const now = Date.now();
     return parts.alerts.list().map((a) => {
       if (a.phase === 'resolved') return a;
       const by = parts.alerts.silences.silencing({ ...a.labels, severity: a.severity }, now);
-      return by ? { ...a, state: 'silenced' as const, silencedBy: by } : a;
+      if (by) return { ...a, state: 'silenced' as const, silencedBy: by };
+      return a.inhibitedBy && a.state === 'firing' ? { ...a, state: 'held' as const } : a;
     });
   };
-  /** Each target's verdict follows the incidents open for it (firing, silenced or not): status/verdict.ts. */
+  /** Each target's verdict follows the incidents open for it (firing, silenced, held or not): status/verdict.ts. */
   const statuses = () => {
     const { config, store } = parts;
     const lags = config.chainData ? store.lags() : new Map<string, never[]>();
-    const open = new Map<string, TargetIncident[]>();
-    for (const a of parts.alerts.list()) {
-      if (a.phase !== 'firing') continue;
-      if (!open.has(a.target)) open.set(a.target, []);
-      open.get(a.target)!.push({ alertname: a.alertname, severity: a.severity, summary: a.annotations.summary, labels: a.labels });
-    }
+    const open = openIncidents(parts.alerts.list());
     return targetsOf(config).map((t) => {
       const status = targetStatus(t, store);
       for (const lag of lags.get(t.name) ?? []) status.lag[lag.chain] = lag.lagBlocks;
-      return withIncidents(status, open.get(t.name) ?? []);
+      return withIncidents(status, open.get(t.name) ?? [], parts.alerts.unknownOf(t.name));
     });
   };
   const rawResponse = (name: string) => parts.store.get(name)?.observation.endpoints.find((e) => e.raw !== undefined)?.raw;
   const model = (): PageModel => ({ version: VERSION, now: Date.now() / 1000, targets: statuses(), alerts: shownAlerts(), silences: parts.alerts.silences.list() });
-  /** Active alerts by state, and the silenced ones with their silence (GET /api/v1/status). */
+  /** Active alerts by state (as the page counts them), and the silenced ones with their silence (GET /api/v1/status). */
   const alertSummary = () => {
-    const active = shownAlerts().filter((a) => a.state !== 'resolved');
-    const count = (state: string) => active.filter((a) => a.state === state).length;
+    const shown = shownAlerts();
     return {
-      firing: count('firing'),
-      silenced: count('silenced'),
-      pending: count('pending'),
-      flapping: count('flapping'),
-      silencedAlerts: active.filter((a) => a.silencedBy).map((a) => ({ alertname: a.alertname, target: a.target, labels: a.labels, severity: a.severity, silencedBy: a.silencedBy })),
+      ...alertCounts(shown),
+      silencedAlerts: shown.filter((a) => a.state !== 'resolved' && a.silencedBy).map((a) => ({ alertname: a.alertname, target: a.target, labels: a.labels, severity: a.severity, silencedBy: apiSilencedBy(a.silencedBy!) })),
     };
   };
   return {
@@ -77,12 +73,38 @@ export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonSt
       const target = statuses().find((t) => t.name === name);
       if (!target) return undefined;
       const raw = rawResponse(name);
-      return { ...target, ...(raw !== undefined ? { lastResponse: raw } : {}), alerts: shownAlerts().filter((a) => a.target === name) };
+      return { ...target, ...(raw !== undefined ? { lastResponse: raw } : {}), alerts: shownAlerts().filter((a) => a.target === name).map(apiAlert) };
     },
-    alerts: () => ({ alerts: shownAlerts(), silences: parts.alerts.silences.list(), queues: parts.notifier.queueLengths() }),
+    alerts: () => ({ alerts: shownAlerts().map(apiAlert), silences: parts.alerts.silences.list().map(apiSilence), queues: parts.notifier.queueLengths() }),
     model,
     rawResponse,
   };
+}
+
+/**
+ * Every time the API gives is in epoch seconds, as /api/v1/status and /metrics always did; the
+ * engine and the silences keep milliseconds.
+ */
+const seconds = (ms: number) => ms / 1000;
+
+function apiSilencedBy(by: NonNullable<ShownAlert['silencedBy']>) {
+  return { ...by, endsAt: seconds(by.endsAt) };
+}
+
+function apiAlert(a: ShownAlert) {
+  const { activeSince, firingSince, endedAt, notified, silencedBy } = a;
+  return {
+    ...a,
+    activeSince: seconds(activeSince),
+    ...(firingSince !== undefined ? { firingSince: seconds(firingSince) } : {}),
+    ...(endedAt !== undefined ? { endedAt: seconds(endedAt) } : {}),
+    ...(notified ? { notified: { ...notified, at: seconds(notified.at), ...(notified.since !== undefined ? { since: seconds(notified.since) } : {}) } } : {}),
+    ...(silencedBy ? { silencedBy: apiSilencedBy(silencedBy) } : {}),
+  };
+}
+
+function apiSilence(s: Silence) {
+  return { ...s, startsAt: seconds(s.startsAt), endsAt: seconds(s.endsAt) };
 }
 
 /** Every route, in match order: the page's routes come from the status module itself. */

@@ -37,16 +37,22 @@ Exit: 0 on a clean stop, 1 when it cannot start (config error, address in use, s
 `,
   check: `Usage: avahealth check --config FILE [--format text|json|prometheus] [--target NAME]
 
-One poll round of every target (or only --target), printed as a Nagios/Icinga plugin line (text),
-JSON or the Prometheus exposition.
+Every target's verdict, printed as a Nagios/Icinga plugin line (text), JSON or the Prometheus
+exposition. When an avahealth daemon runs on the config's state_dir, its verdicts are printed (its
+open incidents are what on-call was told), and the output says so; otherwise, and for targets that
+daemon does not watch, one round of check's own: every target polled once and judged by the same
+alert rules and incident stages as the daemon's. Receivers' secrets are not needed: check sends
+nothing.
 
 Options:
   --config FILE            config file (or set AVAHEALTH_CONFIG)
-  --format FORMAT          text (default), json or prometheus
-  --target NAME            poll only this target
+  --format FORMAT          text (default), json or prometheus (always the round's observations)
+  --target NAME            print only this target; every target is still polled and judged (the
+                           height lag and a validator's scope depend on the others)
 ${logOptions(27, 'error').split('\n').slice(0, 2).join('\n')}
 
-Exit: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+Exit: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also an invalid config: --format json still
+prints a JSON document, state UNKNOWN with the error).
 `,
   validate: `Usage: avahealth validate --config FILE
 
@@ -123,7 +129,8 @@ export const HELP = `avahealth ${VERSION}: health monitoring for Avalanche nodes
 Usage:
   avahealth [run] --config FILE        run the daemon (metrics on /metrics, status on /)
   avahealth check --config FILE [--format text|json|prometheus] [--target NAME]
-                                       one poll round; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN
+                                       every target's verdict (the running daemon's, or one
+                                       round); exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN
   avahealth validate --config FILE     check a config; errors as FILE:LINE:COL: message
   avahealth schema                     print the config's JSON Schema
   avahealth simulate [--nodes N] [--port P] [--scenario NAME] [--fleet demo] [--config-out FILE]

@@ -110,10 +110,15 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof UsageError) return usage(err.message);
     if (!(err instanceof ConfigError || err instanceof StateDirError)) throw err;
     // a config that does not load (or a state_dir in use): its message, FILE:LINE:COL first
-    if (command === 'check') process.stdout.write('UNKNOWN - invalid config\n');
     // A config error's lines start FILE:LINE:COL already; a state_dir that cannot be used points at its key.
-    process.stderr.write(err instanceof StateDirError ? `avahealth: ${keyPosition(configPath(values), 'state_dir')}: ${err.message}\n` : `${err.message}\n`);
-    return command === 'check' ? (await import('../app/check.js')).EXIT.UNKNOWN : 1;
+    const message = err instanceof StateDirError ? `avahealth: ${keyPosition(configPath(values), 'state_dir')}: ${err.message}` : err.message;
+    process.stderr.write(`${message}\n`);
+    if (command !== 'check') return 1;
+    const { EXIT, failureJson } = await import('../app/check.js');
+    if (values.format === 'json') process.stdout.write(failureJson(`invalid config: ${message}`));
+    else if (values.format === 'prometheus') process.stdout.write('# UNKNOWN - invalid config\n');
+    else process.stdout.write('UNKNOWN - invalid config\n');
+    return EXIT.UNKNOWN;
   }
 }
 
@@ -241,7 +246,8 @@ async function run(values: Values, preloaded?: Config, onListening?: (daemon: Da
 async function check(values: Values): Promise<number> {
   const format = (values.format ?? 'text') as CheckFormat;
   if (!['text', 'json', 'prometheus'].includes(format)) throw new UsageError('--format must be text, json or prometheus');
-  const config = loadConfigFile(configPath(values));
+  // check sends nothing: a receiver's secret it cannot read is not its concern
+  const config = loadConfigFile(configPath(values), process.env, { receiverSecretsOptional: true });
   const logger = createLogger({ level: values['log.level'] ?? 'error', format: 'json', destination: process.stderr });
   const { runCheck } = await import('../app/check.js');
   const result = await runCheck(config, { format, logger, color: process.stdout.isTTY === true && !process.env.NO_COLOR, ...(values.target ? { target: values.target } : {}) });

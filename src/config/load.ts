@@ -6,6 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { withReceiverSecretsOptional } from '../alerts/receivers/schemas.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { listenUrl, type ListenAddress } from './primitives.js';
 import { configSchema, knownKeys } from './schema.js';
@@ -43,7 +44,15 @@ export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 const tooLarge = (file: string, bytes: number): ConfigError =>
   new ConfigError([{ file, line: 1, col: 1, message: `config is ${(bytes / 1024 / 1024).toFixed(1)} MiB, more than the ${MAX_CONFIG_BYTES / 1024 / 1024} MiB avahealth reads; list large fleets in file_sd files or DNS (discovery:) instead` }]);
 
-export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Config {
+export interface LoadOptions {
+  /**
+   * `avahealth check` sends nothing: a receiver's secret left empty (its environment variable
+   * unset) is no error, and that receiver is left out. Its shape is checked all the same.
+   */
+  receiverSecretsOptional?: boolean;
+}
+
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): Config {
   let text: string;
   try {
     const { size } = statSync(file);
@@ -53,7 +62,7 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
     if (err instanceof ConfigError) throw err;
     throw new ConfigError([{ file, line: 1, col: 1, message: `cannot read config: ${(err as Error).message}` }]);
   }
-  return parseConfig(text, file, env);
+  return parseConfig(text, file, env, options);
 }
 
 /**
@@ -76,10 +85,11 @@ export function keyPosition(file: string, key: string): string {
   return file;
 }
 
-export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): Config {
+export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): Config {
   if (text.length > MAX_CONFIG_BYTES || Buffer.byteLength(text) > MAX_CONFIG_BYTES) throw tooLarge(file, Buffer.byteLength(text));
   const baseDir = dirname(resolvePath(file));
-  const { data, doc, at, warnings, templated } = parseYaml(text, file, configSchema, env, { relativePaths: { baseDir, isPathKey }, knownKeys: cachedKnownKeys });
+  const parse = () => parseYaml(text, file, configSchema, env, { relativePaths: { baseDir, isPathKey }, knownKeys: cachedKnownKeys });
+  const { data, doc, at, warnings, templated } = options.receiverSecretsOptional ? withReceiverSecretsOptional(parse) : parse();
   keepTemplatedHeadersSecret(data, templated);
   return { file, warnings: [...warnings, ...shortSecretWarnings(data, doc, at)], ...data, stateDir: resolvePath(baseDir, data.stateDir) };
 }

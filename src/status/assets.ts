@@ -26,7 +26,7 @@ th { font-size: .85rem; color: var(--muted); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .badge { display: inline-block; white-space: nowrap; font-weight: 600; padding: .05rem .45rem; border-radius: 1rem; border: 1px solid currentColor; font-size: .85rem; }
 .badge.healthy, .badge.up, .good { color: var(--ok); } .badge.warning { color: var(--warn); }
-.badge.unhealthy, .badge.unreachable, .badge.down, .badge.critical, .bad { color: var(--bad); } .badge.pending { color: var(--pending); } .badge.silenced { color: var(--muted); border-style: dotted; } .badge.flapping { color: var(--warn); border-style: dashed; }
+.badge.unhealthy, .badge.unreachable, .badge.down, .badge.critical, .bad { color: var(--bad); } .badge.pending { color: var(--pending); } .badge.silenced, .badge.held { color: var(--muted); border-style: dotted; } .badge.flapping { color: var(--warn); border-style: dashed; }
 .chain { white-space: nowrap; }
 .error { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85rem; white-space: pre-wrap; word-break: break-word; }
 .muted { color: var(--muted); }

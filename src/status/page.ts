@@ -5,7 +5,7 @@
  */
 import type { ShownAlert } from '../alerts/types.js';
 import type { Silence } from '../alerts/silences.js';
-import type { CheckStatus, EndpointStatus, TargetStatus } from './status.js';
+import { alertCounts, type CheckStatus, type EndpointStatus, type TargetStatus } from './status.js';
 import { e, timeTag, when } from './html.js';
 import { PANELS, type Panel } from './panels.js';
 
@@ -73,8 +73,8 @@ export function renderFleetMain(model: PageModel): string {
   const nodes = model.targets.filter((t) => t.kind === 'node');
   const services = model.targets.filter((t) => t.kind === 'service');
   const count = (state: TargetStatus['state']) => nodes.filter((t) => t.state === state).length;
-  const firing = model.alerts.filter((a) => a.phase === 'firing' && a.state !== 'silenced');
-  const silenced = model.alerts.filter((a) => a.state === 'silenced');
+  const counts = alertCounts(model.alerts);
+  const others = (['held', 'flapping', 'silenced', 'pending'] as const).filter((state) => counts[state] > 0).map((state) => `, ${counts[state]} ${state}`).join('');
   const nodeRows = nodes
     .map(
       (t) => `<tr class="${t.state}">
@@ -99,7 +99,7 @@ export function renderFleetMain(model: PageModel): string {
 </tr>`;
     })
     .join('\n');
-  return `<p class="summary" role="status">${nodes.length} node${nodes.length === 1 ? '' : 's'}: ${count('healthy')} healthy, ${count('warning')} warning, ${count('unhealthy')} unhealthy, ${count('unreachable')} unreachable${count('pending') ? `, ${count('pending')} pending` : ''} · ${services.length} service${services.length === 1 ? '' : 's'} · ${firing.length} alert${firing.length === 1 ? '' : 's'} firing${silenced.length ? `, ${silenced.length} silenced` : ''}</p>
+  return `<p class="summary" role="status">${nodes.length} node${nodes.length === 1 ? '' : 's'}: ${count('healthy')} healthy, ${count('warning')} warning, ${count('unhealthy')} unhealthy, ${count('unreachable')} unreachable${count('pending') ? `, ${count('pending')} pending` : ''} · ${services.length} service${services.length === 1 ? '' : 's'} · ${counts.firing} alert${counts.firing === 1 ? '' : 's'} firing${others}</p>
 <section aria-labelledby="nodes"><h2 id="nodes">Nodes</h2>
 ${nodes.length ? `<table class="cards"><thead><tr><th scope="col">Node</th><th scope="col">State</th><th scope="col">Failing checks</th><th scope="col" class="num">Height (lag)</th><th scope="col">Readiness</th><th scope="col">Last success</th></tr></thead><tbody>
 ${nodeRows}
@@ -115,6 +115,7 @@ function alertBadge(a: PageModel['alerts'][number]): string {
     const by = a.silencedBy;
     return `<span class="badge silenced" title="notifications held by ${e(by.id)}">⊘ silenced (${e(a.severity)})</span><div class="muted">by <code>${e(by.id)}</code> until ${e(when(by.endsAt / 1000))}${by.comment ? ` — ${e(by.comment)}` : ''}</div>`;
   }
+  if (a.state === 'held') return `<span class="badge held" title="held back by ${e(a.inhibitedBy)}: the root cause pages, this symptom does not">⏸ held (${e(a.severity)})</span><div class="muted">by <code>${e(a.inhibitedBy)}</code></div>`;
   if (a.state === 'flapping') return `<span class="badge flapping" title="changing state too often: notifications are held until it is stable">↯ flapping (${e(a.severity)})</span>`;
   return a.state === 'firing' ? `<span class="badge ${e(a.severity)}">● ${e(a.severity)}</span>` : `<span class="badge pending">○ ${e(a.state)}</span>`;
 }

@@ -110,6 +110,8 @@ export interface TargetStatus extends Panels {
   endpoints: EndpointStatus[];
   /** The incidents open for the target (status/verdict.ts): what its state follows. */
   incidents?: ShownIncident[];
+  /** What cannot be known now, and why ("version drift unknown: the Data API could not be read (…)"). */
+  unknown?: string[];
 }
 
 /** An incident as views show it beside its target, with the state it gives the target. */
@@ -120,6 +122,8 @@ export interface ShownIncident {
   summary: string;
   /** What this incident alone makes of the target. */
   state: Extract<TargetState, 'warning' | 'unhealthy'>;
+  /** The root cause whose incident holds this one's notifications back (inhibition). */
+  heldBy?: string;
 }
 
 /** Failures where no answer came back: only these make a target "unreachable" on the page and in `check`. */
@@ -238,3 +242,12 @@ export function chainDataStatus(snapshot: ChainDataSnapshot) {
 }
 
 export const STATE_SEVERITY: Record<TargetState, number> = { healthy: 0, pending: 0, warning: 1, unhealthy: 2, unreachable: 2 };
+
+/**
+ * Active alerts by the state views show (`firing`, `held` back by a root cause, `silenced`,
+ * `flapping`, `pending`): the status page's header and /api/v1/status count them alike.
+ */
+export function alertCounts(alerts: ReadonlyArray<{ state: string }>): { firing: number; held: number; silenced: number; flapping: number; pending: number } {
+  const count = (state: string) => alerts.filter((a) => a.state === state).length;
+  return { firing: count('firing'), held: count('held'), silenced: count('silenced'), flapping: count('flapping'), pending: count('pending') };
+}

@@ -1,7 +1,8 @@
 /**
  * One verdict for every surface: a target's state on the status page, in /api/v1, in `check`
  * (whole and `--target`) follows the incidents open for it, with their severity and scope. The
- * daemon hands in the alerts its engine fires; `check` the findings of every rule over its round.
+ * daemon hands in the incidents its engine fires; `check` those of its one round of the same
+ * stages (alerts/round.ts), or a running daemon's verdicts as that daemon's API gives them.
  *
  * - an incident raises the state it was polled in: `critical` with any scope but `network` makes
  *   the target `unhealthy` (CRITICAL), anything else `warning` (WARNING). A `scope="network"`
@@ -9,9 +10,14 @@
  *   a warning whatever its severity, as the shipped Alertmanager config routes it to chat;
  * - a worse state from the target's own answer stays (unreachable, a failing health check);
  * - the incidents whose facts the health reply does not tell (validator, chain data, height lag,
- *   low disk) say why in the target's summary, so a node warning only for them is not a mystery.
+ *   low disk, an upgrade deadline) say why in the target's summary, so a node warning only for them
+ *   is not a mystery; so does every incident while the reply itself looks healthy (a check that
+ *   flaps, between two failures; a service whose outage goes on behind a 429);
+ * - what cannot be known now (a source rate-limited or down) is said after the state: "version
+ *   drift unknown: the Data API could not be read (…)".
  */
 import { RULE_SOURCES, ruleNamed, type Severity } from '../alerts/rules/index.js';
+import type { AlertState, UnknownVerdict } from '../alerts/types.js';
 import { STATE_SEVERITY, type ShownIncident, type TargetStatus } from './status.js';
 
 /** An incident open for a target: one the daemon fires, or one `check` finds in its round. */
@@ -21,6 +27,20 @@ export interface TargetIncident {
   summary: string;
   /** Identity labels (`scope`, `chain`, `check`, …). */
   labels: Record<string, string>;
+  /** The root cause that holds its notifications back (it still says the target's state). */
+  inhibitedBy?: string;
+}
+
+/** The incidents open for each target: those firing, held back by a root cause or not. */
+export function openIncidents(alerts: Iterable<AlertState>): Map<string, TargetIncident[]> {
+  const open = new Map<string, TargetIncident[]>();
+  for (const a of alerts) {
+    if (a.phase !== 'firing') continue;
+    let ofTarget = open.get(a.target);
+    if (!ofTarget) open.set(a.target, (ofTarget = []));
+    ofTarget.push({ alertname: a.alertname, severity: a.severity, summary: a.annotations.summary, labels: a.labels, ...(a.inhibitedBy ? { inhibitedBy: a.inhibitedBy } : {}) });
+  }
+  return open;
 }
 
 /** What one incident makes of its target: critical is unhealthy unless the whole network is the cause. */
@@ -47,20 +67,42 @@ function reason(incident: TargetIncident, status: TargetStatus): string {
  * The target's verdict: its state raised by every open incident, the incidents listed
  * (`incidents`), and the summary saying why where the health reply does not.
  */
-export function withIncidents(status: TargetStatus, incidents: readonly TargetIncident[]): TargetStatus {
-  status.incidents = incidents.map((i) => ({ alertname: i.alertname, severity: i.severity, ...(i.labels.scope ? { scope: i.labels.scope } : {}), summary: i.summary, state: incidentState(i) }));
-  if (incidents.length === 0) return status;
+export function withIncidents(status: TargetStatus, incidents: readonly TargetIncident[], unknown: readonly UnknownVerdict[] = []): TargetStatus {
+  status.incidents = incidents.map((i) => ({
+    alertname: i.alertname,
+    severity: i.severity,
+    ...(i.labels.scope ? { scope: i.labels.scope } : {}),
+    summary: i.summary,
+    state: incidentState(i),
+    ...(i.inhibitedBy ? { heldBy: i.inhibitedBy } : {}),
+  }));
+  const unknowns = status.state === 'unreachable' ? [] : sayUnknown(unknown);
+  if (unknowns.length > 0) status.unknown = unknowns;
+  if (incidents.length > 0) raise(status, incidents);
+  if (unknowns.length > 0 && status.state !== 'unreachable') status.summary = `${status.summary}; ${unknowns.join('; ')}`;
+  return status;
+}
+
+/** "version drift unknown: the Data API could not be read (…)", one sentence per reason. */
+function sayUnknown(unknown: readonly UnknownVerdict[]): string[] {
+  const byReason = new Map<string, string[]>();
+  for (const u of unknown) byReason.set(u.because, [...new Set([...(byReason.get(u.because) ?? []), u.what])]);
+  return [...byReason].map(([because, what]) => `${what.join(', ')} unknown: ${because}`);
+}
+
+function raise(status: TargetStatus, incidents: readonly TargetIncident[]): void {
+  // The reply looked healthy (or said nothing, rate-limited): then only the incidents say why.
+  const replyShowsNothing = STATE_SEVERITY[status.state] === 0;
   const worst = incidents.some((i) => incidentState(i) === 'unhealthy') ? 'unhealthy' : 'warning';
   if (STATE_SEVERITY[worst] > STATE_SEVERITY[status.state]) status.state = worst;
-  if (status.state === 'unreachable') return status;
+  if (status.state === 'unreachable') return;
   const open = new Set(incidents.map((i) => i.alertname));
-  const explained = incidents.filter((i) => explains(i.alertname));
-  if (explained.length === 0) return status;
+  const explained = incidents.filter((i) => replyShowsNothing || explains(i.alertname));
+  if (explained.length === 0) return;
   const lag = explained.filter((i) => i.alertname === 'AvalancheNodeHeightLag').map((i) => reason(i, status));
   const others = explained.filter((i) => i.alertname !== 'AvalancheNodeHeightLag');
   const told = others.filter((i) => !ruleNamed(i.alertname)?.toldBy?.some((name) => open.has(name)));
   const said = [lag.join(', '), ...new Set(told.map((i) => reason(i, status)))].filter((part) => part !== '').join('; ');
   status.summary = status.summary === 'healthy' ? said : `${status.summary}; ${said}`;
-  status.failingChecks.push(...lag, ...new Set(others.map((i) => i.alertname)));
-  return status;
+  status.failingChecks.push(...lag, ...new Set(others.filter((i) => !status.failingChecks.includes(i.alertname)).map((i) => i.alertname)));
 }

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { DEMO_SIM_PORT, demoFleet, fleetConfigYaml } from '../../src/sim/fleet.j
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
 import { CLI, ROOT, runCli, startCli } from '../helpers/cli.js';
-import { closedPort, get, parseExposition, sample, startSim, writeConfig } from '../helpers/harness.js';
+import { closedPort, get, parseExposition, sample, series, startSim, writeConfig } from '../helpers/harness.js';
 
 describe('avahealth --version, --help, schema', () => {
   it('prints the version and help', async () => {
@@ -112,9 +112,11 @@ describe('avahealth check', () => {
     const result = await runCli(['check', '--config', config('ok-1', 'ok-2')]);
     expect(result.code).toBe(0);
     const [first, ...rest] = result.stdout.trim().split('\n');
-    expect(first).toBe('OK - 2 targets healthy | healthy=2;;;0;2 warning=0;;;0;2 unhealthy=0;;;0;2 unreachable=0;;;0;2');
-    expect(rest).toHaveLength(2);
+    expect(first).toBe('OK - 2 targets healthy | healthy=2;;;0;2 warning=0;;;0;2 unhealthy=0;;;0;2 unreachable=0;;;0;2 pending=0;;;0;2');
+    expect(rest).toHaveLength(3);
     expect(rest[0]).toMatch(/^ok-1 +HEALTHY +healthy +\[C=\d+ P=\d+ X=\d+\] +NodeID-/);
+    // no daemon runs on its state_dir: the verdicts are check's own round, and it says so
+    expect(rest[2]).toMatch(/^verdicts: this check's own round \(no avahealth daemon runs on .+\)$/);
     expect(result.stdout).not.toContain('\u001b['); // no colour when not a TTY
   });
 
@@ -122,7 +124,7 @@ describe('avahealth check', () => {
     const result = await runCli(['check', '--config', config('ok-1', 'disk')]);
     expect(result.code).toBe(2);
     const [first, , disk] = result.stdout.split('\n');
-    expect(first).toBe('CRITICAL - disk unhealthy (diskspace, AvalancheDiskLow) | healthy=1;;;0;2 warning=0;;;0;2 unhealthy=1;;;0;2 unreachable=0;;;0;2');
+    expect(first).toBe('CRITICAL - disk unhealthy (diskspace, AvalancheDiskLow) | healthy=1;;;0;2 warning=0;;;0;2 unhealthy=1;;;0;2 unreachable=0;;;0;2 pending=0;;;0;2');
     expect(disk).toMatch(/^disk +UNHEALTHY +failing: diskspace; disk: disk 9% free /);
   });
 
@@ -130,7 +132,7 @@ describe('avahealth check', () => {
     const file = writeConfig(`nodes:\n  - {name: ok-1, url: "${sim.nodeUrl('ok-1')}"}\n  - {name: disk, url: "${sim.nodeUrl('disk')}"}\nalerts:\n  rules:\n    AvalancheDiskLow: {critical_threshold: 0.05}\n`);
     const result = await runCli(['check', '--config', file]);
     expect(result.code).toBe(1);
-    expect(result.stdout.split('\n')[0]).toBe('WARNING - disk warning (diskspace, AvalancheDiskLow) | healthy=1;;;0;2 warning=1;;;0;2 unhealthy=0;;;0;2 unreachable=0;;;0;2');
+    expect(result.stdout.split('\n')[0]).toBe('WARNING - disk warning (diskspace, AvalancheDiskLow) | healthy=1;;;0;2 warning=1;;;0;2 unhealthy=0;;;0;2 unreachable=0;;;0;2 pending=0;;;0;2');
   });
 
   it('exit 2 when a node is unhealthy or unreachable', async () => {
@@ -177,6 +179,18 @@ describe('avahealth check', () => {
     expect(result.stderr).toContain('unknown-key.yaml:5:5: unknown key "intervall"');
   });
 
+  it('--format json with an invalid config still writes a JSON document: state UNKNOWN, and the error', async () => {
+    const result = await runCli(['check', '--config', 'test/fixtures/config/unknown-key.yaml', '--format', 'json']);
+    expect(result.code).toBe(3);
+    const report = JSON.parse(result.stdout) as { state: string; exitCode: number; error: string; targets: unknown[] };
+    expect(report).toMatchObject({ state: 'UNKNOWN', exitCode: 3, targets: [] });
+    expect(report.error).toContain('unknown-key.yaml:5:5: unknown key "intervall"');
+    // and a missing target is a JSON document too
+    const none = await runCli(['check', '--config', config('ok-1'), '--format', 'json', '--target', 'nope']);
+    expect(none.code).toBe(3);
+    expect(JSON.parse(none.stdout)).toMatchObject({ state: 'UNKNOWN', error: expect.stringContaining('no target named "nope"') });
+  });
+
   it('--format json carries the same verdict and per-check detail', async () => {
     const result = await runCli(['check', '--config', config('ok-1', 'down'), '--format', 'json']);
     expect(result.code).toBe(2);
@@ -190,11 +204,18 @@ describe('avahealth check', () => {
     expect(health.checks.find((c: { name: string }) => c.name === 'network')).toMatchObject({ passing: false, contiguousFailures: 1, error: expect.stringContaining('network layer is unhealthy') });
   });
 
-  it('--format prometheus prints the metric families; --target limits the round', async () => {
+  it('--format prometheus prints the metric families; --target limits what is printed', async () => {
     const result = await runCli(['check', '--config', config('ok-1', 'down'), '--format', 'prometheus', '--target', 'down']);
     expect(result.code).toBe(2);
     const m = parseExposition(result.stdout);
     expect(new Set(m.map((s) => s.labels.target).filter(Boolean))).toEqual(new Set(['down']));
+    // a textfile collector's usual alert on a failed reload must not fire on check's output
+    expect(sample(m, 'avahealth_config_last_reload_successful')).toBe(1);
+    // a source build says its commit (this checkout's HEAD), never "unknown"
+    const revision = series(m, 'avahealth_build_info')[0]!.labels.revision;
+    expect(revision).not.toBe('unknown');
+    expect(revision).toMatch(/^([0-9a-f]{40}|)$/);
+    if (existsSync(join(ROOT, '.git'))) expect(revision).toBe(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim());
     expect(sample(m, 'avahealth_node_healthy', { target: 'down', endpoint: 'health' })).toBe(0);
     expect(sample(m, 'avahealth_node_check_passing', { target: 'down', endpoint: 'health', check: 'network' })).toBe(0);
     expect(result.stdout).not.toContain('process_cpu'); // no default metrics from a one-shot command
@@ -346,8 +367,12 @@ describe('start-up errors, help per command, restart-only settings', () => {
       expect(result.code, command).toBe(0);
       expect(result.stdout, command).toMatch(new RegExp(`^Usage: avahealth ${command === 'run' ? '\\[run\\]' : command}`));
     }
-    expect((await runCli(['check', '--help'])).stdout).toContain('--format FORMAT');
-    expect((await runCli(['check', '--help'])).stdout).not.toContain('--scenario');
+    const checkHelp = (await runCli(['check', '--help'])).stdout;
+    expect(checkHelp).toContain('--format FORMAT');
+    expect(checkHelp).not.toContain('--scenario');
+    // --target narrows what is printed, not what is polled and judged
+    expect(checkHelp).toMatch(/--target NAME +print only this target; every target is still polled and judged/);
+    expect(checkHelp).toContain('When an avahealth daemon runs on the config\'s state_dir, its verdicts are printed');
     expect((await runCli(['run', '--help'])).stdout).toContain('--web.listen-address');
   }, 120_000); // ten CLI processes one after another: the 30 s default is not enough on a loaded machine
 

@@ -137,3 +137,39 @@ describe('layering check', () => {
     expect(run.output).toContain('no-upward-from-store: src/store.ts → src/metrics/view.ts');
   }, 120_000); // two dependency-cruiser runs over the whole repository: ~10 s each alone, far more on a loaded machine
 });
+
+/** scripts/check-rule-calls.ts (the second half of `npm run check:layers`) on a project root. */
+function ruleCalls(root: string): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'scripts', 'check-rule-calls.ts'), root], { cwd: ROOT, timeout: 120_000 }, (err, stdout, stderr) => {
+      const code = err ? Number((err as { code?: number }).code ?? 1) : 0;
+      resolve({ code, output: stdout + stderr });
+    });
+  });
+}
+
+describe('only the verdict stage calls a rule', () => {
+  const ruleModule = [
+    'export interface AlertRule { name: string; evaluate(input: { scopeAwaited?: boolean }, ctx: object, state: unknown): unknown[]; }',
+    "export const rule: AlertRule = { name: 'R', evaluate: () => [] };",
+  ].join('\n');
+
+  it('fails a side door: app/ calling a rule\'s evaluate itself, and deleting a field of its input', async () => {
+    const dir = await project('side-door', {
+      'src/alerts/rules/rule.ts': ruleModule,
+      'src/alerts/verdicts.ts': "import { rule } from './rules/rule.js';\nexport const verdicts = () => rule.evaluate({}, {}, undefined);\n",
+      'src/app/check.ts': "import { rule } from '../alerts/rules/rule.js';\nconst input = { scopeAwaited: true };\ndelete input.scopeAwaited;\nexport const own = rule.evaluate(input, {}, undefined);\n",
+    });
+    const run = await ruleCalls(dir);
+    expect(run.code).toBe(1);
+    expect(run.output).toContain("src/app/check.ts:4: calls a rule's evaluate; only the verdict stage (src/alerts/verdicts.ts) does");
+    expect(run.output).toContain('src/app/check.ts:3: deletes a field');
+    expect(run.output).not.toContain('src/alerts/verdicts.ts:');
+  }, 120_000);
+
+  it('passes on this repository: check runs the pipeline', async () => {
+    const run = await ruleCalls(ROOT);
+    expect(run.output).toContain("only src/alerts/verdicts.ts calls a rule's evaluate");
+    expect(run.code).toBe(0);
+  }, 120_000);
+});

@@ -12,6 +12,7 @@ import pagerduty from './pagerduty/schema.js';
 import slack from './slack/schema.js';
 import telegram from './telegram/schema.js';
 import webhook from './webhook/schema.js';
+import type { Problem } from './primitives.js';
 
 const KINDS = { webhook, slack, discord, pagerduty, alertmanager, telegram, email };
 
@@ -33,9 +34,38 @@ interface ReceiverCommon {
 export type ReceiverOf<K extends ReceiverKind> = ReceiverCommon & { kind: K; settings: SettingsOf<K> };
 export type ReceiverConfig = { [K in ReceiverKind]: ReceiverOf<K> }[ReceiverKind];
 
+/** Set while a config is loaded for `avahealth check` (withReceiverSecretsOptional). */
+let secretsOptional = false;
+
+/**
+ * Loads a config whose receivers need no secrets: `avahealth check` sends nothing. Their shapes are
+ * checked as always, but a secret written and left empty (its environment variable unset) is no
+ * error, and such a receiver is left out of the loaded config.
+ */
+export function withReceiverSecretsOptional<T>(load: () => T): T {
+  secretsOptional = true;
+  try {
+    return load();
+  } finally {
+    secretsOptional = false;
+  }
+}
+
+/** A secret field (it has a `_file` twin) written but empty, with no file given instead. */
+function emptySecret(kind: ReceiverKind, field: string, settings: Record<string, unknown>): boolean {
+  return `${field}_file` in KINDS[kind].slice.shape && settings[field] === '' && settings[`${field}_file`] === undefined;
+}
+
+/** The kind's problems, but for empty secrets while they are optional. */
+function problemsOf(kind: ReceiverKind, settings: Record<string, unknown>): { problems: Problem[]; missingSecret: boolean } {
+  const all = (KINDS[kind].check as (s: unknown) => Problem[])(settings);
+  const problems = secretsOptional ? all.filter((p) => !emptySecret(kind, p.field, settings)) : all;
+  return { problems, missingSecret: problems.length < all.length };
+}
+
 const slices = Object.fromEntries(RECEIVER_KINDS.map((kind) => [kind, KINDS[kind].slice.optional()])) as { [K in ReceiverKind]: z.ZodOptional<(typeof KINDS)[K]['slice']> };
 
-export const receiverSchema = z
+const receiverEntry = z
   .strictObject({
     name: targetName.describe('Receiver name (routing, metrics, notify-test).'),
     matchers: matchers.optional().describe('Only alerts whose labels match.'),
@@ -50,13 +80,30 @@ export const receiverSchema = z
     }
     const kind = present[0]!;
     const settings = r[kind] as Record<string, unknown>;
-    for (const problem of (KINDS[kind].check as (s: unknown) => Array<{ field: string; message: string }>)(settings)) {
+    for (const problem of problemsOf(kind, settings).problems) {
       // A missing or emptied field is reported at the field when it is written (naming an unset variable).
       report(ctx, settings[problem.field] !== undefined ? [kind, problem.field] : [kind], `receiver "${r.name}": ${problem.message}`);
     }
-  })
-  .transform((r): ReceiverConfig => {
-    const kind = RECEIVER_KINDS.find((k) => r[k] !== undefined)!;
-    const { settings, secrets } = (KINDS[kind].resolve as (s: unknown) => { settings: never; secrets: string[] })(r[kind]);
-    return { name: r.name, kind, matchers: r.matchers ?? [], minSeverity: r.min_severity, settings, secrets };
   });
+
+type ReceiverEntry = z.output<typeof receiverEntry>;
+
+/** Secret resolution: the settings its sender uses and what never to show. */
+function resolved(r: ReceiverEntry): ReceiverConfig {
+  const kind = RECEIVER_KINDS.find((k) => r[k] !== undefined)!;
+  const { settings, secrets } = (KINDS[kind].resolve as (s: unknown) => { settings: never; secrets: string[] })(r[kind]);
+  return { name: r.name, kind, matchers: r.matchers ?? [], minSeverity: r.min_severity, settings, secrets };
+}
+
+/** One receiver of `alerts.receivers[]`. */
+export const receiverSchema = receiverEntry.transform(resolved);
+
+/** `alerts.receivers`: one loaded for `check` without its secret (withReceiverSecretsOptional) is left out: it could not send, and check sends nothing. */
+export const receiversSchema = z.array(receiverEntry).transform((list) =>
+  list
+    .filter((r) => {
+      const kind = RECEIVER_KINDS.find((k) => r[k] !== undefined)!;
+      return !(secretsOptional && problemsOf(kind, r[kind] as Record<string, unknown>).missingSecret);
+    })
+    .map(resolved),
+);

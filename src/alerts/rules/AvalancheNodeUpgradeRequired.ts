@@ -28,6 +28,8 @@ export default defineRule({
   defaults,
   tuning: thresholdTuning('number of seconds before the deadline', defaults),
   phrases: { firing: 'upgrade required', resolved: "the node's build knows the upgrade" },
+  // The futureupgrade check says neither the deadline nor, before its last 3 days, anything: the target's summary says the alert's words.
+  countsInState: true,
   // In the last 3 days the node's futureupgrade check fails, and with it the node's health: the upgrade is the problem.
   inhibits: [
     { alertname: 'AvalancheCheckFailing', labels: { check: 'futureupgrade' }, because: 'the futureupgrade check fails because the upgrade is due' },

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { newerStakeRatio, versionStakeRatios } from '../../model/validator.js';
-import { defineRule, promAlert, type RuleDefaults } from './rule.js';
+import { defineRule, promAlert, Unknown, type RuleDefaults } from './rule.js';
 import { percent, reportFor } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.5 };
@@ -38,6 +38,7 @@ export default defineRule({
     const report = reportFor(input, (call) => call === 'info.getNodeVersion');
     if (report === null || typeof report === 'string') return report === null ? [] : report;
     const stake = input.versionStake;
+    if (report.version && !stake && input.versionStakeUnknown) return new Unknown('version drift', input.versionStakeUnknown);
     if (!report.version || !stake || stake.length === 0) return [];
     const newer = newerStakeRatio(report.version, stake);
     if (newer === undefined || newer <= (ctx.settings.threshold ?? 0.5)) return [];

@@ -113,6 +113,6 @@ export function ruleSettings(rule: AnyRule, tunings: Array<RuleTuning | undefine
   return { ...merged, forMs: merged.forMs ?? (forMs === 'bootstrap_grace' ? bootstrapGraceMs : 0) };
 }
 
-export type { AlertRule, ChainInput, Finding, Inhibition, RuleContext, RuleInputs, RuleSettings, RuleSource, Severity, ValidatorInput } from './rule.js';
-export { UNKNOWN } from './rule.js';
+export type { AlertRule, ChainInput, Finding, Inhibition, RuleContext, RuleResult, RuleInputs, RuleSettings, RuleSource, Severity, ValidatorInput } from './rule.js';
+export { UNKNOWN, Unknown } from './rule.js';
 export { RULE_SOURCE_NAMES, RULE_SOURCES, type SourceUpdate } from './sources.js';

@@ -28,6 +28,8 @@ export interface ValidatorInput {
   observed?: ObservedReport;
   /** Stake per node version on the node's network (Data API), when chain data has it. */
   versionStake?: readonly VersionStake[];
+  /** With chain data configured, why the stake per version is not known (never read, or the Data API failed). */
+  versionStakeUnknown?: string;
   /**
    * The alert's `scope` cannot be decided yet: the fleet's view of the validator has not come, or
    * its network's first baseline is awaited (bounded by one baseline interval, probes/observed.ts).
@@ -39,6 +41,11 @@ export interface ValidatorInput {
    * polls at most for it (validator-facts.ts, scopeWaits).
    */
   viewPending?: boolean;
+  /**
+   * The only round there is (`avahealth check`): nothing a later poll or baseline read would bring
+   * comes, so no verdict waits for one; each is decided on what this round knows.
+   */
+  oneRound?: boolean;
 }
 
 export interface ObservedInput {

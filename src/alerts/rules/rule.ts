@@ -63,6 +63,21 @@ export interface Finding {
 /** Returned by a rule whose truth cannot be known now (an unreachable node's checks): its alerts stay as they are. */
 export const UNKNOWN = 'unknown' as const;
 
+/**
+ * UNKNOWN, saying what is unknown and why (`version drift`, `the Data API could not be read (…)`):
+ * its alerts stay as they are, and `check`, the status page and the API say "version drift
+ * unknown: the Data API could not be read (…)".
+ */
+export class Unknown {
+  constructor(
+    readonly what: string,
+    readonly because: string,
+  ) {}
+}
+
+/** What an evaluation may return: the findings, or that its truth cannot be known now (with why, when the rule says). */
+export type RuleResult = Finding[] | typeof UNKNOWN | Unknown;
+
 export interface RuleContext {
   target: string;
   settings: RuleSettings;
@@ -121,7 +136,7 @@ export interface AlertRule<Name extends string = string, Source extends RuleSour
   inhibits?: readonly Inhibition[];
   /** State kept per target between evaluations (dropped when the target leaves the config). */
   newState?(): State;
-  evaluate(input: RuleInputs[Source], ctx: RuleContext, state: State): Finding[] | typeof UNKNOWN;
+  evaluate(input: RuleInputs[Source], ctx: RuleContext, state: State): RuleResult;
   /**
    * What its resolve says, from what is true now (the evaluation that resolves the incident, whose
    * labels are `labels`): "L1 validation 2H7p… topped up to 31.2 AVAX: 61.0 days of runway", after

@@ -31,6 +31,11 @@ export interface SourceUpdate {
   chainData?: ChainDataSnapshot;
   /** Whether a probe kind configured for the target has not reported on it yet (e.g. its validator poll right after a start). */
   awaits?: (kind: string) => boolean;
+  /**
+   * The only round there is (`avahealth check`, the verdict stage's one-round mode): nothing
+   * awaited will come, so the rules decide on what this round knows instead of waiting.
+   */
+  oneRound?: boolean;
 }
 
 /**
@@ -79,12 +84,22 @@ export const RULE_SOURCES = {
       const observation = validatorObservation(u);
       if (!observation) return null;
       const versionStake = u.network ? u.chainData?.networks.get(u.network)?.versionStake : undefined;
+      const versionStakeUnknown = !versionStake && u.network && u.chainData ? versionStakeProblem(u.chainData, u.network) : undefined;
       const observed = observedReport(u.jobs.get(OBSERVED_ENDPOINT)?.endpoints[0]);
-      // Scope is decided before the first notification: wait for the fleet's view and the network's first baseline.
-      const scopeAwaited = u.awaits?.(OBSERVED_ENDPOINT) === true || observed?.baselineAwaited === true;
+      // Scope is decided before the first notification: wait for the fleet's view and the network's
+      // first baseline (in one round, what came is all there is).
+      const scopeAwaited = !u.oneRound && (u.awaits?.(OBSERVED_ENDPOINT) === true || observed?.baselineAwaited === true);
       const report = validatorReport(observation);
-      const viewPending = !scopeAwaited && !observed && u.jobs.has(OBSERVED_ENDPOINT) && report?.nodeId !== undefined && report.primary !== undefined;
-      return { observation, ...(versionStake ? { versionStake } : {}), ...(observed ? { observed } : {}), ...(scopeAwaited ? { scopeAwaited } : {}), ...(viewPending ? { viewPending } : {}) };
+      const viewPending = !u.oneRound && !scopeAwaited && !observed && u.jobs.has(OBSERVED_ENDPOINT) && report?.nodeId !== undefined && report.primary !== undefined;
+      return {
+        observation,
+        ...(versionStake ? { versionStake } : {}),
+        ...(versionStakeUnknown ? { versionStakeUnknown } : {}),
+        ...(observed ? { observed } : {}),
+        ...(scopeAwaited ? { scopeAwaited } : {}),
+        ...(viewPending ? { viewPending } : {}),
+        ...(u.oneRound ? { oneRound: true } : {}),
+      };
     },
   }),
   /** What the fleet's other nodes see of a validator (at its validator interval). */
@@ -106,6 +121,17 @@ export const RULE_SOURCES = {
 export type RuleSource = keyof typeof RULE_SOURCES;
 /** What each source hands its rules, as its entry above says. */
 export type RuleInputs = { [S in RuleSource]: (typeof RULE_SOURCES)[S] extends RuleFeed<infer Input> ? Input : never };
+
+/**
+ * Why chain data holds no stake per version for the network: its Data API read failed, or none was
+ * made yet (undefined when the network was read and its answer has none: nothing to know).
+ */
+function versionStakeProblem(chainData: ChainDataSnapshot, network: string): string | undefined {
+  const prefix = `network ${network}: `;
+  const failed = chainData.errors.find((e) => e.startsWith(prefix));
+  if (failed) return `the Data API could not be read (${failed.slice(prefix.length)})`;
+  return chainData.networks.has(network) ? undefined : 'the Data API has not been read yet';
+}
 
 /** The `endpoint="validator"` observation of the target's validator job, when it has one. */
 function validatorObservation(u: SourceUpdate): EndpointObservation | undefined {

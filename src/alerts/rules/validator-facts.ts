@@ -98,14 +98,15 @@ export function noVerdict(state: ScopeWait | undefined): [] {
  * Whether a new verdict waits before its scope is decided:
  * - for the fleet's view (`viewPending`: the view job ran before the NodeID was known), at most
  *   VIEW_WAIT_POLLS polls in a row;
- * - for a network baseline read after its onset. A node's info.uptime counts the stake it is not
- *   connected to as 0 at once (network/network.go, NodeUptime), so when the whole network dips every
- *   validator's figures fall in the same poll, while a baseline read before the dip still shows the
- *   network normal: deciding then would page each validator as its own fault. At most the
- *   baseline's refresh time after the onset.
+ * - for a network baseline read after its onset (never in one round, `oneRound`). A node's
+ *   info.uptime counts the stake it is not connected to as 0 at once (network/network.go,
+ *   NodeUptime), so when the whole network dips every validator's figures fall in the same poll,
+ *   while a baseline read before the dip still shows the network normal: deciding then would page
+ *   each validator as its own fault. At most the baseline's refresh time after the onset.
  */
 export function scopeWaits(input: ValidatorInput, state: ScopeWait | undefined): boolean {
-  if (!state) return false;
+  // In the only round there is, this round's baseline is the one: no later read comes.
+  if (!state || input.oneRound) return false;
   const at = input.observation.at;
   state.onset ??= at;
   if (input.viewPending && state.waited < VIEW_WAIT_POLLS) {

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { duration, isCronPattern, matchers, report } from '../primitives.js';
 import { ruleTuningSchema } from '../../alerts/rules/index.js';
-import { receiverSchema, severity } from '../../alerts/receivers/schemas.js';
+import { receiversSchema, severity } from '../../alerts/receivers/schemas.js';
 
 export { ALERT_NAMES, type AlertName, type RuleTunings as RuleTuning } from '../../alerts/rules/index.js';
 
@@ -43,7 +43,7 @@ export const alertsSchema = z
     targets: z.record(z.string(), z.strictObject({ rules: ruleMap })).prefault({}).describe('Per-target tuning: target name → rules.'),
     silences: z.array(silence).prefault([]),
     maintenance: z.array(maintenance).prefault([]).describe('Recurring windows (cron start + duration) in which matching alerts do not notify.'),
-    receivers: z.array(receiverSchema).prefault([]),
+    receivers: receiversSchema.prefault([]),
   })
   .superRefine((alerts, ctx) => {
     const names = new Set<string>();

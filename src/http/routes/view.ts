@@ -3,8 +3,6 @@
  * store, the alert engine and the notifier; routes never reach into those themselves.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ShownAlert } from '../../alerts/types.js';
-import type { Silence } from '../../alerts/silences.js';
 import type { StreamedBody } from '../route.js';
 
 export interface MetricsBody {
@@ -14,9 +12,10 @@ export interface MetricsBody {
   headers?: Record<string, string>;
 }
 
+/** GET /api/v1/alerts: the alerts and silences as the API shows them (every time in epoch seconds). */
 export interface AlertsView {
-  alerts: ShownAlert[];
-  silences: Silence[];
+  alerts: object[];
+  silences: object[];
   queues: Record<string, number>;
 }
 

@@ -215,7 +215,20 @@ async function runWeek(weekName: string, script: Script): Promise<Score['summary
     await Promise.all(daemons.map((d) => d.exited));
     daemons = [];
   };
-  stopped.push(() => stopAll('SIGTERM'));
+  /**
+   * Stopping and starting daemons takes seconds (a start waits for ready): it runs beside the week,
+   * whose simulated events keep their time; what needs the daemons (silences, samples) waits for it.
+   */
+  let lifecycle: Promise<void> = Promise.resolve();
+  const lifecycleStep = (step: () => Promise<void>) => {
+    lifecycle = lifecycle.then(step, step);
+    return lifecycle;
+  };
+
+  stopped.push(async () => {
+    await lifecycle.catch(() => undefined);
+    await stopAll('SIGTERM');
+  });
 
   // --- surfaces: `check --format json` and /api/v1/status (of every shard), targets not healthy
   type TargetRow = { name: string; state: string; summary?: string };
@@ -260,9 +273,11 @@ async function runWeek(weekName: string, script: Script): Promise<Score['summary
   const samples: SurfaceSample[] = [];
   const skipped: ScriptEvent[] = [];
 
-  async function apply(event: ScriptEvent): Promise<void> {
+  /** Applies an event; resolves with when it took effect when that is not when it was asked. */
+  async function apply(event: ScriptEvent): Promise<number | undefined> {
     const [first, second] = event.args;
-    const post = (url: string, body: unknown) => send('POST', url, body);
+    const post = (url: string, body: unknown) => send('POST', url, body).then(() => undefined);
+    if (['silence', 'unsilence', 'sample'].includes(event.action)) await lifecycle;
     switch (event.action) {
       case 'scenario': {
         // `a+b`: the scenario a, with b held besides it (the simulator's `also`)
@@ -280,34 +295,37 @@ async function runWeek(weekName: string, script: Script): Promise<Score['summary
         const endsAt = Date.now() + Number(seconds ?? 60) * 1000;
         const ids = await Promise.all(daemons.map(async (d) => (JSON.parse(await sendText('POST', `${d.url}/api/v1/silences`, { matchers, endsAt: new Date(endsAt).toISOString(), comment: String(comment ?? `bench: ${first}`) })) as { id: string }).id));
         silences.set(first!, { ids, endsAt });
-        return;
+        return Date.now();
       }
       case 'unsilence': {
         const ids = silences.get(first!)?.ids ?? [];
         await Promise.all(daemons.map((d, i) => (ids[i] ? send('DELETE', `${d.url}/api/v1/silences/${ids[i]}`) : undefined)));
-        return;
+        return Date.now();
       }
       case 'kill-daemon':
-        return stopAll('SIGKILL');
+        await lifecycleStep(() => stopAll('SIGKILL'));
+        return Date.now();
       case 'start-daemon':
-        return startAll();
+        void lifecycleStep(startAll).then(() => appliedAt.set(event.line, Date.now()), (err: Error) => log(`!! ${event.at}s ${event.text}: ${err.message}`));
+        return undefined;
       case 'shards':
-        await stopAll('SIGTERM');
-        shardCount = Number(first);
-        return startAll();
+        void lifecycleStep(async () => {
+          await stopAll('SIGTERM');
+          shardCount = Number(first);
+          await startAll();
+        }).then(() => appliedAt.set(event.line, Date.now()), (err: Error) => log(`!! ${event.at}s ${event.text}: ${err.message}`));
+        return undefined;
       case 'sample':
         samples.push(await sampleStatus());
         checking = checking.then(async () => void samples.push(await sampleCheck()));
-        return;
+        return undefined;
       case 'expect':
-        // `expect silence-end <name>`: the moment the silence really ends (it counts from when it was made)
-        if (first === 'silence-end') {
-          const endsAt = silences.get(second!)?.endsAt;
-          if (endsAt !== undefined && endsAt > Date.now()) await sleep(endsAt - Date.now());
-        }
-        return; // other moments (a period's end) the simulator plays on its own clock: nothing to do
-      case 'end':
-        return;
+        // a silence's end is when it really ends (it counts from when it was made); a period's end
+        // when the simulator's clock (started with t0) says
+        if (first === 'silence-end') return silences.get(second!)?.endsAt;
+        return t0 + event.at * 1000;
+      default:
+        return undefined;
     }
   }
 
@@ -333,21 +351,18 @@ async function runWeek(weekName: string, script: Script): Promise<Score['summary
         continue;
       }
       const started = Date.now();
+      let tookEffect: number | undefined;
       try {
-        await apply(event);
+        tookEffect = await apply(event);
       } catch (err) {
         log(`!! ${event.at}s ${event.text}: ${(err as Error).message}`);
       }
-      // silences and starts take effect when they are done; a silence's end when it really ends; a
-      // period's end when the simulator's clock (started with t0) says; the rest when they are asked
-      const silenceEnd = event.action === 'expect' && event.args[0] === 'silence-end' ? silences.get(event.args[1]!)?.endsAt : undefined;
-      appliedAt.set(
-        event.line,
-        silenceEnd ?? (event.action === 'expect' ? t0 + event.at * 1000 : ['start-daemon', 'shards', 'silence'].includes(event.action) ? Date.now() : started),
-      );
+      // a start takes effect when the daemons are ready (set then); the rest when apply says, else when asked
+      if (!['start-daemon', 'shards'].includes(event.action)) appliedAt.set(event.line, tookEffect ?? started);
       log(`   ${String(event.at).padStart(4)}s  ${event.text}${Date.now() - t0 > event.at * 1000 + 3000 ? ` (${((started - t0) / 1000).toFixed(0)}s)` : ''}`);
     }
 
+    await lifecycle;
     await checking;
     // Let the last resolves arrive: until every key at every receiver is resolved but those the truth holds open.
     const drainEnd = Date.now() + DRAIN_MS;

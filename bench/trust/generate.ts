@@ -176,6 +176,11 @@ class Week {
     return this.down.some((w) => at >= w.from - 1 && at <= w.to);
   }
 
+  /** Whether the daemons are stopped or starting at `at` (a call to their API would wait for them). */
+  restarting(at: number): boolean {
+    return this.isDown(at) || this.down.some((w) => at >= w.to && at <= w.to + 8) || this.reshards.some((t) => at >= t - 2 && at <= t + 15);
+  }
+
   near(at: number, times: number[], margin: number): boolean {
     return times.some((t) => Math.abs(t - at) <= margin);
   }
@@ -486,7 +491,7 @@ const outageTurnsReal: Story = (w, n, at) => {
   const silenceTo = t3 + 6;
   if (t4 > GENERATED_END_S - 40) return false;
   if (!fits(w, n, { from: at, to: GENERATED_END_S - 5 })) return false;
-  if (silence && (w.isDown(silenceFrom) || w.reshards.some((r) => r >= silenceFrom - 2 && r <= silenceTo + 2))) return false;
+  if (silence && (w.restarting(silenceFrom) || w.reshards.some((r) => r >= silenceFrom - 2 && r <= silenceTo + 2))) return false;
   const first = w.id('cut');
   w.add(at, `scenario ${n.name} ${w.scenario(n, ['network-down'])}`, `open ${first}: ${TRUTH.cut(n)}`);
   w.add(t1, `scenario ${n.name} ${w.scenario(n, [])}`, `close ${first}`);
@@ -569,7 +574,7 @@ const silenced = (way?: 'ends-under' | 'expires' | 'removed'): Story => (w, n, a
     steps.push(() => w.add(end, `scenario ${n.name} ${w.scenario(n, [])}`, `close ${i}`));
   }
   const holds = how === 'removed' ? 120 : silenceEnd - at;
-  if (w.isDown(at) || (how === 'removed' && w.isDown(silenceEnd))) return false;
+  if (w.restarting(at) || (how === 'removed' && w.restarting(silenceEnd))) return false;
   if (!fits(w, n, { from: at, to: end }, { noReshard: true })) return false;
   w.add(at, `silence ${name} target=${n.name} for=${holds}`);
   w.add(problemAt, `scenario ${n.name} ${w.scenario(n, [condition])}`, `quiet ${q}: target=${n.name}`);

@@ -10,7 +10,7 @@ import { withReceiverSecretsOptional } from '../alerts/receivers/schemas.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { listenUrl, type ListenAddress } from './primitives.js';
 import { configSchema, knownKeys } from './schema.js';
-import { keepTemplatedHeadersSecret, shortSecretWarnings } from './secrets.js';
+import { cleartextWarnings, keepTemplatedHeadersSecret, shortSecretWarnings } from './secrets.js';
 import type { NodeTarget } from './schema/nodes.js';
 import { parseYaml } from './yaml.js';
 
@@ -91,7 +91,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   const parse = () => parseYaml(text, file, configSchema, env, { relativePaths: { baseDir, isPathKey }, knownKeys: cachedKnownKeys });
   const { data, doc, at, warnings, templated } = options.receiverSecretsOptional ? withReceiverSecretsOptional(parse) : parse();
   keepTemplatedHeadersSecret(data, templated);
-  return { file, warnings: [...warnings, ...shortSecretWarnings(data, doc, at)], ...data, stateDir: resolvePath(baseDir, data.stateDir) };
+  return { file, warnings: [...warnings, ...shortSecretWarnings(data, doc, at), ...cleartextWarnings(data, doc, at)], ...data, stateDir: resolvePath(baseDir, data.stateDir) };
 }
 
 /**

@@ -6,6 +6,8 @@
  */
 import type { Document, Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
+import { isCleartextUrl } from '../alerts/receivers/primitives.js';
+import { cleartextOf } from '../alerts/receivers/schemas.js';
 import type { ConfigProblem } from './errors.js';
 import { isHarmlessHeader } from './primitives.js';
 import type { configSchema } from './schema.js';
@@ -54,4 +56,33 @@ export function shortSecretWarnings(
   return owners
     .filter(([, , secrets]) => secrets.some((s) => s.length > 0 && s.length < MIN_REDACTED_LENGTH))
     .map(([path, who]) => at((doc.getIn(path as unknown[], true) as YamlNode | undefined)?.range?.[0], `${who} has a secret value (a header value, token or password) shorter than ${MIN_REDACTED_LENGTH} characters: it is not redacted from the log, the status page, state files or notifications; use a longer one`));
+}
+
+/**
+ * One warning per node, service or receiver that would send a credential where anyone on the path
+ * can read it: a password, token, API key or secret header to an http:// URL of another machine
+ * (loopback stays on the machine, or in the pod), an SMTP password with `require_tls: false`, a
+ * webhook URL or bot token over http://. Warned, not refused: a test bench on a private network may
+ * mean it.
+ */
+export function cleartextWarnings(
+  config: Pick<Config, 'nodes' | 'services' | 'alerts'>,
+  doc: Document,
+  at: (offset: number | undefined, message: string) => ConfigProblem,
+): ConfigProblem[] {
+  const node = (path: readonly unknown[]) => doc.getIn(path as unknown[], true) as YamlNode | undefined;
+  const where = (path: readonly unknown[]) => (node(path) ?? node(path.slice(0, -1)))?.range?.[0];
+  const warnings: ConfigProblem[] = [];
+  for (const [list, who] of [[config.nodes, 'node'], [config.services, 'service']] as const) {
+    list.forEach((target, i) => {
+      if (target.secrets.length > 0 && isCleartextUrl(target.baseUrl)) {
+        warnings.push(at(where([`${who}s`, i, 'url']), `${who} "${target.name}" sends credentials (a password, token, API key or header value) over http:// to ${new URL(target.baseUrl).host}: anyone on the path can read them; use https://`));
+      }
+    });
+  }
+  config.alerts.receivers.forEach((receiver, i) => {
+    const found = cleartextOf(receiver);
+    if (found) warnings.push(at(where(['alerts', 'receivers', i, receiver.kind, found.field]), `receiver "${receiver.name}": ${found.what}; use TLS`));
+  });
+  return warnings;
 }

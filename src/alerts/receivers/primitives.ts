@@ -20,6 +20,8 @@ export interface ReceiverSchema<Kind extends string, Slice extends z.ZodObject, 
   check(input: z.output<Slice>): Problem[];
   /** Secret resolution: the settings `send.ts` uses, and every value to redact from logs and pages. */
   resolve(input: z.output<Slice>): { settings: Settings; secrets: string[] };
+  /** The credential these settings would send where anyone on the path can read it (no TLS), in words, for `validate`'s warning; undefined when none. */
+  cleartext?(settings: Settings): { field: string; what: string } | undefined;
 }
 
 export function defineReceiverSchema<const Kind extends string, Slice extends z.ZodObject, Settings>(schema: ReceiverSchema<Kind, Slice, Settings>): ReceiverSchema<Kind, Slice, Settings> {
@@ -27,6 +29,19 @@ export function defineReceiverSchema<const Kind extends string, Slice extends z.
 }
 
 export const isHttpUrl = (u: string | undefined): u is string => u !== undefined && /^https?:\/\//i.test(u) && URL.canParse(u);
+
+/** A host whose traffic never leaves the machine (or the pod): localhost, 127.0.0.0/8, ::1. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::1';
+}
+
+/** Whether a request to `url` goes out without TLS to another machine. */
+export function isCleartextUrl(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const u = new URL(url);
+  return u.protocol === 'http:' && !isLoopbackHost(u.hostname);
+}
 
 /** A secret URL, and its path and query on their own (where webhook tokens live; receivers echo paths). */
 export function urlSecrets(url: string): string[] {

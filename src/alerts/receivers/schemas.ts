@@ -107,3 +107,9 @@ export const receiversSchema = z.array(receiverEntry).transform((list) =>
     })
     .map(resolved),
 );
+
+/** The credential a receiver would send without TLS (`<kind>/schema.ts`'s `cleartext`), for `validate`'s warning. */
+export function cleartextOf(receiver: ReceiverConfig): { field: string; what: string } | undefined {
+  const check = KINDS[receiver.kind].cleartext as ((settings: unknown) => { field: string; what: string } | undefined) | undefined;
+  return check?.(receiver.settings);
+}

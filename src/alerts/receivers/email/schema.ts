@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { fileContent, secretField, secretValue } from '../../../config/primitives.js';
-import { defineReceiverSchema, type Problem } from '../primitives.js';
+import { defineReceiverSchema, isLoopbackHost, type Problem } from '../primitives.js';
 
 /** An address as `user@host` or `Name <user@host>`: checked loosely, the SMTP server has the last word. */
 const ADDRESS = /^(?:[^<>@\s][^<>]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s,]+@[^<>@\s,]+)$/;
@@ -85,4 +85,8 @@ export default defineReceiverSchema({
     };
     return { settings, secrets: password ? [password] : [] };
   },
+  cleartext: (s) =>
+    s.password !== undefined && !s.implicitTls && !s.requireTls && !isLoopbackHost(s.host)
+      ? { field: 'require_tls', what: 'require_tls: false with auth_password: the password goes out in cleartext (AUTH PLAIN) to a server that does not offer STARTTLS, or when someone on the path strips it' }
+      : undefined,
 });

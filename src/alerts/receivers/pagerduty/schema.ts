@@ -1,7 +1,7 @@
 /** `pagerduty:` settings: the Events API v2 routing key (a secret, inline or from a file) and endpoint. */
 import { z } from 'zod';
 import { secretField, secretValue } from '../../../config/primitives.js';
-import { defineReceiverSchema, urlProblem } from '../primitives.js';
+import { defineReceiverSchema, isCleartextUrl, urlProblem } from '../primitives.js';
 
 export default defineReceiverSchema({
   kind: 'pagerduty',
@@ -16,4 +16,5 @@ export default defineReceiverSchema({
     const routingKey = secretValue(s, 'routing_key')!;
     return { settings: { url: s.url, routingKey }, secrets: [routingKey] };
   },
+  cleartext: (s) => (isCleartextUrl(s.url) ? { field: 'url', what: 'an http:// url: the routing key goes out in cleartext' } : undefined),
 });

@@ -1,7 +1,7 @@
 /** `slack:` settings: the incoming-webhook URL (a secret: the token is in its path), inline or from a file. */
 import { z } from 'zod';
 import { secretField, secretValue } from '../../../config/primitives.js';
-import { defineReceiverSchema, urlProblem, urlSecrets } from '../primitives.js';
+import { defineReceiverSchema, isCleartextUrl, urlProblem, urlSecrets } from '../primitives.js';
 
 export default defineReceiverSchema({
   kind: 'slack',
@@ -11,4 +11,5 @@ export default defineReceiverSchema({
     const url = secretValue(s, 'url')!;
     return { settings: { url }, secrets: urlSecrets(url) };
   },
+  cleartext: (s) => (isCleartextUrl(s.url) ? { field: 'url', what: 'an http:// url: the webhook URL is the credential, and anyone on the path can read it' } : undefined),
 });

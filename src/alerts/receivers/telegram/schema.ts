@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { secretField, secretValue } from '../../../config/primitives.js';
-import { defineReceiverSchema, isHttpUrl, type Problem } from '../primitives.js';
+import { defineReceiverSchema, isCleartextUrl, isHttpUrl, type Problem } from '../primitives.js';
 
 const CHAT_ID = /^(-?\d{1,20}|@[A-Za-z0-9_]{4,64})$/;
 /** The Bot API's token shape: the bot's numeric ID, a colon, a secret. */
@@ -43,4 +43,5 @@ export default defineReceiverSchema({
     const encoded = encodeURIComponent(botToken);
     return { settings, secrets: encoded === botToken ? [botToken] : [botToken, encoded] };
   },
+  cleartext: (s) => (isCleartextUrl(s.apiUrl) ? { field: 'api_url', what: 'an http:// api_url: the bot token (in the URL path) goes out in cleartext' } : undefined),
 });

@@ -67,12 +67,24 @@ export function matcherProblem(matchers: Record<string, string>): string | undef
   return undefined;
 }
 
+/** The longest an API silence may last: a longer one is forgotten, not maintained (lasting ones belong in the config). */
+export const MAX_SILENCE_MS = 365 * 86_400_000;
+
+/** An example time for messages: two hours from now, to the minute (an example in the past would be refused). */
+const exampleTime = (now: number) => new Date(Math.ceil((now + 2 * 3_600_000) / 60_000) * 60_000).toISOString().replace('.000Z', 'Z');
+
 function dateTime(field: string, future: boolean) {
-  const message = `${field} must be a ${future ? 'future ' : ''}date-time such as 2026-12-01T00:00:00Z`;
-  return z.string({ error: message }).transform((text, ctx) => {
+  const message = (now: number) => `${field} must be a ${future ? 'future ' : ''}date-time such as ${exampleTime(now)}`;
+  return z.string({ error: () => message(Date.now()) }).transform((text, ctx) => {
     const ms = Date.parse(text);
-    if (Number.isNaN(ms) || (future && ms <= Date.now())) {
-      ctx.addIssue({ code: 'custom', message });
+    const now = Date.now();
+    if (Number.isNaN(ms) || (future && ms <= now)) {
+      ctx.addIssue({ code: 'custom', message: message(now) });
+      return z.NEVER;
+    }
+    if (future && ms > now + MAX_SILENCE_MS) {
+      const latest = new Date(now + MAX_SILENCE_MS).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      ctx.addIssue({ code: 'custom', message: `${field} must be within a year (by ${latest}): a longer silence is forgotten, not maintained; put a lasting one in the config (alerts.silences), where every replica reads it` });
       return z.NEVER;
     }
     return ms;
@@ -92,9 +104,69 @@ export const silenceBodySchema = z.object({
   startsAt: dateTime('startsAt', false).optional(),
   comment: z.string().max(4096, { error: 'comment must be at most 4096 characters' }).optional(),
   createdBy: z.string().max(256, { error: 'createdBy must be at most 256 characters' }).optional(),
-});
+}).refine((b) => b.startsAt === undefined || b.startsAt < b.endsAt, { message: 'startsAt must be before endsAt', path: ['startsAt'] });
 
 export type SilenceInput = z.output<typeof silenceBodySchema>;
+
+/** What a silence can match now: the fleet's targets, the label names its alerts carry, the rules' names. */
+export interface SilenceScope {
+  targets: ReadonlySet<string>;
+  labelNames: ReadonlySet<string>;
+  alertnames: ReadonlySet<string>;
+  /** Targets of the fleet that other shards watch (a silence is kept by the replica that received it). */
+  otherShards?: ReadonlySet<string>;
+}
+
+/**
+ * Why a silence posted to the API would match nothing, or undefined: a label no alert carries, a
+ * `target` or `alertname` that names none (a typo such as `node-l` silences nothing while the
+ * operator believes the pages held), or a regex on them that matches none today. Refused with the
+ * nearest name, rather than kept and mirrored to Alertmanager as a silence of nothing.
+ */
+export function silenceScopeProblem(matchers: Record<string, string>, scope: SilenceScope): string | undefined {
+  for (const [name, value] of Object.entries(matchers)) {
+    if (!scope.labelNames.has(name)) return `matchers.${name}: no alert carries the label "${name}"${nearest(name, scope.labelNames)}; the silence would match nothing (labels: ${[...scope.labelNames].sort().slice(0, 40).join(', ')})`;
+    const known = name === 'target' ? scope.targets : name === 'alertname' ? scope.alertnames : undefined;
+    if (!known) continue;
+    const what = name === 'target' ? 'target' : 'alert';
+    if (!value.startsWith('~')) {
+      if (name === 'target' && !known.has(value) && scope.otherShards?.has(value)) return `matchers.target: "${value}" is watched by another shard, and a silence holds only on the replica that received it; post it there, or put it in the config (alerts.silences), which every shard reads`;
+      if (!known.has(value)) return `matchers.${name}: no ${what} is named "${value}"${nearest(value, known)}; the silence would match nothing`;
+    } else {
+      const test = compileLabelMatcher(value);
+      if (![...known].some(test)) return `matchers.${name}: "${value}" matches no ${what} today; the silence would match nothing`;
+    }
+  }
+  return undefined;
+}
+
+/** ` (did you mean "x"?)` for the known name closest to `text` (at most a third of it changed), or nothing. */
+function nearest(text: string, known: ReadonlySet<string>): string {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(text.length / 3)) + 1;
+  for (const name of known) {
+    if (Math.abs(name.length - text.length) >= bestDistance) continue;
+    const d = editDistance(text, name, bestDistance);
+    if (d < bestDistance) [best, bestDistance] = [name, d];
+  }
+  return best === undefined ? '' : ` (did you mean "${best}"?)`;
+}
+
+/** Levenshtein distance, giving up (returning `limit`) once it reaches `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let smallest = i;
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      smallest = Math.min(smallest, row[j]!);
+    }
+    if (smallest >= limit) return limit;
+    previous = row;
+  }
+  return previous[b.length]!;
+}
 
 const silenceSchema: z.ZodType<Silence> = z.object({
   id: z.string(),
@@ -133,7 +205,12 @@ export class Silences {
       for (const silence of read.value.silences) {
         const problem = matcherProblem(silence.matchers);
         if (problem) log.error({ id: silence.id, matchers: silence.matchers, error: problem }, 'stored silence cannot be used; dropped');
-        else this.api.push(silence);
+        else if (silence.endsAt > Date.now() + MAX_SILENCE_MS) {
+          // Stored before the cap (an end in year 275760 that Alertmanager refuses to mirror): held to a year from now.
+          const endsAt = Date.now() + MAX_SILENCE_MS;
+          log.warn({ id: silence.id, matchers: silence.matchers, endsAt: new Date(endsAt).toISOString() }, 'stored silence ended more than a year ahead; it now ends a year from now');
+          this.api.push({ ...silence, endsAt });
+        } else this.api.push(silence);
       }
     }
     if (read.status === 'corrupt') log.error({ file: this.file, movedTo: read.movedTo, error: read.error }, 'silences file unreadable; set aside');

@@ -9,6 +9,8 @@ import { Notifier } from '../alerts/notifier.js';
 import { handedOver } from '../alerts/receivers/alertmanager/adopt.js';
 import { SilenceMirrors } from '../alerts/receivers/alertmanager/mirror.js';
 import { RULES } from '../alerts/rules/index.js';
+import { IDENTITY_LABELS } from '../alerts/rules/rule.js';
+import type { SilenceScope } from '../alerts/silences.js';
 import type { ReceiverOf } from '../alerts/receivers/schemas.js';
 import type { Config, NodeTarget } from '../config/load.js';
 import { HttpClient } from '../transport/client.js';
@@ -111,6 +113,20 @@ export function effectiveConfig(base: Config, discovered: NodeTarget[], shard: S
   const names = new Set([...base.nodes, ...base.services].map((t) => t.name));
   const nodes = [...base.nodes, ...discovered.filter((n) => !names.has(n.name))].filter((n) => inShard(n.name, shard));
   return { ...base, nodes, services: base.services.filter((s) => inShard(s.name, shard)) };
+}
+
+/**
+ * What a silence posted to this replica can match (alerts/silences.ts, `silenceScopeProblem`): its
+ * targets (discovered ones included), the labels its alerts carry (the rules' and the targets'
+ * own), the rules' names; and the fleet's targets that other shards watch.
+ */
+export function silenceScopeOf(base: Config, discovered: NodeTarget[], shard: Shard | undefined): SilenceScope {
+  const here = targetsOf(effectiveConfig(base, discovered, shard));
+  const all = shard ? targetsOf(effectiveConfig(base, discovered, undefined)) : here;
+  const targets = new Set(here.map((t) => t.name));
+  const labelNames = new Set<string>(['alertname', 'target', 'severity', ...IDENTITY_LABELS]);
+  for (const t of here) for (const name of Object.keys(t.labels)) labelNames.add(name);
+  return { targets, labelNames, alertnames: new Set(RULES.map((r) => r.name)), otherShards: new Set(all.map((t) => t.name).filter((n) => !targets.has(n))) };
 }
 
 /**

@@ -27,7 +27,8 @@ import { watchStateWrites } from '../state/write-health.js';
 import { forgetReserve, keepReserve } from '../state/reserve.js';
 import type { Store } from '../store.js';
 import { VERSION } from '../version.js';
-import { adoptHandedOver, buildComponents, effectiveConfig, type Components, type DaemonOptions } from './components.js';
+import { adoptHandedOver, buildComponents, effectiveConfig, silenceScopeOf, type Components, type DaemonOptions } from './components.js';
+import { silenceScopeProblem } from '../alerts/silences.js';
 import { listenOrExplain } from './listen.js';
 import { applyDiff } from './reload.js';
 import { daemonRoutes } from './view.js';
@@ -96,7 +97,17 @@ export class Daemon {
         return [listen.host, ...(URL.canParse(externalUrl) ? [new URL(externalUrl).host] : []), ...allowedHosts];
       },
       ...(options.enableLifecycle ? { reload: () => this.reload() } : {}),
-      ...(options.enableAdminApi ? { silences: { add: (silence) => this.parts.alerts.silences.add(silence), expire: (id) => this.parts.alerts.silences.expire(id) } } : {}),
+      ...(options.enableAdminApi
+        ? {
+            silences: {
+              add: (silence) => {
+                const problem = silenceScopeProblem(silence.matchers, silenceScopeOf(this.baseConfig, this.discovered, options.shard));
+                return problem ? { error: problem } : this.parts.alerts.silences.add(silence);
+              },
+              expire: (id) => this.parts.alerts.silences.expire(id),
+            },
+          }
+        : {}),
     });
     this.server = createHttpServer(routes, (err) => log.error({ err }, 'HTTP handler failed'), this.gate);
   }

@@ -31,7 +31,7 @@ describe('writes need a Host that is this avahealth', () => {
   let file: string;
   const dir = mkdtempSync(join(tmpdir(), 'avahealth-rebind-'));
   const silence = JSON.stringify({ matchers: { target: 'n1' }, endsAt: new Date(Date.now() + 3_600_000).toISOString(), comment: 'rebinding test' });
-  const config = (allowed: string[]) => `state_dir: ${join(dir, 'state')}\nexternal_url: http://avahealth.example.com:9660/\nallowed_hosts: [${allowed.join(', ')}]\nnodes: []\n`;
+  const config = (allowed: string[]) => `state_dir: ${join(dir, 'state')}\nexternal_url: http://avahealth.example.com:9660/\nallowed_hosts: [${allowed.join(', ')}]\nnodes: [{name: n1, url: "http://127.0.0.1:1", interval: 1h}]\n`;
 
   beforeAll(async () => {
     file = join(dir, 'config.yaml');

@@ -20,7 +20,8 @@ export interface AdminActions {
   reload?: () => Promise<ReloadResult>;
   /** Present only with --web.enable-admin-api. */
   silences?: {
-    add: (silence: SilenceInput) => { id: string };
+    /** The new silence's id, or why it is refused (it would match nothing). */
+    add: (silence: SilenceInput) => { id: string } | { error: string };
     expire: (id: string) => boolean;
   };
 }
@@ -65,7 +66,8 @@ export function adminRoutes(actions: AdminActions): Route[] {
         }
         const parsed = silenceBodySchema.safeParse(body);
         if (!parsed.success) return json(400, { error: parsed.error.issues.map((i) => i.message).join('; ') });
-        return json(200, { id: silences.add(parsed.data).id });
+        const added = silences.add(parsed.data);
+        return 'error' in added ? json(400, { error: added.error }) : json(200, { id: added.id });
       },
     },
     {

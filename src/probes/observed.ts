@@ -26,7 +26,7 @@ import { redact } from '../util/text.js';
 import { callNode } from './exchange.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 import { EMPTY_NODE_ID } from './validator.js';
-import { witnessOf } from './witness.js';
+import { witnessOf, type SaidOf } from './witness.js';
 
 /** Other fleet nodes asked about one own validator, at most (cost and series grow with validators × observers). */
 export const MAX_OBSERVERS = 16;
@@ -234,8 +234,26 @@ async function viewOf(observer: NodeTarget, nodeId: string, fleet: ByNetwork, in
   const seen = all.get(nodeId) ?? (await viewsOf(observer, [nodeId], ctx)).get(nodeId)!;
   if (seen.view.connected === undefined) return seen;
   // Whether what it says counts (./witness.ts): judged now, from its own latest polls and this answer.
-  const said = new Map([...all].map(([id, s]) => [id, s.view]));
-  return { ...seen, view: { ...seen.view, ...witnessOf(observer.name, nodeId, said, ctx) } };
+  return { ...seen, view: { ...seen.view, ...witnessOf(observer.name, nodeId, saidIn(all), ctx) } };
+}
+
+/**
+ * What an answer says of each NodeID, as witnessOf reads it: a view of the answer, one per answer
+ * (a copy per validator it serves was a million entries a minute at 1,000 validators).
+ */
+const said = new WeakMap<Map<string, Seen>, SaidOf>();
+function saidIn(all: Map<string, Seen>): SaidOf {
+  let views = said.get(all);
+  if (!views) {
+    const made: SaidOf = {
+      get: (nodeId) => all.get(nodeId)?.view,
+      values: function* () {
+        for (const seen of all.values()) yield seen.view;
+      },
+    };
+    said.set(all, (views = made));
+  }
+  return views;
 }
 
 /**

@@ -21,8 +21,11 @@ export interface Witness {
   pending?: boolean;
 }
 
-/** What an observer said of one NodeID: connected or not, when it said. */
-export type SaidOf = ReadonlyMap<string, { connected?: boolean }>;
+/** What an observer said of each NodeID: connected or not (a Map, or a view of one). */
+export interface SaidOf {
+  get(nodeId: string): { connected?: boolean } | undefined;
+  values(): Iterable<{ connected?: boolean }>;
+}
 
 export function witnessOf(observer: string, subject: string, said: SaidOf, ctx: Pick<ProbeContext, 'store'>): Witness {
   const state = ctx.store.get(observer);
@@ -40,15 +43,30 @@ export function witnessOf(observer: string, subject: string, said: SaidOf, ctx: 
   if (failing.length > 0) return result(`its own ${failing[0]!.name} check fails`);
   const cutOff = checks.find((c) => c.chain?.connectedStakeRatio !== undefined && c.chain.connectedStakeRatio < CONNECTED_STAKE_NORMAL);
   if (cutOff) return result(`it is connected to ${Math.round(cutOff.chain!.connectedStakeRatio! * 100)} % of the stake only`);
-  let others = 0;
-  let connected = 0;
-  for (const [nodeId, seen] of said) {
-    if (nodeId === subject || seen.connected === undefined) continue;
-    others++;
-    if (seen.connected) connected++;
+  let { others, connected } = tallyOf(said);
+  const own = said.get(subject)?.connected;
+  if (own !== undefined) {
+    others--;
+    if (own) connected--;
   }
   if (others > 0 && connected * 2 < others) return result(`it sees only ${connected} of ${others} other fleet validators connected`);
   return result();
+}
+
+/** How many NodeIDs an answer says connected or not, and how many of them connected: counted once per answer (it serves every validator asked). */
+const tallies = new WeakMap<SaidOf, { others: number; connected: number }>();
+function tallyOf(said: SaidOf): { others: number; connected: number } {
+  let tally = tallies.get(said);
+  if (!tally) {
+    tally = { others: 0, connected: 0 };
+    for (const seen of said.values()) {
+      if (seen.connected === undefined) continue;
+      tally.others++;
+      if (seen.connected) tally.connected++;
+    }
+    tallies.set(said, tally);
+  }
+  return tally;
 }
 
 /** The observer's own validator poll says whether it validates the Primary Network; else its network check does. */

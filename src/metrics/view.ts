@@ -12,7 +12,7 @@ import type { Store, TargetState } from '../store.js';
 import { Dependencies, Writer, type StoreInput } from './collectors/collector.js';
 import { COLLECTORS, FAMILIES, OFFSETS } from './collectors/index.js';
 import { bodyBytes, MetricsEndpoint, type ScrapeRequest, type ScrapeResponse } from './endpoint.js';
-import { Exposition, labelText, SampleWriter } from './exposition.js';
+import { Exposition, labelText, SampleWriter, type Part } from './exposition.js';
 import { createMetricFamilies, initReceiverSeries, type MetricFamilies } from './registry.js';
 import type { ConfigDiff } from '../config/diff.js';
 
@@ -23,20 +23,23 @@ interface TargetMetrics {
   skipped: number;
   /** Each collector's memory of this target (counters), by collector position. */
   memos: unknown[];
-  /** Exposition owner of each collector's series of this target. */
-  owners: string[];
+  /** The target's series in the exposition, every collector's. */
+  part: Part;
   /** What each collector with a `depends` rendered from last time (none for the others: they render on every update), and with which config. */
   rendered: Array<Dependencies | undefined>;
   renderedWith?: Config;
 }
 
-/** Exposition owner of the whole-store series (target names cannot contain `@`). */
-const STORE_OWNER = '@store';
-
 export class MetricsView {
   readonly families: MetricFamilies;
   readonly exposition = new Exposition(FAMILIES);
   private readonly endpoint: MetricsEndpoint;
+  /** Each collector's writer, written over by every render (rendering is synchronous). */
+  private readonly writers = COLLECTORS.map((c) => new SampleWriter(c.families));
+  private readonly targetWriters = this.writers.map((w) => new Writer(w, 0));
+  /** The whole-store series (height lag, validator records, network-wide). */
+  private readonly storePart = this.exposition.part();
+  private readonly storeWriter = this.exposition.writer();
   private readonly targets = new Map<string, TargetMetrics>();
   private store?: Store;
   /** Whole-store series depend on every node and on chain data: re-rendered at most once per scrape, after a change. */
@@ -62,7 +65,7 @@ export class MetricsView {
       if (existing && existing.base === base) existing.target = target;
       else {
         if (existing) this.removeTarget(target.name);
-        this.targets.set(target.name, { target, base, skipped: 0, memos: COLLECTORS.map((c) => c.newMemo?.()), owners: COLLECTORS.map((c) => `${target.name}\u0000${c.name}`), rendered: COLLECTORS.map((c) => (c.target && c.depends ? new Dependencies() : undefined)) });
+        this.targets.set(target.name, { target, base, skipped: 0, memos: COLLECTORS.map((c) => c.newMemo?.()), part: this.exposition.part(), rendered: COLLECTORS.map((c) => (c.target && c.depends ? new Dependencies() : undefined)) });
         // counters exist at 0 from the start, so rate() over them works before the first poll
         this.renderTarget(target.name);
       }
@@ -93,7 +96,7 @@ export class MetricsView {
     const entry = this.targets.get(name);
     if (!entry) return;
     this.targets.delete(name);
-    for (const owner of entry.owners) this.exposition.delete(owner);
+    this.exposition.delete(entry.part);
     this.storeDirty = true;
   }
 
@@ -127,9 +130,9 @@ export class MetricsView {
   }
 
   /**
-   * Every collector's series of one target, replacing what it had. Each collector's series are their
-   * own exposition owner, so a collector whose inputs did not change (`depends`) is skipped whole:
-   * after a poll that returned the same bodies only the probe series are rendered and encoded.
+   * Every collector's series of one target, replacing what it had. Each collector replaces only its
+   * own families of the target's part, so a collector whose inputs did not change (`depends`) is
+   * skipped whole: after a poll that returned the same bodies only the probe series are rendered.
    */
   private renderTarget(name: string, state: TargetState | undefined = this.store?.get(name)): void {
     const entry = this.targets.get(name)!;
@@ -145,16 +148,10 @@ export class MetricsView {
         if (!collector.depends!(input, entry.memos[i], deps)) deps.clear();
         else if (!deps.changed() && sameConfig) continue;
       }
-      const sample = new SampleWriter(collector.families);
-      collector.target(new Writer(sample, 0), input, entry.memos[i]);
-      this.setCollectorPart(entry.owners[i]!, OFFSETS[i]!, sample.take());
+      this.writers[i]!.reset();
+      collector.target(this.targetWriters[i]!, input, entry.memos[i]);
+      this.exposition.set(entry.part, this.writers[i]!, OFFSETS[i]);
     }
-  }
-
-  /** One collector's fragments, owning its families' range only; an owner with no samples is dropped. */
-  private setCollectorPart(owner: string, offset: number, fragments: string[]): void {
-    if (fragments.every((f) => f === '')) return void this.exposition.delete(owner);
-    this.exposition.set(owner, fragments, offset);
   }
 
   /** The `avahealth_alerts` gauge: counts by alertname, severity and state. */
@@ -168,10 +165,10 @@ export class MetricsView {
   beforeScrape(): void {
     if (!this.storeDirty || !this.store) return;
     this.storeDirty = false;
-    const sample = new SampleWriter(FAMILIES);
+    const sample = this.storeWriter.reset();
     const input: StoreInput = { store: this.store, config: this.config, bases: new Map([...this.targets].map(([name, t]) => [name, t.base])), registry: this.families.registry };
     COLLECTORS.forEach((collector, i) => collector.store?.(new Writer(sample, OFFSETS[i]!), input));
-    this.exposition.set(STORE_OWNER, sample.take());
+    this.exposition.set(this.storePart, sample);
   }
 }
 

@@ -8,21 +8,51 @@ import { Gauge, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { acceptsGzip, bodyBytes, MetricsEndpoint, negotiateFormat, PIECE_BYTES, type ScrapeResponse } from '../../src/metrics/endpoint.js';
 import { negotiate } from '../../src/metrics/negotiate.js';
-import { Exposition, familyHeader, type Family, type Format } from '../../src/metrics/exposition.js';
+import { Exposition, familyHeader, SampleWriter, type Family, type Format, type Part } from '../../src/metrics/exposition.js';
 
 const FAMILIES: Family[] = [
   { name: 'x_up', type: 'gauge', help: 'Up.' },
   { name: 'x_failures_total', type: 'counter', help: 'Failures with a "quoted" word and a \\ backslash.' },
 ];
 
-function fill(exposition: Exposition, owners: number, padding = 0) {
+/** Owner `t<i>` of both families; `parts` keeps each owner's Part between fills (a poll of the same target). */
+function fill(exposition: Exposition, owners: number, padding = 0, parts: Map<string, Part> = partsOf.get(exposition) ?? new Map()) {
+  partsOf.set(exposition, parts);
   const pad = 'p'.repeat(padding);
+  const w = exposition.writer();
   for (let i = 0; i < owners; i++) {
-    const w = exposition.writer();
+    w.reset();
     w.add(0, `target="t${i}",pad="${pad}"`, 1);
     w.add(1, `target="t${i}"`, i);
-    exposition.set(`t${i}`, w.take());
+    exposition.set(partOf(exposition, `t${i}`), w);
   }
+}
+
+const partsOf = new WeakMap<Exposition, Map<string, Part>>();
+
+/** The Part of owner `name`. */
+function partOf(exposition: Exposition, name: string): Part {
+  let parts = partsOf.get(exposition);
+  if (!parts) partsOf.set(exposition, (parts = new Map()));
+  let part = parts.get(name);
+  if (!part) parts.set(name, (part = exposition.part()));
+  return part;
+}
+
+/** Sets owner `name`'s families `first ..` to these texts (family `first + i` gets `texts[i]`, whole lines), as a collector does. */
+function setTexts(exposition: Exposition, name: string, texts: string[], first = 0): void {
+  const w = new SampleWriter(exposition.families.slice(first, first + texts.length));
+  texts.forEach((text, i) => {
+    for (const line of text.split('\n').filter(Boolean)) {
+      const m = /^[^{]+\{(.*)\} (\S+)$/.exec(line)!;
+      w.add(i, m[1]!, Number(m[2]));
+    }
+  });
+  exposition.set(partOf(exposition, name), w, first);
+}
+
+function deleteOwner(exposition: Exposition, name: string): void {
+  exposition.delete(partOf(exposition, name));
 }
 
 /** The text of a gzip body that must be exactly one member (curl and browsers read only the first). */
@@ -33,9 +63,16 @@ function gunzipOneMember(raw: Buffer): string {
   return buffer.toString();
 }
 
-/** The per-target part as a scrape writes it now. */
-async function bodyOf(e: Exposition, format: Format = 'text'): Promise<Buffer> {
-  return Buffer.concat([...e.pieces(format)]);
+/** The per-target part as a scrape copies it now, in pieces of `piece` bytes. */
+async function bodyOf(e: Exposition, format: Format = 'text', piece = 7): Promise<Buffer> {
+  const capture = e.capture(format);
+  const pieces: Buffer[] = [];
+  for (let at = piece; at === piece; ) {
+    const b = Buffer.alloc(piece);
+    at = capture.fill(b);
+    pieces.push(b.subarray(0, at));
+  }
+  return Buffer.concat(pieces);
 }
 
 /** A gzip scrape's body, whole. */
@@ -58,78 +95,102 @@ describe('Exposition', () => {
     const e = new Exposition(FAMILIES);
     fill(e, 3);
     expect(e.render().toString()).toBe(expected(3));
-    e.delete('t2');
+    deleteOwner(e, 't2');
     expect((await bodyOf(e)).toString()).toBe(expected(2));
-    const w = e.writer();
-    w.add(1, 'target="t9"', 7);
-    e.set('t9', w.take());
+    setTexts(e, 't9', ['', 'x_failures_total{target="t9"} 7\n']);
     expect((await bodyOf(e)).toString()).toContain('x_failures_total{target="t1"} 1\nx_failures_total{target="t9"} 7\n');
     expect((await bodyOf(e)).toString()).not.toContain('x_up{target="t9"');
     // an owner replaced with one family changed (a counter that moved between polls)
-    e.set('t1', ['x_up{target="t1",pad=""} 1\n', 'x_failures_total{target="t1"} 5\n']);
+    setTexts(e, 't1', ['x_up{target="t1",pad=""} 1\n', 'x_failures_total{target="t1"} 5\n']);
     expect(e.render().toString()).toBe(expected(2).replace('x_failures_total{target="t1"} 1', 'x_failures_total{target="t1"} 5') + 'x_failures_total{target="t9"} 7\n');
-    e.set('new', ['x_up{target="new"} 0\n', '']);
+    setTexts(e, 'new', ['x_up{target="new"} 0\n', '']);
     expect(e.render().toString()).toContain('x_up{target="t1",pad=""} 1\nx_up{target="new"} 0\n# HELP x_failures_total');
+    // an owner with no samples leaves, and comes back after the owners listed meanwhile
+    setTexts(e, 't0', ['', '']);
+    expect(e.render().toString()).not.toContain('target="t0"');
+    setTexts(e, 't0', ['x_up{target="t0"} 3\n', '']);
+    expect(e.render().toString()).toContain('x_up{target="new"} 0\nx_up{target="t0"} 3\n');
   });
 
-  it("places an owner that holds a range of families (a collector's) among owners of every family, and moves it to another range", async () => {
+  it("replaces only the families a collector writes of an owner; the owner's other families stay", async () => {
     const three: Family[] = [...FAMILIES, { name: 'x_depth', type: 'gauge', help: 'Depth.' }];
     const e = new Exposition(three);
-    e.set('whole', ['x_up{o="whole"} 1\n', '', 'x_depth{o="whole"} 3\n']);
-    e.set('tail', ['x_failures_total{o="tail"} 2\n', 'x_depth{o="tail"} 4\n'], 1);
-    e.set('head', ['x_up{o="head"} 5\n'], 0);
+    setTexts(e, 'a', ['x_up{o="a"} 1\n', 'x_failures_total{o="a"} 2\n', 'x_depth{o="a"} 3\n']);
+    setTexts(e, 'b', ['x_up{o="b"} 5\n']);
     const header = (i: number) => familyHeader(three[i]!, 'text');
-    expect(e.render().toString()).toBe(
-      `${header(0)}x_up{o="whole"} 1\nx_up{o="head"} 5\n${header(1)}x_failures_total{o="tail"} 2\n${header(2)}x_depth{o="whole"} 3\nx_depth{o="tail"} 4\n`,
-    );
-    e.set('tail', ['x_depth{o="tail"} 6\n'], 2); // a different range: the owner has nothing of family 1 any more
-    e.set('head', ['x_up{o="head"} 5\n', '', 'x_depth{o="head"} 7\n']); // now a range from family 0, like 'whole'
-    // within a family, owners whose range starts earlier come first, each range's owners in owner order
+    expect(e.render().toString()).toBe(`${header(0)}x_up{o="a"} 1\nx_up{o="b"} 5\n${header(1)}x_failures_total{o="a"} 2\n${header(2)}x_depth{o="a"} 3\n`);
+    // the middle family only: longer, then gone; the families around it stay
+    setTexts(e, 'a', ['x_failures_total{o="a",more="labels"} 20\n'], 1);
+    setTexts(e, 'b', ['x_depth{o="b"} 7\n'], 2);
     expect((await bodyOf(e)).toString()).toBe(
-      `${header(0)}x_up{o="whole"} 1\nx_up{o="head"} 5\n${header(2)}x_depth{o="whole"} 3\nx_depth{o="head"} 7\nx_depth{o="tail"} 6\n`,
+      `${header(0)}x_up{o="a"} 1\nx_up{o="b"} 5\n${header(1)}x_failures_total{o="a",more="labels"} 20\n${header(2)}x_depth{o="a"} 3\nx_depth{o="b"} 7\n`,
     );
+    setTexts(e, 'a', [''], 1);
+    setTexts(e, 'a', ['x_up{o="a"} 100\n'], 0);
+    expect(e.render().toString()).toBe(`${header(0)}x_up{o="a"} 100\nx_up{o="b"} 5\n${header(2)}x_depth{o="a"} 3\nx_depth{o="b"} 7\n`);
   });
 
-  it('writes a large body of owners with different ranges the same way streamed and rendered at once', async () => {
+  it('writes a large body the same way in pieces of any size and at once', async () => {
     const three: Family[] = [...FAMILIES, { name: 'x_depth', type: 'gauge', help: 'Depth.' }];
     const e = new Exposition(three);
     const lines: string[][] = [[], [], []];
-    const tails: string[] = [];
     for (let i = 0; i < 20000; i++) {
-      const pad = 'q'.repeat(i % 400); // fragments of every length: headers and samples end up split across buffers
+      const pad = 'q'.repeat(i % 400); // fragments of every length: headers and samples end up split across pieces
       if (i % 3 === 0) {
-        e.set(`w${i}`, [`x_up{o="w${i}",p="${pad}"} 1\n`, '', `x_depth{o="w${i}"} ${i}\n`]);
+        setTexts(e, `o${i}`, [`x_up{o="w${i}",p="${pad}"} 1\n`, '', `x_depth{o="w${i}"} ${i}\n`]);
         lines[0]!.push(`x_up{o="w${i}",p="${pad}"} 1\n`);
         lines[2]!.push(`x_depth{o="w${i}"} ${i}\n`);
       } else if (i % 3 === 1) {
-        e.set(`t${i}`, [`x_failures_total{o="t${i}",p="${pad}"} ${i}\n`, `x_depth{o="t${i}"} 2\n`], 1);
+        setTexts(e, `o${i}`, [`x_failures_total{o="t${i}",p="${pad}"} ${i}\n`, `x_depth{o="t${i}"} 2\n`], 1);
         lines[1]!.push(`x_failures_total{o="t${i}",p="${pad}"} ${i}\n`);
-        tails.push(`x_depth{o="t${i}"} 2\n`);
+        lines[2]!.push(`x_depth{o="t${i}"} 2\n`);
       } else {
-        e.set(`h${i}`, [`x_up{o="h${i}",p="${pad}"} 0\n`], 0);
+        setTexts(e, `o${i}`, [`x_up{o="h${i}",p="${pad}"} 0\n`], 0);
         lines[0]!.push(`x_up{o="h${i}",p="${pad}"} 0\n`);
       }
     }
-    lines[2]!.push(...tails); // owners whose range starts at family 1 come after those starting at 0
     for (const format of ['text', 'openmetrics'] as const) {
       const want = lines.map((samples, f) => familyHeader(three[f]!, format) + samples.join('')).join('');
       expect(want.length).toBeGreaterThan(1 << 20);
-      expect((await bodyOf(e, format)).toString()).toBe(want);
+      for (const piece of [97, 4096, 1 << 20]) expect((await bodyOf(e, format, piece)).toString()).toBe(want);
+      expect(e.render(format).toString()).toBe(want);
     }
-    expect(e.render().toString()).toBe(lines.map((samples, f) => familyHeader(three[f]!, 'text') + samples.join('')).join(''));
   });
 
-  it('a body begun keeps the owners it started with: later sets and deletes do not reach it', () => {
+  it("writes a poll's lines over the owner's buffer when they fit, and into a new one while a scrape holds it", async () => {
     const e = new Exposition(FAMILIES);
     fill(e, 3);
-    const begun = e.pieces('text')[Symbol.iterator]();
-    const first = begun.next().value as Buffer; // the first family's header
-    fill(e, 4); // every owner replaced, one more
-    e.delete('t0');
-    const rest = [];
-    for (let piece = begun.next(); !piece.done; piece = begun.next()) rest.push(piece.value);
-    expect(Buffer.concat([first, ...rest]).toString()).toBe(expected(3));
+    const part = partOf(e, 't1');
+    const before = part.bytes;
+    fill(e, 3); // the same lengths
+    expect(part.bytes).toBe(before);
+    const capture = e.capture('text');
+    fill(e, 4, 1); // every owner changes (and grows), one more
+    expect(part.bytes).not.toBe(before);
+    // copied once per capture: the copy is nobody else's, the next poll writes over it
+    const copied = part.bytes;
+    fill(e, 4, 1);
+    expect(part.bytes).toBe(copied);
+    deleteOwner(e, 't0');
+    const taken = Buffer.alloc(capture.size);
+    expect(taken.subarray(0, capture.fill(taken)).toString()).toBe(expected(3));
+    capture.release();
     expect(e.render().toString()).not.toContain('target="t0"');
+    // released: in place again (t0 comes back after the owners listed meanwhile)
+    const now = part.bytes;
+    fill(e, 4, 1);
+    expect(part.bytes).toBe(now);
+    expect(e.render().toString()).toContain('x_up{target="t3",pad="p"} 1\nx_up{target="t0",pad="p"} 1\n');
+  });
+
+  it('a scrape cut short lets the owners be written in place again', () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 3);
+    const part = partOf(e, 't2');
+    e.capture('text').release();
+    const before = part.bytes;
+    fill(e, 3);
+    expect(part.bytes).toBe(before);
   });
 
   it('names counter families without _total and escapes quotes in help for OpenMetrics only', () => {
@@ -155,14 +216,38 @@ describe('MetricsEndpoint', () => {
 
   it("answers a large fleet's gzip scrape with one gzip member that decodes to the same exposition as a plain scrape", async () => {
     const e = new Exposition(FAMILIES);
-    fill(e, 12000, 400); // ≈ 5.2 MB: many pieces, several of zlib's output chunks
+    fill(e, 24000, 400); // ≈ 10.5 MB: three pieces compressed on their own, two at a time
     const endpoint = new MetricsEndpoint(e, new Registry());
     const gzip = await endpoint.scrape({ accept: OPENMETRICS, acceptEncoding: 'gzip' });
     const plain = await endpoint.scrape({ accept: OPENMETRICS });
     expect(plain.contentEncoding).toBeUndefined();
     const text = (await bodyBytes(plain.body)).toString();
     expect(gunzipOneMember(await gzipBody(gzip))).toBe(text);
-    expect(text).toBe(`${expected(12000, 400, 'openmetrics')}# EOF\n`);
+    expect(text).toBe(`${expected(24000, 400, 'openmetrics')}# EOF\n`);
+  });
+
+  it('gzip scrapes of the same data share one compression of the per-target part; a change makes a new one', async () => {
+    const e = new Exposition(FAMILIES);
+    fill(e, 12000, 400);
+    const endpoint = new MetricsEndpoint(e, new Registry());
+    const pieces = async () => {
+      const taken: Buffer[] = [];
+      await (await endpoint.scrape({ acceptEncoding: 'gzip' })).body.write(async (piece) => void taken.push(piece));
+      return taken;
+    };
+    const [first, second] = await Promise.all([pieces(), pieces()]);
+    const third = await pieces();
+    // the header, two runs of the per-target part, prom-client's part with the trailer
+    expect(first).toHaveLength(4);
+    for (const run of [1, 2]) {
+      expect(second[run]).toBe(first[run]);
+      expect(third[run]).toBe(first[run]);
+    }
+    fill(e, 12000, 401);
+    const changed = await pieces();
+    expect(changed[1]).not.toBe(first[1]);
+    expect(gunzipOneMember(Buffer.concat(changed))).toBe(expected(12000, 401));
+    expect(gunzipOneMember(Buffer.concat(third))).toBe(expected(12000, 400));
   });
 
   it("streams a large fleet's plain scrape in pieces of at most 64 KiB, the snapshot it started from", async () => {
@@ -196,7 +281,7 @@ describe('MetricsEndpoint', () => {
         read.push(Buffer.from(piece)); // read after the wait: a piece refilled meanwhile would show here
         consuming--;
       });
-      expect(read.length).toBeGreaterThan(acceptEncoding ? 4 : 80);
+      expect(read.length).toBeGreaterThanOrEqual(acceptEncoding ? 4 : 80);
       expect(acceptEncoding ? gunzipOneMember(Buffer.concat(read)) : Buffer.concat(read).toString()).toBe(expected(12000, 400));
     }
   });

@@ -15,6 +15,8 @@ const I = F.index;
 interface Memo {
   /** Failures by `endpoint/view/reason` label text: counters live as long as the target. */
   failures: Map<string, number>;
+  /** Label text of each endpoint and view, made once (by endpoint, then view). */
+  labels: Map<string, Map<string, string>>;
   /** The last observation counted (a target is re-rendered without a new poll, e.g. on a skipped poll). */
   counted?: object;
 }
@@ -22,11 +24,14 @@ interface Memo {
 export default defineCollector<Memo>({
   name: 'probe',
   families: F.list,
-  newMemo: () => ({ failures: new Map() }),
+  newMemo: () => ({ failures: new Map(), labels: new Map() }),
   target(w, { base, state }, memo) {
     if (!state) return;
     for (const e of state.observation.endpoints) {
-      const labels = `${base},endpoint="${escapeLabel(e.endpoint)}",view="${escapeLabel(e.view)}"`;
+      let views = memo.labels.get(e.endpoint);
+      if (!views) memo.labels.set(e.endpoint, (views = new Map()));
+      let labels = views.get(e.view);
+      if (labels === undefined) views.set(e.view, (labels = `${base},endpoint="${escapeLabel(e.endpoint)}",view="${escapeLabel(e.view)}"`));
       w.add(I.success, labels, e.ok ? 1 : 0);
       w.add(I.duration, labels, e.durationSeconds);
       w.add(I.httpStatus, labels, e.httpStatus);

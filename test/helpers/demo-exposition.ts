@@ -64,8 +64,8 @@ export function exposedSet(text: string): { headers: string[]; samples: string[]
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m) throw new Error(`unparseable exposition line: ${line}`);
     const labels = [...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => `${k}="${v}"`);
-    // the runtime's version is the only label that differs between machines
-    const normal = labels.map((l) => (m[1] === 'avahealth_build_info' && l.startsWith('nodejs_version=') ? 'nodejs_version="*"' : l)).sort();
+    // the runtime's version and the checkout's revision are the labels that differ between machines and commits
+    const normal = labels.map((l) => (m[1] === 'avahealth_build_info' && /^(nodejs_version|revision)=/.test(l) ? l.replace(/=.*/, '="*"') : l)).sort();
     samples.push(`${m[1]}{${normal.join(',')}} ${m[3]}`);
   }
   return { headers: headers.sort(), samples: samples.sort() };

@@ -6,6 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AlertEngine } from '../alerts/engine.js';
+import { pagingCheck } from '../alerts/paging.js';
 import { diffConfigs, keepRestartOnly, restartRequired } from '../config/diff.js';
 import { ConfigError } from '../config/errors.js';
 import { loadConfigFile, overrideListen, type Config, type NodeTarget } from '../config/load.js';
@@ -55,6 +56,8 @@ export class Daemon {
   private discovered: NodeTarget[] = [];
   private discovery?: DiscoveryManager;
   private readonly discoveryTally = new DiscoveryTally();
+  /** What was last said about paging (its problem, or who pages): said again only when it changes. */
+  private pagingSaid?: string;
   address?: AddressInfo;
 
   constructor(
@@ -181,6 +184,20 @@ export class Daemon {
     if (this.options.watchConfig) this.watchers.watch(() => [this.baseConfig.file], () => void this.reload());
     for (const warning of config.warnings) log.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
     log.info({ address: `${this.address.address}:${this.address.port}`, targets: this.pending.size, version: VERSION }, 'avahealth started');
+    this.sayPaging();
+  }
+
+  /** A loud start when nothing can page (alerts/paging.ts), and again whenever that changes (reload, discovery). */
+  private sayPaging(): void {
+    const log = this.options.logger;
+    const paging = pagingCheck(this.parts.config);
+    const said = paging.problem ?? paging.by;
+    if (said === this.pagingSaid) return;
+    const before = this.pagingSaid;
+    this.pagingSaid = said;
+    if (paging.problem) log.warn({ paging: paging.by, receivers: paging.receivers, unrouted: paging.unrouted, unroutedTargets: paging.unroutedCount }, paging.problem);
+    else if (paging.by === 'prometheus') log.info({ paging: 'prometheus', receivers: paging.receivers }, 'paging is by the Prometheus rules through Alertmanager (alerts.paging: prometheus); avahealth cannot see whether they are loaded');
+    else if (before !== undefined) log.info({ receivers: paging.receivers }, 'every target has a receiver for its critical alerts again');
   }
 
   /** Re-reads the config file; a config that does not load leaves the running one in place. */
@@ -210,6 +227,7 @@ export class Daemon {
   /** Brings the components to the effective config (after a reload or a discovery change). */
   private async apply(): Promise<void> {
     await applyDiff(this.parts, this.scheduler, diffConfigs(this.parts.config, this.effective()), this.options.logger);
+    if (this.address) this.sayPaging();
   }
 
   private async runJob(key: string): Promise<void> {

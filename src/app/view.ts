@@ -1,5 +1,6 @@
 /** The routes the daemon serves, and the read-only views of the components' state behind them. */
 import type { Silence } from '../alerts/silences.js';
+import { pagingCheck } from '../alerts/paging.js';
 import type { ShownAlert } from '../alerts/types.js';
 import type { Route } from '../http/route.js';
 import { adminRoutes, type AdminActions } from '../http/routes/admin.js';
@@ -45,7 +46,7 @@ export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonSt
     });
   };
   const rawResponse = (name: string) => parts.store.get(name)?.observation.endpoints.find((e) => e.raw !== undefined)?.raw;
-  const model = (): PageModel => ({ version: VERSION, now: Date.now() / 1000, targets: statuses(), alerts: shownAlerts(), silences: parts.alerts.silences.list() });
+  const model = (): PageModel => ({ version: VERSION, now: Date.now() / 1000, targets: statuses(), alerts: shownAlerts(), silences: parts.alerts.silences.list(), paging: pagingCheck(parts.config) });
   /** Active alerts by state (as the page counts them), and the silenced ones with their silence (GET /api/v1/status). */
   const alertSummary = () => {
     const shown = shownAlerts();
@@ -67,6 +68,7 @@ export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonSt
       ready: ready(),
       targets: statuses(),
       alerts: alertSummary(),
+      paging: pagingCheck(parts.config),
       ...(parts.config.chainData ? { chainData: chainDataStatus(parts.store.chainData ?? emptySnapshot()) } : {}),
     }),
     target: (name) => {

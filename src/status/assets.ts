@@ -19,6 +19,9 @@ header, main, footer { max-width: 80rem; margin: 0 auto; padding: 1rem; }
 header { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: baseline; border-bottom: 1px solid var(--line); }
 header h1 { font-size: 1.3rem; margin: 0; }
 .summary { color: var(--muted); }
+.paging { font-size: .9rem; color: var(--muted); margin: -.5rem 0 1rem; }
+.paging.nobody { color: var(--fg); border: 2px solid var(--bad); border-radius: .4rem; padding: .6rem .8rem; margin: 0 0 1rem; }
+.paging.nobody strong { color: var(--bad); }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; vertical-align: top; padding: .45rem .6rem; border-bottom: 1px solid var(--line); }

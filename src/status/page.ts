@@ -3,6 +3,7 @@
  * `/targets/{name}`. Server-rendered; every value that came from a node, a service or the config
  * is escaped; works without JavaScript (the script only refreshes <main>).
  */
+import type { PagingCheck } from '../alerts/paging.js';
 import type { ShownAlert } from '../alerts/types.js';
 import type { Silence } from '../alerts/silences.js';
 import { alertCounts, type CheckStatus, type EndpointStatus, type TargetStatus } from './status.js';
@@ -24,6 +25,17 @@ export interface PageModel {
   targets: TargetStatus[];
   alerts: ShownAlert[];
   silences: Silence[];
+  /** Who pages on-call, and whether any critical alert would reach no one. */
+  paging?: PagingCheck;
+}
+
+/** Who pages: loud (a bordered alert) when a critical alert would reach no one, one muted line otherwise. */
+function pagingLine(paging: PagingCheck | undefined): string {
+  if (!paging) return '';
+  if (paging.problem) return `<p class="paging nobody" role="alert"><strong>⚠ Paging:</strong> ${e(paging.problem)}.</p>`;
+  const takers = paging.receivers.length > 0 ? `critical alerts go to ${paging.receivers.map((r) => `<code>${e(r)}</code>`).join(', ')}` : '';
+  if (paging.by === 'prometheus') return `<p class="paging">Paging: by the Prometheus rules (<code>deploy/prometheus</code>) through Alertmanager; avahealth cannot see whether they are loaded${takers ? `. Besides, ${takers}` : ''}.</p>`;
+  return `<p class="paging">Paging: ${takers}.</p>`;
 }
 
 /** The state's badge; a target that answered wrongly shows how (`✖ bad json`), not "unreachable". */
@@ -100,6 +112,7 @@ export function renderFleetMain(model: PageModel): string {
     })
     .join('\n');
   return `<p class="summary" role="status">${nodes.length} node${nodes.length === 1 ? '' : 's'}: ${count('healthy')} healthy, ${count('warning')} warning, ${count('unhealthy')} unhealthy, ${count('unreachable')} unreachable${count('pending') ? `, ${count('pending')} pending` : ''} · ${services.length} service${services.length === 1 ? '' : 's'} · ${counts.firing} alert${counts.firing === 1 ? '' : 's'} firing${others}</p>
+${pagingLine(model.paging)}
 <section aria-labelledby="nodes"><h2 id="nodes">Nodes</h2>
 ${nodes.length ? `<table class="cards"><thead><tr><th scope="col">Node</th><th scope="col">State</th><th scope="col">Failing checks</th><th scope="col" class="num">Height (lag)</th><th scope="col">Readiness</th><th scope="col">Last success</th></tr></thead><tbody>
 ${nodeRows}

@@ -44,6 +44,12 @@ export const alertsSchema = z
     silences: z.array(silence).prefault([]),
     maintenance: z.array(maintenance).prefault([]).describe('Recurring windows (cron start + duration) in which matching alerts do not notify.'),
     receivers: receiversSchema.prefault([]),
+    paging: z
+      .enum(['receivers', 'prometheus'])
+      .prefault('receivers')
+      .describe(
+        "Who pages on-call: `receivers` (avahealth's own; a start without one that takes critical alerts is warned of, and the status page says so) or `prometheus` (the shipped Prometheus rules, deploy/prometheus, through Alertmanager; receivers are then optional).",
+      ),
   })
   .superRefine((alerts, ctx) => {
     const names = new Set<string>();
@@ -65,6 +71,7 @@ export const alertsSchema = z
     silences: a.silences,
     maintenance: a.maintenance,
     receivers: a.receivers,
+    paging: a.paging,
   }));
 
 export type AlertsConfig = z.output<typeof alertsSchema>;

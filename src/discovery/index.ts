@@ -8,6 +8,7 @@ import { discoveredNode, type DiscoveryConfig, type NodeTarget } from '../config
 import type { Logger } from '../log.js';
 import { resolveDns } from './dns.js';
 import { readFileSd } from './file-sd.js';
+import { MAX_DISCOVERED_LABELS } from './names.js';
 import { DiscoveryTally } from './tally.js';
 import type { DiscoveredTarget, SourceAnswer } from './types.js';
 
@@ -144,7 +145,10 @@ export class DiscoveryManager {
     for (const name of result.droppedLabels) tally.countLabel(source.label, name);
     const dropped = [...new Set(result.droppedLabels)].sort().join(',');
     if (dropped !== (this.droppedLabels.get(source.label) ?? '')) {
-      if (dropped) this.log.warn({ source: source.label, labels: dropped.split(',') }, 'discovered labels dropped: avahealth sets labels of these names itself');
+      if (dropped) {
+        const names = dropped.split(',');
+        this.log.warn({ source: source.label, labels: names.slice(0, 20), ...(names.length > 20 ? { more: names.length - 20 } : {}) }, `discovered labels dropped: avahealth sets labels of these names itself, they are no label names, or a target has more than ${MAX_DISCOVERED_LABELS}`);
+      }
       this.droppedLabels.set(source.label, dropped);
     }
     result.targets = this.withinLimit(source.label, result.targets);

@@ -1,12 +1,26 @@
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { isReservedLabelName, LABEL_NAME_PATTERN } from '../util/labels.js';
+import { oneLine } from '../util/visible.js';
 import type { DiscoveredTarget } from './types.js';
 
-/** Target names are label values and keys: letters, digits, `_ . : -`, at most 63 characters. */
+const MAX_NAME = 63;
+
+/**
+ * Target names are label values and keys: letters, digits, `_ . : -`, at most 63 characters. A
+ * longer one ends in a hash of the whole text, so two long host names alike in their first 63
+ * characters stay two targets instead of one hiding the other.
+ */
 export function targetName(text: string): string {
   const name = text.replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/^[^A-Za-z0-9]+/, '');
-  return name.slice(0, 63) || 'target';
+  if (name.length <= MAX_NAME) return name || 'target';
+  const hash = createHash('sha256').update(text).digest('hex').slice(0, 8);
+  return `${name.slice(0, MAX_NAME - hash.length - 1)}-${hash}`;
 }
+
+/** At most this many labels per discovered target, each value at most this long (as config's `labels:`): a file_sd group cannot put megabytes on every series. */
+export const MAX_DISCOVERED_LABELS = 64;
+export const MAX_DISCOVERED_LABEL_VALUE = 256;
 
 const HOST_LABEL = '[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?';
 const HOST_NAME = new RegExp(`^(?=.{1,253}$)${HOST_LABEL}(?:\\.${HOST_LABEL})*$`);
@@ -43,8 +57,14 @@ export function discoveredLabels(raw: Record<string, unknown>, into: Record<stri
   const labels = { ...into };
   for (const [name, value] of Object.entries(raw)) {
     if (name.startsWith('__') || typeof value !== 'string') continue;
-    if (!LABEL_NAME_PATTERN.test(name) || isReservedLabelName(name)) dropped.push(name);
-    else labels[name] = value;
+    if (!LABEL_NAME_PATTERN.test(name) || isReservedLabelName(name) || (!(name in labels) && Object.keys(labels).length >= MAX_DISCOVERED_LABELS)) dropped.push(name);
+    else labels[name] = discoveredValue(value);
   }
   return labels;
+}
+
+/** An untrusted label value: on one line with its control characters visible, cut at MAX_DISCOVERED_LABEL_VALUE characters. */
+function discoveredValue(value: string): string {
+  const line = oneLine(value);
+  return line.length <= MAX_DISCOVERED_LABEL_VALUE ? line : `${line.slice(0, MAX_DISCOVERED_LABEL_VALUE - 1)}…`;
 }

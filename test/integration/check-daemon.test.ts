@@ -8,8 +8,13 @@
  * - a hosted API's outage that goes on behind HTTP 429: the daemon keeps the incident open (its
  *   rules cannot know, UNKNOWN), and a service that was healthy before its 429 stays healthy:
  *   check alone would say PENDING for both;
- * - the upgrade deadline said in the fleet page's summary and in check's text.
+ * - the upgrade deadline said in the fleet page's summary and in check's text;
+ * - a daemon whose API asks for a password: check runs its own round, adds the open incidents the
+ *   daemon saved in state_dir, and says so.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import bcrypt from 'bcryptjs';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimServer } from '../../src/sim/server.js';
@@ -160,5 +165,50 @@ alerts:
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^verdicts: this check's own round \(no avahealth daemon runs on .+\)$/m);
     expect((await checkJson(alone)).report.verdicts).toEqual({ round: ['steady'] });
+  });
+});
+
+describe('check beside a daemon whose API it cannot ask (basic auth): the incidents it saved in state_dir', () => {
+  let sim: SimServer;
+  let daemon: RunningCli;
+  let file: string;
+
+  beforeAll(async () => {
+    sim = new SimServer([{ name: 'flappy', scenario: 'flapping', periodMs: 1500 }]);
+    await sim.listen(0);
+    file = writeConfig(`
+listen: 127.0.0.1:0
+defaults: {endpoints: [health], interval: 1s, timeout: 2s, validator: false}
+nodes:
+  - {name: flappy, url: "${sim.nodeUrl('flappy')}"}
+alerts: {for_polls: 1, resolve_polls: 1000}
+`);
+    const web = join(dirname(file), 'web.yml');
+    writeFileSync(web, `basic_auth_users:\n  ops: ${bcrypt.hashSync('correct horse', 4).replace(/^\$2b\$/, '$2y$')}\n`);
+    daemon = await runDaemon(file, {}, ['--web.config.file', web]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await stopCli(daemon);
+    await sim?.close();
+  });
+
+  it('the check passes now, but the incident the daemon saved is open: not OK, and it says where the verdict came from', { timeout: 90_000 }, async () => {
+    const savedFiring = () => {
+      try {
+        const book = JSON.parse(readFileSync(join(dirname(file), 'data', 'alerts.json'), 'utf8')) as { alerts: Array<{ alertname: string; phase: string }> };
+        return book.alerts.some((a) => a.alertname === 'AvalancheCheckFailing' && a.phase === 'firing');
+      } catch {
+        return false; // not written yet
+      }
+    };
+    await waitFor('the flapping C check saved open by the daemon', savedFiring, 40_000);
+    await setScenario(sim, 'flappy', 'healthy');
+    const text = await checkText(file);
+    expect(text.code).toBeGreaterThan(0);
+    expect(text.stdout).toMatch(/^flappy +(WARNING|UNHEALTHY) /m);
+    expect(text.stdout).toMatch(/^verdicts: this check's own round, with the open incidents the daemon \(pid \d+ at http:\/\/127\.0\.0\.1:\d+\) saved in .+: its API could not be asked \(GET \/api\/v1\/status answered HTTP 401\)$/m);
+    const json = await checkJson(file);
+    expect(json.report.verdicts).toMatchObject({ daemon: { pid: daemon.child.pid, targets: [] }, round: ['flappy'] });
   });
 });

@@ -29,7 +29,7 @@ describe('state_dir ownership', () => {
 
       const second = await runCli(['run', '--config', file]);
       expect(second.code).toBe(1);
-      expect(second.stderr).toBe(`state_dir ${stateDir} is in use by pid ${first.child.pid} (lock file ${lockFile})\n`);
+      expect(second.stderr).toBe(`avahealth: ${file}:2:12: state_dir ${stateDir} is in use by pid ${first.child.pid} (lock file ${lockFile})\n`);
       expect(second.stdout).toBe(''); // not one log line: it read and sent nothing
       expect(lockPid(lockFile)).toBe(String(first.child.pid));
 
@@ -96,7 +96,7 @@ describe('state_dir ownership', () => {
       expect(other.exitCode).toBeNull(); // the unrelated process was left alone
       const refused = await runCli(['run', '--config', file]); // while the real owner lives, it is refused
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toBe(`state_dir ${stateDir} is in use by pid ${fourth.child.pid} (lock file ${lockFile})\n`);
+      expect(refused.stderr).toBe(`avahealth: ${file}:2:12: state_dir ${stateDir} is in use by pid ${fourth.child.pid} (lock file ${lockFile})\n`);
       await stop(fourth);
     } finally {
       for (const daemon of started) daemon.child.kill('SIGKILL');
@@ -138,7 +138,7 @@ describe('state_dir ownership', () => {
     writeFileSync(join(dirname(file), 'not-a-dir'), 'a file where a directory should be');
     const result = await runCli(['run', '--config', file]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`^state_dir ${join(dirname(file), 'not-a-dir', 'state')} is not writable: ENOTDIR \\(mkdir .*\\)\\n$`));
+    expect(result.stderr).toMatch(new RegExp(`^avahealth: ${file}:2:12: state_dir ${join(dirname(file), 'not-a-dir', 'state')} is not writable: ENOTDIR \\(mkdir .*\\)\\n$`));
     expect(result.stdout).toBe('');
   });
 });

@@ -40,10 +40,11 @@ describe('control bytes and Nagios syntax from a node', () => {
     const { code, stdout } = await runCli(['check', '--config', file, '--format', 'text']);
     expect(code).toBe(2);
     const lines = stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(3); // the status line and one line per target
+    expect(lines).toHaveLength(4); // the status line, one line per target, and whose verdicts they are
+    expect(lines[3]).toMatch(/^verdicts: /);
     expect(lines[0]).toMatch(/^CRITICAL - /);
     expect(lines[0]!.split('|')).toHaveLength(2);
-    expect(lines[0]!.split('|')[1]).toMatch(/^ healthy=0;;;0;2 warning=0;;;0;2 unhealthy=2;;;0;2 unreachable=0;;;0;2$/);
+    expect(lines[0]!.split('|')[1]).toMatch(/^ healthy=0;;;0;2 warning=0;;;0;2 unhealthy=2;;;0;2 unreachable=0;;;0;2 pending=0;;;0;2$/);
     for (const line of lines.slice(1)) expect(line).not.toContain('|');
     expect(stdout).not.toMatch(RAW);
     expect(stdout).not.toContain('\r');

@@ -142,6 +142,27 @@ export class AlertEngine {
   }
 
   /**
+   * Acknowledges the firing incidents whose fingerprint starts with each of `refs` (Telegram's
+   * /ack): no more reminders until they resolve or escalate. A ref that names none, or several,
+   * is returned as such.
+   */
+  acknowledge(refs: readonly string[], by: string, now = Date.now()): { acknowledged: AlertState[]; unknown: string[]; ambiguous: string[] } {
+    const firing = this.list().filter((s) => s.phase === 'firing');
+    const result = { acknowledged: [] as AlertState[], unknown: [] as string[], ambiguous: [] as string[] };
+    for (const ref of refs) {
+      const found = firing.filter((s) => s.fingerprint.startsWith(ref));
+      if (found.length === 0) result.unknown.push(ref);
+      else if (found.length > 1) result.ambiguous.push(ref);
+      else {
+        found[0]!.acknowledged = { by, at: now, severity: found[0]!.severity };
+        result.acknowledged.push(found[0]!);
+      }
+    }
+    if (result.acknowledged.length > 0) this.stateFile.schedule();
+    return result;
+  }
+
+  /**
    * Alerts another shard announced for targets now polled here (receivers/alertmanager/adopt.ts):
    * firing here as told. Returns them as incidents told, for the outboxes to hold open.
    */

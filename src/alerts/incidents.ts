@@ -93,6 +93,8 @@ export function step(incidents: Map<string, AlertState>, evaluation: Evaluation,
       const escalated = rule.criticalAfterMs !== undefined && now - state.firingSince! >= rule.criticalAfterMs;
       const severity: Severity = condition.severity === 'critical' || rule.severity === 'critical' || escalated ? 'critical' : 'warning';
       if (severity !== state.severity) [state.severity, changed] = [severity, true];
+      // An acknowledgement holds until the incident escalates past what was acknowledged.
+      if (state.acknowledged && severity === 'critical' && state.acknowledged.severity === 'warning') delete state.acknowledged;
     }
   }
 
@@ -130,7 +132,7 @@ export function dueNotice(state: AlertState, repeatIntervalMs: number, now: numb
   if (!told || told.phase !== 'firing') return 'firing';
   if (told.severity !== state.severity) return 'severity_changed';
   if (told.labels && !sameLabels(told.labels, state.labels)) return 'updated';
-  if (repeatIntervalMs > 0 && now - told.at >= repeatIntervalMs) return 'reminder';
+  if (repeatIntervalMs > 0 && now - told.at >= repeatIntervalMs && !state.acknowledged) return 'reminder';
   return undefined;
 }
 

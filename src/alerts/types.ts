@@ -64,6 +64,8 @@ export interface AlertState {
    * held by a silence or a flap hold, is still that incident there); `labels` the labels it was
    * told under (absent in files written before incidents updated in place).
    */
+  /** Someone acknowledged it (Telegram's /ack): no reminders while its severity is not above the one acknowledged. */
+  acknowledged?: { by: string; at: number; severity: Severity };
   /** The root cause (an alertname) that holds this incident's pages back now, when one does (policy.ts); not persisted. */
   inhibitedBy?: string;
   notified?: { phase: 'firing' | 'resolved'; severity: Severity; at: number; since?: number; labels?: Record<string, string> };

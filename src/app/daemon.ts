@@ -29,10 +29,13 @@ import { forgetReserve, keepReserve } from '../state/reserve.js';
 import type { Store } from '../store.js';
 import { VERSION } from '../version.js';
 import { adoptHandedOver, buildComponents, effectiveConfig, silenceScopeOf, type Components, type DaemonOptions } from './components.js';
-import { silenceScopeProblem } from '../alerts/silences.js';
+import type { CommandActions } from '../alerts/receivers/telegram/commands.js';
+import { silenceScopeProblem, type SilenceInput } from '../alerts/silences.js';
+import { fleetText } from '../status/fleet-text.js';
+import { ackAnswer, BotCommands } from './bot-commands.js';
 import { listenOrExplain } from './listen.js';
 import { applyDiff } from './reload.js';
-import { daemonRoutes } from './view.js';
+import { daemonRoutes, stateView } from './view.js';
 import { FileWatchers, reloadWebConfig } from './watch.js';
 
 export type { DaemonOptions } from './components.js';
@@ -56,6 +59,7 @@ export class Daemon {
   private discovered: NodeTarget[] = [];
   private discovery?: DiscoveryManager;
   private readonly discoveryTally = new DiscoveryTally();
+  private readonly bots: BotCommands;
   /** What was last said about paging (its problem, or who pages): said again only when it changes. */
   private pagingSaid?: string;
   address?: AddressInfo;
@@ -100,19 +104,32 @@ export class Daemon {
         return [listen.host, ...(URL.canParse(externalUrl) ? [new URL(externalUrl).host] : []), ...allowedHosts];
       },
       ...(options.enableLifecycle ? { reload: () => this.reload() } : {}),
-      ...(options.enableAdminApi
-        ? {
-            silences: {
-              add: (silence) => {
-                const problem = silenceScopeProblem(silence.matchers, silenceScopeOf(this.baseConfig, this.discovered, options.shard));
-                return problem ? { error: problem } : this.parts.alerts.silences.add(silence);
-              },
-              expire: (id) => this.parts.alerts.silences.expire(id),
-            },
-          }
-        : {}),
+      ...(options.enableAdminApi ? { silences: { add: (silence) => this.addSilence(silence), expire: (id) => this.parts.alerts.silences.expire(id) } } : {}),
     });
+    this.bots = new BotCommands(this.parts.deliveryHttp, this.commandActions(), !options.shard || options.shard.index === 0, log);
     this.server = createHttpServer(routes, (err) => log.error({ err }, 'HTTP handler failed'), this.gate);
+  }
+
+  /** A silence from the admin API or a Telegram command: refused when it would match nothing here. */
+  private addSilence(silence: SilenceInput): { id: string } | { error: string } {
+    const problem = silenceScopeProblem(silence.matchers, silenceScopeOf(this.baseConfig, this.discovered, this.options.shard));
+    return problem ? { error: problem } : this.parts.alerts.silences.add(silence);
+  }
+
+  /** What the Telegram bot's commands do here (app/bot-commands.ts). */
+  private commandActions(): CommandActions {
+    const shard = this.options.shard;
+    const scope = () => {
+      if (!shard || shard.count <= 1) return undefined;
+      const fleet = targetsOf(effectiveConfig(this.baseConfig, this.discovered, undefined)).length;
+      return `This replica is shard ${shard.index}/${shard.count}: it watches ${targetsOf(this.parts.config).length} of the fleet's ${fleet} targets; the others' are not shown here.`;
+    };
+    const view = stateView(this.parts, { ready: () => this.firstRoundDone, schedulerLagMs: () => this.scheduler.lagMs() });
+    return {
+      status: () => fleetText(view.model(), `${this.parts.config.externalUrl}/`, { ...(scope() ? { scope: scope()! } : {}) }),
+      ...(this.options.enableAdminApi ? { silence: (silence: SilenceInput) => this.addSilence(silence) } : {}),
+      ack: (refs, by) => ackAnswer(this.parts.alerts.acknowledge(refs, by), scope()),
+    };
   }
 
   get store(): Store {
@@ -180,6 +197,7 @@ export class Daemon {
     this.parts.notifier.start();
     this.parts.alerts.start();
     this.parts.silenceMirrors.start();
+    this.bots.setConfig(this.parts.config);
     if (this.gate) this.watchers.watch(() => this.gate!.current.files, () => reloadWebConfig(this.options.webConfigFile!, this.gate!, this.server, log, this.webConfigApplied));
     if (this.options.watchConfig) this.watchers.watch(() => [this.baseConfig.file], () => void this.reload());
     for (const warning of config.warnings) log.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
@@ -227,7 +245,10 @@ export class Daemon {
   /** Brings the components to the effective config (after a reload or a discovery change). */
   private async apply(): Promise<void> {
     await applyDiff(this.parts, this.scheduler, diffConfigs(this.parts.config, this.effective()), this.options.logger);
-    if (this.address) this.sayPaging();
+    if (this.address) {
+      this.sayPaging();
+      this.bots.setConfig(this.parts.config);
+    }
   }
 
   private async runJob(key: string): Promise<void> {
@@ -271,6 +292,7 @@ export class Daemon {
     flushProbeMemory(parts.memory);
     if (this.server.listening) await closeServer(this.server);
     await parts.poller.close();
+    await this.bots.stop();
     await parts.deliveryHttp.close();
     this.stateLock.release();
     this.stopWriteWatch();

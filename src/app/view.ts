@@ -94,7 +94,7 @@ function apiSilencedBy(by: NonNullable<ShownAlert['silencedBy']>) {
 }
 
 function apiAlert(a: ShownAlert) {
-  const { activeSince, firingSince, endedAt, notified, silencedBy } = a;
+  const { activeSince, firingSince, endedAt, notified, silencedBy, acknowledged } = a;
   return {
     ...a,
     activeSince: seconds(activeSince),
@@ -102,6 +102,7 @@ function apiAlert(a: ShownAlert) {
     ...(endedAt !== undefined ? { endedAt: seconds(endedAt) } : {}),
     ...(notified ? { notified: { ...notified, at: seconds(notified.at), ...(notified.since !== undefined ? { since: seconds(notified.since) } : {}) } } : {}),
     ...(silencedBy ? { silencedBy: apiSilencedBy(silencedBy) } : {}),
+    ...(acknowledged ? { acknowledged: { ...acknowledged, at: seconds(acknowledged.at) } } : {}),
   };
 }
 

@@ -45,6 +45,8 @@ export interface HttpRequest {
   tls?: TlsSettings;
   /** Values never to be logged (API keys, passwords, tokens in URLs). */
   secrets?: readonly string[];
+  /** Ends the exchange early (a long poll when the daemon stops); probes never pass one. */
+  signal?: AbortSignal;
 }
 
 export interface HttpClientOptions {
@@ -107,7 +109,7 @@ export class HttpClient {
     const { origin, path } = this.target(req.url);
     const headers = req.headers ? { ...this.baseHeaders, ...req.headers } : this.baseHeaders;
     return new Promise<HttpResponse>((resolve, reject) => {
-      const handler = new Exchange(this.options.maxResponseBytes, req.timeoutMs, resolve, reject);
+      const handler = new Exchange(this.options.maxResponseBytes, req.timeoutMs, resolve, reject, req.signal);
       this.agentFor(req.tls).dispatch(
         { origin, path, method: req.method ?? 'GET', headers, ...(req.body !== undefined ? { body: req.body } : {}), headersTimeout: req.timeoutMs, bodyTimeout: req.timeoutMs },
         handler,
@@ -156,8 +158,22 @@ class Exchange implements Dispatcher.DispatchHandler {
     private readonly timeoutMs: number,
     private readonly resolve: (response: HttpResponse) => void,
     private readonly reject: (err: ProbeError) => void,
+    private readonly signal?: AbortSignal,
   ) {
     this.timer = setTimeout(Exchange.expire, timeoutMs, this);
+    if (!signal) return;
+    this.cancel = () => this.fail(new ProbeError('timeout', 'cancelled'));
+    if (signal.aborted) this.cancel();
+    else signal.addEventListener('abort', this.cancel);
+  }
+
+  /** Only with a signal: its abort listener. */
+  private cancel?: () => void;
+
+  private done(): void {
+    this.settled = true;
+    clearTimeout(this.timer);
+    if (this.cancel) this.signal!.removeEventListener('abort', this.cancel);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -183,16 +199,14 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     if (this.settled) return;
-    this.settled = true;
-    clearTimeout(this.timer);
+    this.done();
     this.resolve({ status: this.status, headers: this.headers, body: decodeBody(this.chunks, this.bytes) });
     this.chunks = [];
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     if (this.settled) return;
-    this.settled = true;
-    clearTimeout(this.timer);
+    this.done();
     this.chunks = [];
     this.reject(toProbeError(err, this.timeoutMs));
   }
@@ -204,8 +218,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   /** Settles with `err` now and aborts the exchange (at once, or as soon as undici starts it). */
   private fail(err: ProbeError): void {
     if (this.settled) return;
-    this.settled = true;
-    clearTimeout(this.timer);
+    this.done();
     this.chunks = [];
     this.reject(err);
     if (this.controller) this.controller.abort(err);

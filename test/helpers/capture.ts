@@ -13,7 +13,9 @@ export interface Captured {
   at: number;
 }
 
-export type Responder = (req: Captured, index: number) => { status: number; headers?: Record<string, string>; body?: string };
+export type Answer = { status: number; headers?: Record<string, string>; body?: string };
+/** An answer now, or later (a long poll held open). */
+export type Responder = (req: Captured, index: number) => Answer | Promise<Answer>;
 
 export async function startCapture(respond: Responder = () => ({ status: 200 })) {
   const requests: Captured[] = [];
@@ -33,8 +35,13 @@ export async function startCapture(respond: Responder = () => ({ status: 200 }))
       const captured: Captured = { path: req.url ?? '/', headers: req.headers, body, utf8: isUtf8(bytes), json, at: Date.now() };
       const answer = responder(captured, requests.length);
       requests.push(captured);
-      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      res.end(answer.body ?? '{}');
+      const write = (a: Answer) => {
+        if (res.destroyed) return;
+        res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
+        res.end(a.body ?? '{}');
+      };
+      if (answer instanceof Promise) void answer.then(write);
+      else write(answer);
     });
   });
   return {

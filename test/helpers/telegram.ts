@@ -7,7 +7,7 @@
  * anything else is "can't parse entities") and the 4,096-character limit on the text after entity
  * parsing.
  */
-import { startCapture, type Captured } from './capture.js';
+import { startCapture, type Answer, type Captured } from './capture.js';
 
 export interface SentMessage {
   chatId: number | string;
@@ -22,7 +22,6 @@ export interface SentMessage {
   at: number;
 }
 
-type Answer = { status: number; headers?: Record<string, string>; body: string };
 const fail = (status: number, description: string, parameters?: Record<string, number>): Answer => ({
   status,
   body: JSON.stringify({ ok: false, error_code: status, description, ...(parameters ? { parameters } : {}) }),
@@ -74,6 +73,27 @@ export interface FakeBotApiOptions {
    * parse what it was sent would: "Bad Request: can't parse entities: …". Settable while it runs.
    */
   refuseMarkup?: string;
+  /** The bot's username (getMe). */
+  username?: string;
+}
+
+/** What a user writes to the bot: a message in a chat, by a user, maybe a reply to one of the bot's messages. */
+export interface IncomingMessage {
+  chatId: number;
+  userId: number;
+  text: string;
+  username?: string;
+  threadId?: number;
+  /** The bot's message this one replies to (its text comes along, as Telegram sends it). */
+  replyTo?: number;
+}
+
+/** A getUpdates long poll held open until an update comes or its timeout passes. */
+interface Waiter {
+  offset: number;
+  limit: number;
+  answer: (a: Answer) => void;
+  timer: NodeJS.Timeout;
 }
 
 export async function startBotApi(options: FakeBotApiOptions) {
@@ -123,10 +143,81 @@ export async function startBotApi(options: FakeBotApiOptions) {
     return { status: 200, body: JSON.stringify({ ok: true, result: { message_id: message.messageId, date: Math.floor(message.at / 1000), chat: { id: chatId }, text: message.text } }) };
   };
 
+  // getUpdates and getMe (https://core.telegram.org/bots/api#getupdates): updates are kept until a
+  // getUpdates with a higher offset confirms them; a second getUpdates while one is held open ends
+  // the first with 409 Conflict, as Telegram does.
+  const updates: Array<{ update_id: number; message: Record<string, unknown> }> = [];
+  let nextUpdateId = 5000;
+  let waiter: Waiter | undefined;
+  const pending = (offset: number, limit: number) => updates.filter((u) => u.update_id >= offset).slice(0, limit);
+  const ok = (result: unknown): Answer => ({ status: 200, body: JSON.stringify({ ok: true, result }) });
+  const wake = () => {
+    if (!waiter) return;
+    const found = pending(waiter.offset, waiter.limit);
+    if (found.length === 0) return;
+    clearTimeout(waiter.timer);
+    const { answer: reply } = waiter;
+    waiter = undefined;
+    reply(ok(found));
+  };
+  const poll = (req: Captured): Answer | Promise<Answer> => {
+    const body = (req.json ?? {}) as { offset?: unknown; limit?: unknown; timeout?: unknown; allowed_updates?: unknown };
+    const offset = body.offset ?? 0;
+    const limit = body.limit ?? 100;
+    const timeout = body.timeout ?? 0;
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > 100 || !Number.isSafeInteger(timeout) || (timeout as number) < 0) return fail(400, 'Bad Request: wrong parameters');
+    // a higher offset confirms the updates before it
+    for (let i = updates.length - 1; i >= 0; i--) if (updates[i]!.update_id < (offset as number)) updates.splice(i, 1);
+    if (waiter) {
+      clearTimeout(waiter.timer);
+      waiter.answer(fail(409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running'));
+      waiter = undefined;
+    }
+    const found = pending(offset as number, limit as number);
+    if (found.length > 0 || timeout === 0) return ok(found);
+    return new Promise<Answer>((resolve) => {
+      const timer = setTimeout(() => {
+        waiter = undefined;
+        resolve(ok([]));
+      }, (timeout as number) * 1000);
+      waiter = { offset: offset as number, limit: limit as number, answer: resolve, timer };
+    });
+  };
+  let nextIncomingId = 1;
+  /** A user writes to the bot. */
+  const userSays = (m: IncomingMessage) => {
+    const replied = m.replyTo !== undefined ? sent.find((s) => s.messageId === m.replyTo) : undefined;
+    updates.push({
+      update_id: nextUpdateId++,
+      message: {
+        message_id: nextIncomingId++,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: m.chatId, type: m.chatId < 0 ? 'supergroup' : 'private' },
+        from: { id: m.userId, is_bot: false, first_name: 'On', ...(m.username ? { username: m.username } : {}) },
+        text: m.text,
+        ...(m.threadId !== undefined ? { message_thread_id: m.threadId, is_topic_message: true } : {}),
+        ...(replied ? { reply_to_message: { message_id: replied.messageId, chat: { id: m.chatId }, from: { id: 1, is_bot: true }, text: replied.text } } : {}),
+      },
+    });
+    wake();
+  };
+
   const server = await startCapture((req) => {
-    const a = answer(req);
-    if (a.status !== 200) errors.push({ path: req.path, status: a.status, description: (JSON.parse(a.body) as { description: string }).description });
-    return a;
+    const m = /^\/bot([^/]+)\/(getUpdates|getMe)$/.exec(req.path);
+    const a = m && m[1] === options.token ? (m[2] === 'getMe' ? ok({ id: Number(options.token.split(':')[0]), is_bot: true, first_name: 'avahealth', username: options.username ?? 'avahealth_test_bot' }) : poll(req)) : answer(req);
+    const record = (settled: Answer) => {
+      if (settled.status !== 200) errors.push({ path: req.path, status: settled.status, description: (JSON.parse(settled.body!) as { description: string }).description });
+      return settled;
+    };
+    return a instanceof Promise ? a.then(record) : record(a);
   });
-  return { ...server, sent, errors, throttle, options };
+  const close = async () => {
+    if (waiter) {
+      clearTimeout(waiter.timer);
+      waiter.answer(ok([]));
+      waiter = undefined;
+    }
+    await server.close();
+  };
+  return { ...server, close, sent, errors, throttle, options, userSays, updates };
 }

@@ -71,4 +71,19 @@ describe('incidents stage', () => {
     // resolved at once (the target left): no facts, and it says so
     expect(resolveWith(() => 'never asked', { resolveAtOnce: true, gone: 'target removed from the config' })).toBe('v1: C failing: no longer watched (target removed from the config)');
   });
+
+  it('an acknowledged incident gets no reminder until it escalates past what was acknowledged', () => {
+    const incidents = new Map<string, AlertState>();
+    run(incidents, [check('C', { nodeFailures: 3 })], T0);
+    const state = [...incidents.values()][0]!;
+    markTold(state, T0);
+    state.acknowledged = { by: 'telegram:1', at: T0, severity: 'warning' };
+    expect(dueNotice(state, 60_000, T0 + 120_000)).toBeUndefined();
+    run(incidents, [check('C', { nodeFailures: 4 })], T0 + 11 * 60_000); // critical_after 10m
+    expect(state.acknowledged).toBeUndefined();
+    expect(dueNotice(state, 60_000, T0 + 11 * 60_000)).toBe('severity_changed');
+    markTold(state, T0 + 11 * 60_000);
+    expect(dueNotice(state, 60_000, T0 + 13 * 60_000)).toBe('reminder');
+  });
 });
+

@@ -17,12 +17,14 @@ const MAX_FACTS = 600;
 const MAX_EXPLAINER = 280;
 const MORE_NOTE_ROOM = 40;
 const ICONS = { critical: '🔴', warning: '🟠', resolved: '🟢' };
+/** Hex digits of an incident's fingerprint that /ack_ names it by. */
+const ACK_ID = 8;
 
-/** One alert: its facts, then its explainer in italics and what it is. As shown (`text`) and as sent (`html`). */
-function block(line: AlertLine): { text: string; html: string } {
+/** One alert: its facts, then its explainer in italics and what it is (with commands on: the /ack_ that acknowledges it). As shown (`text`) and as sent (`html`). */
+function block(line: AlertLine, ack: boolean): { text: string; html: string } {
   const facts = `• ${cutText(line.facts, MAX_FACTS)}`;
   const explainer = line.explainer ? shortExplainer(line.explainer, MAX_EXPLAINER) : undefined;
-  const about = `(${line.tag})`;
+  const about = `(${line.tag}${ack && line.status === 'firing' ? ` · /ack_${line.fingerprint.slice(0, ACK_ID)}` : ''})`;
   return {
     text: `${facts}\n${explainer ? `${explainer} ` : ''}${about}`,
     html: `${escapeHtml(facts)}\n${explainer ? `<i>${escapeHtml(explainer)}</i> ` : ''}${escapeHtml(about)}`,
@@ -34,13 +36,13 @@ function block(line: AlertLine): { text: string; html: string } {
  * explainer after it, short and in italics, and its alert name and severity; as many alerts as fit
  * in Telegram's limit, then "… N more"; a link to the target's page.
  */
-export function telegramText(batch: NotificationBatch, externalUrl: string): string {
+export function telegramText(batch: NotificationBatch, externalUrl: string, options: { ack?: boolean } = {}): string {
   const message = messageOf(batch, externalUrl);
   const title = `${ICONS[message.tone]} ${cutText(message.title, MAX_FACTS)}`;
   const footer = `${message.linkText} · ${message.at}`;
   // Lengths are of the shown text (tags and escapes do not count).
   const room = MAX_MESSAGE - title.length - footer.length - 2;
-  const { shown, hidden } = fitBlocks(message.alerts.map(block), (b) => b.text.length, room, MORE_NOTE_ROOM);
+  const { shown, hidden } = fitBlocks(message.alerts.map((line) => block(line, options.ack === true)), (b) => b.text.length, room, MORE_NOTE_ROOM);
   const link = `<a href="${escapeHtml(message.link)}">${escapeHtml(message.linkText)}</a> · ${message.at}`;
   return [`<b>${escapeHtml(title)}</b>`, ...shown.map((b) => b.html), ...(hidden > 0 ? [moreNote(hidden)] : []), link].join('\n');
 }
@@ -54,11 +56,11 @@ const noteOf = (notes: Notes | undefined, alert: AlertNotice): number | undefine
 /** The plain rendering's limit: well below 4,096, for a server that counts characters otherwise. */
 const MAX_PLAIN = 3500;
 
-export function telegramRequest(batch: NotificationBatch, settings: { chatId: string; messageThreadId?: number }, externalUrl: string, replyTo?: number, plain = false) {
+export function telegramRequest(batch: NotificationBatch, settings: { chatId: string; messageThreadId?: number; commands?: unknown }, externalUrl: string, replyTo?: number, plain = false) {
   return {
     chat_id: /^-?\d+$/.test(settings.chatId) ? Number(settings.chatId) : settings.chatId,
     ...(settings.messageThreadId ? { message_thread_id: settings.messageThreadId } : {}),
-    ...(plain ? { text: plainText(batch, externalUrl, MAX_PLAIN) } : { text: telegramText(batch, externalUrl), parse_mode: 'HTML' }),
+    ...(plain ? { text: plainText(batch, externalUrl, MAX_PLAIN) } : { text: telegramText(batch, externalUrl, { ack: settings.commands !== undefined }), parse_mode: 'HTML' }),
     link_preview_options: { is_disabled: true },
     ...(replyTo ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } } : {}),
   };

@@ -11,6 +11,7 @@ import { poster } from '../post.js';
 import { DeliveryError } from '../receiver.js';
 import { HttpClient } from '../../../transport/client.js';
 import { receiverSchema } from '../schemas.js';
+import { answer, messageOf } from './commands.js';
 import { telegramText } from './send.js';
 
 const TOKEN = '7012345678:AAHk3-SECRETtokenPART_0123456789ab';
@@ -179,3 +180,35 @@ describe('telegram: against a Bot API server', () => {
     expect(api.sent.at(-1)!.replyTo).toBeUndefined();
   });
 });
+
+describe('telegram commands: config and what a chat may send', () => {
+  it('off unless commands is given; chat_ids default to the chat; user_ids are required', () => {
+    expect(receiverSchema.parse({ name: 'tg', telegram: { bot_token: TOKEN, chat_id: -100123 } }).settings).not.toHaveProperty('commands');
+    expect(receiverSchema.parse({ name: 'tg', telegram: { bot_token: TOKEN, chat_id: -100123, commands: { user_ids: [111, '222'] } } }).settings).toMatchObject({ commands: { userIds: ['111', '222'], chatIds: ['-100123'] } });
+    const problems = (telegram: unknown) => receiverSchema.safeParse({ name: 'tg', telegram }).error?.issues.map((i) => [i.path.join('.'), i.message]);
+    expect(problems({ bot_token: TOKEN, chat_id: '@alerts', commands: { user_ids: [111] } })).toEqual([['telegram.commands', 'receiver "tg": telegram commands need chat_ids when chat_id is a @channelusername (commands come from a group or a private chat)']]);
+    expect(problems({ bot_token: TOKEN, chat_id: 1, commands: { user_ids: [] } })?.[0]?.[0]).toBe('telegram.commands.user_ids');
+    expect(problems({ bot_token: TOKEN, chat_id: 1, commands: { user_ids: ['@alice'] } })?.[0]?.[0]).toBe('telegram.commands.user_ids.0');
+  });
+
+  it('an update is read only in its documented shape; a command is capped and checked', () => {
+    const actions = { status: () => 'fleet', ack: (refs: string[]) => `ack ${refs.join(',')}` };
+    const update = (message: unknown) => ({ update_id: 1, message });
+    const good = { message_id: 5, chat: { id: -100123 }, from: { id: 111, username: 'alice' }, text: '/status' };
+    expect(messageOf(update(good))).toEqual({ messageId: 5, chatId: '-100123', fromId: '111', fromName: 'alice', text: '/status' });
+    for (const bad of [{ ...good, chat: { id: '-100123' } }, { ...good, from: undefined }, { ...good, text: 5 }, { ...good, from: { id: 2 ** 60 } }, null, 'text']) expect(messageOf(update(bad))).toBeUndefined();
+    // a username that is not one is left out
+    expect(messageOf(update({ ...good, from: { id: 111, username: 'a<b>' } }))).not.toHaveProperty('fromName');
+    const say = (text: string, extra: Partial<Parameters<typeof answer>[0]> = {}) => answer({ messageId: 1, chatId: '1', fromId: '111', text, ...extra }, actions, 'ops_bot', 0);
+    expect(say('hello')).toBeUndefined();
+    expect(say('/status@OPS_bot')).toBe('fleet');
+    expect(say('/status@other_bot')).toBeUndefined();
+    expect(say(`/status ${'x'.repeat(100_000)}`)).toBe('A command is at most 512 characters.');
+    expect(say('/silence validator-1 1h')).toBe('Silences need the admin API: this avahealth runs without --web.enable-admin-api.');
+    expect(say('/ack_3f1c0a9b')).toBe('ack 3f1c0a9b');
+    expect(say('/ack', { repliedText: '• x (A · warning · /ack_0123abcd)\n• y (B · critical · /ack_89abcdef)' })).toBe('ack 0123abcd,89abcdef');
+    expect(say('/rm -rf /\u001b[2J')).toMatch(/^Unknown command \/rm\.\n\/status/);
+    expect(say('/ack <b>')).toBe('"<b>" is no incident id: 6 to 16 hex digits, as after /ack_ in an alert message.');
+  });
+});
+

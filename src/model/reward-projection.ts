@@ -15,8 +15,15 @@
  * 100 %) and the average uptime (`weighted`). The stake that sees it below the requirement (the
  * laggards) decides whether the reward is in reach: its average is at least
  * (weighted − rewarding) ÷ (1 − rewarding) (the rest counted at 100 %, a lower bound). Up from
- * now on, a laggard's measure climbs to (measure × elapsed + left) ÷ period by the end.
+ * now on, a laggard's measure climbs to (measure × elapsed + left) ÷ period by the end. When it
+ * reaches the requirement the whole stake would see the node at or above it then; when it does
+ * not, the stake that sees it so stays what it is now. The reward is in reach while that projected
+ * share is where the vote likely commits (model/reward-vote.ts).
  */
+
+/** At or above this rewarding stake the reward is likely, were the period to end now (derivation: model/reward-vote.ts). */
+export const REWARD_LIKELY_STAKE_RATIO = 0.6;
+
 
 export interface RewardProjection {
   /** The period's length, the time elapsed and the time left, seconds (elapsed clamped to the period). */
@@ -30,7 +37,12 @@ export interface RewardProjection {
    * (a lower bound); `endUptimeRatio` when no stake sees it below the requirement.
    */
   laggardsEndUptimeRatio: number;
-  /** The laggards' measure reaches the requirement by the end, were the node up from now on: the reward is still in reach. */
+  /**
+   * Were the node up from now on, the share of stake that would see it at or above the requirement
+   * at the end: 1 when the laggards climb back by then, else the share that does now (an estimate).
+   */
+  rewardingEndRatio: number;
+  /** The projected share is where the reward vote likely commits: the reward is still in reach. */
   inReach: boolean;
 }
 
@@ -56,14 +68,16 @@ export function projectReward(input: ProjectionInput): RewardProjection | undefi
   const laggards = rewarding < 1 ? clamp((weighted - rewarding) / (1 - rewarding)) : weighted;
   const endUptime = (weighted * elapsed + left) / period;
   const laggardsEnd = (laggards * elapsed + left) / period;
+  // Floating point: 0.9 × 172800 and its sum of parts differ in the last bits.
+  const rewardingEnd = laggardsEnd >= input.requirement - 1e-9 ? 1 : rewarding;
   return {
     periodSeconds: period,
     elapsedSeconds: elapsed,
     leftSeconds: left,
     endUptimeRatio: endUptime,
     laggardsEndUptimeRatio: laggardsEnd,
-    // Floating point: 0.9 × 172800 and its sum of parts differ in the last bits.
-    inReach: laggardsEnd >= input.requirement - 1e-9,
+    rewardingEndRatio: rewardingEnd,
+    inReach: rewardingEnd >= REWARD_LIKELY_STAKE_RATIO,
   };
 }
 

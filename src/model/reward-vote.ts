@@ -9,14 +9,15 @@
  * poll so moves more nodes toward the side holding more than half of the stake, which wins; only
  * close to half can sampling luck and the metric's own error change the outcome.
  */
+import { REWARD_LIKELY_STAKE_RATIO } from './reward-projection.js';
 import { validationRenews, type ValidatorReport } from './validator.js';
+
+export { REWARD_LIKELY_STAKE_RATIO };
 
 /** Snowman's mainnet sampling (snow/consensus/snowball/parameters.go, DefaultParameters). */
 export const SNOWMAN_K = 20;
 export const SNOWMAN_ALPHA = 15;
 
-/** At or above this rewarding stake the reward is likely, were the period to end now. */
-export const REWARD_LIKELY_STAKE_RATIO = 0.6;
 /** Below this rewarding stake the reward is likely lost; in between the outcome is uncertain. */
 export const REWARD_LOST_STAKE_RATIO = 0.4;
 

@@ -38,10 +38,12 @@ export interface ValidatorPanel {
   downtimeAllowanceSeconds?: number;
   downtimeBudgetRemainingSeconds?: number;
   /**
-   * Were the node up from now on, the uptime the stake that sees it lowest would measure at the
-   * period's end (model/reward-projection.ts), and whether that reaches the requirement.
+   * Were the node up from now on, the share of stake that would see it at or above the requirement
+   * at the period's end, the uptime the stake that sees it lowest would measure then
+   * (model/reward-projection.ts), and whether the reward is in reach.
    */
-  projectedUptimeRatio?: number;
+  projectedRewardingStakeRatio?: number;
+  projectedLowestUptimeRatio?: number;
   rewardInReach?: boolean;
   periodStart?: number;
   periodEnd?: number;
@@ -77,7 +79,8 @@ export function validatorPanel(endpoints: readonly EndpointObservation[], networ
   set('requirementBasis', report.economics?.requirementBasis);
   set('downtimeAllowanceSeconds', report.economics?.downtimeAllowanceSeconds);
   set('downtimeBudgetRemainingSeconds', report.economics?.downtimeBudgetRemainingSeconds);
-  set('projectedUptimeRatio', report.economics?.projection?.laggardsEndUptimeRatio);
+  set('projectedRewardingStakeRatio', report.economics?.projection?.rewardingEndRatio);
+  set('projectedLowestUptimeRatio', report.economics?.projection?.laggardsEndUptimeRatio);
   set('rewardInReach', report.economics?.projection?.inReach);
   set('periodStart', report.primary?.startTime);
   set('periodEnd', report.primary?.endTime);
@@ -131,9 +134,11 @@ function validatorSection(v: ValidatorPanel, now: number): string {
     const until = v.periodEnd !== undefined ? ` until ${minute(v.periodEnd)}` : '';
     rows.push(['Downtime budget', `<span class="${share < 0.25 ? 'bad' : 'good'}">${left >= 0 ? `${hours(left)} left` : `overspent by ${hours(-left)}`}</span> <span class="muted">of ${hours(v.downtimeAllowanceSeconds)} this period${until}</span>`]);
   }
-  if (v.projectedUptimeRatio !== undefined && v.requirement !== undefined) {
+  if (v.projectedRewardingStakeRatio !== undefined && v.requirement !== undefined) {
     const words = v.rewardInReach ? '✔ the reward is in reach' : '✖ the reward is out of reach';
-    rows.push(['At the period end', `<span class="${v.rewardInReach ? 'good' : 'bad'}">${words}</span> <span class="muted">up from now on, the stake that sees it lowest would measure ${pct(v.projectedUptimeRatio)} against ${pct(v.requirement)} (the vote is cast once, at the end, on each node's measure since the period started)</span>`]);
+    // The lowest measure matters once the stake that sees it below the requirement is a share worth naming.
+    const lowest = v.projectedLowestUptimeRatio !== undefined && (v.rewardingStakeRatio ?? 1) < 0.8 ? `; the stake that sees it lowest would measure ${pct(v.projectedLowestUptimeRatio)} against ${pct(v.requirement)}` : '';
+    rows.push(['At the period end', `<span class="${v.rewardInReach ? 'good' : 'bad'}">${words}</span> <span class="muted">up from now on, ${pct(v.projectedRewardingStakeRatio)} of stake would see it at or above the requirement${lowest} (the vote is cast once, at the end, on each node's measure since the period started)</span>`]);
   }
   if (v.periodEnd !== undefined) {
     const short = v.periodStart !== undefined && v.periodEnd - v.periodStart < 4 * 86400;

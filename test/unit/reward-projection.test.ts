@@ -27,6 +27,7 @@ describe('a short outage early in a cycle is in reach of the requirement', () =>
     const weighted = own + (1 - own) * 0.83;
     const projection = projectReward({ requirement: 0.9, start: START, end, now, rewardingStakeRatio: own, weightedAverageRatio: weighted })!;
     expect(projection.inReach).toBe(true);
+    expect(projection.rewardingEndRatio).toBe(1);
     expect(projection.endUptimeRatio).toBeCloseTo(1 - (1 - weighted) / 48, 6);
     expect(projection.laggardsEndUptimeRatio).toBeCloseTo((0.83 + 47) / 48, 6); // 99.65 %
     expect(downtimeAllowanceSeconds(0.9, START, end) / HOUR).toBeCloseTo(4.8, 9);
@@ -50,6 +51,7 @@ describe('out of reach: the budget for the whole period is spent, or too little 
     const projection = projectReward({ requirement: 0.9, start: START, end: START + 48 * HOUR, now: START + 40 * HOUR, rewardingStakeRatio: 0.3, weightedAverageRatio: 0.88 })!;
     expect(downtimeBudgetRemainingSeconds(0.9, START, START + 48 * HOUR, 0.88, START + 40 * HOUR)).toBeLessThan(0);
     expect(projection.inReach).toBe(false);
+    expect(projection.rewardingEndRatio).toBe(0.3);
   });
 
   it('the budget left by the average can hide a stake that cannot climb back: 70 % of stake at 89 % half a day before a 14-day period ends', () => {
@@ -61,6 +63,13 @@ describe('out of reach: the budget for the whole period is spent, or too little 
     const projection = projectReward({ requirement: 0.9, start: START, end, now, rewardingStakeRatio: 0.3, weightedAverageRatio: weighted })!;
     expect(projection.laggardsEndUptimeRatio).toBeCloseTo((0.89 * 13.5 + 0.5) / 14, 6);
     expect(projection.inReach).toBe(false);
+  });
+
+  it('a healthy validator whose only stake below the requirement is a few small validators not connected (counted 0 %) is in reach', () => {
+    const end = START + 14 * 24 * HOUR;
+    const projection = projectReward({ requirement: 0.9, start: START, end, now: START + 10 * 24 * HOUR, rewardingStakeRatio: 0.99985, weightedAverageRatio: 0.988 })!;
+    expect(projection.rewardingEndRatio).toBe(0.99985);
+    expect(projection.inReach).toBe(true);
   });
 
   it('a period of no length projects nothing', () => {

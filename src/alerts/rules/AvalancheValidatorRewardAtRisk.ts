@@ -24,14 +24,14 @@ const VOTE = vote('period');
 const ACT = 'Check inbound connectivity on the staking port, the node clock, and avoid restarts.';
 const PROM_SUMMARY = `{{ $labels.target }}: {{ $value | humanizePercentage }} of stake sees its uptime at or above the requirement now`;
 const PROM_BUDGET = '{{ with printf "avahealth_validator_downtime_budget_remaining_seconds{target=%q}" $labels.target | query }}{{ with . | first | value }}{{ if ge . 0.0 }}{{ humanizeDuration . }} of downtime budget left this period. {{ else }}Downtime budget overspent this period. {{ end }}{{ end }}{{ end }}';
-const PROM_PROJECTION = '{{ with printf "avahealth_validator_projected_uptime_ratio{target=%q}" $labels.target | query }}Up from now on, the stake that sees it lowest would measure {{ . | first | value | humanizePercentage }} when the period ends. {{ end }}';
-/** The projection's series beside the snapshot's: the end is out of reach for the stake that sees it below the requirement. */
-const OUT_OF_REACH = 'and on (target) (avahealth_validator_projected_uptime_ratio < on (target) avahealth_validator_uptime_requirement_ratio)';
+const PROM_PROJECTION = '{{ with printf "avahealth_validator_projected_rewarding_stake_ratio{target=%q}" $labels.target | query }}Up from now on, {{ . | first | value | humanizePercentage }} of stake would see it at or above the requirement when the period ends. {{ end }}';
+/** The projection's series beside the snapshot's: even up from now on, not enough stake would see it at or above the requirement at the end. */
+const OUT_OF_REACH = `and on (target) (avahealth_validator_projected_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO})`;
 
 export default defineRule({
   name: 'AvalancheValidatorRewardAtRisk',
   source: 'validator',
-  fires: `less than 80 % of stake sees the validator's uptime at or above the requirement (info.uptime rewardingStakePercentage); critical below ${LIKELY} only when, even up from now on, that stake cannot see it at or above the requirement by the period's end (the projection, not the snapshot)`,
+  fires: `less than 80 % of stake sees the validator's uptime at or above the requirement (info.uptime rewardingStakePercentage); critical below ${LIKELY} only when, even up from now on, not enough stake would see it at or above the requirement by the period's end (the projection, not the snapshot)`,
   defaults,
   tuning: thresholdTuning('rewarding-stake ratio (0–1)', defaults),
   phrases: { firing: 'reward at risk', resolved: 'reward no longer at risk' },
@@ -65,7 +65,7 @@ export default defineRule({
     const outlook = rewardOutlook(ratio);
     const likely = ratio >= (ctx.settings.criticalThreshold ?? REWARD_LIKELY_STAKE_RATIO);
     // Without its period (getCurrentValidators not answering it) nothing can be projected: a warning, never "lost" from a snapshot.
-    const inReach = projection?.inReach ?? true;
+    const inReach = projection === undefined || projection.rewardingEndRatio >= (ctx.settings.criticalThreshold ?? REWARD_LIKELY_STAKE_RATIO);
     const atEnd = projection ? `up from now on, the stake that sees it lowest would measure ${percent(projection.laggardsEndUptimeRatio)} when the ${period} ends` : '';
     const verdict =
       outlook === 'likely'

@@ -16,7 +16,7 @@ const F = defineFamilies({
   weightedUptime: gauge('validator_uptime_weighted_average_ratio', "Stake-weighted average of this validator's uptime as its peers observe it (info.uptime, 0–1)."),
   requirement: gauge('validator_uptime_requirement_ratio', 'Uptime needed for the reward: 0.9 for periods starting at or after Helicon whatever the base (ACP-267); before, the base: 0.8, or the configured uptime_requirement (a custom network\'s --uptime-requirement).'),
   downtimeBudget: gauge('validator_downtime_budget_remaining_seconds', 'Downtime still allowed this period: (1 − requirement) × (end − start) − (1 − weighted average) × (now − start). Negative when overspent.'),
-  projectedUptime: gauge('validator_projected_uptime_ratio', "Were the node up from now to the period's end, the uptime the stake that now sees it below the requirement would measure then (a lower bound; the stake-weighted average when no stake sees it below): the reward vote is cast once, at the end, on each node's cumulative measure since the period's start (0–1). Below the requirement, the reward is out of reach for that stake."),
+  projectedRewarding: gauge('validator_projected_rewarding_stake_ratio', "Were the node up from now to the period's end, the share of stake that would see its uptime at or above the requirement then (an estimate, 0–1): 1 when the stake that sees it below now can climb back by the end, else today's share. The reward vote is cast once, at the end, on each node's cumulative measure since the period's start: below 0.6 the reward is out of reach."),
   potentialReward: gauge('validator_potential_reward_avax', 'Reward of the current validation if it meets the uptime requirement (AVAX).'),
   periodStart: gauge('validator_period_start_timestamp_seconds', 'Start of the current Primary Network validation period.'),
   periodEnd: gauge('validator_period_end_timestamp_seconds', 'End of the current Primary Network validation period (of an auto-renewed validator: the current cycle).'),
@@ -63,7 +63,7 @@ export default defineCollector({
     if (primary) {
       w.add(I.requirement, base, economics?.requirement);
       w.add(I.downtimeBudget, base, economics?.downtimeBudgetRemainingSeconds);
-      w.add(I.projectedUptime, base, economics?.projection?.laggardsEndUptimeRatio);
+      w.add(I.projectedRewarding, base, economics?.projection?.rewardingEndRatio);
       if (primary.potentialRewardNAvax !== undefined) w.add(I.potentialReward, base, nAvaxToAvax(primary.potentialRewardNAvax));
       w.add(I.periodStart, base, primary.startTime);
       w.add(I.periodEnd, base, primary.endTime);

@@ -87,13 +87,16 @@ Control API (on the simulator's port):
                                            validator scenarios also take rewardingStakePercent,
                                            weightedAveragePercent, l1BalanceNAvax, networkId (1),
                                            nextPeriodSeconds (auto-renewing), delegators
-                                           (popular-validator): docs/validators.md, "Try it";
+                                           (popular-validator), validationStartedAgo,
+                                           uptimeRequirement: docs/validators.md, "Try it";
                                            {"validationEndsIn":60} ends the node's validation
                                            period in 60 s (then "was it paid?" is answered)
                                            unknown fields are refused
   POST /sim/network                        {"dip":{"connectedPercent":70}}: every node loses its
                                            connection to 30 % of the stake (a network-wide dip);
-                                           {"dip":null} ends it
+                                           {"dip":null} ends it; {"uptimeClockFactor":1}:
+                                           validation time per real second (1 = real time,
+                                           the default; 3600 an hour a second)
   POST /sim/nodes/NAME/restart             {"l1":true} restarts the node tracking an L1 chain
                                            (a health check named after its blockchain ID);
                                            {"l1":false} drops it; {} restarts it as it was
@@ -101,6 +104,7 @@ Control API (on the simulator's port):
                                            restart's snapshot that long (own stake share)
                                            {"ingressGraceSeconds":600}: the ingress grace it
                                            restarts with (its staking port checked after it)
+                                           {"downSeconds":600}: it was stopped that long first
   POST /sim/services/data-api/scenario     {"scenario":"degraded"} (or metrics-api)
 An L1 node from the start: --fleet demo has l1-node, l1-validator and l1-only.
 `,

@@ -3,6 +3,7 @@
  * (which report them, or lag behind) and the simulated Data API (which reports the latest block).
  */
 import { SimValidatorSet } from './observed.js';
+import { SIM_HELICON_TIME } from './validator-facts.js';
 
 export interface SimChain {
   /** The node's check name: `C`, `P`, `X`, or an L1's blockchain ID. */
@@ -19,8 +20,17 @@ export class SimNetwork {
   /** The Primary Network's validators as each node sees them (platform.getCurrentValidators). */
   readonly validators: SimValidatorSet;
 
-  constructor(readonly options: { blockMs?: number; /** Validators besides the fleet's (default 40; mainnet has ≈ 1,600). */ otherValidators?: number } = {}) {
-    this.validators = new SimValidatorSet(options.otherValidators);
+  constructor(
+    readonly options: {
+      blockMs?: number;
+      /** Validators besides the fleet's (default 40; mainnet has ≈ 1,600). */
+      otherValidators?: number;
+      /** Validation time per real second in the uptime accounting (1 = real time; default 3,600: an hour a second). */
+      uptimeClockFactor?: number;
+    } = {},
+  ) {
+    this.validators = new SimValidatorSet(options.otherValidators, options.uptimeClockFactor);
+    this.validators.heliconTime = Date.parse(SIM_HELICON_TIME) / 1000;
     const blockMs = options.blockMs ?? 2000;
     this.add({ check: 'C', evmChainId: '43114', name: 'Avalanche (C-Chain)', base: 71_842_516, blockMs });
     this.add({ check: 'P', name: 'P-Chain', base: 23_018_877, blockMs: blockMs * 3 });

@@ -28,6 +28,8 @@ export interface SimNodeOptions {
   validator?: boolean;
   /** Seconds from now until the current validation ends. */
   validationEndsIn?: number;
+  /** Seconds since the current validation (an auto-renewed validator's cycle) started (default 10 days): every measure of it starts then. */
+  validationStartedAgo?: number;
   /** Seconds from now until the stake majority's upgrade in the `upgrade-required` scenario (default 5 days). */
   upgradeIn?: number;
   /** --network-no-ingress-connections-grace-period (10 minutes, AvalancheGo's default). */
@@ -124,14 +126,15 @@ export class SimNode {
     this.random = prng(options.seed ?? hashString(options.name));
     if (options.l1) this.trackL1();
     this.economics = new SimValidator(this);
+    if (options.validationStartedAgo !== undefined) this.economics.startedAgo(options.validationStartedAgo);
     this.economics.onScenario(this.scenario);
     this.restart(Date.now(), this.scenario === 'restarted');
     if (this.scenario === 'huge') this.hugeReply();
   }
 
   /** An operator restart, optionally adding or dropping the tracked L1 (its check appears or vanishes). */
-  restartNode(options: { l1?: boolean; snapshotMs?: number } = {}, now = Date.now()): void {
-    this.economics.onRestart(now, options.snapshotMs);
+  restartNode(options: { l1?: boolean; snapshotMs?: number; downSeconds?: number } = {}, now = Date.now()): void {
+    this.economics.onRestart(now, options.snapshotMs, options.downSeconds);
     if (options.l1 === false) {
       delete this.l1ChainId;
       delete this.l1SubnetId;
@@ -305,7 +308,10 @@ export class SimNode {
     // A node its upgraded peers dropped (./upgrade.ts) is connected to the stale stake only.
     const facts = this.upgradeFacts();
     const dropped = droppedByPeers(facts, this.runAtMs / 1000) ? staleStakeRatio(facts) : undefined;
-    const stake = this.has('network-down') ? 0 : isL1 ? 1 : (dropped ?? 0.9987312046551713);
+    // With no peer, a node still counts itself connected (snow/networking/router/chain_router.go "Mark myself as
+    // connected"; snow/engine/common/tracker/peers.go): a validator's percentConnected is its own share, never 0.
+    const alone = () => (this.economics.holdsStake ? this.economics.ownStakeRatio() : 0);
+    const stake = this.has('network-down') ? (isL1 ? 0 : alone()) : isL1 ? 1 : (dropped ?? 0.9987312046551713);
     const disconnected = stake === 1 ? [] : ['NodeID-74WBanSkJPoyUFEaZZH5Su79HUuiPTNx', 'NodeID-9MmzdcZ3rPJgrf5LkHJjzKRfTdeTTyhod'];
     const slowBlock = (this.has('flapping') && name === 'C' && this.period % 2 === 1) || (churnFails && name === 'C');
     const consensus =

@@ -5,12 +5,15 @@
  * CalculateUptimePercentFrom and Peers().Has of the answering node; a node counts itself connected,
  * snow/networking/router/chain_router.go "Mark myself as connected").
  *
- * `uptime` is cumulative, per observer and validator, since the validation's start
- * (snow/uptime/manager.go: CalculateUptime adds the time the observer has been connected to the
- * validator; CalculateUptimePercentFrom divides by the time since the start): a disconnection moves it
- * only as disconnected time accumulates, never at once. `connected` is instantaneous. To keep tests
- * fast the accounting runs on an accelerated clock: every validation has run VALIDATION_AGE_SECONDS
- * when the set is created, and one real second counts as UPTIME_CLOCK_FACTOR seconds of validation.
+ * `uptime` is cumulative, per observer and validator, since the validation's (or the auto-renewed
+ * cycle's) start (snow/uptime/manager.go, kept in ./uptime-book.ts): a disconnection moves it only
+ * as disconnected time accumulates, never at once. `connected` is instantaneous. Every validation
+ * has run VALIDATION_AGE_SECONDS when the set is created, and validation time runs `clockFactor`
+ * times real time (a scenario setting: real time by default, as AvalancheGo's nodes measure it;
+ * ACCELERATED_UPTIME_CLOCK_FACTOR, an hour a second, for a test of what a day of downtime does).
+ * info.uptime is computed from the same
+ * accounts (network/network.go, NodeUptime), the reward vote from each validator's own measure
+ * (vms/platformvm/block/executor/options.go, prefersCommit).
  *
  * The set holds the fleet's simulated validators and a number of other validators (weights,
  * uptimes and connectivity drawn once from their IDs). It plays a network-wide dip (each node loses
@@ -18,7 +21,9 @@
  * cannot reach (scenario `unreachable-by-peers`: its own health passes, every other node sees it
  * disconnected and its uptime falling as the disconnected time accumulates).
  */
-import { hashString, nodeIdFor, prng } from './ids.js';
+import { hashString } from './ids.js';
+import { drawOtherValidators, type OtherValidator } from './other-validators.js';
+import { UptimeBook } from './uptime-book.js';
 
 /** A fleet validator as the set needs it (a SimValidator). */
 export interface ObservedMember {
@@ -30,33 +35,33 @@ export interface ObservedMember {
   readonly holdsStake: boolean;
   /** The entry without `uptime`/`connected` (the observer's part); its `delegators` only when asked for. */
   primaryEntry(withDelegators: boolean): Record<string, unknown>;
+  /**
+   * The uptime requirement this node applies to a validation starting at `startTime` (epoch
+   * seconds): its --uptime-requirement, or 0.9 when its schedule has Helicon active then (ACP-267;
+   * network/network.go for info.uptime, vms/platformvm/block/executor/options.go for its vote).
+   */
+  requirementFor(startTime: number): number;
+  /** Its weight in the validator set: own stake plus delegations, nAVAX (the entry's weight + delegatorWeight). */
+  readonly weightNAvax: number;
+  /** Its current period's (cycle's) start, epoch seconds. */
+  readonly periodStart: number;
 }
 
 /** The validation time each validation has behind it when the set is created (10 days). */
 export const VALIDATION_AGE_SECONDS = 10 * 86_400;
-/** One real second counts as this many seconds of validation time in the uptime accounting (an hour). */
-export const UPTIME_CLOCK_FACTOR = 3_600;
+/** Validation time per real second in the uptime accounting by default: real time. */
+export const UPTIME_CLOCK_FACTOR = 1;
+/** An accelerated clock a scenario may set (`uptimeClockFactor`): one real second is an hour of validation. */
+export const ACCELERATED_UPTIME_CLOCK_FACTOR = 3_600;
+/** The base uptime requirement (--uptime-requirement): 0.8 on mainnet and Fuji (genesis/genesis_mainnet.go, UptimeRequirement). */
+export const SIM_UPTIME_REQUIREMENT = 0.8;
+/** ACP-267's requirement for validations starting at or after Helicon (genesis.ACP267UptimeRequirement). */
+export const ACP267_UPTIME_REQUIREMENT = 0.9;
 const NORMAL_UPTIME = 99.2;
 
 export interface NetworkDip {
   /** The share of the stake (percent) each node still sees connected; it loses the rest at once. */
   connectedPercent: number;
-}
-
-interface OtherValidator {
-  nodeID: string;
-  weight: number;
-  delegatorWeight: number;
-  /** Its uptime as the network saw it when the set was created. */
-  uptime: number;
-  connected: boolean;
-  entry: Record<string, unknown>;
-}
-
-/** What an observer's uptime manager holds of one validator: validation seconds connected until `at` (real ms). */
-interface Account {
-  up: number;
-  at: number;
 }
 
 /** A node as observer or as validator: a fleet member or one of the other validators. */
@@ -70,11 +75,32 @@ export class SimValidatorSet {
   private readonly dipCut = new Map<string, Set<string>>();
   /** Each member's scenario (`a+b` with conditions besides it) as the accounting last settled it (a switch settles the old one first). */
   private readonly scenarios = new Map<string, string>();
-  /** observer>validator: the observer's uptime manager's account of the validator. */
-  private readonly accounts = new Map<string, Account>();
+  /** Each node's uptime manager's account of each validator. */
+  private readonly book: UptimeBook;
   private readonly createdAt = Date.now();
+  /** Helicon activation (epoch seconds) as the other validators' (current) builds know it. */
+  heliconTime?: number;
 
-  constructor(readonly otherCount = 40) {}
+  constructor(
+    readonly otherCount = 40,
+    clockFactor = UPTIME_CLOCK_FACTOR,
+  ) {
+    this.book = new UptimeBook(this.createdAt, VALIDATION_AGE_SECONDS, clockFactor);
+  }
+
+  /** Validation time per real second in the uptime accounting (1 = real time). */
+  get clockFactor(): number {
+    return this.book.factor;
+  }
+
+  /** A new clock factor from now on (accounts are brought up to now first). */
+  setClockFactor(factor: number, now = Date.now()): void {
+    const parties = new Map(this.everyone().map((p) => [idOf(p), p]));
+    this.book.setFactor(factor, now, (from, to) => {
+      const [a, b] = [parties.get(from), parties.get(to)];
+      return a !== undefined && b !== undefined && this.linked(a, b);
+    });
+  }
 
   join(member: ObservedMember): void {
     this.members.set(member.nodeName, member);
@@ -131,77 +157,113 @@ export class SimValidatorSet {
   }
 
   /**
-   * info.uptime of `member` while its peers' connections are disturbed (a dip, or unreachable by its
-   * peers), else undefined: its own stake at 100 % and rewarding, each connected validator with the
-   * uptime it observes of the member, one not connected 0 % (network/network.go, NodeUptime).
+   * info.uptime of `member` as AvalancheGo computes it (network/network.go, NodeUptime): its own
+   * stake at 100 % and rewarding; each connected validator with the percent of its last Ping, whole
+   * and floored (network/peer/peer.go, getUptime: `uint32(uptime × 100)`), rewarding when that is at
+   * or above the member's own requirement; a validator not connected 0 % and not rewarding. Never
+   * below the member's own share of the stake.
    */
-  disturbedInfoUptime(member: ObservedMember, now = Date.now()): { rewarding: number; weighted: number } | undefined {
-    if (!this.currentDip && !this.isUnreachable(member)) return undefined;
+  nodeUptime(member: ObservedMember, now = Date.now()): { rewarding: number; weighted: number } | undefined {
     const total = this.stakeTotal();
     if (total === 0) return undefined;
-    const own = weightOf(member.primaryEntry(false));
+    const own = member.weightNAvax;
+    const requirement = member.requirementFor(member.periodStart);
     let weighted = 100 * own;
     let rewarding = own;
     const to: Party = { member };
-    const peers: Array<[Party, number]> = [
-      ...[...this.members.values()].filter((m) => m !== member && m.holdsStake).map((m): [Party, number] => [{ member: m }, weightOf(m.primaryEntry(false))]),
-      ...this.otherValidators().map((o): [Party, number] => [{ other: o }, o.weight + o.delegatorWeight]),
-    ];
-    for (const [peer, weight] of peers) {
+    for (const [peer, weight] of this.peersOf(member)) {
       if (!this.linked(peer, to)) continue;
-      const seen = this.uptimeSeen(peer, to, now);
-      weighted += seen * weight;
-      if (seen >= 90) rewarding += weight;
+      const ping = Math.floor(this.uptimeSeen(peer, to, now));
+      weighted += ping * weight;
+      if (ping / 100 >= requirement) rewarding += weight;
     }
     return { rewarding: (100 * rewarding) / total, weighted: weighted / total };
+  }
+
+  /**
+   * The reward vote on `member`'s period, as the network decides it: each validator prefers commit
+   * iff its own cumulative measure of the member since the period's start meets the requirement it
+   * applies (vms/platformvm/block/executor/options.go, prefersCommit; the member's own measure of
+   * itself is 100 %), and Snowman carries the side holding more than half of the stake
+   * (snow/consensus/snowball). A validator not connected votes with its measure too.
+   */
+  voteCommits(member: ObservedMember, now = Date.now()): boolean {
+    const total = this.stakeTotal();
+    const start = member.periodStart;
+    let commit = member.weightNAvax;
+    const to: Party = { member };
+    for (const [peer, weight] of this.peersOf(member)) {
+      const requirement = peer.member ? peer.member.requirementFor(start) : this.othersRequirement(start);
+      if (this.uptimeSeen(peer, to, now) / 100 >= requirement) commit += weight;
+    }
+    return total > 0 && commit * 2 > total;
+  }
+
+  /** The other validators' requirement for a validation starting at `start` (they run a build that knows Helicon). */
+  private othersRequirement(start: number): number {
+    return this.heliconTime !== undefined && start >= this.heliconTime ? ACP267_UPTIME_REQUIREMENT : SIM_UPTIME_REQUIREMENT;
+  }
+
+  /**
+   * `member`'s validation starts anew at `startTime` (a new validation, or the next cycle of an
+   * auto-renewed one): every validator's measure of it starts at zero then
+   * (vms/platformvm/state/state.go, writeCurrentStakers).
+   */
+  restartMeasure(member: ObservedMember, startTime: number, now = Date.now()): void {
+    this.settle(now, member);
+    const to: Party = { member };
+    const parties = new Map(this.everyone().map((p) => [idOf(p), p]));
+    this.book.restart(member.nodeId, startTime, now, parties.keys(), (from) => this.linked(parties.get(from)!, to));
+  }
+
+  /**
+   * `member` was stopped for the last `seconds` and starts again: every validator it was connected
+   * to lost that connected time of it. Its own accounts of the others are not touched: a node that
+   * was down credits everyone with its own downtime when it starts tracking again
+   * (snow/uptime/manager.go, CalculateUptime before StartTracking: "assume that the node has been
+   * online since their last update").
+   */
+  stoppedFor(member: ObservedMember, seconds: number, now = Date.now()): void {
+    this.settle(now, member);
+    const parties = this.everyone();
+    this.book.debit(member.nodeId, seconds, now, parties.map(idOf), (from) => baseOf(from, member.nodeId, undefined));
   }
 
   /** The uptime `from`'s uptime manager computes for `to`: connected validation time over the time since the start. */
   private uptimeSeen(from: Party, to: Party, now: number): number {
     if (idOf(from) === idOf(to)) return 100;
-    const account = this.account(from, to);
-    const up = account.up + (this.linked(from, to) ? this.validationSeconds(now) - this.validationSeconds(account.at) : 0);
-    return clamp((100 * up) / this.validationSeconds(now));
+    return this.book.percent(idOf(from), idOf(to), baseOf(idOf(from), idOf(to), to.other), this.linked(from, to), now);
   }
 
   /**
    * Every account brought up to `now` under the connections as they are (before they change); with
-   * `only`, the accounts of the pairs it is part of (a member's scenario changes no other pair). A
-   * pair connected all along needs no account until it is cut: one made later starts at the set's
-   * creation, as if it had been settled all the way.
+   * `only`, the accounts of the pairs it is part of (a member's scenario changes no other pair).
    */
   private settle(now: number, only?: ObservedMember): void {
     const members = only ? [only] : [...this.members.values()];
-    const everyone: Party[] = [...[...this.members.values()].map((member): Party => ({ member })), ...this.otherValidators().map((other): Party => ({ other }))];
-    const pairs: Array<[Party, Party]> = [];
+    const everyone = this.everyone();
     for (const member of members) {
       const self: Party = { member };
-      for (const other of everyone) pairs.push([self, other], [other, self]);
-    }
-    for (const [from, to] of pairs) {
-      if (idOf(from) === idOf(to)) continue;
-      const account = this.account(from, to);
-      if (this.linked(from, to)) account.up += this.validationSeconds(now) - this.validationSeconds(account.at);
-      account.at = now;
+      for (const other of everyone) {
+        if (idOf(other) === member.nodeId) continue;
+        for (const [from, to] of [[self, other], [other, self]] as Array<[Party, Party]>) {
+          this.book.settle(idOf(from), idOf(to), baseOf(idOf(from), idOf(to), to.other), this.linked(from, to), now);
+        }
+      }
     }
   }
 
-  private account(from: Party, to: Party): Account {
-    const key = `${idOf(from)}>${idOf(to)}`;
-    let account = this.accounts.get(key);
-    if (!account) {
-      // Its uptime when the set was created, a little different from each observer.
-      const pair = hashString(key);
-      const base = clamp((to.other ? to.other.uptime : NORMAL_UPTIME) + ((pair % 80) / 100 - 0.4));
-      account = { up: (base / 100) * VALIDATION_AGE_SECONDS, at: this.createdAt };
-      this.accounts.set(key, account);
-    }
-    return account;
+  /** Every party: the fleet's members and the other validators. */
+  private everyone(): Party[] {
+    return [...[...this.members.values()].map((member): Party => ({ member })), ...this.otherValidators().map((other): Party => ({ other }))];
   }
 
-  /** The validation time (seconds) behind every validation at `atMs`, on the accounting's accelerated clock. */
-  private validationSeconds(atMs: number): number {
-    return VALIDATION_AGE_SECONDS + (Math.max(0, atMs - this.createdAt) / 1000) * UPTIME_CLOCK_FACTOR;
+  /** The validators other than `member` holding stake, with their weight. */
+  private peersOf(member: ObservedMember): Array<[Party, number]> {
+    return [
+      ...[...this.members.values()].filter((m) => m !== member && m.holdsStake).map((m): [Party, number] => [{ member: m }, m.weightNAvax]),
+      ...this.otherValidators().map((o): [Party, number] => [{ other: o }, o.weight + o.delegatorWeight]),
+    ];
   }
 
   /** Whether `from` and `to` have a p2p connection now (either direction: service.go Peers().Has). */
@@ -224,7 +286,7 @@ export class SimValidatorSet {
     if (cut) return cut;
     cut = new Set();
     const candidates: Array<[string, number]> = [
-      ...[...this.members.values()].filter((m) => m !== member && m.holdsStake).map((m): [string, number] => [m.nodeId, weightOf(m.primaryEntry(false))]),
+      ...[...this.members.values()].filter((m) => m !== member && m.holdsStake).map((m): [string, number] => [m.nodeId, m.weightNAvax]),
       ...this.otherValidators().map((o): [string, number] => [o.nodeID, o.weight + o.delegatorWeight]),
     ].sort((a, b) => hashString(`${member.nodeId}>${a[0]}`) - hashString(`${member.nodeId}>${b[0]}`));
     let budget = ((100 - (this.currentDip?.connectedPercent ?? 100)) / 100) * this.stakeTotal();
@@ -241,7 +303,7 @@ export class SimValidatorSet {
   /** totalWeight without settling periods (called while one is being settled). */
   private stakeTotal(): number {
     let total = 0;
-    for (const member of this.members.values()) if (member.holdsStake) total += weightOf(member.primaryEntry(false));
+    for (const member of this.members.values()) if (member.holdsStake) total += member.weightNAvax;
     for (const other of this.otherValidators()) total += other.weight + other.delegatorWeight;
     return total;
   }
@@ -254,50 +316,21 @@ export class SimValidatorSet {
   /** The Primary Network's total weight (own stake plus delegations of every validator), nAVAX: getTotalStake. */
   totalWeight(): number {
     let total = 0;
-    for (const member of this.members.values()) if (member.isPrimaryValidator) total += weightOf(member.primaryEntry(false));
+    for (const member of this.members.values()) if (member.isPrimaryValidator) total += member.weightNAvax;
     for (const other of this.otherValidators()) total += other.weight + other.delegatorWeight;
     return total;
   }
 
   /** A member's share of the total weight, percent (what info.uptime reads before any peer has pinged). */
   ownStakePercent(member: ObservedMember): number {
-    const total = this.totalWeight();
-    return total > 0 ? (100 * weightOf(member.primaryEntry(false))) / total : 0;
+    // Without settling periods: asked while one is being settled (its vote reads info.uptime's figures).
+    const total = this.stakeTotal();
+    return total > 0 ? (100 * member.weightNAvax) / total : 0;
   }
 
   /** The other validators, drawn once: most up all the time, a few poor ones, a few not connected. */
   private otherValidators(): OtherValidator[] {
-    if (this.others) return this.others;
-    const random = prng(this.otherCount);
-    const owner = { locktime: '0', threshold: '1', addresses: ['P-avax1gfpj30csekhwmf4mqkncelus5zl2ztqzvv7aww'] };
-    const start = Math.floor(Date.now() / 1000) - 20 * 86_400;
-    this.others = Array.from({ length: this.otherCount }, (_, i) => {
-      const nodeID = nodeIdFor(`network-validator-${i}`);
-      // 2,000 AVAX to 3M AVAX, most of them small
-      const weight = Math.round(2_000e9 + random() ** 4 * 3_000_000e9);
-      const delegatorWeight = random() < 0.5 ? Math.round(random() * weight) : 0;
-      // one in twelve poor (below the requirement), one in twenty-five not connected now
-      const poor = i % 12 === 5;
-      const uptime = poor ? 55 + random() * 35 : 98 + random() * 2;
-      const connected = i % 25 !== 7;
-      const entry = {
-        txID: nodeIdFor(`network-validator-${i}:tx`).slice('NodeID-'.length),
-        startTime: String(start - Math.floor(random() * 200 * 86_400)),
-        endTime: String(start + Math.floor((30 + random() * 300) * 86_400)),
-        weight: String(weight),
-        nodeID,
-        potentialReward: String(Math.round(weight * 0.03)),
-        accruedDelegateeReward: '0',
-        delegationFee: '2.0000',
-        signer: { publicKey: `0x${'8f'.repeat(48)}`, proofOfPossession: `0x${'86'.repeat(96)}` },
-        validationRewardOwner: owner,
-        delegationRewardOwner: owner,
-        delegatorCount: String(delegatorWeight > 0 ? 1 + Math.floor(random() * 40) : 0),
-        delegatorWeight: String(delegatorWeight),
-      };
-      return { nodeID, weight, delegatorWeight, uptime, connected, entry };
-    });
-    return this.others;
+    return (this.others ??= drawOtherValidators(this.otherCount));
   }
 }
 
@@ -312,13 +345,13 @@ function reaches(observer: ObservedMember, member: ObservedMember, memberInbound
   return !(memberInboundClosed && !observer.holdsStake);
 }
 
-function idOf(party: Party): string {
-  return party.member ? party.member.nodeId : party.other.nodeID;
+/** A pair's uptime before the set was created: the validator's (a fleet member's NORMAL_UPTIME), a little different from each observer. */
+function baseOf(from: string, to: string, other: OtherValidator | undefined): number {
+  return clamp((other ? other.uptime : NORMAL_UPTIME) + ((hashString(`${from}>${to}`) % 80) / 100 - 0.4));
 }
 
-/** An entry's weight in the validator set: its stake plus the stake delegated to it. */
-function weightOf(entry: Record<string, unknown>): number {
-  return Number(entry.weight ?? 0) + Number(entry.delegatorWeight ?? 0);
+function idOf(party: Party): string {
+  return party.member ? party.member.nodeId : party.other.nodeID;
 }
 
 function clamp(percent: number): number {

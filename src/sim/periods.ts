@@ -3,9 +3,10 @@
  * (vms/platformvm/txs/executor/proposal_tx_executor.go):
  *  - the validator stays in the current set past its `endTime` until the reward proposal is
  *    accepted (here: REWARD_DELAY_SECONDS later);
- *  - the vote commits when the stake that sees the validator at or above the requirement prevails:
- *    `rewardingStakePercentage` is that share (network/network.go, the uptime calculation), so
- *    more than half of it commits (Snowman over stake; block/executor/options.go prefersCommit);
+ *  - the vote commits when the validators whose own cumulative measure of the validator meets the
+ *    requirement hold more than half of the stake (block/executor/options.go prefersCommit, each
+ *    with its own measure since the period's start; Snowman over stake): sim/observed.ts voteCommits;
+ *    figures set through the control API (rewardingStakePercent) decide as they say;
  *  - RewardValidatorTx (a plain validator): removed on both branches; commit pays the potential
  *    reward and the delegatee commission as reward UTXOs of the staking transaction, abort pays the
  *    commission alone;
@@ -46,10 +47,11 @@ export interface EndedSimPeriod extends SimPeriod {
   delegateeReward: number;
 }
 
-/** What the periods need of the node: its vote share now and its auto-renewal setting. */
+/** What the periods need of the node: how the reward vote on its period goes now, and its auto-renewal setting. */
 export interface PeriodSubject {
   readonly name: string;
-  rewardingPercent(): number;
+  /** Whether the reward vote commits (a stake majority of validators whose own measure meets the requirement, sim/observed.ts voteCommits). */
+  commits(): boolean;
   /** undefined: a plain validator; 0: auto-renewed, exits; > 0: renews for that many seconds. */
   nextPeriodSeconds(): number | undefined;
 }
@@ -81,7 +83,7 @@ export class SimPeriods {
   settle(now: number): void {
     const period = this.current;
     if (!period || now < period.endTime + REWARD_DELAY_SECONDS) return;
-    const committed = this.subject.rewardingPercent() > 50;
+    const committed = this.subject.commits();
     const next = this.subject.nextPeriodSeconds();
     const autoRenewed = next !== undefined;
     const renewed = committed && next !== undefined && next > 0;

@@ -12,10 +12,12 @@
  *   POST /sim/scenario                   the same body, for every node
  *   POST /sim/network                    {"dip": {"connectedPercent": 70}} every node loses its connection to
  *                                        validators holding 30 % of the stake at once; observed uptimes then fall
- *                                        only as disconnected time accumulates (sim/observed.ts); {"dip": null} ends it
- *   POST /sim/nodes/{name}/restart       {"l1"?: false, "snapshotSeconds"?: 30, "ingressGraceSeconds"?: 600} restart, optionally
- *                                        dropping (or adding) the L1 chain; info.uptime reads a restart's snapshot that long;
- *                                        the ingress grace (--network-no-ingress-connections-grace-period) starts over
+ *                                        only as disconnected time accumulates (sim/observed.ts); {"dip": null} ends it;
+ *                                        {"uptimeClockFactor": 1} validation time per real second from now on (1 = real time)
+ *   POST /sim/nodes/{name}/restart       {"l1"?: false, "snapshotSeconds"?: 30, "ingressGraceSeconds"?: 600, "downSeconds"?: 600}
+ *                                        restart, optionally dropping (or adding) the L1 chain; info.uptime reads a restart's
+ *                                        snapshot that long; the ingress grace (--network-no-ingress-connections-grace-period)
+ *                                        starts over; downSeconds: it was stopped that long before (its peers measured it down)
  * and the hosted APIs at `/data-api/…` and `/metrics-api/…`:
  *   GET  /sim/services                   their scenario and every request they received
  *   POST /sim/services/{data-api|metrics-api}/scenario   {"scenario": "degraded", "retryAfterSeconds"?: 30}
@@ -49,7 +51,7 @@ export class SimServer {
   private firstNode?: SimNode;
   address?: AddressInfo;
 
-  constructor(specs: SimNodeOptions[], options: { blockMs?: number; otherValidators?: number } = {}) {
+  constructor(specs: SimNodeOptions[], options: { blockMs?: number; otherValidators?: number; uptimeClockFactor?: number } = {}) {
     this.network = new SimNetwork(options);
     this.dataApi = new SimDataApi(this.network, () => [...this.nodes.values()]);
     this.metricsApi = new SimMetricsApi(this.network);
@@ -236,15 +238,20 @@ export class SimServer {
       return send(res, 200, 'application/json', JSON.stringify({ nodes, scenarios: SCENARIOS }));
     }
     if (method === 'POST' && path === '/sim/network') {
-      let request: { dip?: { uptimePercent?: unknown; connectedPercent?: unknown } | null };
+      let request: { dip?: { uptimePercent?: unknown; connectedPercent?: unknown } | null; uptimeClockFactor?: unknown };
       try {
         request = JSON.parse(body || '{}');
       } catch {
         return text(res, 400, 'body must be JSON: {"dip": {"connectedPercent": 70}}\n');
       }
-      const unknown = unknownFields(request, ['dip']) ?? (request.dip ? unknownFields(request.dip, ['connectedPercent', 'uptimePercent'], 'dip.') : undefined);
+      const unknown = unknownFields(request, ['dip', 'uptimeClockFactor']) ?? (request.dip ? unknownFields(request.dip, ['connectedPercent', 'uptimePercent'], 'dip.') : undefined);
       if (unknown) return text(res, 400, unknown);
       const set = this.network.validators;
+      if (request.uptimeClockFactor !== undefined) {
+        const factor = request.uptimeClockFactor;
+        if (typeof factor !== 'number' || !(factor > 0) || factor > 1e6) return text(res, 400, 'uptimeClockFactor must be a number above 0 (1 = real time)\n');
+        set.setClockFactor(factor);
+      }
       if (request.dip === null) set.setDip(undefined);
       else if (request.dip) {
         const { uptimePercent, connectedPercent } = request.dip;
@@ -253,19 +260,20 @@ export class SimServer {
         if (typeof connectedPercent !== 'number' || connectedPercent < 0 || connectedPercent > 100) return text(res, 400, 'dip.connectedPercent must be a number from 0 to 100\n');
         set.setDip({ connectedPercent });
       }
-      return send(res, 200, 'application/json', JSON.stringify({ ok: true, dip: set.dip ?? null }));
+      return send(res, 200, 'application/json', JSON.stringify({ ok: true, dip: set.dip ?? null, uptimeClockFactor: set.clockFactor }));
     }
     const restart = /^\/sim\/nodes\/([^/]+)\/restart$/.exec(path);
     if (method === 'POST' && restart) {
       const node = this.nodes.get(decodeURIComponent(restart[1]!));
       if (!node) return text(res, 404, 'unknown node\n');
-      const request = JSON.parse(body || '{}') as { l1?: unknown; snapshotSeconds?: unknown; ingressGraceSeconds?: unknown };
-      const unknown = unknownFields(request, ['l1', 'snapshotSeconds', 'ingressGraceSeconds']);
+      const request = JSON.parse(body || '{}') as { l1?: unknown; snapshotSeconds?: unknown; ingressGraceSeconds?: unknown; downSeconds?: unknown };
+      const unknown = unknownFields(request, ['l1', 'snapshotSeconds', 'ingressGraceSeconds', 'downSeconds']);
       if (unknown) return text(res, 400, unknown);
       const grace = request.ingressGraceSeconds;
       if (typeof grace === 'number' && grace >= 0 && grace <= 86_400) node.ingressGraceMs = grace * 1000;
       const snapshot = typeof request.snapshotSeconds === 'number' && request.snapshotSeconds >= 0 && request.snapshotSeconds <= 3600 ? { snapshotMs: request.snapshotSeconds * 1000 } : {};
-      node.restartNode({ ...(typeof request.l1 === 'boolean' ? { l1: request.l1 } : {}), ...snapshot });
+      const down = typeof request.downSeconds === 'number' && request.downSeconds >= 0 && request.downSeconds <= 366 * 86_400 ? { downSeconds: request.downSeconds } : {};
+      node.restartNode({ ...(typeof request.l1 === 'boolean' ? { l1: request.l1 } : {}), ...snapshot, ...down });
       return send(res, 200, 'application/json', JSON.stringify({ ok: true, node: node.name, l1ChainId: node.l1ChainId ?? null }));
     }
     const one = /^\/sim\/nodes\/([^/]+)\/scenario$/.exec(path);
@@ -276,6 +284,8 @@ export class SimServer {
       delayMs?: unknown;
       lagBlocks?: unknown;
       validationEndsIn?: unknown;
+      validationStartedAgo?: unknown;
+      uptimeRequirement?: unknown;
       rewardingStakePercent?: unknown;
       weightedAveragePercent?: unknown;
       l1BalanceNAvax?: unknown;
@@ -314,6 +324,8 @@ export class SimServer {
       if (Array.isArray(request.l1Balances) && request.l1Balances.length <= 100 && request.l1Balances.every((b) => typeof b === 'number' && b >= 0)) node.economics.setL1Balances(request.l1Balances as number[]);
       if (typeof request.networkId === 'number' && Number.isInteger(request.networkId) && request.networkId > 0) node.economics.networkId = request.networkId;
       if (typeof request.nextPeriodSeconds === 'number' && request.nextPeriodSeconds >= 0) node.economics.nextPeriodSeconds = Math.floor(request.nextPeriodSeconds);
+      if (typeof request.validationStartedAgo === 'number' && request.validationStartedAgo >= 0) node.economics.startedAgo(request.validationStartedAgo);
+      if (typeof request.uptimeRequirement === 'number' && request.uptimeRequirement > 0 && request.uptimeRequirement <= 1) node.economics.uptimeRequirement = request.uptimeRequirement;
       if (typeof request.delegators === 'number' && request.delegators >= 0 && request.delegators <= 200_000) node.economics.delegators = Math.floor(request.delegators);
     }
     return send(res, 200, 'application/json', JSON.stringify({ ok: true, scenario, nodes: (targets as SimNode[]).map((n) => n.name) }));
@@ -321,7 +333,7 @@ export class SimServer {
 }
 
 /** The fields POST /sim/nodes/{name}/scenario and /sim/scenario take. */
-const SCENARIO_FIELDS = ['scenario', 'also', 'delayMs', 'lagBlocks', 'validationEndsIn', 'rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'upgradeIn', 'upgradeStakePercent', 'networkId', 'nextPeriodSeconds', 'delegators'];
+const SCENARIO_FIELDS = ['scenario', 'also', 'delayMs', 'lagBlocks', 'validationEndsIn', 'rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'upgradeIn', 'upgradeStakePercent', 'networkId', 'nextPeriodSeconds', 'delegators', 'validationStartedAgo', 'uptimeRequirement'];
 
 /** A control request naming a field the route does not take is refused (a typo would otherwise do nothing, silently). */
 function unknownFields(request: object, known: readonly string[], prefix = ''): string | undefined {

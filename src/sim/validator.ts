@@ -4,13 +4,15 @@
  * "node is not a validator" error, gorilla/rpc's "can't find method"). The validator scenarios
  * (reward-at-risk, l1-balance-low, l1-inactive, version-behind, not-validator, …) live here.
  */
-import { blockchainIdFor, nodeIdFor } from './ids.js';
+import { blockchainIdFor } from './ids.js';
 import { formatGoTime } from './go-format.js';
 import { simPeers } from './peers.js';
 import type { ObservedMember, SimValidatorSet } from './observed.js';
 import { SimPeriods } from './periods.js';
+import { l1Entries, type L1Entry } from './l1-entries.js';
 
 export * from './validator-facts.js';
+import { ACP267_UPTIME_REQUIREMENT, SIM_UPTIME_REQUIREMENT } from './observed.js';
 import { DAY, SIM_CURRENT_VERSION, SIM_FEE_PRICE, SIM_HELICON_TIME, SIM_L1_BALANCE, SIM_OLD_VERSION, SIM_POPULAR_DELEGATORS, SIM_RESTART_SNAPSHOT_MS, SIM_UNSCHEDULED_TIME, UPGRADES_BEFORE_HELICON } from './validator-facts.js';
 
 /** The node facts the validator APIs answer from (a SimNode provides them). */
@@ -33,16 +35,6 @@ export interface SimValidatorNode {
 const DEFAULT_NETWORK_ID = 1;
 const HUGE_UINT64 = '100000000000000000000';
 const DEEP_LEVELS = 6_000;
-
-interface L1Entry {
-  validationID: string;
-  nodeID: string;
-  publicKey: string;
-  startTime: string;
-  weight: string;
-  minNonce: string;
-  balance: string;
-}
 
 /** `rawResult`: JSON text sent as the result as is (shapes goJson cannot write, e.g. 6,000 levels deep). */
 export type RpcOutcome = { result: unknown } | { rawResult: string } | { error: { code: number; message: string } };
@@ -76,12 +68,16 @@ export class SimValidator implements ObservedMember {
   /** The validation's periods: what happens at its end (sim/periods.ts). */
   readonly periods: SimPeriods;
 
+  /** Its --uptime-requirement (the base; 0.8 on mainnet and Fuji, genesis/genesis_mainnet.go), settable as a custom network's. */
+  uptimeRequirement = SIM_UPTIME_REQUIREMENT;
+
   constructor(private readonly node: SimValidatorNode, now = Date.now() / 1000) {
     this.validationStartsAt = Math.floor(now - 10 * DAY);
     this.periods = new SimPeriods(
       {
         name: node.name,
-        rewardingPercent: () => this.uptimePercents().rewarding,
+        // Set figures (a scenario's, or the control API's) decide as they say; else each validator's own measure (sim/observed.ts).
+        commits: () => (this.rewardingStakePercent !== undefined || node.has('reward-at-risk') ? this.uptimePercents().rewarding > 50 : node.network.validators.voteCommits(this)),
         nextPeriodSeconds: () => (node.has('auto-renewing') ? this.nextPeriodSeconds : node.has('auto-renew-exiting') ? 0 : undefined),
       },
       this.validationStartsAt,
@@ -101,9 +97,45 @@ export class SimValidator implements ObservedMember {
     else if (!periods.current && end > now) periods.start(now, end);
     periods.settle(now);
     if (periods.current) {
+      // A new validation, or an auto-renewed validator's next cycle: every measure of it starts at zero (state.go writeCurrentStakers).
+      const restarted = periods.current.startTime !== this.validationStartsAt;
       this.validationStartsAt = periods.current.startTime;
       this.node.validationEndsAt = periods.current.endTime;
+      if (restarted) this.node.network.validators.restartMeasure(this, periods.current.startTime, now * 1000);
     }
+  }
+
+  /** The current period (cycle) started `seconds` ago: its measure started then (control API `validationStartedAgo`). */
+  startedAgo(seconds: number, now = Date.now() / 1000): void {
+    const current = this.periods.current;
+    if (!current) return;
+    current.startTime = Math.floor(now - seconds);
+    this.validationStartsAt = current.startTime;
+    this.node.network.validators.restartMeasure(this, current.startTime, now * 1000);
+  }
+
+  /**
+   * The requirement this node applies to a validation starting at `startTime`: its base, or 0.9 when
+   * its build's schedule has Helicon active then (ACP-267: network/network.go and
+   * vms/platformvm/block/executor/options.go use the node's own upgrade config); a v1.14 build has
+   * Helicon unscheduled.
+   */
+  requirementFor(startTime: number): number {
+    const helicon = this.version === SIM_OLD_VERSION ? undefined : Date.parse(SIM_HELICON_TIME) / 1000;
+    return helicon !== undefined && startTime >= helicon ? ACP267_UPTIME_REQUIREMENT : this.uptimeRequirement;
+  }
+
+  /** Own stake plus delegations (the entry's weight + delegatorWeight), nAVAX. */
+  get weightNAvax(): number {
+    return 2_000_000_000_000 + this.delegatorCount * 30_000_000_000;
+  }
+
+  get periodStart(): number {
+    return this.validationStartsAt;
+  }
+
+  private get delegatorCount(): number {
+    return this.node.has('popular-validator') ? this.delegators : 4;
   }
 
   get nodeName(): string {
@@ -172,10 +204,19 @@ export class SimValidator implements ObservedMember {
     return this.holdsStake;
   }
 
-  /** A restart: info.uptime starts over as a snapshot (uptimeSnapshot). */
-  onRestart(now = Date.now(), snapshotMs?: number): void {
+  /**
+   * A restart: info.uptime starts over as a snapshot (uptimeSnapshot). `downSeconds`: the node was
+   * stopped that long before it started again, and its peers measured it down meanwhile.
+   */
+  onRestart(now = Date.now(), snapshotMs?: number, downSeconds?: number): void {
     this.restartedAt = now;
     if (snapshotMs !== undefined) this.restartSnapshotMs = snapshotMs;
+    if (downSeconds !== undefined && downSeconds > 0 && this.holdsStake) this.node.network.validators.stoppedFor(this, downSeconds, now);
+  }
+
+  /** Its weight's share of the Primary Network's (0–1). */
+  ownStakeRatio(): number {
+    return this.node.network.validators.ownStakePercent(this) / 100;
   }
 
   /** Whether info.uptime still answers a restart's snapshot. */
@@ -198,14 +239,20 @@ export class SimValidator implements ObservedMember {
     return { rewarding: own + (settled.rewarding - own) * pinged, weighted: own + (settled.weighted - own) * pinged };
   }
 
-  /** The uptime percentages peers report (the Data API's uptimePerformance follows them). */
+  /**
+   * info.uptime as its peers' measures give it (sim/observed.ts, nodeUptime: network/network.go),
+   * unless figures are set (the reward-at-risk scenario's, or the control API's); never below the
+   * node's own share of the stake, which it always counts at 100 % and rewarding. The Data API's
+   * uptimePerformance follows the weighted figure.
+   */
   uptimePercents(now = Date.now()): { rewarding: number; weighted: number } {
     const atRisk = this.node.has('reward-at-risk');
-    // While a dip or unreachability cuts its peers off: computed from the connected peers' cumulative views (sim/observed.ts).
-    const network = this.node.network.validators.disturbedInfoUptime(this, now);
+    const set = this.node.network.validators;
+    const measured = set.nodeUptime(this, now) ?? { rewarding: 100, weighted: 100 };
+    const own = set.ownStakePercent(this);
     return {
-      rewarding: this.rewardingStakePercent ?? network?.rewarding ?? (atRisk ? 72.5 : 100),
-      weighted: this.weightedAveragePercent ?? network?.weighted ?? (atRisk ? 66 : 99.2),
+      rewarding: Math.max(own, this.rewardingStakePercent ?? (atRisk ? 72.5 : measured.rewarding)),
+      weighted: Math.max(own, this.weightedAveragePercent ?? (atRisk ? 66 : measured.weighted)),
     };
   }
 
@@ -293,12 +340,12 @@ export class SimValidator implements ObservedMember {
   primaryEntry(withDelegators = true): Record<string, unknown> {
     const owner = { locktime: '0', threshold: '1', addresses: ['P-avax1gfpj30csekhwmf4mqkncelus5zl2ztqzvv7aww'] };
     const is = (name: string) => this.node.has(name);
-    const delegators = is('popular-validator') ? this.delegators : 4;
+    const delegators = this.delegatorCount;
     const entry: Record<string, unknown> = {
       txID: this.periods.current?.txId ?? blockchainIdFor(`${this.node.name}:validation-tx`),
       startTime: String(this.validationStartsAt),
       endTime: String(Math.floor(this.node.validationEndsAt)),
-      weight: '2000000000000',
+      weight: String(this.weightNAvax - delegators * 30_000_000_000),
       nodeID: this.node.nodeId,
       potentialReward: is('validator-huge-numbers') ? HUGE_UINT64 : '117431493426',
       accruedDelegateeReward: '0',
@@ -346,28 +393,19 @@ export class SimValidator implements ObservedMember {
     return entries;
   }
 
-  /** The L1's current validators: this node's validation and an inactive one of another node. */
+  /** The L1's current validators: this node's validation and an inactive one of another node (./l1-entries.ts). */
   private l1Entries(now: number): L1Entry[] {
     if (!this.node.l1SubnetId) return [];
-    const entry = (nodeID: string, validationID: string, balance: number | string, start: number): L1Entry => ({
-      validationID,
-      nodeID,
-      publicKey: `0x${'8f'.repeat(48)}`,
-      startTime: String(start),
-      weight: '20',
-      minNonce: '0',
-      balance: String(balance),
+    const huge = this.node.has('validator-huge-numbers');
+    return l1Entries({
+      name: this.node.name,
+      nodeId: this.node.nodeId,
+      validationId: this.l1ValidationId,
+      balance: huge ? HUGE_UINT64 : this.l1BalanceNAvax(now),
+      more: this.moreL1.map(({ balance, at }, i) => ({ validationId: this.l1ValidationIdOf(i + 1), balance: Math.max(0, Math.floor(balance - SIM_FEE_PRICE * Math.max(0, now - at))) })),
+      startTime: this.validationStartsAt,
+      many: this.node.has('l1-many-validations'),
     });
-    const balance = this.node.has('validator-huge-numbers') ? HUGE_UINT64 : this.l1BalanceNAvax(now);
-    const entries = [
-      entry(this.node.nodeId, this.l1ValidationId, balance, this.validationStartsAt),
-      entry(nodeIdFor(`${this.node.name}:retired`), blockchainIdFor(`${this.node.name}:retired-validation`), 0, this.validationStartsAt - 90 * DAY),
-    ];
-    this.moreL1.forEach(({ balance: more, at }, i) => entries.push(entry(this.node.nodeId, this.l1ValidationIdOf(i + 1), Math.max(0, Math.floor(more - SIM_FEE_PRICE * Math.max(0, now - at))), this.validationStartsAt)));
-    if (this.node.has('l1-many-validations')) {
-      for (let i = 1; i < 5_000; i++) entries.push(entry(this.node.nodeId, blockchainIdFor(`${this.node.name}:l1-validation-${i}`), SIM_L1_BALANCE, this.validationStartsAt));
-    }
-    return entries;
   }
 }
 

@@ -28,6 +28,9 @@ describe('simulated nodes as observers of each other', () => {
       { name: 'v3', scenario: 'healthy' },
       { name: 'rpc', scenario: 'healthy', validator: false },
     ]);
+    // Uptime falls only with time: at an hour of validation per real second (a setting; real time by default) it shows in seconds.
+    const clock = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ uptimeClockFactor: 3600 }) });
+    expect(((await clock.body.json()) as { uptimeClockFactor: number }).uptimeClockFactor).toBe(3600);
   });
   afterAll(() => sim.close());
 

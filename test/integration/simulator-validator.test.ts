@@ -57,7 +57,7 @@ describe('simulated nodes answer info.* and platform.* with AvalancheGo\'s shape
 
   it('numbers on the wire are strings, as AvalancheGo encodes them', async () => {
     const uptime = JSON.parse((await raw('v', '/ext/info', 'info.uptime')).text);
-    expect(uptime.result).toEqual({ rewardingStakePercentage: '100.0000', weightedAveragePercentage: '99.2000' });
+    expect(uptime.result).toEqual({ rewardingStakePercentage: expect.stringMatching(/^\d+\.\d{4}$/), weightedAveragePercentage: expect.stringMatching(/^\d+\.\d{4}$/) });
     const validators = JSON.parse((await raw('v', '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: [sim.nodes.get('v')!.nodeId] })).text);
     expect(validators.result.validators[0]).toMatchObject({ startTime: expect.stringMatching(/^\d+$/), endTime: expect.stringMatching(/^\d+$/), potentialReward: '117431493426', delegationFee: '2.0000' });
     const fee = JSON.parse((await raw('v', '/ext/bc/P', 'platform.getValidatorFeeState')).text);
@@ -67,7 +67,12 @@ describe('simulated nodes answer info.* and platform.* with AvalancheGo\'s shape
   it('a healthy validator: NodeID, uptime, version with Helicon, its current validation', async () => {
     const node = sim.nodes.get('v')!;
     expect(ok(parseNodeIdResult(await result('v', '/ext/info', 'info.getNodeID')))).toBe(node.nodeId);
-    expect(ok(parseUptime(await result('v', '/ext/info', 'info.uptime')))).toEqual({ rewardingStakeRatio: 1, weightedAverageRatio: 0.992 });
+    // network/network.go NodeUptime: peers' whole-percent Pings (about 99 %), the two small validators not connected at 0 %
+    const uptime = ok(parseUptime(await result('v', '/ext/info', 'info.uptime')));
+    expect(uptime.rewardingStakeRatio).toBeGreaterThan(0.999);
+    expect(uptime.rewardingStakeRatio).toBeLessThan(1);
+    expect(uptime.weightedAverageRatio).toBeGreaterThan(0.975);
+    expect(uptime.weightedAverageRatio).toBeLessThan(0.995);
     expect(ok(parseNodeVersion(await result('v', '/ext/info', 'info.getNodeVersion')))).toBe('avalanchego/1.15.2');
     expect(ok(parseUpgrades(await result('v', '/ext/info', 'info.upgrades')))).toEqual({ heliconTime: Date.UTC(2026, 8, 22, 15) / 1000 });
     const primary = ok(parsePrimaryValidators(await result('v', '/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: [node.nodeId] }), node.nodeId));

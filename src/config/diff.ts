@@ -26,6 +26,8 @@ export interface ConfigDiff {
   discovery: SectionChange;
   chainData: SectionChange;
   limits: boolean;
+  /** Which families /metrics exports (`metrics:`). */
+  metrics: boolean;
   /** Settings read only at start: they change nothing until avahealth restarts. */
   restartOnly: { listen: boolean; log: boolean; stateDir: boolean };
   /** True when nothing at all changed. */
@@ -58,6 +60,7 @@ export function diffConfigs(previous: Config, next: Config): ConfigDiff {
     discovery: section(previous.discovery, next.discovery),
     chainData: section(previous.chainData, next.chainData),
     limits: !isDeepStrictEqual(previous.limits, next.limits),
+    metrics: !isDeepStrictEqual(previous.metrics, next.metrics),
     restartOnly: {
       listen: !isDeepStrictEqual(previous.listen, next.listen),
       log: !isDeepStrictEqual(previous.log, next.log),
@@ -71,6 +74,7 @@ export function diffConfigs(previous: Config, next: Config): ConfigDiff {
     diff.discovery === 'unchanged' &&
     diff.chainData === 'unchanged' &&
     !diff.limits &&
+    !diff.metrics &&
     !Object.values(diff.restartOnly).some(Boolean);
   return { ...diff, none };
 }

@@ -8,6 +8,7 @@ import { byteSize, duration, isHarmlessHeader, listen, listenUrl, report } from 
 import { alertsSchema } from './schema/alerts.js';
 import { defaultsSchema, nodeSchema, resolveNode, type NodeSettings } from './schema/nodes.js';
 import { serviceSchema } from './schema/services.js';
+import { metricsSchema } from './schema/metrics.js';
 import { chainDataSchema, DEFAULT_NETWORK, discoverySchema, resolveChainData } from './schema/sources.js';
 
 export { ALERT_NAMES, type AlertName } from './schema/alerts.js';
@@ -39,6 +40,7 @@ const fields = z.strictObject({
     .prefault({}),
   defaults: defaultsSchema.prefault({}).describe('Settings every node inherits unless it sets its own.'),
   limits: limitsSchema.prefault({}),
+  metrics: metricsSchema.prefault({}).describe('Which families /metrics exports (docs/metrics.md); by default every one.'),
   nodes: z.array(nodeSchema).prefault([]).describe('AvalancheGo nodes to poll.'),
   services: z.array(serviceSchema).prefault([]).describe('Hosted Avalanche APIs to poll (Data API, Metrics API).'),
   discovery: discoverySchema.optional().describe('Nodes found in files (file_sd) or DNS; they take their settings from defaults:.'),
@@ -76,6 +78,7 @@ export const configSchema = fields.superRefine(crossReferences).transform((c) =>
     listen: c.listen,
     log: c.log,
     limits: c.limits,
+    metrics: c.metrics,
     nodes: c.nodes.map((node) => resolveNode(node, c.defaults, network)),
     services: c.services,
     ...(c.chain_data ? { chainData: resolveChainData(c.chain_data, c.services) } : {}),

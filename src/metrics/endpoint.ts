@@ -71,6 +71,9 @@ export class MetricsEndpoint {
   /** The last compression of each format, with the version of the exposition it holds. */
   private readonly compressed: Partial<Record<Format, { version: number; body: Promise<Compressed> }>> = {};
 
+  /** Which of prom-client's families are exported (`metrics.allow`/`deny`). */
+  exported: (name: string) => boolean = () => true;
+
   constructor(
     private readonly exposition: Exposition,
     private readonly registry: Registry,
@@ -79,7 +82,7 @@ export class MetricsEndpoint {
   /** The response: the per-target part as it is now, and prom-client's part (a failure to render it fails the scrape here). */
   async scrape(request: ScrapeRequest): Promise<ScrapeResponse> {
     const { format, contentType } = negotiate(request.accept);
-    const registryPart = Buffer.from(await renderRegistry(this.registry, format));
+    const registryPart = Buffer.from(await renderRegistry(this.registry, format, this.exported));
     if (!acceptsGzip(request.acceptEncoding)) {
       // captured when the writing starts (a HEAD request never starts it)
       return { contentType, body: { write: (take) => writePlain(this.exposition.capture(format), registryPart, take) } };

@@ -62,6 +62,8 @@ export class SampleWriter {
   readonly buffers: Buffer[];
   /** Bytes written of each family since `reset`. */
   readonly lengths: number[];
+  /** Families not exported (`metrics.allow`/`deny`): their samples are not written. */
+  off: readonly boolean[] = [];
 
   constructor(families: readonly Family[]) {
     this.heads = families.map((f) => Buffer.from(`${f.name}{`));
@@ -76,7 +78,7 @@ export class SampleWriter {
 
   /** `labels` is already label text (see labelText); `family` an index into the families; nothing is written for an undefined value. */
   add(family: number, labels: string, value: number | undefined): void {
-    if (value === undefined) return;
+    if (value === undefined || this.off[family]) return;
     const text = formatValue(value);
     const head = this.heads[family]!;
     let buffer = this.buffers[family]!;

@@ -65,9 +65,10 @@ export function initReceiverSeries(alerts: MetricFamilies['alerts'], receivers: 
  * The registry in either format. Rendered here rather than by prom-client's own `metrics()`, which
  * serves one format per registry and, in OpenMetrics mode, renames counters in place.
  */
-export async function renderRegistry(registry: Registry, format: Format): Promise<string> {
+export async function renderRegistry(registry: Registry, format: Format, exported: (name: string) => boolean = () => true): Promise<string> {
   let out = '';
   for (const metric of await registry.getMetricsAsJSON()) {
+    if (!exported(metric.name)) continue;
     const type = String(metric.type);
     out += familyHeader({ name: metric.name, help: metric.help, type }, format);
     const counterInOpenMetrics = format === 'openmetrics' && type === 'counter';

@@ -6,7 +6,9 @@
  * data) are re-rendered before a scrape after anything changed. A scrape joins the cached
  * fragments. Every series about a target carries `target` and the target's static labels.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { Config, Target } from '../config/load.js';
+import { familyMatcher, type MetricsSettings } from '../config/schema/metrics.js';
 import { targetsOf } from '../model/targets.js';
 import type { Store, TargetState } from '../store.js';
 import { Dependencies, Writer, type StoreInput } from './collectors/collector.js';
@@ -52,6 +54,7 @@ export class MetricsView {
     this.families = createMetricFamilies(options);
     for (const collector of COLLECTORS) collector.register?.(this.families.registry);
     this.endpoint = new MetricsEndpoint(this.exposition, this.families.registry);
+    this.exportFamilies(config.metrics);
     this.setTargets(targetsOf(config));
     initReceiverSeries(this.families.alerts, receiverNames(config));
   }
@@ -81,7 +84,26 @@ export class MetricsView {
 
   setConfig(config: Config): void {
     initReceiverSeries(this.families.alerts, receiverNames(config), receiverNames(this.config));
+    const metricsChanged = !isDeepStrictEqual(config.metrics, this.config.metrics);
     this.config = config;
+    if (!metricsChanged) return;
+    this.exportFamilies(config.metrics);
+    for (const name of this.targets.keys()) this.renderTarget(name);
+    this.storeDirty = true;
+  }
+
+  /** Which families are written (`metrics.allow` and `deny`): the writers skip the others, the endpoint prom-client's. */
+  private exportFamilies(settings: MetricsSettings): void {
+    const exported = exportedBy(settings);
+    const off = FAMILIES.map((f) => !exported(f.name));
+    this.writers.forEach((w, i) => (w.off = off.slice(OFFSETS[i], OFFSETS[i]! + COLLECTORS[i]!.families.length)));
+    this.storeWriter.off = off;
+    this.endpoint.exported = exported;
+  }
+
+  /** Whether a family of this name is exported under the config's `metrics:`. */
+  exports(family: string): boolean {
+    return this.endpoint.exported(family);
   }
 
   attach(store: Store): void {
@@ -170,6 +192,18 @@ export class MetricsView {
     COLLECTORS.forEach((collector, i) => collector.store?.(new Writer(sample, OFFSETS[i]!), input));
     this.exposition.set(this.storePart, sample);
   }
+}
+
+function exportedBy(settings: MetricsSettings): (name: string) => boolean {
+  if (settings.allow.length === 0 && settings.deny.length === 0) return () => true;
+  const allowed = settings.allow.length > 0 ? familyMatcher(settings.allow) : () => true;
+  const denied = familyMatcher(settings.deny);
+  const decided = new Map<string, boolean>();
+  return (name) => {
+    let yes = decided.get(name);
+    if (yes === undefined) decided.set(name, (yes = allowed(name) && !denied(name)));
+    return yes;
+  };
 }
 
 function receiverNames(config: Config): string[] {

@@ -90,4 +90,33 @@ describe('metric collectors', () => {
     expect(series(m, 'avahealth_node_check_passing', labels)).toHaveLength(checks);
 
   });
+
+  it('metrics: changed by a reload applies at once: a passing check keeps only its passing series, a denied family is gone', async () => {
+    const store = new Store();
+    const view = new MetricsView(config, { defaultMetrics: false });
+    view.attach(store);
+    const healthy = HEALTHY();
+    const failingName = healthy.checks[0]!.name;
+    const passingName = healthy.checks[1]!.name;
+    store.record({ target: 'n1', kind: 'node', network: 'mainnet', at: 1, endpoints: [endpoint('health', { httpStatus: 200, report: failing({ [failingName]: 2 }, healthy) })] });
+    const labels = { target: 'n1', role: 'validator', endpoint: 'health', view: 'all' };
+    let m = parseExposition(await view.render());
+    expect(sample(m, 'avahealth_node_check_duration_seconds', { ...labels, check: passingName })).toBeDefined();
+    const cut = parseConfig(`metrics: {check_details: failing, deny: ["avahealth_probe_duration_seconds"]}\nnodes:\n  - {name: n1, url: "http://127.0.0.1:1", labels: {role: validator}}\n`, 'test.yaml');
+    view.setConfig(cut); // no poll since
+    m = parseExposition(await view.render());
+    expect(sample(m, 'avahealth_node_check_passing', { ...labels, check: passingName })).toBe(1);
+    for (const family of ['not_yet_run', 'contiguous_failures', 'duration_seconds', 'last_run_timestamp_seconds']) {
+      expect(series(m, `avahealth_node_check_${family}`, { ...labels, check: passingName }), family).toHaveLength(0);
+    }
+    // a failing check keeps every series
+    expect(sample(m, 'avahealth_node_check_passing', { ...labels, check: failingName })).toBe(0);
+    expect(sample(m, 'avahealth_node_check_contiguous_failures', { ...labels, check: failingName })).toBe(2);
+    expect(series(m, 'avahealth_probe_duration_seconds')).toHaveLength(0);
+    expect(sample(m, 'avahealth_probe_success', labels)).toBe(1);
+    view.setConfig(config);
+    m = parseExposition(await view.render());
+    expect(sample(m, 'avahealth_node_check_duration_seconds', { ...labels, check: passingName })).toBeDefined();
+    expect(series(m, 'avahealth_probe_duration_seconds')).toHaveLength(1);
+  });
 });

@@ -42,14 +42,17 @@ export default defineCollector<Memo>({
       if (!e.report) continue;
       const labels = `${base},endpoint="${escapeLabel(e.endpoint)}",view="${escapeLabel(e.view)}"`;
       const checks = e.report.checks;
-      for (let i = 0; i < checks.length && i < max; i++) writeCheck(w, `${labels},check="${escapeLabel(sanitizeLabelValue(checks[i]!.name, maxLabelLength))}"`, checks[i]!);
+      const details = config.metrics.checkDetails === 'all';
+      for (let i = 0; i < checks.length && i < max; i++) writeCheck(w, `${labels},check="${escapeLabel(sanitizeLabelValue(checks[i]!.name, maxLabelLength))}"`, checks[i]!, details);
     }
     if (memo.dropped > 0) w.add(I.dropped, base, memo.dropped);
   },
 });
 
-function writeCheck(w: Writer, labels: string, check: CheckResult): void {
+/** A check's series; a passing one only `passing` unless `details` (`metrics.check_details: failing`). */
+function writeCheck(w: Writer, labels: string, check: CheckResult, details: boolean): void {
   w.add(I.passing, labels, check.passing ? 1 : 0);
+  if (check.passing && !details) return;
   w.add(I.notYetRun, labels, check.notYetRun ? 1 : 0);
   w.add(I.contiguousFailures, labels, check.contiguousFailures);
   w.add(I.duration, labels, check.durationSeconds);

@@ -14,6 +14,7 @@ import { createLogger } from '../../src/log.js';
 import { MetricsView } from '../../src/metrics/view.js';
 import { Poller } from '../../src/poller.js';
 import { demoFleet, fleetConfigYaml } from '../../src/sim/fleet.js';
+import type { SimNodeOptions } from '../../src/sim/node.js';
 import { SimServer } from '../../src/sim/server.js';
 import { Store } from '../../src/store.js';
 import { bodyBytes } from '../../src/metrics/endpoint.js';
@@ -27,19 +28,23 @@ export interface DemoExposition {
 }
 
 export async function demoExposition(configExtra = ''): Promise<DemoExposition> {
+  return fleetExposition(demoFleet(), (sim) => `${fleetConfigYaml(demoFleet(), { baseUrl: sim.baseUrl })}${configExtra}`);
+}
+
+/** A simulated fleet's exposition at the fixed clock, polled `rounds` times with the config `yaml` makes (a `state_dir` is added). */
+export async function fleetExposition(fleet: SimNodeOptions[], yaml: (sim: SimServer) => string, rounds = 3): Promise<DemoExposition> {
   vi.useFakeTimers({ toFake: ['Date', 'performance'], now: DEMO_CLOCK_MS });
-  const sim = new SimServer(demoFleet().map((n) => ({ periodMs: 3_600_000, ...n })));
+  const sim = new SimServer(fleet.map((n) => ({ periodMs: 3_600_000, ...n })));
   await sim.listen(0);
   try {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-golden-'));
-    const yaml = `${fleetConfigYaml(demoFleet(), { baseUrl: sim.baseUrl })}state_dir: ${JSON.stringify(join(dir, 'state'))}\n${configExtra}`;
-    const config = parseConfig(yaml, join(dir, 'demo.yaml'));
+    const config = parseConfig(`${yaml(sim)}\nstate_dir: ${JSON.stringify(join(dir, 'state'))}\n`, join(dir, 'config.yaml'));
     const store = new Store();
     const view = new MetricsView(config, { defaultMetrics: false });
     view.attach(store);
     const poller = new Poller(config, store, createLogger({ level: 'silent', format: 'json' }));
     try {
-      for (let round = 0; round < 3; round++) await poller.round();
+      for (let round = 0; round < rounds; round++) await poller.round();
     } finally {
       await poller.close();
     }

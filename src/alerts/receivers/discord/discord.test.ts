@@ -55,8 +55,8 @@ describe('discord', () => {
     const capture = await startCapture((_req, i) => (i === 0 ? { status: 400, body: '{"message": "Invalid Form Body", "code": 50035}' } : { status: 204 }));
     try {
       await sendWith({ name: 'd', discord: { url: `${capture.url}/api/webhooks/1/T0K3N` } }, batch([notice('C')]));
-      expect(capture.requests.map((r) => Object.keys(r.json as object))).toEqual([['embeds', 'allowed_mentions'], ['content', 'allowed_mentions']]);
-      expect(capture.requests[1]!.json).toEqual({ content: '\\[WARNING\\] validator-1: C failing\n\\- validator-1: check C failing \\(AvalancheCheckFailing · warning\\)\nhttp://avahealth:9660/targets/validator-1 · 2026-11-22 12:00 UTC', allowed_mentions: { parse: [] } });
+      expect(capture.requests.map((r) => Object.keys(r.json as object))).toEqual([['embeds', 'allowed_mentions'], ['content', 'allowed_mentions', 'flags']]);
+      expect(capture.requests[1]!.json).toEqual({ content: '\\[WARNING\\] validator-1: C failing\n\\- validator-1: check C failing \\(AvalancheCheckFailing · warning\\)\nhttp://avahealth:9660/targets/validator-1 · 2026-11-22 12:00 UTC', allowed_mentions: { parse: [] }, flags: 4 });
     } finally {
       await capture.close();
     }

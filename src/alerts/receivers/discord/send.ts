@@ -5,6 +5,7 @@
  */
 import type { NotificationBatch } from '../../types.js';
 import { cutText, wellFormed } from '../../../util/text.js';
+import { visibleControls } from '../../../util/visible.js';
 import { badRequest, defineSender } from '../receiver.js';
 import { fitBlocks, messageOf, moreNote, plainText, shortExplainer, type AlertLine } from '../text.js';
 
@@ -21,7 +22,7 @@ const MORE_NOTE_ROOM = 40;
  * embeds, so `**`, masked links `[text](url)`, headings, quotes, code and `<…>` tags are escaped.
  */
 export function escapeMarkdown(text: string): string {
-  return wellFormed(text).replace(/[\\*_~`|<[\]()]/g, '\\$&').replace(/^(\s*)([#>+-])/gm, '$1\\$2');
+  return visibleControls(wellFormed(text)).replace(/[\\*_~`|<[\]()]/g, '\\$&').replace(/^(\s*)([#>+-])/gm, '$1\\$2');
 }
 
 /** One alert: its facts in bold, then its explainer and what it is, quoted. Cut before escaping: an escape is never split. */
@@ -58,13 +59,16 @@ export function discordPayload(batch: NotificationBatch, externalUrl: string) {
   };
 }
 
+/** Discord's message flag that shows no embeds for the links in `content`. */
+const SUPPRESS_EMBEDS = 1 << 2;
 /** A message's `content` is at most 2,000 characters. */
 const MAX_CONTENT = 2000;
 
 /** After a refusal of the embed (`Invalid Form Body`): the text alone as the message's content, escaped, mentioning no one. */
 export function discordPlainPayload(batch: NotificationBatch, externalUrl: string) {
   const text = plainText(batch, externalUrl, MAX_CONTENT);
-  return { content: escapedWithin(text, MAX_CONTENT), allowed_mentions: { parse: [] } };
+  // SUPPRESS_EMBEDS: a URL in a node's text makes no preview card in the plain message.
+  return { content: escapedWithin(text, MAX_CONTENT), allowed_mentions: { parse: [] }, flags: SUPPRESS_EMBEDS };
 }
 
 export default defineSender(

@@ -5,6 +5,7 @@
  */
 import type { NotificationBatch } from '../../types.js';
 import { cutText, wellFormed } from '../../../util/text.js';
+import { visibleControls } from '../../../util/visible.js';
 import { badRequest, defineSender } from '../receiver.js';
 import { fitBlocks, messageOf, moreNote, plainText, shortExplainer, type AlertLine } from '../text.js';
 
@@ -15,8 +16,11 @@ const MAX_EXPLAINER = 280;
 const MORE_NOTE_ROOM = 40;
 const ICONS = { critical: ':red_circle:', warning: ':large_orange_circle:', resolved: ':large_green_circle:' };
 
+/** No previews: a URL in a node's text would otherwise be fetched by Slack and shown as the node's chosen card. */
+const NO_UNFURL = { unfurl_links: false, unfurl_media: false };
+
 export function escapeSlack(text: string): string {
-  return wellFormed(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return visibleControls(wellFormed(text)).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** One alert: "• facts", then the explainer and what it is, quoted. */
@@ -33,6 +37,7 @@ export function slackPayload(batch: NotificationBatch, externalUrl: string) {
   const details = [...shown, ...(hidden > 0 ? [moreNote(hidden)] : [])].join('\n');
   return {
     text: `${icon} ${title}`,
+    ...NO_UNFURL,
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: `${icon} *${title}*` } },
       { type: 'section', text: { type: 'mrkdwn', text: details } },
@@ -42,7 +47,7 @@ export function slackPayload(batch: NotificationBatch, externalUrl: string) {
 }
 
 /** After a refusal of the blocks (`invalid_blocks`): the text alone, escaped, within one section's length. */
-export const slackPlainPayload = (batch: NotificationBatch, externalUrl: string) => ({ text: escapeSlack(plainText(batch, externalUrl, MAX_SECTION)) });
+export const slackPlainPayload = (batch: NotificationBatch, externalUrl: string) => ({ text: escapeSlack(plainText(batch, externalUrl, MAX_SECTION)), ...NO_UNFURL });
 
 export default defineSender(
   'slack',

@@ -25,6 +25,8 @@ describe('slack', () => {
   it('blocks plus a text fallback, with & < > escaped', () => {
     expect(slackPayload(batch([notice('C'), notice('network')]), 'http://avahealth:9660')).toEqual({
       text: ':large_orange_circle: validator-1: C and network failing',
+      unfurl_links: false,
+      unfurl_media: false,
       blocks: [
         { type: 'section', text: { type: 'mrkdwn', text: ':large_orange_circle: *validator-1: C and network failing*' } },
         {
@@ -48,7 +50,7 @@ describe('slack', () => {
     const capture = await startCapture((_req, i) => (i === 0 ? { status: 400, body: 'invalid_blocks' } : { status: 200, body: 'ok' }));
     try {
       await sendWith({ name: 'chat', slack: { url: `${capture.url}/services/T00/B00/XXXX` } }, batch([notice('C')]));
-      expect(capture.requests.map((r) => Object.keys(r.json as object))).toEqual([['text', 'blocks'], ['text']]);
+      expect(capture.requests.map((r) => Object.keys(r.json as object))).toEqual([['text', 'unfurl_links', 'unfurl_media', 'blocks'], ['text', 'unfurl_links', 'unfurl_media']]);
       expect((capture.requests[1]!.json as { text: string }).text).toBe('[WARNING] validator-1: C failing\n- validator-1: check C failing (AvalancheCheckFailing · warning)\nhttp://avahealth:9660/targets/validator-1 · 2026-11-22 12:00 UTC');
     } finally {
       await capture.close();

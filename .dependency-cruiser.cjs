@@ -69,6 +69,13 @@ module.exports = {
       to: { path: anyStage, pathNot: '^src/alerts/silences[.]ts$' },
     },
     {
+      name: 'receivers-know-no-notifier',
+      severity: 'error',
+      comment: 'Routing lives with the receivers (receivers/route.ts): a receiver never imports the notifier or its outboxes, which import it.',
+      from: { path: '^src/alerts/receivers/' },
+      to: { path: '^src/alerts/(notifier|outbox)[.]ts$' },
+    },
+    {
       name: 'stages-know-no-notifier',
       severity: 'error',
       comment: 'The alert stages hand batches to a BatchSink (types.ts); they never import the notifier, its outboxes or the receivers.',

@@ -12,17 +12,9 @@ import type { Logger } from '../log.js';
 import { Outbox, type OutboxEvents } from './outbox.js';
 import { resendIntervalOf, send } from './receivers/index.js';
 import { poster } from './receivers/post.js';
-import { matches } from './silences.js';
+import { routeTo } from './receivers/route.js';
 import type { OpenIncident } from './persisted.js';
 import type { AlertNotice, BatchSink, NotificationBatch } from './types.js';
-
-const SEVERITY_RANK = { warning: 1, critical: 2 };
-
-export function routeTo(receiver: ReceiverConfig, alerts: AlertNotice[]): AlertNotice[] {
-  return alerts.filter(
-    (a) => SEVERITY_RANK[(a.labels.severity as 'warning' | 'critical') ?? 'warning'] >= SEVERITY_RANK[receiver.minSeverity] && matches(receiver.matchers, a.labels),
-  );
-}
 
 export class Notifier implements BatchSink {
   private readonly outboxes = new Map<string, Outbox>();

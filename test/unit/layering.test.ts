@@ -110,6 +110,17 @@ describe('layering check', () => {
     expect((await depcruise(upward)).output).toContain('alert-stage-incidents-imports-down-only: src/alerts/incidents.ts → src/alerts/engine.ts');
   });
 
+  it('keeps routing with the receivers: a receiver importing the notifier is refused', async () => {
+    const dir = await project('receiver-up', {
+      'src/alerts/receivers/route.ts': 'export const routeTo = 1;\n',
+      'src/alerts/notifier.ts': "import { routeTo } from './receivers/route.js';\nexport const notifier = routeTo;\n",
+      'src/alerts/receivers/alertmanager/mirror.ts': "import { notifier } from '../../notifier.js';\nimport { routeTo } from '../route.js';\nexport const mirror = notifier + routeTo;\n",
+    });
+    const run = await depcruise(dir);
+    expect(run.output).toContain('receivers-know-no-notifier: src/alerts/receivers/alertmanager/mirror.ts → src/alerts/notifier.ts');
+    expect(run.output).not.toContain('src/alerts/notifier.ts → src/alerts/receivers/route.ts');
+  });
+
   it('passes imports that run down, from the CLI to the foundation', async () => {
     const dir = await project('downward', {
       'src/util/text.ts': 'export const redact = (s: string) => s;\n',

@@ -23,7 +23,7 @@ import { statePath } from '../../../state/map.js';
 import type { Logger } from '../../../log.js';
 import type { HttpClient } from '../../../transport/client.js';
 import { snippet } from '../../../util/text.js';
-import { routeTo } from '../../notifier.js';
+import { routeTo } from '../route.js';
 import type { Silence, SilencedBy } from '../../silences.js';
 import { ZERO_TIME, type AlertNotice, type AlertState } from '../../types.js';
 import type { ReceiverOf } from '../schemas.js';

@@ -107,6 +107,11 @@ export class AlertEngine {
     return this.policy.resendable(this.list(), now, this.config.externalUrl);
   }
 
+  /** The active incidents a silence holds, as receivers would be told them, with the silence (policy.ts `silenced`): what the Alertmanager silence mirror sends, muted. */
+  silenced(now = Date.now()): Array<{ silence: string; notice: AlertNotice }> {
+    return this.policy.silenced(this.book.values(), now, this.config.externalUrl);
+  }
+
   /** The incidents receivers were told fire (whatever the policy says now): what an outbox journal from before open incidents were recorded is seeded with. */
   toldFiring(now = Date.now()): AlertNotice[] {
     return this.list()

@@ -15,6 +15,7 @@ import { poster } from './receivers/post.js';
 import { routeTo } from './receivers/route.js';
 import type { OpenIncident } from './persisted.js';
 import type { AlertNotice, BatchSink, NotificationBatch } from './types.js';
+import type { Outlet } from './receivers/receiver.js';
 
 export class Notifier implements BatchSink {
   private readonly outboxes = new Map<string, Outbox>();
@@ -70,6 +71,16 @@ export class Notifier implements BatchSink {
       const alerts = batch.alerts.filter((a) => routed.has(a) || (a.status === 'resolved' && outbox?.openIncidents().has(a.fingerprint)));
       if (alerts.length > 0) outbox?.enqueue({ ...batch, alerts });
     }
+  }
+
+  /**
+   * The outbox of one receiver, for what tells it besides the pipeline's batches: the Alertmanager
+   * silence mirror (receivers/alertmanager/mirror.ts) queues its silences and the alerts they hold there.
+   */
+  outlet(receiver: string): Outlet | undefined {
+    const outbox = this.outboxes.get(receiver);
+    if (!outbox) return undefined;
+    return { enqueue: (batch) => outbox.enqueue(batch), queued: () => outbox.queued(), notes: outbox.receiverNotes };
   }
 
   /** Incidents another shard announced, carried on here: open at every receiver that routes them, as if told. */

@@ -22,7 +22,7 @@ import { setAsideFile } from '../state/atomic.js';
 import { Journal } from '../state/journal.js';
 import { statePath } from '../state/map.js';
 import { outboxOpSchema, type OpenIncident, type OutboxItem, type OutboxOp } from './persisted.js';
-import { DeliveryError, type SendContext } from './receivers/receiver.js';
+import { DeliveryError, type Notes, type OutgoingRequest } from './receivers/receiver.js';
 import { send } from './receivers/index.js';
 import { notesFile, ReceiverNotes } from './receivers/notes.js';
 import type { AlertNotice, NotificationBatch } from './types.js';
@@ -61,8 +61,9 @@ export function replayJournal(ops: JournalOp[]): OutboxReplay {
   return { items: [...items.values()], open, knowsOpen };
 }
 
-/** A batch told firing alerts open and resolved ones closed. */
+/** A batch told firing alerts open and resolved ones closed (a muted one told nothing: the receiver mutes what it holds). */
 function recordTold(open: Map<string, OpenIncident>, batch: NotificationBatch): void {
+  if (batch.muted) return;
   for (const alert of batch.alerts) {
     if (alert.status === 'resolved') open.delete(alert.fingerprint);
     else open.set(alert.fingerprint, { at: batch.createdAt, alert });
@@ -121,7 +122,8 @@ export class Outbox {
   constructor(
     private config: ReceiverConfig,
     stateDir: string,
-    private readonly post: SendContext['post'],
+    /** Sends one request of a sender (POST unless it says otherwise). */
+    private readonly call: (request: OutgoingRequest) => Promise<string | void>,
     private readonly externalUrl: () => string,
     private readonly events: OutboxEvents,
     private readonly log: Logger,
@@ -152,6 +154,16 @@ export class Outbox {
 
   get length(): number {
     return this.items.length;
+  }
+
+  /** What is queued, in order (the head may be being sent). */
+  queued(): readonly OutboxItem[] {
+    return this.items;
+  }
+
+  /** What the receiver's sender keeps about its incidents and silences. */
+  get receiverNotes(): Notes {
+    return this.notes;
   }
 
   /** Fingerprint → the receiver's open incident (its last firing, told or queued, never resolved). */
@@ -256,7 +268,8 @@ export class Outbox {
         this.events.failed(name, err.reason);
         this.log.warn({ receiver: name, ...incidentsOf(item.batch), error: redact(err.message, this.config.secrets) }, 'notification refused by the receiver for its content; sending it once as plain text');
       };
-      await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: (request) => this.post({ ...request, secrets: this.config.secrets }), notes: this.notes, refused });
+      const call = async (request: OutgoingRequest) => (await this.call({ ...request, secrets: this.config.secrets })) ?? '';
+      await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: call, request: call, notes: this.notes, refused });
       this.remove(item);
       this.acknowledge(item);
       this.events.delivered(name);

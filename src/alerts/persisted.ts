@@ -3,7 +3,7 @@
  * journal line that parses as JSON but is not one of these is set aside or skipped, never trusted.
  */
 import { z } from 'zod';
-import type { AlertName, AlertNotice, AlertState, NotificationBatch } from './types.js';
+import type { AlertName, AlertNotice, AlertState, NotificationBatch, SilenceOp } from './types.js';
 
 const severity = z.enum(['warning', 'critical']);
 const labels = z.record(z.string(), z.string());
@@ -49,12 +49,30 @@ const noticeSchema: z.ZodType<AlertNotice> = z.object({
   previousLabels: labels.optional(),
 });
 
+const mirroredSilenceSchema = z.object({
+  id: z.string(),
+  hash: z.string(),
+  matchers: z.record(z.string(), z.string()),
+  startsAt: z.number(),
+  endsAt: z.number(),
+  createdBy: z.string(),
+  comment: z.string(),
+});
+
+const silenceOpSchema: z.ZodType<SilenceOp> = z.union([
+  z.object({ ensure: mirroredSilenceSchema }),
+  z.object({ expire: z.object({ id: z.string(), hash: z.string() }) }),
+  z.object({ adopt: z.object({ amId: z.string() }) }),
+]);
+
 const batchSchema: z.ZodType<NotificationBatch> = z.object({
   id: z.string(),
   target: z.string(),
   createdAt: z.number(),
   alerts: z.array(noticeSchema),
   handover: z.boolean().optional(),
+  muted: z.boolean().optional(),
+  silences: z.array(silenceOpSchema).optional(),
 });
 
 /** An incident a receiver was told fired and not yet told resolved: the last firing notice and when its batch was made. */

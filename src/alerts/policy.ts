@@ -97,6 +97,26 @@ export class Policy {
     return [...incidents].filter((s) => s.phase === 'firing' && s.notified?.phase === 'firing' && !this.hold(s, now)).map((s) => noticeOf(s, 'firing', now, externalUrl));
   }
 
+  /**
+   * The active incidents a silence holds now (not one a root cause holds back that receivers never
+   * heard of), as receivers would be told them, each with the silence: what a receiver that mutes
+   * them itself under its mirror of the silence (Alertmanager) is still sent.
+   */
+  silenced(book: Iterable<ReadonlyMap<string, AlertState>>, now: number, externalUrl: string): Array<{ silence: string; notice: AlertNotice }> {
+    const held: Array<{ silence: string; notice: AlertNotice }> = [];
+    for (const incidents of book) {
+      for (const state of incidents.values()) {
+        const told = state.notified?.phase === 'firing';
+        if (!(state.phase === 'firing' || (state.phase === 'resolved' && told))) continue;
+        // asked here, not read from `inhibitedBy`, which is unknown after a restart until the target's first evaluation
+        if (!told && inhibitorOf(state, incidents)) continue;
+        const by = this.silences.silencing(gateView(state).labels, now);
+        if (by) held.push({ silence: by.id, notice: noticeOf(state, state.phase === 'resolved' ? 'resolved' : 'firing', now, externalUrl) });
+      }
+    }
+    return held;
+  }
+
   /** The hold of an incident of this target ends once it has been stable for the window (even if it resolved meanwhile). */
   endFlapHolds(target: string, incidents: ReadonlyMap<string, AlertState> | undefined, now: number): void {
     for (const key of this.flapHeld) {

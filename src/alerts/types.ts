@@ -111,7 +111,32 @@ export interface NotificationBatch {
   handover?: boolean;
   /** The firing incidents again, for receivers that forget alerts they are not re-told of (Alertmanager); no other receiver gets it. */
   resend?: boolean;
+  /**
+   * Alerts a silence holds, for a receiver that mutes them itself under its mirror of the silence
+   * (Alertmanager): not an announcement, so the outbox does not count them as told.
+   */
+  muted?: boolean;
+  /** What a receiver that mirrors avahealth's silences is to do with them, before any alert of the batch. */
+  silences?: SilenceOp[];
 }
+
+/** One of avahealth's silences as a receiver that mirrors them makes it; `hash` names its content (a change makes a new one). */
+export interface MirroredSilence {
+  id: string;
+  hash: string;
+  matchers: Record<string, string>;
+  startsAt: number;
+  endsAt: number;
+  createdBy: string;
+  comment: string;
+}
+
+/**
+ * `ensure`: the receiver holds this silence (found again by the marker in its comment, made only
+ * when it holds none, so a retry never makes a second); `expire`: it no longer does; `adopt`: a
+ * silence an earlier version made there (its id kept in its own file), noted under its avahealth silence.
+ */
+export type SilenceOp = { ensure: MirroredSilence } | { expire: { id: string; hash: string } } | { adopt: { amId: string } };
 
 /** Where the alert pipeline hands its batches: the notifier (which knows no pipeline). */
 export interface BatchSink {

@@ -82,11 +82,16 @@ export function buildComponents(config: Config, log: Logger): Components {
   alerts.reconcile(notifier.told());
   alerts.attach(store);
   // avahealth's silences mirrored to the alertmanager receivers: they read the pipeline's silences and
-  // incidents (not those a root cause holds back and receivers never heard of: one page per problem).
+  // the notices of the incidents those hold, and queue what they tell in the receiver's outbox.
   const { silences } = alerts;
-  const pageable = () => alerts.list().filter((a) => !a.inhibitedBy || a.notified?.phase === 'firing');
-  const sources = { silences: (now: number) => silences.list(now), silencing: silences.silencing.bind(silences), alerts: pageable, externalUrl: () => parts.config.externalUrl, stateDir: config.stateDir };
-  const silenceMirrors = new SilenceMirrors(deliveryHttp, sources, log);
+  const sources = {
+    silences: (now: number) => silences.list(now),
+    held: (now: number) => alerts.silenced(now),
+    firing: () => new Set(alerts.list().filter((a) => a.phase === 'firing').map((a) => a.fingerprint)),
+    outlet: (receiver: string) => parts.notifier.outlet(receiver),
+    stateDir: config.stateDir,
+  };
+  const silenceMirrors = new SilenceMirrors(sources, log);
   silenceMirrors.setConfig(config);
   const parts: Components = { store, metrics, poller, alerts, notifier, gates, memory, silenceMirrors, deliveryHttp, config };
   return parts;

@@ -86,16 +86,17 @@ export const STATE_MAP = {
   receiverNote: {
     pattern: 'receivers/<receiver>.json',
     writer: 'src/alerts/receivers/notes.ts',
-    holds: 'what a sender keeps about the incidents it announced: the Telegram message id, the email Message-ID, that later notices reply to',
+    holds:
+      'what a sender keeps beyond one delivery: the Telegram message id and the email Message-ID an incident was announced with, that later notices reply to; the Alertmanager silence made for each of avahealth\'s silences (or that Alertmanager refused it)',
     kind: 'delivery',
-    reshard: 'stays: a new owner of an incident starts its own thread',
+    reshard: 'stays: a new owner of an incident starts its own thread; the silences stay with the replica that mirrors them',
   },
-  silenceMirror: {
+  legacySilenceMirror: {
     pattern: 'silence-mirror-<receiver>.json',
     writer: 'src/alerts/receivers/alertmanager/mirror.ts',
-    holds: 'the ids of the Alertmanager silences this replica made (mirrors of its silences)',
+    holds: "written by earlier versions: the ids of the Alertmanager silences they made; read once at start, its ids queued in the receiver's outbox (to be put in its notes), then removed",
     kind: 'delivery',
-    reshard: 'stays with the silences it mirrors',
+    reshard: 'stays',
   },
   periods: {
     pattern: 'periods.json',
@@ -152,7 +153,7 @@ export const statePath = {
   silences: (stateDir: string) => join(stateDir, STATE_MAP.silences.pattern),
   outbox: (stateDir: string, receiver: string) => join(stateDir, 'outbox', `${receiver}.jsonl`),
   receiverNote: (stateDir: string, receiver: string) => join(stateDir, 'receivers', `${receiver}.json`),
-  silenceMirror: (stateDir: string, receiver: string) => join(stateDir, `silence-mirror-${encodeURIComponent(receiver)}.json`),
+  legacySilenceMirror: (stateDir: string, receiver: string) => join(stateDir, `silence-mirror-${encodeURIComponent(receiver)}.json`),
   periods: (stateDir: string) => join(stateDir, STATE_MAP.periods.pattern),
   missedUpgrades: (stateDir: string) => join(stateDir, STATE_MAP.missedUpgrades.pattern),
   uptimeSettling: (stateDir: string) => join(stateDir, STATE_MAP.uptimeSettling.pattern),

@@ -1,8 +1,9 @@
 /**
- * Mirroring silences never blocks the daemon and retries (#34.3): against a local server that
- * answers as Alertmanager's v2 API does, but refuses the first silence with a 503, the daemon
- * keeps polling and serving, logs the failure once, makes the silence on a later pass, and only
- * then sends the alerts it holds (before, Alertmanager would have paged them).
+ * Mirroring silences never blocks the daemon and retries (#34.3), through the receiver's outbox
+ * (#48): against a local server that answers as Alertmanager's v2 API does, but refuses the first
+ * silence twice with a 503, the daemon keeps polling and serving, the outbox logs each failed
+ * attempt and retries it, the silence is made once, and only then are the alerts it holds sent
+ * (before, Alertmanager would have paged them).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimServer } from '../../src/sim/server.js';
@@ -27,6 +28,8 @@ describe('silence mirroring when Alertmanager fails', () => {
         return { status: 200, body: '{"silenceID":"am-1"}' };
       }
       if (req.path === '/api/v2/silence/am-1') return { status: 200, body: JSON.stringify(made) };
+      // the silences with given matchers (Alertmanager's filter): the one made, once it is
+      if (req.path.startsWith('/api/v2/silences?')) return { status: 200, body: JSON.stringify(made ? [made] : []) };
       return { status: 200 };
     });
     d = await startDaemon(`
@@ -47,11 +50,13 @@ alerts:
     await am?.close();
   });
 
-  it('retries, logs once, serves meanwhile, and sends the held alerts only once the silence is made', { timeout: 60_000 }, async () => {
+  it('retries through the outbox, serves meanwhile, makes the silence once, and sends the held alerts only once it is made', { timeout: 60_000 }, async () => {
     // the third POST of the silence is the one answered 200
-    const made = await waitFor('the silence made on a later pass', () => am.requests.filter((r) => r.path === '/api/v2/silences' && (r.json as { comment?: string } | undefined)?.comment?.startsWith('swap'))[2], 30_000);
-    await waitFor('the pass after it to succeed', () => d.logs().includes('silences mirrored to Alertmanager again'), 20_000);
-    expect(d.logs().match(/cannot mirror silences to Alertmanager; retrying/g)).toHaveLength(1);
+    const made = await waitFor('the silence made on a later attempt', () => am.requests.filter((r) => r.path === '/api/v2/silences' && (r.json as { comment?: string } | undefined)?.comment?.startsWith('swap'))[2], 30_000);
+    await waitFor('the silence noted as made', () => d.logs().includes('silence mirrored to Alertmanager'), 20_000);
+    const failed = d.logs().split('\n').filter((line) => line.includes('notification delivery failed; will retry'));
+    expect(failed).toHaveLength(2);
+    expect(failed.every((line) => line.includes('"receiver":"am"') && line.includes('HTTP 503'))).toBe(true);
     expect((await get(`${d.url}/-/healthy`)).status).toBe(200);
     expect(d.daemon.store.get('n1')!.rounds).toBeGreaterThan(1);
     await waitFor('the held alerts sent, muted there', () => am.on('/api/v2/alerts').some((r) => (r.json as Posted).some((a) => a.labels.target === 'n1')), 20_000);

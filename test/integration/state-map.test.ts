@@ -1,12 +1,13 @@
 /**
  * The map of state_dir is whole (issue 48): a daemon on the simulator is made to write everything it
- * can there — alert states, outbox journals of three receivers, a Telegram receiver's notes, a
- * silence made through the API and its mirror at an Alertmanager, a validator's periods, a missed
- * upgrade, a restarted validator's settling snapshot, a file set aside — and every file and folder it
- * leaves must be named by src/state/map.ts. Only a temporary file (`.<file>.<pid>.<random>.tmp`, left by a
- * crash mid-write) is not seen here; its pattern is checked on its own below.
+ * can there — alert states, outbox journals of three receivers, the notes of a Telegram receiver and
+ * of an Alertmanager one (the silence made through the API, mirrored there), a validator's periods,
+ * a missed upgrade, a restarted validator's settling snapshot, a file set aside, an earlier
+ * version's mirror file taken over and removed — and every file and folder it leaves must be named
+ * by src/state/map.ts. A temporary file (`.<file>.<pid>.<random>.tmp`, left by a crash mid-write) is not
+ * always seen; its pattern is checked on its own below.
  */
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { request } from 'undici';
@@ -52,11 +53,15 @@ describe('state_dir holds only what its map names', () => {
         return { status: 200, body: '{"silenceID":"am-1"}' };
       }
       if (req.path === '/api/v2/silence/am-1') return { status: 200, body: JSON.stringify(made) };
+      if (req.path.startsWith('/api/v2/silences?')) return { status: 200, body: JSON.stringify(made ? [made] : []) };
+      if (req.path.startsWith('/api/v2/silence/')) return { status: 404, body: 'silence not found' };
       return { status: 200 };
     });
     // A wrong-shaped alert state file: set aside at start.
     mkdirSync(stateDir, { recursive: true });
     writeFileSync(statePath.alerts(stateDir), '{"version":1,"alerts":[null]}');
+    // What an earlier version kept of the silences it mirrored: taken over, then removed.
+    writeFileSync(statePath.legacySilenceMirror(stateDir, 'am'), '{"version":1,"made":["am-gone"]}');
     d = await startDaemon(`
 state_dir: ${stateDir}
 defaults: {interval: 1s, timeout: 2s, endpoints: [health], validator: false}
@@ -96,7 +101,7 @@ alerts:
     expect(restart.statusCode).toBe(200);
     await restart.body.dump();
 
-    const wanted = new Set<StateFileName>(['lock', 'reserve', 'alerts', 'silences', 'outboxes', 'outbox', 'receiverNotes', 'receiverNote', 'silenceMirror', 'periods', 'missedUpgrades', 'uptimeSettling', 'setAside']);
+    const wanted = new Set<StateFileName>(['lock', 'reserve', 'alerts', 'silences', 'outboxes', 'outbox', 'receiverNotes', 'receiverNote', 'periods', 'missedUpgrades', 'uptimeSettling', 'setAside']);
     const seen = new Set<StateFileName>();
     await waitFor(
       `a file of each kind (${[...wanted].join(', ')})`,
@@ -110,10 +115,11 @@ alerts:
       },
       60_000,
     );
+    await waitFor('the earlier version\'s file removed', () => !existsSync(statePath.legacySilenceMirror(stateDir, 'am')), 20_000);
     await d.stop();
     for (const path of walk(stateDir)) expect(stateEntryOf(path), `${path} after stop`).toBeDefined();
     // A new entry of the map is made to be written here too (a temporary file only shows mid-write).
-    expect(Object.keys(STATE_MAP).filter((name) => !wanted.has(name as StateFileName))).toEqual(['temporary']);
+    expect(Object.keys(STATE_MAP).filter((name) => !wanted.has(name as StateFileName))).toEqual(['legacySilenceMirror', 'temporary']);
   });
 });
 
@@ -130,7 +136,7 @@ describe('the map', () => {
       ['outbox/', 'outboxes'],
       [rel(statePath.receiverNote(dir, 'tg')), 'receiverNote'],
       ['receivers/', 'receiverNotes'],
-      [rel(statePath.silenceMirror(dir, 'am:eu')), 'silenceMirror'],
+      [rel(statePath.legacySilenceMirror(dir, 'am:eu')), 'legacySilenceMirror'],
       [rel(statePath.periods(dir)), 'periods'],
       [rel(statePath.missedUpgrades(dir)), 'missedUpgrades'],
       [rel(statePath.uptimeSettling(dir)), 'uptimeSettling'],

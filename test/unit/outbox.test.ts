@@ -66,4 +66,23 @@ describe('outbox', () => {
     await restarted.stop();
     expect(resent).toEqual(['firing-2']);
   });
+
+  it('alerts sent muted (held by a silence the receiver mirrors) are not told: they open no incident there, also after a restart', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-outbox-'));
+    const config = parseConfig(`state_dir: ${dir}\nalerts:\n  receivers:\n    - {name: am, alertmanager: {url: "http://127.0.0.1:9"}}\n`, join(dir, 'c.yaml'), {});
+    const receiver = config.alerts.receivers[0]!;
+    const events = { delivered: () => undefined, failed: () => undefined, queueLength: () => undefined };
+    const log = createLogger({ level: 'fatal', format: 'json', destination: new PassThrough() });
+    const notice = (fingerprint: string) => ({ status: 'firing' as const, kind: 'firing' as const, labels: { alertname: 'AvalancheCheckFailing', target: 't', check: fingerprint }, annotations: { summary: '', description: '' }, startsAt: '2026-01-01T00:00:00.000Z', endsAt: '0001-01-01T00:00:00Z', fingerprint, generatorURL: '' });
+    const outbox = new Outbox(receiver, dir, async () => '', () => '', events, log);
+    outbox.enqueue({ id: 'told', target: 't', createdAt: 1, alerts: [notice('a')] });
+    outbox.enqueue({ id: 'muted', target: '*', createdAt: 2, alerts: [notice('b'), { ...notice('a'), status: 'resolved' }], muted: true });
+    expect([...outbox.openIncidents().keys()]).toEqual(['a']);
+    outbox.start();
+    await waitFor('both delivered', () => outbox.length === 0, 30_000);
+    await outbox.stop();
+    const restarted = new Outbox(receiver, dir, async () => '', () => '', events, log);
+    expect([...restarted.openIncidents().keys()]).toEqual(['a']);
+    await restarted.stop();
+  });
 });

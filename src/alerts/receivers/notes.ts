@@ -34,6 +34,10 @@ export class ReceiverNotes implements Notes {
     return this.notes.get(key);
   }
 
+  keys(): IterableIterator<string> {
+    return this.notes.keys();
+  }
+
   update(changes: Record<string, string | undefined>): Promise<void> {
     for (const [key, value] of Object.entries(changes)) {
       this.notes.delete(key); // a set moves the key to the end: the newest are kept

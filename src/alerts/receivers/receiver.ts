@@ -3,9 +3,11 @@ import type { NotificationBatch } from '../types.js';
 import type { ReceiverConfig, ReceiverKind, ReceiverOf } from './schemas.js';
 
 export interface OutgoingRequest {
+  /** POST unless said otherwise. */
+  method?: 'GET' | 'POST' | 'DELETE';
   url: string;
   headers: Record<string, string>;
-  body: string;
+  body?: string;
   /** The receiver's secrets, redacted from its answer before any text is cut from it (set by the outbox). */
   secrets?: readonly string[];
 }
@@ -16,6 +18,8 @@ export interface SendContext {
   now: number;
   /** POSTs one request; resolves with a 2xx answer's body (when the poster reads it), throws DeliveryError. */
   post: (request: OutgoingRequest) => Promise<string | void>;
+  /** The same for any method, resolving with the answer's body (the outbox gives it; notify-test does not). */
+  request?: (request: OutgoingRequest) => Promise<string>;
   /** What this receiver noted about its incidents, kept under state_dir across restarts (absent for notify-test). */
   notes?: Notes;
   /** Send the plain, safe rendering (no markup, facts only): the receiver refused the usual one for its content. */
@@ -27,12 +31,22 @@ export interface SendContext {
 /** A small persisted map a sender keeps per receiver (Telegram: an incident's firing message id). */
 export interface Notes {
   get(key: string): string | undefined;
+  keys(): Iterable<string>;
   /** Sets (or, with undefined, removes) entries and persists them; never throws (a failed write is reported by write-health). */
   update(changes: Record<string, string | undefined>): Promise<void>;
 }
 
 /** An HTTP 400: the request itself was refused (for a chat kind, its text or markup). */
 export const badRequest = (err: DeliveryError): boolean => err.status === 400;
+
+/** A receiver's outbox as seen by a part that tells it something of its own (the Alertmanager silence mirror). */
+export interface Outlet {
+  /** Queues a batch: persisted, delivered in order with the rest, retried. */
+  enqueue(batch: NotificationBatch): void;
+  /** What is queued, in order, with its attempts so far. */
+  queued(): ReadonlyArray<{ batch: NotificationBatch; attempts: number; lastError?: string }>;
+  notes: Notes;
+}
 
 /** Delivers one batch (one or more requests) with a receiver of its kind. */
 export type Send<K extends ReceiverKind> = (batch: NotificationBatch, receiver: ReceiverOf<K>, ctx: SendContext) => Promise<void>;

@@ -103,4 +103,18 @@ describe('policy stage', () => {
     expect(told).toEqual(['AvalancheCheckFailing/C', 'AvalancheNodeHeightLag/X']);
     expect([...incidents.values()].map((s) => s.inhibitedBy ?? '-')).toEqual(['-', 'AvalancheCheckFailing', '-']);
   });
+
+  it('what a silence holds, for a receiver that mutes it: the pipeline\'s notices with the silence, never a symptom its cause holds back, even before the policy ran after a restart', () => {
+    const { policy, incidents } = setup('  for_polls: 1\n');
+    const ctx = { settings: () => ({ disabled: false, forMs: 0, severity: 'warning' as const }), forPolls: 1, resolvePolls: 1, targetLabels: {} };
+    const of = (alertname: Condition['alertname'], identity: Record<string, string> = {}): Condition => ({ alertname, target: 'v1', identity, severity: 'warning', summary: alertname, description: 'd' });
+    const conditions = [of('AvalancheNodeUnhealthy'), of('AvalancheCheckFailing', { check: 'C' })];
+    const silence = policy.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + 60 * MIN }, T0);
+    step(incidents, { target: 'v1', covers: ['AvalancheNodeUnhealthy', 'AvalancheCheckFailing'], unknown: [], conditions }, conditions, { ...ctx, now: T0 });
+    // as restored from alert states (inhibitedBy is not kept): the policy has not decided yet
+    for (const s of incidents.values()) delete s.inhibitedBy;
+    const held = policy.silenced([incidents], T0 + MIN, 'http://avahealth');
+    expect(held.map((h) => [h.silence, h.notice.kind, h.notice.labels.alertname, h.notice.generatorURL])).toEqual([[silence.id, 'firing', 'AvalancheCheckFailing', 'http://avahealth/targets/v1']]);
+    expect(policy.decide(incidents, T0 + MIN, '', { gone: false })).toEqual([]);
+  });
 });

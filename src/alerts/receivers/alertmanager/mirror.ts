@@ -4,266 +4,206 @@
  * alert keeps being sent to it (it mutes it) instead of going quiet, which Alertmanager would take
  * for a resolve after the alert's endsAt, and then for a new firing when the silence is lifted.
  *
- * Each pass (every `resend_interval`, at most 5 s apart) brings Alertmanager's silences to
- * avahealth's: a new or changed silence is POSTed to /api/v2/silences with its matchers, startsAt
- * and endsAt; a removed or changed one is expired with DELETE /api/v2/silence/{id}. The silences
- * it made carry a marker in their comment (this avahealth's external URL, the silence's id and a
- * hash of its content) and their ids are kept in state_dir, so after a restart or a reload it reads
- * them back (GET /api/v2/silence/{id}) and repairs what changed meanwhile, never making one twice. Then the alerts a mirrored silence
- * holds are sent to /api/v2/alerts (firing, or resolved when the problem ended under the silence),
- * and the ones it sent that ended while silenced (never told, so the engine has nothing to take
- * back) are resolved there. A failed pass logs once and is tried again by the next; nothing waits
- * for Alertmanager. Maintenance windows are not mirrored (their alerts stop being sent, as before).
+ * This module decides; what it tells Alertmanager leaves through the receiver's outbox like every
+ * notification (persisted before it is sent, delivered in order with the pipeline's batches,
+ * retried with backoff, at least once) and is applied by silences.ts and send.ts. Each pass (every
+ * `resend_interval`, at most 5 s apart):
+ *  - a silence the receiver's notes do not show made with its content is queued `ensure` (made
+ *    once, found again by the marker in its comment), and every silence once per resend_interval
+ *    (one expired by hand, or lost by Alertmanager, is made again); one the notes show made that is
+ *    gone or changed is queued `expire`; nothing is queued twice;
+ *  - then the alerts held by a silence the notes show made are queued (a `muted` batch: the
+ *    pipeline's own notices, routed by the receiver's routes), when that set changed or a resend
+ *    interval passed, with the ones it sent that ended while silenced (never told, so the pipeline
+ *    has nothing to take back) resolved. So no alert is sent for a silence before it is there.
+ * Maintenance windows are not mirrored (their alerts stop being sent, as before).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { z } from 'zod';
 import type { Config } from '../../../config/load.js';
-import { readJsonFile, writeJsonAtomic } from '../../../state/atomic.js';
-import { statePath } from '../../../state/map.js';
 import type { Logger } from '../../../log.js';
-import type { HttpClient } from '../../../transport/client.js';
-import { snippet } from '../../../util/text.js';
+import { readJsonFile } from '../../../state/atomic.js';
+import { statePath } from '../../../state/map.js';
+import type { Silence } from '../../silences.js';
+import type { AlertNotice, MirroredSilence, SilenceOp } from '../../types.js';
+import type { Outlet } from '../receiver.js';
 import { routeTo } from '../route.js';
-import type { Silence, SilencedBy } from '../../silences.js';
-import { ZERO_TIME, type AlertNotice, type AlertState } from '../../types.js';
 import type { ReceiverOf } from '../schemas.js';
-import { alertmanagerPayload } from './send.js';
+import { noteKey, readNote } from './silences.js';
 
 const MAX_PASS_MS = 5_000;
-const TIMEOUT_MS = 10_000;
-const MARKER = /\(avahealth (\S+) silence (\S+) ([0-9a-f]{12})\)$/;
 
-/** What the mirror reads from the alert core: the silences, which one holds an alert, the alert states. */
+/** What the mirror reads: the silences, the pipeline's notices of the incidents a silence holds, and the receiver's outbox. */
 export interface MirrorSources {
   silences(now: number): Silence[];
-  silencing(labels: Record<string, string>, now: number): SilencedBy | undefined;
-  alerts(): AlertState[];
-  externalUrl(): string;
-  /** Where the ids of the Alertmanager silences this daemon made are kept (`state_dir`). */
+  /** The active incidents a silence holds now, as receivers would be told them, each with the silence's id. */
+  held(now: number): Array<{ silence: string; notice: AlertNotice }>;
+  /** Fingerprints of the incidents firing now. */
+  firing(): ReadonlySet<string>;
+  /** The receiver's outbox (the notifier may be replaced by a reload). */
+  outlet(receiver: string): Outlet | undefined;
   stateDir: string;
 }
 
-const madeFileSchema = z.object({ made: z.array(z.string()) });
-
 type Receiver = ReceiverOf<'alertmanager'>;
-
-class Refused extends Error {}
 
 /** Content hash of a silence as mirrored: a change of any of these makes a new Alertmanager silence. */
 function hashOf(s: Silence): string {
   return createHash('sha256').update(JSON.stringify([s.matchers, s.startsAt, s.endsAt, s.comment, s.createdBy])).digest('hex').slice(0, 12);
 }
 
-/** Alertmanager's matchers: `~regex` is a regex matcher (both are anchored RE2), anything else equality. */
-export function amMatchers(matchers: Record<string, string>) {
-  return Object.entries(matchers).map(([name, value]) =>
-    value.startsWith('~') ? { name, value: value.slice(1), isRegex: true, isEqual: true } : { name, value, isRegex: false, isEqual: true },
-  );
+function mirrored(s: Silence): MirroredSilence {
+  return { id: s.id, hash: hashOf(s), matchers: s.matchers, startsAt: s.startsAt, endsAt: s.endsAt, createdBy: s.createdBy, comment: s.comment };
 }
 
-/** The alert as the receiver's outbox would send it. */
-function noticeOf(state: AlertState, externalUrl: string, now: number): AlertNotice {
-  const resolved = state.phase === 'resolved';
-  const since = (state.notified?.phase === 'firing' ? state.notified.since : undefined) ?? state.firingSince ?? state.activeSince;
-  return {
-    status: resolved ? 'resolved' : 'firing',
-    kind: resolved ? 'resolved' : 'firing',
-    labels: { ...state.labels, severity: state.severity },
-    annotations: { ...state.annotations },
-    startsAt: new Date(since).toISOString(),
-    endsAt: resolved ? new Date(state.endedAt ?? now).toISOString() : ZERO_TIME,
-    fingerprint: state.fingerprint,
-    generatorURL: `${externalUrl}/targets/${encodeURIComponent(state.target)}`,
-  };
-}
+const opKey = (op: SilenceOp) => ('ensure' in op ? `ensure ${op.ensure.id} ${op.ensure.hash}` : 'expire' in op ? `expire ${op.expire.id} ${op.expire.hash}` : `adopt ${op.adopt.amId}`);
+
+/** What an earlier version kept of the silences it made (`silence-mirror-<receiver>.json`): handed to the notes once. */
+const legacyFileSchema = z.object({ made: z.array(z.string().max(256)).max(10_000) });
 
 export class SilenceMirror {
-  /** avahealth silence id → the Alertmanager silence that mirrors it, with the content hash it was made from. */
-  private readonly mirrored = new Map<string, { amId: string; hash: string }>();
-  /** Silences Alertmanager refused (4xx), by id and hash: not tried again until they change. */
-  private readonly refused = new Set<string>();
-  /** Whether `mirrored` is what Alertmanager has (read since the start, or since a failed pass). */
-  private known = false;
-  private lastRead = 0;
   /** The firing alerts last sent for a mirrored silence, by fingerprint. */
   private fed = new Map<string, AlertNotice>();
   private fedKey = '';
   private lastFed = 0;
-  private failing = false;
+  /** When every silence was last queued `ensure` (0: not since the start). */
+  private ensuredAt = 0;
+  /** Silence id → the Alertmanager id last logged as made. */
+  private shown?: Map<string, string>;
+  /** The legacy file, once its ids are queued: removed on the next pass, when that line is on disk. */
+  private legacy?: { file: string; queued: boolean };
   private stopped = false;
   private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  /**
-   * The Alertmanager silences this daemon made and has not expired, kept in state_dir: after a
-   * restart it finds them again and expires those whose avahealth silence went meanwhile; it never
-   * touches a silence it did not make (another replica's, or one made in Alertmanager).
-   */
-  private readonly made: Set<string>;
-  private readonly file: string;
 
   constructor(
     readonly receiver: Receiver,
-    private readonly http: HttpClient,
     private readonly sources: MirrorSources,
     private readonly log: Logger,
   ) {
-    this.file = statePath.silenceMirror(sources.stateDir, receiver.name);
-    const read = readJsonFile(this.file, madeFileSchema);
-    this.made = new Set(read.status === 'ok' ? read.value.made : []);
-  }
-
-  private remember(amId: string, made: boolean): void {
-    if (made === this.made.has(amId)) return;
-    if (made) this.made.add(amId);
-    else this.made.delete(amId);
-    writeJsonAtomic(this.file, { version: 1, made: [...this.made] });
+    const file = statePath.legacySilenceMirror(sources.stateDir, receiver.name);
+    this.legacy = { file, queued: false };
   }
 
   start(): void {
+    this.stopped = false;
     this.schedule(0);
   }
 
-  async stop(): Promise<void> {
+  stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
   }
 
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.pass().finally(() => {
-        this.running = undefined;
-        this.schedule(Math.min(this.receiver.settings.resendIntervalMs, MAX_PASS_MS));
-      });
+      try {
+        this.pass();
+      } catch (err) {
+        this.log.error({ receiver: this.receiver.name, error: (err as Error).message }, 'silence mirror pass failed; tried again on the next');
+      }
+      this.schedule(Math.min(this.receiver.settings.resendIntervalMs, MAX_PASS_MS));
     }, delayMs);
     this.timer.unref();
   }
 
-  /** One pass; never throws: what failed is tried again by the next. */
-  async pass(now = Date.now()): Promise<void> {
-    try {
-      await this.syncSilences(now);
-      await this.feed(now);
-      if (this.failing) this.log.info({ receiver: this.receiver.name }, 'silences mirrored to Alertmanager again');
-      this.failing = false;
-    } catch (err) {
-      this.known = false;
-      if (!this.failing) this.log.warn({ receiver: this.receiver.name, error: err instanceof Error ? err.message : String(err) }, 'cannot mirror silences to Alertmanager; retrying');
-      this.failing = true;
-    }
+  /** One pass: what is to be told is queued in the receiver's outbox, which sends and retries it. */
+  pass(now = Date.now()): void {
+    const outlet = this.sources.outlet(this.receiver.name);
+    if (!outlet) return;
+    this.takeOverLegacy(outlet, now);
+    this.logChanges(outlet);
+    this.syncSilences(outlet, now);
+    this.feed(outlet, now);
   }
 
-  private async syncSilences(now: number): Promise<void> {
-    if (!this.known || now - this.lastRead >= this.receiver.settings.resendIntervalMs) await this.read(now);
-    const desired = new Map(this.sources.silences(now).map((s) => [s.id, s]));
-    for (const [id, mirror] of this.mirrored) {
-      const want = desired.get(id);
-      if (want && hashOf(want) === mirror.hash) continue;
-      await this.call('DELETE', `/api/v2/silence/${encodeURIComponent(mirror.amId)}`);
-      this.mirrored.delete(id);
-      this.remember(mirror.amId, false);
-      this.log.info({ receiver: this.receiver.name, silence: id, alertmanagerSilence: mirror.amId }, 'silence expired at Alertmanager');
-    }
-    for (const [id, silence] of desired) {
-      const hash = hashOf(silence);
-      if (this.mirrored.has(id) || this.refused.has(`${id} ${hash}`)) continue;
-      try {
-        const amId = await this.create(silence, hash);
-        this.remember(amId, true);
-        this.mirrored.set(id, { amId, hash });
-        this.log.info({ receiver: this.receiver.name, silence: id, alertmanagerSilence: amId }, 'silence mirrored to Alertmanager');
-      } catch (err) {
-        if (!(err instanceof Refused)) throw err;
-        this.refused.add(`${id} ${hash}`);
-        this.log.error({ receiver: this.receiver.name, silence: id, matchers: silence.matchers, error: err.message }, 'Alertmanager refused the silence; its alerts are not sent to it while the silence lasts');
-      }
-    }
-  }
-
-  /**
-   * What Alertmanager has of the silences this daemon made (GET /api/v2/silence/{id} each: no list
-   * of everyone's silences is read). One gone, expired (by hand, or Alertmanager lost its storage)
-   * or not ours is forgotten, so it is made again while avahealth's lasts; a duplicate is expired.
-   */
-  private async read(now: number): Promise<void> {
-    this.mirrored.clear();
-    for (const amId of [...this.made]) {
-      let item: { comment?: unknown; status?: { state?: unknown } } | undefined;
-      try {
-        item = JSON.parse(await this.call('GET', `/api/v2/silence/${encodeURIComponent(amId)}`)) as typeof item;
-      } catch (err) {
-        if (!(err instanceof Refused)) throw err;
-      }
-      const marker = typeof item?.comment === 'string' && item.status?.state !== 'expired' ? MARKER.exec(item.comment) : null;
-      if (!marker) {
-        this.remember(amId, false);
-        continue;
-      }
-      const [, , id, hash] = marker as unknown as [string, string, string, string];
-      if (this.mirrored.has(id)) {
-        await this.call('DELETE', `/api/v2/silence/${encodeURIComponent(amId)}`);
-        this.remember(amId, false);
-      } else this.mirrored.set(id, { amId, hash });
-    }
-    this.known = true;
-    this.lastRead = now;
-  }
-
-  private async create(s: Silence, hash: string): Promise<string> {
-    const body = {
-      matchers: amMatchers(s.matchers),
-      startsAt: new Date(s.startsAt).toISOString(),
-      endsAt: new Date(s.endsAt).toISOString(),
-      createdBy: s.createdBy || 'avahealth',
-      comment: `${s.comment || 'silenced in avahealth'} (avahealth ${this.sources.externalUrl()} silence ${s.id} ${hash})`,
+  private syncSilences(outlet: Outlet, now: number): void {
+    const queued = new Set(outlet.queued().flatMap((item) => item.batch.silences ?? []).map(opKey));
+    const every = now - this.ensuredAt >= this.receiver.settings.resendIntervalMs;
+    const firstPass = this.ensuredAt === 0;
+    const desired = this.sources.silences(now).map(mirrored);
+    const ops: SilenceOp[] = [];
+    const add = (op: SilenceOp) => {
+      if (!queued.has(opKey(op))) ops.push(op);
     };
-    const answer = JSON.parse(await this.call('POST', '/api/v2/silences', JSON.stringify(body))) as { silenceID?: unknown };
-    if (typeof answer?.silenceID !== 'string') throw new Error('POST /api/v2/silences answered no silenceID');
-    return answer.silenceID;
+    for (const s of desired) {
+      const note = readNote(outlet.notes, s.id);
+      if (note && note.hash !== s.hash) add({ expire: { id: s.id, hash: note.hash } });
+      const current = note?.hash === s.hash;
+      // Made: checked again once per resend interval. Refused: tried again after a restart, or once it changes.
+      if (!current || (note.refused ? firstPass : every)) add({ ensure: s });
+    }
+    const ids = new Set(desired.map((s) => s.id));
+    for (const key of outlet.notes.keys()) {
+      if (!key.startsWith(noteKey(''))) continue;
+      const id = key.slice(noteKey('').length);
+      const note = readNote(outlet.notes, id);
+      if (note && !ids.has(id)) add({ expire: { id, hash: note.hash } });
+    }
+    if (every) this.ensuredAt = now;
+    if (ops.length > 0) outlet.enqueue({ id: randomUUID(), target: '*', createdAt: now, alerts: [], silences: ops });
   }
 
   /** Sends the alerts the mirrored silences hold, when that set changed or a resend interval passed. */
-  private async feed(now: number): Promise<void> {
-    const externalUrl = this.sources.externalUrl();
-    const states = this.sources.alerts();
+  private feed(outlet: Outlet, now: number): void {
     const notices = new Map<string, AlertNotice>();
-    for (const state of states) {
-      const active = state.phase === 'firing' || (state.phase === 'resolved' && state.notified?.phase === 'firing');
-      if (!active) continue;
-      const by = this.sources.silencing({ ...state.labels, severity: state.severity }, now);
-      if (!by || !this.mirrored.has(by.id)) continue;
-      const notice = noticeOf(state, externalUrl, now);
-      if (routeTo(this.receiver, [notice]).length > 0) notices.set(state.fingerprint, notice);
+    for (const { silence, notice } of this.sources.held(now)) {
+      if (readNote(outlet.notes, silence)?.amId === undefined) continue;
+      if (routeTo(this.receiver, [notice]).length > 0) notices.set(notice.fingerprint, notice);
     }
-    // Sent here and over while silenced, never told by the engine: resolved here (one still firing is the engine's again).
-    const firing = new Set(states.filter((s) => s.phase === 'firing').map((s) => s.fingerprint));
+    // Sent here and over while silenced, never told by the pipeline: resolved here (one still firing is the pipeline's again).
+    const firing = this.sources.firing();
     for (const [fingerprint, earlier] of this.fed) {
       if (!notices.has(fingerprint) && !firing.has(fingerprint)) notices.set(fingerprint, { ...earlier, status: 'resolved', kind: 'resolved', endsAt: new Date(now).toISOString() });
     }
     const key = [...notices.values()].map((n) => `${n.fingerprint}:${n.status}`).sort().join(',');
-    if (notices.size > 0 && (key !== this.fedKey || now - this.lastFed >= this.receiver.settings.resendIntervalMs)) {
-      const batch = { id: 'silence-mirror', target: '*', createdAt: now, alerts: [...notices.values()] };
-      await this.call('POST', '/api/v2/alerts', JSON.stringify(alertmanagerPayload(batch, now, this.receiver.settings.resendIntervalMs)));
+    // A change is queued at once; the same set again once a resend interval passed, unless the last one still waits (Alertmanager down).
+    const due = key !== this.fedKey || (now - this.lastFed >= this.receiver.settings.resendIntervalMs && !outlet.queued().some((item) => item.batch.muted));
+    if (notices.size > 0 && due) {
+      outlet.enqueue({ id: randomUUID(), target: '*', createdAt: now, alerts: [...notices.values()], muted: true });
       this.lastFed = now;
     }
     this.fedKey = key;
     this.fed = new Map([...notices].filter(([fingerprint, n]) => n.status === 'firing' && firing.has(fingerprint)));
   }
 
-  /** One request; the body of a 2xx. A 4xx is Refused (not worth repeating), anything else an Error. */
-  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: string): Promise<string> {
-    const response = await this.http.request({
-      url: `${this.receiver.settings.url}${path}`,
-      method,
-      ...(body !== undefined ? { body, headers: { 'content-type': 'application/json' } } : {}),
-      timeoutMs: TIMEOUT_MS,
-    });
-    if (response.status >= 200 && response.status < 300) return response.body;
-    // Expiring a silence that is gone or already expired is done.
-    if (method === 'DELETE' && (response.status === 404 || /expired|not found/i.test(response.body))) return '';
-    const message = `${method} ${path}: HTTP ${response.status}: ${snippet(response.body)}`;
-    throw response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429 ? new Refused(message) : new Error(message);
+  /** Logs each silence once it is made at Alertmanager, and once it is expired there (the notes say so). */
+  private logChanges(outlet: Outlet): void {
+    const now = new Map<string, string>();
+    for (const key of outlet.notes.keys()) {
+      if (!key.startsWith(noteKey(''))) continue;
+      const id = key.slice(noteKey('').length);
+      const amId = readNote(outlet.notes, id)?.amId;
+      if (amId) now.set(id, amId);
+    }
+    if (this.shown) {
+      for (const [id, amId] of now) if (this.shown.get(id) !== amId) this.log.info({ receiver: this.receiver.name, silence: id, alertmanagerSilence: amId }, 'silence mirrored to Alertmanager');
+      for (const [id, amId] of this.shown) if (!now.has(id)) this.log.info({ receiver: this.receiver.name, silence: id, alertmanagerSilence: amId }, 'silence expired at Alertmanager');
+    }
+    this.shown = now;
+  }
+
+  /**
+   * The ids an earlier version kept in its own file are queued `adopt` once (each read back and put
+   * in the notes under its avahealth silence, so one whose silence went meanwhile is expired), and
+   * the file is removed on the next pass, once that line is on disk.
+   */
+  private takeOverLegacy(outlet: Outlet, now: number): void {
+    const legacy = this.legacy;
+    if (!legacy) return;
+    const read = legacy.queued ? undefined : readJsonFile(legacy.file, legacyFileSchema);
+    if (legacy.queued || (read?.status === 'ok' && read.value.made.length === 0)) {
+      this.legacy = undefined;
+      rmSync(legacy.file, { force: true });
+      return;
+    }
+    if (read?.status !== 'ok') {
+      this.legacy = undefined;
+      return;
+    }
+    outlet.enqueue({ id: randomUUID(), target: '*', createdAt: now, alerts: [], silences: read.value.made.map((amId) => ({ adopt: { amId } })) });
+    legacy.queued = true;
   }
 }
 
@@ -273,7 +213,6 @@ export class SilenceMirrors {
   private started = false;
 
   constructor(
-    private readonly http: HttpClient,
     private readonly sources: MirrorSources,
     private readonly log: Logger,
   ) {}
@@ -284,12 +223,12 @@ export class SilenceMirrors {
     for (const r of config.alerts.receivers) if (r.kind === 'alertmanager' && r.settings.mirrorSilences) wanted.set(r.name, r);
     for (const [name, mirror] of this.mirrors) {
       if (JSON.stringify(wanted.get(name)) === JSON.stringify(mirror.receiver)) continue;
-      void mirror.stop();
+      mirror.stop();
       this.mirrors.delete(name);
     }
     for (const [name, receiver] of wanted) {
       if (this.mirrors.has(name)) continue;
-      const mirror = new SilenceMirror(receiver, this.http, this.sources, this.log);
+      const mirror = new SilenceMirror(receiver, this.sources, this.log);
       this.mirrors.set(name, mirror);
       if (this.started) mirror.start();
     }
@@ -300,8 +239,8 @@ export class SilenceMirrors {
     for (const mirror of this.mirrors.values()) mirror.start();
   }
 
-  async stop(): Promise<void> {
+  stop(): void {
     this.started = false;
-    await Promise.all([...this.mirrors.values()].map((m) => m.stop()));
+    for (const mirror of this.mirrors.values()) mirror.stop();
   }
 }

@@ -1,5 +1,6 @@
 /**
- * Prometheus Alertmanager: POST /api/v2/alerts. Firing alerts carry an endsAt a few resend
+ * Prometheus Alertmanager: POST /api/v2/alerts, after a batch's silence ops (silences.ts: avahealth's
+ * silences mirrored there, planned by mirror.ts). Firing alerts carry an endsAt a few resend
  * intervals ahead and are re-sent while they fire (every `resend_interval`), so Alertmanager keeps
  * them active; resolved ones carry their real endsAt. When an incident's severity or scope changes,
  * the copy Alertmanager holds under its old labels is ended in the same request. Several avahealth replicas can all send:
@@ -7,6 +8,7 @@
  */
 import type { NotificationBatch } from '../../types.js';
 import { defineSender } from '../receiver.js';
+import { applySilenceOps } from './silences.js';
 
 export function alertmanagerPayload(batch: NotificationBatch, now: number, resendIntervalMs: number) {
   return batch.alerts.flatMap((a) => {
@@ -27,6 +29,8 @@ export function alertmanagerPayload(batch: NotificationBatch, now: number, resen
 export default defineSender(
   'alertmanager',
   async (batch, receiver, ctx) => {
+    if (batch.silences && batch.silences.length > 0) await applySilenceOps(batch.silences, receiver, ctx);
+    if (batch.alerts.length === 0) return;
     const body = JSON.stringify(alertmanagerPayload(batch, ctx.now, receiver.settings.resendIntervalMs));
     await ctx.post({ url: `${receiver.settings.url}/api/v2/alerts`, headers: { 'content-type': 'application/json' }, body });
   },

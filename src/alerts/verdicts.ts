@@ -132,15 +132,18 @@ export class RuleStage {
       } else for (const finding of result) evaluation.conditions.push({ ...finding, alertname: rule.name, target });
     }
     evaluation.conditions = this.capped(evaluation);
-    evaluation.recovered = (alertname, labels) => {
-      const rule = rules.find((r) => r.name === alertname);
-      try {
-        return rule?.recovered?.(input, contextOf(rule), labels);
-      } catch (err) {
-        this.log.warn({ target, alertname, error: (err as Error).message }, "a rule's resolve words failed; its resolved phrase is said instead");
-        return undefined;
-      }
-    };
+    // Asked only for an incident this evaluation resolves; made only where a rule of the source has words for it.
+    if (rules.some((r) => r.recovered)) {
+      evaluation.recovered = (alertname, labels) => {
+        const rule = rules.find((r) => r.name === alertname);
+        try {
+          return rule?.recovered?.(input, contextOf(rule), labels);
+        } catch (err) {
+          this.log.warn({ target, alertname, error: (err as Error).message }, "a rule's resolve words failed; its resolved phrase is said instead");
+          return undefined;
+        }
+      };
+    }
     return evaluation;
   }
 

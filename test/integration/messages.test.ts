@@ -48,6 +48,7 @@ alerts:
     - {name: hook, webhook: {url: "${hooks.url}/hook"}}
     - {name: slack, slack: {url: "${hooks.url}/slack"}}
     - {name: discord, discord: {url: "${hooks.url}/discord"}}
+    - {name: pager, pagerduty: {routing_key: R0UT1NGKEY, url: "${hooks.url}/v2/enqueue"}}
     - {name: tg, telegram: {bot_token: "${TOKEN}", chat_id: ${CHAT}, api_url: "${bot.url}"}}
 ${smtp ? `    - {name: mail, email: {to: ops@example.com, from: avahealth@example.com, smarthost: "${smtp.smarthost}", require_tls: false}}` : ''}
 `);
@@ -103,6 +104,14 @@ ${smtp ? `    - {name: mail, email: {to: ops@example.com, from: avahealth@exampl
 
   it('Discord: each summary whole before its explainer', async () => {
     await leadsWithFacts('discord', () => hooks.on('/discord').map((r) => (r.json as { embeds: Array<{ description: string }> }).embeds[0]!.description.replace(/\\(.)/g, '$1')));
+  });
+
+  it('PagerDuty: each summary whole as the event summary, the explainer in its details', async () => {
+    const events = () => hooks.on('/v2/enqueue').map((r) => r.json as { event_action: string; payload?: { summary: string; custom_details: { description: string } } });
+    for (const alert of firing()) {
+      await waitFor(`PagerDuty to say ${alert.labels.alertname}`, () => events().some((e) => e.payload?.summary === alert.annotations.summary), 20_000);
+      expect(events().find((e) => e.payload?.summary === alert.annotations.summary)!.payload!.custom_details.description).toBe(alert.annotations.description);
+    }
   });
 
   it.skipIf(!python)('email: each summary whole in the text part and the HTML part', async () => {

@@ -323,8 +323,8 @@ export function parseStakingDistribution(value: unknown): ParseOutcome<VersionSt
   if (!body.ok) return body;
   const details = body.value.validatorDetails;
   if (!isObject(details)) return fail(`validatorDetails must be an object, got ${describe(details)}`);
+  // Required in the published schema (ValidatorsDetails): a missing or null list is a bad shape, not "no stake known".
   const rows = details.stakingDistributionByVersion;
-  if (rows === undefined) return okay([]);
   if (!Array.isArray(rows) || rows.length > 1000) return fail(`stakingDistributionByVersion must be an array (at most 1000 rows), got ${describe(rows)}`);
   const distribution: VersionStake[] = [];
   for (const row of rows) {

@@ -213,7 +213,10 @@ describe('Data API', () => {
       { version: 'avalanchego/1.14.2', amountStakedNAvax: 65_700_000_000_000_000, validatorCount: 470 },
       { version: 'avalanchego/1.13.5', amountStakedNAvax: 21_900_000_000_000_000, validatorCount: 140 },
     ]);
-    expect(value(parseStakingDistribution({ validatorDetails: {} }))).toEqual([]);
+    // Required in the published schema: missing or null is a bad shape, an empty list is none.
+    expect(error(parseStakingDistribution({ validatorDetails: {} }))).toContain('stakingDistributionByVersion must be an array');
+    expect(error(parseStakingDistribution({ validatorDetails: { stakingDistributionByVersion: null } }))).toContain('must be an array');
+    expect(value(parseStakingDistribution({ validatorDetails: { stakingDistributionByVersion: [] } }))).toEqual([]);
     expect(error(parseStakingDistribution({ validatorDetails: { stakingDistributionByVersion: [{ version: 'avalanche/1.15.2', amountStaked: 'a lot' }] } }))).toContain('amountStaked');
   });
 

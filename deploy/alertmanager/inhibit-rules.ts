@@ -4,9 +4,9 @@
  * and a test fails when the checked-in file differs.
  *
  * - Every Prometheus `…Critical` twin inhibits its warning rule for the same alert.
- * - avahealth's own alerts keep their name and escalate their severity label; the daemon ends the
- *   copy under the old severity in the same request (receivers/alertmanager/send.ts), so nothing
- *   inhibits it: a warning copy muted by its critical would never have its resolve told.
+ * - avahealth's own alerts keep their name and labels; while one is critical the daemon sends a
+ *   `critical` sibling besides its `warning` copy (receivers/alertmanager/send.ts), which holds the
+ *   warning back, and ends both together, so the warning's resolve is never muted.
  * - An unreachable node pages once: the alerts about what its health API says wait.
  * - One page per problem: each root cause a rule module declares (`inhibits`) holds back its
  *   symptoms on the same target, under any of their Prometheus names too.
@@ -46,7 +46,8 @@ export function inhibitRules(): Array<{ comment: string; rule: InhibitRule }> {
     const rule = (source: string[], target: string[]) => ({
       source_matchers: [matcher(namesOf(i.source)), ...source],
       target_matchers: [matcher(namesOf(i.alertname)), ...Object.entries(i.labels ?? {}).map(([k, v]) => `${k}="${v}"`), ...target],
-      equal: ['target'],
+      // A network's alert has the network for its target; its validators' alerts carry no network label to match.
+      equal: i.across === 'network' ? [] : ['target'],
     });
     if (!i.sameAs) return [{ comment: `${i.source} holds back ${symptom}: ${i.because}`, rule: rule([], []) }];
     // Alertmanager's `equal` compares one label name on both sides: one rule per value instead.
@@ -56,5 +57,10 @@ export function inhibitRules(): Array<{ comment: string; rule: InhibitRule }> {
       ...(rest ? [{ comment: `${i.source}{${as}=~"${rest}"} holds back ${symptom}{${label}=~"${rest}"} (any such ${label}: Alertmanager cannot tell which): ${i.because}`, rule: rule([`${as}=~"${rest}"`], [`${label}=~"${rest}"`]) }] : []),
     ];
   });
-  return [...twins, waiting, ...rootCauses];
+  const own = RULES.map((r) => r.name).join('|');
+  const sibling = {
+    comment: "An incident's critical sibling holds back its warning copy (the daemon ends both together, so the warning's resolve is heard)",
+    rule: { source_matchers: [`alertname=~"${own}"`, 'severity="critical"'], target_matchers: [`alertname=~"${own}"`, 'severity="warning"'], equal: ['alertname', ...SAME_ALERT] },
+  };
+  return [...twins, sibling, waiting, ...rootCauses];
 }

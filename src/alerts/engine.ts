@@ -10,6 +10,7 @@ import type { ConfigDiff } from '../config/diff.js';
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store.js';
+import { fleetTargetOf, FleetView, networkOfFleetTarget } from './fleet.js';
 import { noticeOf, step } from './incidents.js';
 import type { OpenIncident } from './persisted.js';
 import { announcedIncident, reconcile, reopen, StateFile, type IncidentBook, type Told } from './persistence.js';
@@ -35,6 +36,8 @@ export class AlertEngine {
   private readonly book: IncidentBook = new Map();
   /** What the latest evaluations could not know, and why (not persisted: the next poll says it again). */
   private readonly unknown: UnknownBook = new Map();
+  /** The validators' network-wide verdicts, for the networks' own alerts (fleet.ts). */
+  private readonly fleet: FleetView;
   private sink?: BatchSink;
   private resendTimer?: NodeJS.Timeout;
   private started = false;
@@ -45,6 +48,7 @@ export class AlertEngine {
   ) {
     const { log } = options;
     this.rules = new RuleStage(config, log);
+    this.fleet = new FleetView(config, Date.now());
     this.silences = new Silences(config.alerts, config.stateDir, log);
     this.stateFile = new StateFile(config.stateDir, log, {
       snapshot: () => JSON.stringify({ version: 1, alerts: this.list(), flaps: this.policy.flaps.toJSON() }),
@@ -89,6 +93,7 @@ export class AlertEngine {
   setConfig(config: Config): void {
     this.config = config;
     this.rules.setConfig(config);
+    this.fleet.setConfig(config);
     this.policy.setConfig(config.alerts);
   }
 
@@ -190,8 +195,15 @@ export class AlertEngine {
    * (unless `resolveUnwatched` is false, as with discovery, whose answer may still be incomplete).
    */
   settleRestored(watched: ReadonlySet<string>, ownedHere: (name: string) => boolean, resolveUnwatched: boolean, now = Date.now()): void {
+    const networks = this.fleet.networks();
     for (const name of [...this.book.keys()]) {
       if (watched.has(name)) continue;
+      const network = networkOfFleetTarget(name);
+      if (network !== undefined) {
+        // A network's alert is derived again from its validators' verdicts here; with none of them left, it ends.
+        if (!networks.has(network)) this.removeTarget(name, now, { because: 'no validator of this network is watched here any more' });
+        continue;
+      }
       if (!ownedHere(name)) {
         this.options.log.info({ target: name, alerts: this.book.get(name)?.size ?? 0 }, 'restored alerts of a target that moved to another shard handed over');
         this.removeTarget(name, now, { because: 'target moved to another shard', handover: true });
@@ -212,6 +224,8 @@ export class AlertEngine {
     const covers = [...new Set(incidents.map((s) => s.alertname))];
     if (covers.length > 0) this.apply({ evaluation: { target: name, covers, unknown: [], conditions: [] }, now, resolveAtOnce: true, gone: because ?? 'target removed from the config' }, handover);
     this.policy.forgetTarget(name);
+    const network = this.fleet.forget(name);
+    if (network !== undefined) this.evaluateFleet(network, now);
   }
 
   /** Writes the alert states now (on stop, and before reading them back in tests). */
@@ -224,22 +238,39 @@ export class AlertEngine {
     const { target } = evaluation;
     noteUnknown(this.unknown, evaluation);
     const incidents = this.incidentsOf(target);
+    const aboutNetwork = networkOfFleetTarget(target) !== undefined;
     const stepped = step(incidents, evaluation, evaluation.conditions, {
       now,
       settings: (alertname) => this.rules.settings(alertname, target),
       forPolls: this.config.alerts.forPolls,
-      resolvePolls: this.config.alerts.resolvePolls,
-      targetLabels: this.targetLabels(target),
+      // A network's alert ends with the last validator it touches, whose own verdict already waited resolve_polls.
+      resolvePolls: aboutNetwork ? 1 : this.config.alerts.resolvePolls,
+      targetLabels: aboutNetwork ? {} : this.targetLabels(target),
       ...(resolveAtOnce ? { resolveAtOnce } : {}),
       ...(gone ? { gone } : {}),
     });
     this.policy.recordTransitions(stepped.transitions, incidents, now, { forced: resolveAtOnce === true });
+    // The network's alert first: while it lasts it holds back this validator's network-wide copies.
+    const network = aboutNetwork ? undefined : this.fleet.note(evaluation, incidents, now);
+    if (network !== undefined) this.evaluateFleet(network, now);
+    const networkIncidents = aboutNetwork ? undefined : this.networkIncidentsOf(target);
     // A target that left the config: nothing holds its resolves (a held one would never be let out).
-    const notices = this.policy.decide(incidents, now, this.config.externalUrl, { gone: resolveAtOnce === true });
+    const notices = this.policy.decide(incidents, now, this.config.externalUrl, { gone: resolveAtOnce === true, ...(networkIncidents ? { networkIncidents } : {}) });
     this.policy.endFlapHolds(target, incidents, now);
     if (incidents.size === 0) this.book.delete(target);
     if (notices.length > 0) this.sink?.dispatch({ id: randomUUID(), target, createdAt: now, alerts: notices, ...(handover ? { handover: true } : {}) });
     if (stepped.changed || notices.length > 0) this.stateFile.schedule();
+  }
+
+  /** The fleet rules of one network over the validators' latest verdicts, as a verdict on the network itself. */
+  private evaluateFleet(network: string, now: number): void {
+    this.apply({ evaluation: this.rules.observe('fleet', fleetTargetOf(network), this.fleet.input(network, now), now), now });
+  }
+
+  /** The incidents of the network a validator is on (its fleet alerts), when it is one and they exist. */
+  private networkIncidentsOf(target: string): ReadonlyMap<string, AlertState> | undefined {
+    const network = this.fleet.networkOf(target);
+    return network === undefined ? undefined : this.book.get(fleetTargetOf(network));
   }
 
   private incidentsOf(target: string): Map<string, AlertState> {

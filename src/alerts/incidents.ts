@@ -5,13 +5,14 @@
  * before it fires; severity escalates with time or value; a firing incident resolves after
  * resolve_polls good evaluations. An incident is `alertname` + `target` + its identity labels
  * (`check`, `component`, `chain`, `subnet_id`, `validation_id`, …) for its whole life: labels that
- * describe it rather than name it (`scope`) update it in place.
+ * describe it rather than name it (`scope`) follow the verdict until receivers are told the
+ * incident, and stay as told from then on (its text keeps saying what is true now).
  */
 import { createHash } from 'node:crypto';
 import { resolveSummary, type RuleSettings } from './rules/index.js';
 import { ZERO_TIME, type AlertNotice, type AlertState, type Condition, type Evaluation, type NoticeKind, type Severity } from './types.js';
 
-/** Finding labels that describe an incident rather than name it: a change of one updates the incident, it never opens another. */
+/** Finding labels that describe an incident rather than name it: a change of one never opens another incident, and once told it stays as told. */
 export const ATTRIBUTE_LABELS: readonly string[] = ['scope'];
 const SUBJECT_LABELS = ['check', 'component', 'chain'];
 
@@ -53,7 +54,7 @@ export function step(incidents: Map<string, AlertState>, evaluation: Evaluation,
   for (const condition of conditions) {
     const rule = ctx.settings(condition.alertname);
     if (rule.disabled) continue;
-    const labels = { alertname: condition.alertname, target, ...condition.identity, ...ctx.targetLabels };
+    let labels: Record<string, string> = { alertname: condition.alertname, target, ...condition.identity, ...ctx.targetLabels };
     const key = keyOf(condition.alertname, target, condition.identity);
     active.add(key);
     let state = incidents.get(key);
@@ -77,12 +78,16 @@ export function step(incidents: Map<string, AlertState>, evaluation: Evaluation,
       incidents.set(key, state);
       changed = true;
     }
+    // Once receivers have the incident, its attributes stay as told: Alertmanager keys an alert by its
+    // labels, so a flipped `scope` would be a resolve and a new alert there. Its text says what is true now.
+    const told = state.notified?.phase === 'firing' ? state.notified.labels : undefined;
+    if (told) labels = { ...labels, ...Object.fromEntries(ATTRIBUTE_LABELS.filter((name) => told[name] !== undefined).map((name) => [name, told[name]!])) };
     if (!sameLabels(state.labels, labels)) [state.labels, changed] = [labels, true];
     state.consecutive++;
     state.okPolls = 0;
     state.annotations = { summary: condition.summary, description: condition.description };
     const forPolls = ctx.oneRound ? 1 : (rule.forPolls ?? ctx.forPolls);
-    const held = state.consecutive >= forPolls || (condition.nodeFailures ?? 0) >= forPolls;
+    const held = (state.consecutive >= forPolls || (condition.nodeFailures ?? 0) >= forPolls) && condition.settling !== true;
     if (state.phase === 'pending' && held && now - state.activeSince >= rule.forMs) {
       state.phase = 'firing';
       state.firingSince = now;

@@ -64,7 +64,7 @@ export class Policy {
    * returns what is to be told now (marking it told). A resolved incident leaves `incidents` once its
    * resolve is told (or if it was never announced). `gone`: the target left, nothing holds it.
    */
-  decide(incidents: Map<string, AlertState>, now: number, externalUrl: string, { gone }: { gone: boolean }): AlertNotice[] {
+  decide(incidents: Map<string, AlertState>, now: number, externalUrl: string, { gone, networkIncidents }: { gone: boolean; networkIncidents?: ReadonlyMap<string, AlertState> }): AlertNotice[] {
     const notices: AlertNotice[] = [];
     for (const state of [...incidents.values()]) {
       if (state.phase === 'pending') {
@@ -82,7 +82,7 @@ export class Policy {
         }
         continue;
       }
-      const inhibitedBy = inhibitorOf(state, incidents);
+      const inhibitedBy = inhibitorOf(state, incidents, networkIncidents);
       if (inhibitedBy) state.inhibitedBy = inhibitedBy;
       else delete state.inhibitedBy;
       if (hold || inhibitedBy || !kind) continue;
@@ -154,16 +154,19 @@ function gateView(state: AlertState, sustainedPolls = Infinity): { key: string; 
 
 /**
  * The root cause that holds this incident back (rules' `inhibits`), if one is active (pending or
- * firing) for the same target: one page per problem. It holds what a firing incident would tell,
- * never a resolve (a page that was sent is always closed), and the held change is told once the
- * root cause is over. Views show the incident `held`.
+ * firing) for the same target (or, for a network's alert, `networkIncidents`: those of the target's
+ * network): one page per problem. It holds what a firing incident would tell, never a resolve (a
+ * page that was sent is always closed), and the held change is told once the root cause is over.
+ * Views show the incident `held`.
  */
-export function inhibitorOf(state: AlertState, incidents: ReadonlyMap<string, AlertState>): string | undefined {
+export function inhibitorOf(state: AlertState, incidents: ReadonlyMap<string, AlertState>, networkIncidents?: ReadonlyMap<string, AlertState>): string | undefined {
   for (const rule of INHIBITIONS) {
     if (rule.alertname !== state.alertname || !Object.entries(rule.labels ?? {}).every(([name, value]) => state.labels[name] === value)) continue;
     const shared = rule.sameAs ? state.labels[rule.sameAs.label] : undefined;
     if (rule.sameAs && shared === undefined) continue;
-    for (const source of incidents.values()) {
+    // A network's alert holds back its validators' copies: it is about the network, not this target.
+    const sources = rule.across === 'network' ? (networkIncidents ?? new Map<string, AlertState>()) : incidents;
+    for (const source of sources.values()) {
       if (source === state || source.alertname !== rule.source || source.phase === 'resolved') continue;
       if (rule.sameAs && source.labels[rule.sameAs.as] !== shared) continue;
       return source.alertname;

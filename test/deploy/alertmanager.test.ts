@@ -14,7 +14,9 @@ import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inhibitRules } from '../../deploy/alertmanager/inhibit-rules.js';
 import { ruleGroups } from '../../deploy/prometheus/rules.js';
+import { alertmanagerPayload } from '../../src/alerts/receivers/alertmanager/send.js';
 import { RULES } from '../../src/alerts/rules/index.js';
+import type { AlertNotice } from '../../src/alerts/types.js';
 import { IDENTITY_LABELS } from '../../src/alerts/rules/rule.js';
 import { ROOT } from '../helpers/cli.js';
 import { startCapture } from '../helpers/capture.js';
@@ -44,7 +46,7 @@ const POSTED: Record<string, Labels> = {
     ]),
   ),
   lagWarningOtherChain: alert('AvalancheNodeHeightLag', 'warning', { target: 't-AvalancheNodeHeightLag', chain: 'X' }),
-  // avahealth's own alertmanager receiver: one alert escalated from warning to critical
+  // avahealth's own alertmanager receiver: one incident escalated from warning to critical (its critical sibling besides its warning copy)
   checkCritical: alert('AvalancheCheckFailing', 'critical', { target: 'v3', check: 'network', env: 'mainnet' }),
   checkWarning: alert('AvalancheCheckFailing', 'warning', { target: 'v3', check: 'network', env: 'mainnet' }),
   checkWarningOtherCheck: alert('AvalancheCheckFailing', 'warning', { target: 'v3', check: 'C', env: 'mainnet' }),
@@ -64,6 +66,10 @@ const POSTED: Record<string, Labels> = {
 /** Which case inhibits which. */
 const INHIBITED_BY: Record<string, string> = {
   ...Object.fromEntries(TWINS.map((name) => [`${name}:warning`, `${name}:critical`])),
+  // avahealth's own: an incident's critical sibling holds back its warning copy (the same alert only)
+  checkWarning: 'checkCritical',
+  l1Warning: 'l1Critical',
+  rewardWarning: 'rewardCritical',
   unreachableCheck: 'unreachable',
   unreachableUnhealthy: 'unreachable',
   unreachableDisk: 'unreachable',
@@ -127,7 +133,7 @@ describe.skipIf(!alertmanagerBin)('the example Alertmanager config in a real Ale
     alertmanager?.kill('SIGTERM');
   });
 
-  it('inhibits a Prometheus warning under its critical twin and the check alerts of an unreachable node, and nothing else', async () => {
+  it('inhibits a warning under its critical twin or sibling and the check alerts of an unreachable node, and nothing else', async () => {
     const endsAt = new Date(Date.now() + 3_600_000).toISOString();
     const res = await request(`${url}/api/v2/alerts`, {
       method: 'POST',
@@ -259,25 +265,69 @@ describe.skipIf(!alertmanagerBin)('the shipped Alertmanager config pages once pe
     expect(notified('chain')).toEqual([['AvalancheCheckFailing/C']]);
   });
 
-  it("an escalated alert's warning copy, ended by the daemon, has its resolve told where it was paged", async () => {
-    const warning = alert('AvalancheNodeUpgradeRequired', 'warning', { target: 'escalated' });
-    await post([warning]);
-    await waitFor('the warning page', () => notified('escalated').length > 0, 20_000);
-    // the daemon's request at escalation (receivers/alertmanager/send.ts): the critical, and the warning copy ended now
-    const now = new Date().toISOString();
-    const res = await request(`${url}/api/v2/alerts`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([
-        { labels: warning, annotations: { summary: 'x' }, startsAt: now, endsAt: now },
-        { labels: { ...warning, severity: 'critical' }, annotations: { summary: 'x' }, startsAt: now, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-      ]),
+  it("an escalation is a critical sibling: the pager hears it, the warning is never told resolved while the problem grows, and both are heard to end", async () => {
+    // The daemon's own requests (receivers/alertmanager/send.ts) for one incident: warning, escalated, resolved.
+    const incident = (severity: 'warning' | 'critical', status: 'firing' | 'resolved', previous?: 'warning' | 'critical'): AlertNotice => ({
+      status,
+      kind: status === 'resolved' ? 'resolved' : previous ? 'severity_changed' : 'firing',
+      labels: { alertname: 'AvalancheNodeUpgradeRequired', target: 'escalated', severity },
+      annotations: { summary: 'escalated: upgrade AvalancheGo', description: 'd' },
+      startsAt: new Date(Date.now() - 60_000).toISOString(),
+      endsAt: status === 'resolved' ? new Date().toISOString() : '0001-01-01T00:00:00Z',
+      fingerprint: 'f',
+      generatorURL: 'http://avahealth/targets/escalated',
+      ...(previous ? { previousLabels: { alertname: 'AvalancheNodeUpgradeRequired', target: 'escalated', severity: previous } } : {}),
     });
-    await res.body.dump();
+    const send = async (notice: AlertNotice) => {
+      const body = alertmanagerPayload({ id: 'b', target: 'escalated', createdAt: Date.now(), alerts: [notice] }, Date.now(), 60_000);
+      const res = await request(`${url}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      await res.body.dump();
+      expect(res.statusCode).toBe(200);
+    };
     type Told = { status: string; alerts: Array<{ status: string; labels: Labels }> };
-    const told = () => hook.requests.map((r) => r.json as Told).flatMap((b) => b.alerts).filter((a) => a.labels.target === 'escalated').map((a) => `${a.status} ${a.labels.severity}`);
-    await waitFor('the warning copy resolved and the critical paged', () => told().includes('resolved warning') && told().includes('firing critical'), 20_000).catch((err: Error) => {
-      throw new Error(`${err.message}: ${JSON.stringify(told())}`);
+    const heard = (receiver: string) => hook.on(`/${receiver}`).map((r) => r.json as Told).flatMap((b) => b.alerts).filter((a) => a.labels.target === 'escalated').map((a) => `${a.status} ${a.labels.severity}`);
+    const until = (what: string, done: () => boolean) =>
+      waitFor(what, done, 20_000).catch((err: Error) => {
+        throw new Error(`${err.message}: chat ${JSON.stringify(heard('chat'))}, pager ${JSON.stringify(heard('pager'))}`);
+      });
+    await send(incident('warning', 'firing'));
+    await until('the warning at chat', () => heard('chat').includes('firing warning'));
+    await send(incident('critical', 'firing', 'warning'));
+    await until('the critical sibling at the pager', () => heard('pager').includes('firing critical'));
+    // A later alert of its own at chat: once it is told, the warning's group has had its turn too.
+    await post([alert('AvalancheNodeUnreachable', 'warning', { target: 'sentinel-3' })]);
+    await waitFor('the sentinel', () => notified('sentinel-3').length > 0, 20_000);
+    // held back, not resolved: the chat heard nothing more meanwhile
+    expect(heard('chat')).toEqual(['firing warning']);
+    await send(incident('critical', 'resolved'));
+    await until('both ends heard where each was told', () => heard('chat').includes('resolved warning') && heard('pager').includes('resolved critical'));
+    expect(heard('chat')).toEqual(['firing warning', 'resolved warning']);
+    expect(heard('pager')).toEqual(['firing critical', 'resolved critical']);
+  });
+
+  it('an incident that starts critical and then is no longer: the pager hears its end, the chat hears the warning once', async () => {
+    const labels = (severity: string) => ({ alertname: 'AvalancheL1ValidatorBalanceLow', target: 'receding', subnet_id: 's', validation_id: 'v', severity });
+    const notice = (severity: 'warning' | 'critical', previous?: 'critical'): AlertNotice => ({
+      status: 'firing',
+      kind: previous ? 'severity_changed' : 'firing',
+      labels: labels(severity),
+      annotations: { summary: 'receding', description: 'd' },
+      startsAt: new Date(Date.now() - 60_000).toISOString(),
+      endsAt: '0001-01-01T00:00:00Z',
+      fingerprint: 'g',
+      generatorURL: 'http://avahealth/targets/receding',
+      ...(previous ? { previousLabels: labels(previous) } : {}),
     });
+    const send = async (n: AlertNotice) => {
+      const res = await request(`${url}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(alertmanagerPayload({ id: 'b', target: 'receding', createdAt: Date.now(), alerts: [n] }, Date.now(), 60_000)) });
+      await res.body.dump();
+    };
+    type Told = { alerts: Array<{ status: string; labels: Labels }> };
+    const heard = (receiver: string) => hook.on(`/${receiver}`).map((r) => r.json as Told).flatMap((b) => b.alerts).filter((a) => a.labels.target === 'receding').map((a) => `${a.status} ${a.labels.severity}`);
+    await send(notice('critical'));
+    await waitFor('the critical at the pager', () => heard('pager').includes('firing critical'), 20_000);
+    await send(notice('warning', 'critical'));
+    await waitFor('its end at the pager, the warning at chat', () => heard('pager').includes('resolved critical') && heard('chat').includes('firing warning'), 20_000);
+    expect(heard('chat')).toEqual(['firing warning']);
   });
 });

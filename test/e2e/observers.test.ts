@@ -2,7 +2,8 @@
  * Is it my validator or the network? The real daemon (dist/cli.js) against simulated validators that
  * observe each other (each answers platform.getCurrentValidators with its own view:
  * vms/platformvm/service.go) and a local webhook: a drop of one validator alone arrives with
- * scope="self", a network-wide dip (connections lost at once, observed uptime cumulative) with scope="network", and a validator its peers cannot reach as
+ * scope="self", a network-wide dip (connections lost at once, observed uptime cumulative) as one
+ * AvalancheNetworkDegraded notice holding back the validators' scope="network" verdicts, and a validator its peers cannot reach as
  * AvalancheValidatorUnreachableByPeers naming its staking port.
  */
 import { request } from 'undici';
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
 import { startCli, type LongRunning, stopCli } from '../helpers/cli.js';
-import { sample, scrape, series, setScenario, startSim, waitFor, writeConfig } from '../helpers/harness.js';
+import { get, sample, scrape, series, setScenario, startSim, waitFor, writeConfig } from '../helpers/harness.js';
 
 type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string> };
 type Webhook = { status: string; alerts: Alert[] };
@@ -99,7 +100,7 @@ alerts:
     await waitFor('UnreachableByPeers for v2 to resolve', () => named('AvalancheValidatorUnreachableByPeers', 'v2').find((a) => a.status === 'resolved'), 30_000);
   }, 120_000);
 
-  it('a network-wide dip: connections drop at once, observed uptime does not; the reward alerts arrive with scope="network" naming the connected stake', async () => {
+  it('a network-wide dip: connections drop at once, observed uptime does not; one notice for the network, the reward verdicts with scope="network" naming the connected stake held back under it', async () => {
     const dip = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: { connectedPercent: 70 } }) });
     await dip.body.dump();
     try {
@@ -111,15 +112,21 @@ alerts:
         return connected !== undefined && connected < 0.8 ? m : undefined;
       }, 30_000);
       expect(sample(seen, 'avahealth_network_observed_uptime_ratio', { observer: 'v1', quantile: '0.5' })).toBeGreaterThan(0.9);
+      type Listed = { alertname: string; target: string; phase: string; inhibitedBy?: string; labels: Record<string, string>; annotations: { summary: string } };
+      const listed = async () => (JSON.parse((await get(`${url}/api/v1/alerts`)).body) as { alerts: Listed[] }).alerts;
       for (const target of ['v1', 'v3']) {
-        const firing = await waitFor(`AvalancheValidatorRewardAtRisk for ${target}`, () => named('AvalancheValidatorRewardAtRisk', target).find((a) => a.status === 'firing' && a.labels.scope === 'network'), 60_000);
+        const held = await waitFor(`AvalancheValidatorRewardAtRisk for ${target}, held back`, async () => (await listed()).find((a) => a.alertname === 'AvalancheValidatorRewardAtRisk' && a.target === target && a.phase === 'firing' && a.labels.scope === 'network'), 60_000);
+        expect(held.inhibitedBy).toBe('AvalancheNetworkDegraded');
         // decided from what AvalancheGo shows at once (the connected stake), or later from the median once it has fallen
-        expect(firing.annotations.summary).toMatch(
+        expect(held.annotations.summary).toMatch(
           new RegExp(`^${target}: (the network looks cut off from here: \\d+ % of the stake connected|every validator looks down from here: median observed uptime \\d+ % \\(\\d+ % of the stake connected\\)) as v1 and v2 see it; `),
         );
       }
-      // never told as this validator's own problem
-      expect(named('AvalancheValidatorRewardAtRisk', 'v1').filter((a) => a.status === 'firing' && a.labels.scope === 'self')).toEqual([]);
+      // one notice for the network, naming the validators; none of theirs told, as their own problem or otherwise
+      const notice = await waitFor('the network alert', () => named('AvalancheNetworkDegraded', 'mainnet network').find((a) => a.status === 'firing'), 10_000);
+      expect(notice.labels).toMatchObject({ scope: 'network', network: 'mainnet', severity: 'warning' });
+      expect(notice.annotations.summary).toMatch(/^mainnet: every validator looks down from the fleet: \d of your 4 validators affected \(.*v1.*v3.*\)$/);
+      expect(alerts().filter((a) => a.labels.alertname === 'AvalancheValidatorRewardAtRisk')).toEqual([]);
     } finally {
       const end = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: null }) });
       await end.body.dump();

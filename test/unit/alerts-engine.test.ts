@@ -453,25 +453,58 @@ describe('alert identity', () => {
     expect(l1Notices(batches).slice(2).sort()).toEqual([`firing AvalancheL1ValidatorInactive ${B}`, `resolved AvalancheL1ValidatorBalanceLow ${B}`, `resolved AvalancheL1ValidatorInactive ${A}`]);
   });
 
-  it('a change of scope updates the incident (kind updated, same fingerprint), never resolve + fire, and is not a flap', () => {
+  const atRisk = (target: string, scope: string | undefined): Evaluation => ({
+    target,
+    covers: ['AvalancheValidatorRewardAtRisk'],
+    unknown: [],
+    conditions: scope ? [{ alertname: 'AvalancheValidatorRewardAtRisk', target, identity: { scope }, severity: 'warning', summary: `${target} at risk (${scope})`, description: 'd' }] : [],
+  });
+
+  it("a change of scope never changes a told incident's labels: no update, no resolve + fire, not a flap; its text says what is true now", () => {
     const { engine, batches } = setup('  for_polls: 1\n  flap_threshold: 3\n  flap_window: 1h\n');
-    const atRisk = (scope: string): Evaluation => ({
-      target: 'v1',
-      covers: ['AvalancheValidatorRewardAtRisk'],
-      unknown: [],
-      conditions: [{ alertname: 'AvalancheValidatorRewardAtRisk', target: 'v1', identity: { scope }, severity: 'warning', summary: `at risk (${scope})`, description: 'd' }],
-    });
-    // network, self, network, self, network: four flips of scope, past the flap threshold of 3
-    for (const [i, scope] of ['network', 'self', 'network', 'self', 'network'].entries()) engine.evaluate(atRisk(scope), T0 + i * MIN);
-    const told = batches.flatMap((b) => b.alerts);
-    expect(told.map((a) => `${a.kind} ${a.labels.scope}`)).toEqual(['firing network', 'updated self', 'updated network', 'updated self', 'updated network']);
-    expect(new Set(told.map((a) => a.fingerprint)).size).toBe(1);
-    expect(told[1]!.previousLabels).toMatchObject({ scope: 'network', severity: 'warning' }); // what Alertmanager holds: ended there at once
-    expect(engine.list().map((a) => a.state)).toEqual(['firing']); // never flapping
+    // its own problem first, then every validator looks down, back and forth: four flips, past the flap threshold of 3
+    for (const [i, scope] of ['self', 'network', 'self', 'network', 'self'].entries()) engine.evaluate(atRisk('v1', scope), T0 + i * MIN);
+    const own = () => batches.flatMap((b) => b.alerts).filter((a) => a.labels.target === 'v1');
+    expect(own().map((a) => `${a.kind} ${a.labels.scope}`)).toEqual(['firing self']);
+    expect(engine.list().find((a) => a.target === 'v1')).toMatchObject({ state: 'firing', labels: { scope: 'self' }, annotations: { summary: 'v1 at risk (self)' } });
+    engine.evaluate(atRisk('v1', 'network'), T0 + 5 * MIN);
+    expect(engine.list().find((a) => a.target === 'v1')).toMatchObject({ labels: { scope: 'self' }, annotations: { summary: 'v1 at risk (network)' } });
     // a real resolve and a later real incident on the same validator are told
-    engine.evaluate({ ...atRisk('self'), conditions: [] }, T0 + 10 * MIN);
-    engine.evaluate(atRisk('self'), T0 + 11 * MIN);
-    expect(batches.flatMap((b) => b.alerts).slice(5).map((a) => a.kind)).toEqual(['resolved', 'firing']);
+    engine.evaluate(atRisk('v1', undefined), T0 + 10 * MIN);
+    engine.evaluate(atRisk('v1', 'self'), T0 + 11 * MIN);
+    expect(own().slice(1).map((a) => `${a.kind} ${a.labels.scope}`)).toEqual(['resolved self', 'firing self']);
+  });
+
+  it('a network-wide dip is one notice naming the validators it touches; their own network-wide copies wait, an own problem told before stays as told', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
+    const nodes = ['v1', 'v2', 'v3', 'rpc'].map((name) => `  - {name: ${name}, url: "http://127.0.0.1:1"${name === 'rpc' ? ', validator: false' : ', validator: {interval: 2s}'}}`).join('\n');
+    const config = parseConfig(`state_dir: ${dir}\nnodes:\n${nodes}\nalerts:\n  for_polls: 1\n  resolve_polls: 1\n`, join(dir, 'c.yaml'), {});
+    const batches: NotificationBatch[] = [];
+    const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto(batches) });
+    const told = () => batches.flatMap((b) => b.alerts.map((a) => `${a.kind} ${a.labels.alertname} ${a.labels.target}${a.labels.scope ? ` ${a.labels.scope}` : ''}`));
+    // v1's own problem, paged
+    for (const v of ['v1', 'v2', 'v3']) engine.evaluate(atRisk(v, v === 'v1' ? 'self' : undefined), T0);
+    expect(told()).toEqual(['firing AvalancheValidatorRewardAtRisk v1 self']);
+    // the network dips: each validator's verdict says so, one after the other
+    engine.evaluate(atRisk('v2', 'network'), T0 + 1000);
+    expect(told()).toHaveLength(1); // the network's alert waits for every validator's verdict, to name them all
+    engine.evaluate(atRisk('v3', 'network'), T0 + 1500);
+    engine.evaluate(atRisk('v1', 'network'), T0 + 1800);
+    expect(told().slice(1)).toEqual(['firing AvalancheNetworkDegraded mainnet network network']);
+    const notice = batches.at(-1)!.alerts[0]!;
+    expect(notice.labels).toMatchObject({ network: 'mainnet', scope: 'network', severity: 'warning' });
+    expect(notice.annotations.summary).toBe('mainnet: every validator looks down from the fleet: 3 of your 3 validators affected (v1, v2 and v3)');
+    expect(engine.list().filter((a) => a.alertname === 'AvalancheValidatorRewardAtRisk').map((a) => `${a.target} ${a.labels.scope} ${a.inhibitedBy ?? '-'}`)).toEqual(['v1 self -', 'v2 network AvalancheNetworkDegraded', 'v3 network AvalancheNetworkDegraded']);
+    // more polls in the dip: nothing more is told
+    for (const v of ['v1', 'v2', 'v3']) engine.evaluate(atRisk(v, 'network'), T0 + 3000);
+    expect(told()).toHaveLength(2);
+    // the dip ends: v2 and v3 clear, the network's alert ends with the last of them; v1 (its own problem) goes on
+    engine.evaluate(atRisk('v2', undefined), T0 + 5000);
+    engine.evaluate(atRisk('v1', 'self'), T0 + 5100);
+    engine.evaluate(atRisk('v3', undefined), T0 + 5200);
+    expect(told().slice(2)).toEqual(['resolved AvalancheNetworkDegraded mainnet network network']);
+    engine.evaluate(atRisk('v1', undefined), T0 + 7000);
+    expect(told().slice(3)).toEqual(['resolved AvalancheValidatorRewardAtRisk v1 self']);
   });
 
   it('alerts whose identity is only check/component/chain keep the fingerprints earlier versions persisted', () => {

@@ -15,6 +15,8 @@ export default defineRule({
   defaults,
   tuning: thresholdTuning('share of the allowance left (0–1)', defaults),
   phrases: { firing: 'downtime budget low', resolved: 'downtime budget recovered' },
+  // Its findings say whose problem it is (`scope`): AvalancheNetworkDegraded speaks for the network-wide ones.
+  scoped: true,
   // The reward alert's text ends with the downtime budget left: one sentence on a target's line, not two.
   toldBy: ['AvalancheValidatorRewardAtRisk'],
   prometheus: [

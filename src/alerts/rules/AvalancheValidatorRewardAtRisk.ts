@@ -35,6 +35,8 @@ export default defineRule({
   defaults,
   tuning: thresholdTuning('rewarding-stake ratio (0–1)', defaults),
   phrases: { firing: 'reward at risk', resolved: 'reward no longer at risk' },
+  // Its findings say whose problem it is (`scope`): AvalancheNetworkDegraded speaks for the network-wide ones.
+  scoped: true,
   // Its text ends with the downtime budget left: the budget is this problem's evidence, not a second page.
   inhibits: [{ alertname: 'AvalancheValidatorDowntimeBudgetLow', because: 'the downtime budget runs low because peers see the uptime low, and the reward alert says how much budget is left' }],
   prometheus: [

@@ -42,6 +42,8 @@ export default defineRule({
   // After the grace its own network check fails ("no inbound connections"): the closed port is the problem.
   inhibits: [{ alertname: 'AvalancheCheckFailing', labels: { check: 'network' }, because: "the network check fails because no peer can connect to the validator's staking port" }],
   phrases: { firing: 'unreachable by peers', resolved: 'reachable by peers again' },
+  // Its findings say whose problem it is (`scope`): AvalancheNetworkDegraded speaks for the network-wide ones.
+  scoped: true,
   prometheus: [
     promAlert(
       'AvalancheValidatorUnreachableByPeers',

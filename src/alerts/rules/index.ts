@@ -9,6 +9,7 @@ import AvalancheCheckFailing from './AvalancheCheckFailing.js';
 import AvalancheDiskLow from './AvalancheDiskLow.js';
 import AvalancheL1ValidatorBalanceLow from './AvalancheL1ValidatorBalanceLow.js';
 import AvalancheL1ValidatorInactive from './AvalancheL1ValidatorInactive.js';
+import AvalancheNetworkDegraded from './AvalancheNetworkDegraded.js';
 import AvalancheNodeHeightLag from './AvalancheNodeHeightLag.js';
 import AvalancheNodeNotReady from './AvalancheNodeNotReady.js';
 import AvalancheNodeUnhealthy from './AvalancheNodeUnhealthy.js';
@@ -42,6 +43,7 @@ export const RULES = [
   AvalancheL1ValidatorBalanceLow,
   AvalancheL1ValidatorInactive,
   AvalancheNodeVersionBehind,
+  AvalancheNetworkDegraded,
 ] as const;
 
 export type AlertName = (typeof RULES)[number]['name'];
@@ -113,6 +115,6 @@ export function ruleSettings(rule: AnyRule, tunings: Array<RuleTuning | undefine
   return { ...merged, forMs: merged.forMs ?? (forMs === 'bootstrap_grace' ? bootstrapGraceMs : 0) };
 }
 
-export type { AlertRule, ChainInput, Finding, Inhibition, RuleContext, RuleResult, RuleInputs, RuleSettings, RuleSource, Severity, ValidatorInput } from './rule.js';
+export type { AlertRule, ChainInput, Finding, FleetInput, Inhibition, RuleContext, RuleResult, RuleInputs, RuleSettings, RuleSource, Severity, ValidatorInput } from './rule.js';
 export { UNKNOWN, Unknown } from './rule.js';
 export { RULE_SOURCE_NAMES, RULE_SOURCES, type SourceUpdate } from './sources.js';

@@ -24,6 +24,8 @@ export interface ChainInput {
 export interface ValidatorInput {
   /** The `endpoint="validator"` observation; its `validator` report is absent when the poll failed outright. */
   observation: EndpointObservation;
+  /** The node's own latest health poll (does its own node say it is cut off?), when it has one. */
+  node?: TargetObservation;
   /** What the fleet's other nodes see of it and its network's baseline (`endpoint="observed"`), when known. */
   observed?: ObservedReport;
   /** Stake per node version on the node's network (Data API), when chain data has it. */
@@ -55,4 +57,21 @@ export interface ObservedInput {
   node?: TargetObservation;
   /** Its latest validator poll (for the uptime requirement). */
   validator?: ValidatorReport;
+}
+
+/** The fleet's own validators of one network, as their latest verdicts say (fed by the alert pipeline, not by a probe). */
+export interface FleetInput {
+  /** `mainnet`, `fuji` or the network's ID. */
+  network: string;
+  /** How many of the network's validators this daemon watches. */
+  validators: number;
+  /** Those whose latest verdicts say every validator looks down from the fleet (`scope="network"`), with what each says. */
+  affected: ReadonlyArray<{ target: string; summaries: readonly string[] }>;
+  /** Whether every one of them has had a verdict since the start: until then an unaffected network is not known to be so. */
+  complete: boolean;
+  /**
+   * Whether every one of them has had a verdict since the first was affected (or the longest
+   * validator interval has passed): before that the notice could name only some of those it touches.
+   */
+  settled: boolean;
 }

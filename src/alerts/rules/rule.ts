@@ -17,7 +17,7 @@ export type Severity = 'warning' | 'critical';
  * ./inputs.ts.
  */
 export type { RuleInputs, RuleSource } from './sources.js';
-export type { ChainInput, LagInput, ObservedInput, ValidatorInput } from './inputs.js';
+export type { ChainInput, FleetInput, LagInput, ObservedInput, ValidatorInput } from './inputs.js';
 
 /** A rule's settings after defaults, `alerts.rules.<name>` and `alerts.targets.<t>.rules.<name>`. */
 export interface RuleSettings {
@@ -46,7 +46,7 @@ export interface RuleDefaults {
  * Alertmanager's inhibit rules compare them to tell one alert from another
  * (deploy/alertmanager/inhibit-rules.ts).
  */
-export const IDENTITY_LABELS = ['check', 'chain', 'component', 'subnet_id', 'validation_id', 'scope', 'observer', 'node_id'] as const;
+export const IDENTITY_LABELS = ['check', 'chain', 'component', 'subnet_id', 'validation_id', 'scope', 'observer', 'node_id', 'network'] as const;
 
 /** One thing a rule found true about a target on one evaluation. */
 export interface Finding {
@@ -58,6 +58,8 @@ export interface Finding {
   description: string;
   /** The node's own contiguousFailures: enough of them fire at once (they survive our restarts). */
   nodeFailures?: number;
+  /** True while the rule still gathers what its first notice must say: the incident stays pending (holding back its symptoms) and does not fire yet. */
+  settling?: boolean;
 }
 
 /** Returned by a rule whose truth cannot be known now (an unreachable node's checks): its alerts stay as they are. */
@@ -104,8 +106,8 @@ export interface PrometheusAlert {
   alert: string;
   expr: string;
   for: string;
-  /** `scope` (validator alerts): a template that says `network` when every validator looks down from here. */
-  labels: { severity: Severity; scope?: string };
+  /** `scope` (validator alerts): a template that says `network` when every validator looks down from here; `target` when the alert is about no one target (a template). */
+  labels: { severity: Severity; scope?: string; target?: string };
   annotations: { summary: string; description: string };
 }
 
@@ -134,6 +136,12 @@ export interface AlertRule<Name extends string = string, Source extends RuleSour
    * Alertmanager config's inhibit_rules are both generated from these declarations.
    */
   inhibits?: readonly Inhibition[];
+  /**
+   * Its findings say whether the problem is the validator's own or the whole network's (`scope`:
+   * `self` or `network`): the fleet rules read its network-wide findings (`source: 'fleet'`), and the
+   * network's alert holds them back while it lasts.
+   */
+  scoped?: true;
   /** State kept per target between evaluations (dropped when the target leaves the config). */
   newState?(): State;
   evaluate(input: RuleInputs[Source], ctx: RuleContext, state: State): RuleResult;
@@ -156,6 +164,11 @@ export interface Inhibition {
    * one by one, and `rest` (a regex) as one rule for the values not listed.
    */
   sameAs?: { label: string; as: string; values: readonly string[]; rest?: string };
+  /**
+   * `network`: the root cause is a fleet alert about the symptom's network (its target is the
+   * network, not a node): it holds the symptom back on every target of that network.
+   */
+  across?: 'network';
   /** Why, for docs/alerting.md's root-cause table and the generated config's comments. */
   because: string;
 }
@@ -203,6 +216,6 @@ export function durationThresholdTuning(what: string, defaults: RuleDefaults): z
 }
 
 /** A Prometheus alert rule. */
-export function promAlert(alert: string, expr: string, forDuration: string, severity: Severity, summary: string, description: string, labels: { scope?: string } = {}): PrometheusAlert {
+export function promAlert(alert: string, expr: string, forDuration: string, severity: Severity, summary: string, description: string, labels: { scope?: string; target?: string } = {}): PrometheusAlert {
   return { alert, expr, for: forDuration, labels: { severity, ...labels }, annotations: { summary, description } };
 }

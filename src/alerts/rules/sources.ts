@@ -11,7 +11,7 @@ import type { EndpointObservation, TargetObservation } from '../../model/observa
 import { OBSERVED_ENDPOINT, observedReport } from '../../model/observed.js';
 import { renewalDoubt } from '../../model/reward-vote.js';
 import { validatorReport } from '../../model/validator.js';
-import type { ChainInput, LagInput, ObservedInput, ValidatorInput } from './inputs.js';
+import type { ChainInput, FleetInput, LagInput, ObservedInput, ValidatorInput } from './inputs.js';
 
 /** One report about one target, as the rules' inputs are derived from it. */
 export interface SourceUpdate {
@@ -91,8 +91,10 @@ export const RULE_SOURCES = {
       const scopeAwaited = !u.oneRound && (u.awaits?.(OBSERVED_ENDPOINT) === true || observed?.baselineAwaited === true);
       const report = validatorReport(observation);
       const viewPending = !u.oneRound && !scopeAwaited && !observed && u.jobs.has(OBSERVED_ENDPOINT) && report?.nodeId !== undefined && report.primary !== undefined;
+      const node = u.jobs.get('node');
       return {
         observation,
+        ...(node ? { node } : {}),
         ...(versionStake ? { versionStake } : {}),
         ...(versionStakeUnknown ? { versionStakeUnknown } : {}),
         ...(observed ? { observed } : {}),
@@ -116,6 +118,12 @@ export const RULE_SOURCES = {
       return { observation, ...(node ? { node } : {}), ...(validator ? { validator } : {}) };
     },
   }),
+  /**
+   * The fleet's validators of one network, from their latest verdicts: the alert pipeline feeds it
+   * after each verdict of a `scoped` rule (no probe reports it: `from` names none), for a target that
+   * is the network itself.
+   */
+  fleet: feed<FleetInput>({ from: 'alert pipeline', input: () => undefined }),
 };
 
 export type RuleSource = keyof typeof RULE_SOURCES;

@@ -5,6 +5,8 @@
 import { scopeOf } from '../../model/observed.js';
 import { renewalDoubt } from '../../model/reward-vote.js';
 import { validationRenews, validatorReport, type PrimaryValidation, type ValidatorReport } from '../../model/validator.js';
+import type { TargetObservation } from '../../model/observation.js';
+import { nodeFacts } from './node-facts.js';
 import { UNKNOWN } from './rule.js';
 import type { ValidatorInput } from './rule.js';
 
@@ -181,6 +183,9 @@ export function shortId(id: string): string {
  * description.
  */
 export function scopeFor(input: ValidatorInput, report: ValidatorReport): { identity: { scope: string }; lead: string; note: string } {
+  // Its own node says it is cut off: its own problem, even while the whole network dips.
+  const cutOff = ownNodeCutOff(input.node);
+  if (cutOff) return { identity: { scope: 'self' }, lead: '', note: ` Its own node says it is cut off: "${cutOff}".` };
   const verdict = scopeOf(input.observed?.baseline, report.economics?.requirement ?? 0.8);
   if (verdict.scope === 'network') {
     return {
@@ -190,4 +195,17 @@ export function scopeFor(input: ValidatorInput, report: ValidatorReport): { iden
     };
   }
   return { identity: { scope: 'self' }, lead: '', note: verdict.words ? ` Only this validator: ${verdict.words}.` : '' };
+}
+
+/**
+ * The error of the node's own `network` check when it fails for its own connectivity (no peers, no
+ * messages either way, sends failing: network/network.go HealthCheck), not only for a closed staking
+ * port (AvalancheValidatorUnreachableByPeers speaks for that one).
+ */
+export function ownNodeCutOff(node: TargetObservation | undefined): string | undefined {
+  if (!node) return undefined;
+  const facts = nodeFacts(node);
+  const network = facts.report?.checks.find((c) => c.name === 'network');
+  if (!network || network.passing || network.notYetRun || network === facts.noInbound) return undefined;
+  return network.error ?? 'network failing';
 }

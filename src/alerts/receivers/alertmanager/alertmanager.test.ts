@@ -24,13 +24,20 @@ describe('alertmanager', () => {
     ]);
   });
 
-  it('an incident whose severity or scope changed: the copy under its old labels ends now, in the same request', () => {
+  it('a critical incident is its warning copy and a critical sibling, both resolved together; the sibling alone ends when it is no longer critical', () => {
     const now = Date.parse('2026-11-22T12:10:00.000Z');
-    const escalated = { ...notice('C', 'firing', 'critical'), kind: 'severity_changed' as const, previousLabels: notice('C').labels };
-    expect(alertmanagerPayload(batch([escalated]), now, 60_000).map((a) => [a.labels.severity, a.endsAt])).toEqual([
-      ['warning', '2026-11-22T12:10:00.000Z'],
-      ['critical', '2026-11-22T12:14:00.000Z'],
-    ]);
+    const sent = (...alerts: Parameters<typeof batch>[0]) => alertmanagerPayload(batch(alerts), now, 60_000).map((a) => `${a.labels.severity} ${a.endsAt === '2026-11-22T12:14:00.000Z' ? 'firing' : `ends ${a.endsAt.slice(11, 16)}`}`);
+    // escalated: the warning copy goes on (its resolve would be muted while the critical inhibits it)
+    expect(sent({ ...notice('C', 'firing', 'critical'), kind: 'severity_changed', previousLabels: notice('C').labels })).toEqual(['warning firing', 'critical firing']);
+    // re-sent while critical: both
+    expect(sent(notice('C', 'firing', 'critical'))).toEqual(['warning firing', 'critical firing']);
+    // no longer critical: the sibling ends now, the warning copy goes on
+    expect(sent({ ...notice('C'), kind: 'severity_changed', previousLabels: notice('C', 'firing', 'critical').labels })).toEqual(['critical ends 12:10', 'warning firing']);
+    // resolved while critical: both end with the incident
+    expect(sent(notice('C', 'resolved', 'critical'))).toEqual(['warning ends 12:05', 'critical ends 12:05']);
+    // the labels other than severity changed (a reload changed the target's static labels): the old copies end now
+    const relabelled = { ...notice('C', 'firing', 'critical'), labels: { ...notice('C', 'firing', 'critical').labels, env: 'fuji' }, kind: 'updated' as const, previousLabels: notice('C', 'firing', 'critical').labels };
+    expect(alertmanagerPayload(batch([relabelled]), now, 60_000).map((a) => `${a.labels.env} ${a.labels.severity} ${a.endsAt.slice(11, 16)}`)).toEqual(['mainnet warning 12:10', 'mainnet critical 12:10', 'fuji warning 12:14', 'fuji critical 12:14']);
   });
 
   it('POSTs to /api/v2/alerts of a real server', async () => {

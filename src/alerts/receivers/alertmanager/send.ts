@@ -2,27 +2,50 @@
  * Prometheus Alertmanager: POST /api/v2/alerts, after a batch's silence ops (silences.ts: avahealth's
  * silences mirrored there, planned by mirror.ts). Firing alerts carry an endsAt a few resend
  * intervals ahead and are re-sent while they fire (every `resend_interval`), so Alertmanager keeps
- * them active; resolved ones carry their real endsAt. When an incident's severity or scope changes,
- * the copy Alertmanager holds under its old labels is ended in the same request. Several avahealth replicas can all send:
+ * them active; resolved ones carry their real endsAt. Several avahealth replicas can all send:
  * Alertmanager deduplicates by labels.
+ *
+ * Alertmanager keys an alert by its labels, so an incident is sent under labels that never change
+ * while it is open. Its severity follows Alertmanager's own convention: the `warning` copy is sent
+ * for the incident's whole life, and while it is critical a `critical` sibling with the same labels
+ * besides, which the shipped inhibit rules let hold the warning back (deploy/alertmanager). The
+ * sibling ends when the incident is no longer critical, and both end together with the incident:
+ * Alertmanager mutes the resolve of an inhibited alert, so the warning copy must never end while its
+ * critical sibling fires, or the chat that heard it would never hear it end.
  */
-import type { NotificationBatch } from '../../types.js';
+import type { AlertNotice, NotificationBatch } from '../../types.js';
 import { defineSender } from '../receiver.js';
 import { applySilenceOps } from './silences.js';
 
-export function alertmanagerPayload(batch: NotificationBatch, now: number, resendIntervalMs: number) {
+type Posted = { labels: Record<string, string>; annotations: AlertNotice['annotations']; startsAt: string; endsAt: string; generatorURL: string };
+
+const bySeverity = (labels: Record<string, string>, severity: 'warning' | 'critical') => ({ ...labels, severity });
+
+/** Whether two label sets differ in more than `severity`. */
+function otherThanSeverity(a: Record<string, string>, b: Record<string, string>): boolean {
+  const names = new Set([...Object.keys(a), ...Object.keys(b)].filter((name) => name !== 'severity'));
+  return [...names].some((name) => a[name] !== b[name]);
+}
+
+export function alertmanagerPayload(batch: NotificationBatch, now: number, resendIntervalMs: number): Posted[] {
+  const ended = new Date(now).toISOString();
   return batch.alerts.flatMap((a) => {
-    const current = {
-      labels: a.labels,
-      annotations: a.annotations,
-      startsAt: a.startsAt,
-      endsAt: a.status === 'resolved' ? a.endsAt : new Date(now + 4 * resendIntervalMs).toISOString(),
-      generatorURL: a.generatorURL,
-    };
-    // Alertmanager keys an alert by its labels: the copy it holds under the labels the incident was
-    // last told with (a severity or scope since changed) ends now, rather than lingering until it expires.
-    const stale = a.previousLabels ? [{ ...current, labels: a.previousLabels, endsAt: new Date(now).toISOString() }] : [];
-    return [...stale, current];
+    const endsAt = a.status === 'resolved' ? a.endsAt : new Date(now + 4 * resendIntervalMs).toISOString();
+    const copy = (labels: Record<string, string>, until = endsAt): Posted => ({ labels, annotations: a.annotations, startsAt: a.startsAt, endsAt: until, generatorURL: a.generatorURL });
+    const critical = a.labels.severity === 'critical';
+    const posted: Posted[] = [];
+    const previous = a.previousLabels;
+    // Labels other than severity changed (the target's static labels, on a reload): the copies held under the old ones end now.
+    if (previous && otherThanSeverity(previous, a.labels)) {
+      posted.push(copy(bySeverity(previous, 'warning'), ended));
+      if (previous.severity === 'critical') posted.push(copy(bySeverity(previous, 'critical'), ended));
+    } else if (previous?.severity === 'critical' && !critical && a.status === 'firing') {
+      // No longer critical: the sibling ends, the warning copy goes on (and is heard again where it was muted).
+      posted.push(copy(bySeverity(a.labels, 'critical'), ended));
+    }
+    posted.push(copy(bySeverity(a.labels, 'warning')));
+    if (critical) posted.push(copy(bySeverity(a.labels, 'critical')));
+    return posted;
   });
 }
 

@@ -14,6 +14,7 @@
  *   TRUST_DUMP=FILE           what each receiver was told and the surfaces showed, as JSON (per week: FILE.<week>)
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -177,6 +178,8 @@ async function runWeek(weekName: string, script: Script): Promise<Score['summary
         { name: 'metrics-api', kind: 'metrics-api', url: `${sim.baseUrl}/metrics-api`, interval: '2s', timeout: '2s' },
       ],
       alerts: {
+        // the key the shards share, as the sharded overlay's Secret gives it: incidents are handed over at a reshard (docs/scaling.md)
+        handover_key: randomBytes(32).toString('hex'),
         receivers: [
           { name: 'oncall', webhook: { url: `${captureUrl}/daemon` } },
           ...(amUrl ? [{ name: 'alertmanager', alertmanager: { url: amUrl, resend_interval: '5s' } }] : []),

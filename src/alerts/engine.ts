@@ -26,6 +26,8 @@ export interface EngineOptions {
   log: Logger;
   /** Where batches go (the notifier); `connect` sets or replaces it. Until then batches are dropped. */
   sink?: BatchSink;
+  /** A target's carried facts (the state map's carried files), sent with its alerts in the signed handover record. */
+  carried?: (target: string) => Record<string, unknown> | undefined;
 }
 
 export class AlertEngine {
@@ -73,10 +75,13 @@ export class AlertEngine {
     clearInterval(this.resendTimer);
     const every = this.sink?.resendIntervalMs();
     if (every === undefined) return;
-    this.resendTimer = setInterval(() => {
-      const alerts = this.firing();
-      if (alerts.length > 0) this.sink?.dispatch({ id: randomUUID(), target: '*', createdAt: Date.now(), alerts, resend: true });
-    }, every);
+    this.resendTimer = setInterval(() => this.resendNow(), every);
+  }
+
+  /** Hands the sink the firing incidents again now (after adopting incidents: Alertmanager holds them under their old owner's endsAt). */
+  resendNow(): void {
+    const alerts = this.withCarried(this.firing());
+    if (alerts.length > 0) this.sink?.dispatch({ id: randomUUID(), target: '*', createdAt: Date.now(), alerts, resend: true });
   }
 
   stop(): void {
@@ -173,11 +178,17 @@ export class AlertEngine {
   }
 
   /**
-   * Alerts another shard announced for targets now polled here (receivers/alertmanager/adopt.ts):
-   * firing here as told. Returns them as incidents told, for the outboxes to hold open.
+   * Incidents another avahealth of the fleet announced for targets now polled here, as their signed
+   * handover records say (receivers/alertmanager/adopt.ts): firing here as told, under the startsAt
+   * they were announced with, unless this daemon has the incident open at its receivers itself (its
+   * own record wins). Their words are ours, made here. Returns them as incidents told, for the
+   * outboxes to hold open.
    */
   adopt(announced: ReadonlyArray<Parameters<typeof announcedIncident>[0]>, now = Date.now()): OpenIncident[] {
-    const incidents = announced.map((a) => announcedIncident(a, this.targetLabels(a.labels.target ?? ''), now)).filter((i) => i !== undefined);
+    const incidents = announced
+      .map((a) => announcedIncident(a, this.targetLabels(a.labels.target ?? ''), this.config.externalUrl, now))
+      .filter((i) => i !== undefined)
+      .filter((i) => this.book.get(i.alert.labels.target!)?.get(i.alert.key!)?.notified?.phase !== 'firing');
     const reopened = reopen(this.book, incidents);
     if (reopened > 0) {
       this.options.log.info({ incidents: reopened }, 'incidents of targets that moved to this shard adopted from Alertmanager');
@@ -258,8 +269,18 @@ export class AlertEngine {
     const notices = this.policy.decide(incidents, now, this.config.externalUrl, { gone: resolveAtOnce === true, ...(networkIncidents ? { networkIncidents } : {}) });
     this.policy.endFlapHolds(target, incidents, now);
     if (incidents.size === 0) this.book.delete(target);
-    if (notices.length > 0) this.sink?.dispatch({ id: randomUUID(), target, createdAt: now, alerts: notices, ...(handover ? { handover: true } : {}) });
+    if (notices.length > 0) this.sink?.dispatch({ id: randomUUID(), target, createdAt: now, alerts: this.withCarried(notices), ...(handover ? { handover: true } : {}) });
     if (stepped.changed || notices.length > 0) this.stateFile.schedule();
+  }
+
+  /** Firing notices with their target's carried facts, for the signed handover record. */
+  private withCarried(notices: AlertNotice[]): AlertNotice[] {
+    const { carried } = this.options;
+    if (!carried) return notices;
+    return notices.map((n) => {
+      const facts = n.status === 'firing' ? carried(n.labels.target ?? '') : undefined;
+      return facts ? { ...n, carried: facts } : n;
+    });
   }
 
   /** The fleet rules of one network over the validators' latest verdicts, as a verdict on the network itself. */

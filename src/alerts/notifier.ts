@@ -17,6 +17,16 @@ import type { OpenIncident } from './persisted.js';
 import type { AlertNotice, BatchSink, NotificationBatch } from './types.js';
 import type { Outlet } from './receivers/receiver.js';
 
+/** The carried facts go only to receivers a new owner adopts incidents from (those that re-send: Alertmanager). */
+function forReceiver(receiver: ReceiverConfig, alerts: AlertNotice[]): AlertNotice[] {
+  if (resendIntervalOf(receiver) !== undefined) return alerts;
+  return alerts.map((a) => {
+    if (!a.carried) return a;
+    const { carried: _, ...rest } = a;
+    return rest;
+  });
+}
+
 export class Notifier implements BatchSink {
   private readonly outboxes = new Map<string, Outbox>();
   /** When each receiver that forgets alerts was last re-sent them. */
@@ -32,7 +42,7 @@ export class Notifier implements BatchSink {
     this.config = config;
     const post = poster(http);
     for (const receiver of config.alerts.receivers) {
-      this.outboxes.set(receiver.name, new Outbox(receiver, config.stateDir, post, () => this.config.externalUrl, events, log));
+      this.outboxes.set(receiver.name, new Outbox(receiver, config.stateDir, post, () => this.config.externalUrl, events, log, () => this.config.alerts.handoverKey));
     }
   }
 
@@ -60,7 +70,7 @@ export class Notifier implements BatchSink {
    */
   dispatch(batch: NotificationBatch): void {
     if (batch.resend) return this.resend(batch);
-    const adoptable = this.config.alerts.receivers.some((r) => resendIntervalOf(r) !== undefined);
+    const adoptable = this.adoptable();
     for (const receiver of this.config.alerts.receivers) {
       const outbox = this.outboxes.get(receiver.name);
       if (batch.handover && (adoptable || resendIntervalOf(receiver) !== undefined)) {
@@ -69,7 +79,7 @@ export class Notifier implements BatchSink {
       }
       const routed = new Set(routeTo(receiver, batch.alerts));
       const alerts = batch.alerts.filter((a) => routed.has(a) || (a.status === 'resolved' && outbox?.openIncidents().has(a.fingerprint)));
-      if (alerts.length > 0) outbox?.enqueue({ ...batch, alerts });
+      if (alerts.length > 0) outbox?.enqueue({ ...batch, alerts: forReceiver(receiver, alerts) });
     }
   }
 
@@ -81,6 +91,15 @@ export class Notifier implements BatchSink {
     const outbox = this.outboxes.get(receiver);
     if (!outbox) return undefined;
     return { enqueue: (batch) => outbox.enqueue(batch), queued: () => outbox.queued(), notes: outbox.receiverNotes };
+  }
+
+  /**
+   * Whether a target's next owner adopts its incidents (with a receiver that re-sends firing alerts,
+   * Alertmanager, and the fleet's handover key to sign them with): then a handover tells nobody.
+   * Without the key nothing is adopted, so the old owner resolves what it hands over.
+   */
+  adoptable(): boolean {
+    return this.config.alerts.handoverKey !== undefined && this.config.alerts.receivers.some((r) => resendIntervalOf(r) !== undefined);
   }
 
   /** Incidents another shard announced, carried on here: open at every receiver that routes them, as if told. */
@@ -134,7 +153,7 @@ export class Notifier implements BatchSink {
       if (now - (this.resentAt.get(receiver.name) ?? 0) < every * 0.9) continue;
       this.resentAt.set(receiver.name, now);
       const alerts = routeTo(receiver, batch.alerts);
-      if (alerts.length > 0) outbox.enqueue({ ...plain, alerts });
+      if (alerts.length > 0) outbox.enqueue({ ...plain, alerts: forReceiver(receiver, alerts) });
     }
   }
 

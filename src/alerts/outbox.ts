@@ -127,6 +127,8 @@ export class Outbox {
     private readonly externalUrl: () => string,
     private readonly events: OutboxEvents,
     private readonly log: Logger,
+    /** The fleet's handover key, for a receiver that signs the handover record (Alertmanager). */
+    private readonly handoverKey: () => string | undefined = () => undefined,
   ) {
     this.journal = new Journal<JournalOp>(outboxFile(stateDir, config.name), outboxOpSchema, {
       count: () => this.items.length,
@@ -269,7 +271,8 @@ export class Outbox {
         this.log.warn({ receiver: name, ...incidentsOf(item.batch), error: redact(err.message, this.config.secrets) }, 'notification refused by the receiver for its content; sending it once as plain text');
       };
       const call = async (request: OutgoingRequest) => (await this.call({ ...request, secrets: this.config.secrets })) ?? '';
-      await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: call, request: call, notes: this.notes, refused });
+      const handoverKey = this.handoverKey();
+      await send(item.batch, this.config, { externalUrl: this.externalUrl(), now: Date.now(), post: call, request: call, notes: this.notes, refused, ...(handoverKey ? { handoverKey } : {}) });
       this.remove(item);
       this.acknowledge(item);
       this.events.delivered(name);

@@ -47,6 +47,7 @@ const noticeSchema: z.ZodType<AlertNotice> = z.object({
   generatorURL: z.string(),
   key: z.string().optional(),
   previousLabels: labels.optional(),
+  carried: z.record(z.string(), z.unknown()).optional(),
 });
 
 const mirroredSilenceSchema = z.object({

@@ -130,14 +130,22 @@ export function reopen(book: IncidentBook, open: Iterable<OpenIncident>): number
 }
 
 /**
- * An alert another shard announced (as Alertmanager holds it: receivers/alertmanager/adopt.ts) as an
- * incident told here: its identity is its labels but `severity`, the attribute labels and those the
- * target's config gives it.
+ * An alert another avahealth of the fleet announced, as its signed handover record says
+ * (receivers/alertmanager/adopt.ts), as an incident told here: its identity is its labels but
+ * `severity`, the attribute labels and those the target's config gives it. Its words are made here:
+ * nothing of what Alertmanager holds becomes our text.
  */
-export function announcedIncident(announced: { labels: Record<string, string>; annotations: AlertNotice['annotations']; startsAt: string; generatorURL: string }, targetLabels: Record<string, string>, now: number): OpenIncident | undefined {
+export function announcedIncident(announced: { labels: Record<string, string>; startsAt: string }, targetLabels: Record<string, string>, externalUrl: string, now: number): OpenIncident | undefined {
   const { alertname, target, ...rest } = announced.labels;
   if (!alertname || !target) return undefined;
   const identity = Object.fromEntries(Object.entries(rest).filter(([name, value]) => name !== 'severity' && targetLabels[name] !== value));
   const key = keyOf(alertname, target, identity);
-  return { at: now, alert: { ...announced, status: 'firing', kind: 'firing', endsAt: ZERO_TIME, fingerprint: fingerprint(key), key } };
+  const annotations = {
+    summary: `${target}: ${alertname}, continued from the avahealth that polled it before`,
+    description: `Handed over at a change of the shard count; this avahealth polls ${target} now and tells what its next polls find.`,
+  };
+  return {
+    at: now,
+    alert: { labels: announced.labels, annotations, startsAt: announced.startsAt, generatorURL: `${externalUrl}/targets/${encodeURIComponent(target)}`, status: 'firing', kind: 'firing', endsAt: ZERO_TIME, fingerprint: fingerprint(key), key },
+  };
 }

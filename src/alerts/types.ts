@@ -96,6 +96,12 @@ export interface AlertNotice {
    * `labels`: a receiver that keys alerts by their labels (Alertmanager) ends that copy at once.
    */
   previousLabels?: Record<string, string>;
+  /**
+   * The facts its target's verdicts rest on that the sources cannot give again (the state map's
+   * carried files, by file name): sent with the signed handover record to receivers a new owner
+   * adopts incidents from (Alertmanager); no other receiver gets them.
+   */
+  carried?: Record<string, unknown>;
 }
 
 /** What one evaluation of one target changed: chat receivers send it as one message. */

@@ -20,7 +20,7 @@ import { registerStateWriteMetrics } from '../metrics/registry.js';
 import { MetricsView } from '../metrics/view.js';
 import { targetsOf } from '../model/targets.js';
 import { Poller } from '../poller.js';
-import { probeMemory, type ProbeMemory } from '../state/ledger.js';
+import { carriedOf, probeMemory, takeCarried, type ProbeMemory } from '../state/ledger.js';
 import { inShard, type Shard } from '../shard.js';
 import { Store } from '../store.js';
 import { VERSION } from '../version.js';
@@ -77,7 +77,7 @@ export function buildComponents(config: Config, log: Logger): Components {
   // pipeline restores its incidents, the outboxes learn what the incidents say was announced, the
   // incidents follow what the outboxes say receivers were told, and the pipeline follows the store.
   const notifier = buildNotifier(config, metrics, deliveryHttp, log);
-  const alerts = new AlertEngine(config, { log, sink: notifier });
+  const alerts = new AlertEngine(config, { log, sink: notifier, carried: (target) => carriedOf(memory, target) });
   notifier.recordOpen(alerts.toldFiring());
   alerts.reconcile(notifier.told());
   alerts.attach(store);
@@ -135,14 +135,26 @@ export function silenceScopeOf(base: Config, discovered: NodeTarget[], shard: Sh
 }
 
 /**
- * A shard's start after the shard count changed: the incidents other shards announced for targets
- * now polled here are adopted from the `alertmanager` receivers (receivers/alertmanager/adopt.ts),
- * so a moved target's open incident is neither paged again nor left without a resolve.
+ * At every start, with the fleet's handover key and an `alertmanager` receiver: the incidents other
+ * avahealth processes announced for targets now polled here (the shard count changed, up or down)
+ * are adopted from Alertmanager, with the facts they rest on (receivers/alertmanager/adopt.ts), so a
+ * moved target's open incident is neither paged again nor resolved by a new owner that cannot judge
+ * it. Before the first poll: the carried facts are what the first verdicts read.
  */
 export async function adoptHandedOver(parts: Components, log: Logger): Promise<void> {
+  const key = parts.config.alerts.handoverKey;
   const receivers = parts.config.alerts.receivers.filter((r): r is ReceiverOf<'alertmanager'> => r.kind === 'alertmanager');
-  if (receivers.length === 0) return;
+  if (!key || receivers.length === 0) return;
   const polled = new Set(targetsOf(parts.config).map((t) => t.name));
-  const announced = await handedOver(receivers, parts.deliveryHttp, { alertnames: new Set(RULES.map((r) => r.name)), polled: (name) => polled.has(name) }, log);
-  parts.notifier.adopt(parts.alerts.adopt(announced));
+  const announced = await handedOver(receivers, parts.deliveryHttp, { alertnames: new Set(RULES.map((r) => r.name)), polled: (name) => polled.has(name), key }, log);
+  const adopted = parts.alerts.adopt(announced);
+  parts.notifier.adopt(adopted);
+  const targets = new Set(adopted.map((i) => i.alert.labels.target!));
+  for (const target of targets) {
+    const carried = announced.find((a) => a.labels.target === target && a.carried)?.carried;
+    const taken = carried ? takeCarried(parts.memory, target, carried) : [];
+    if (taken.length > 0) log.info({ target, facts: taken }, 'facts of an adopted incident taken from its handover record');
+  }
+  // Alertmanager holds them under the old owner's endsAt: this owner's word (and record) goes there now.
+  if (adopted.length > 0) parts.alerts.resendNow();
 }

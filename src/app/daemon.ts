@@ -187,7 +187,10 @@ export class Daemon {
     const watched = new Set(targetsOf(this.effective()).map((t) => t.name));
     // With discovery, a target missing from an incomplete first answer (a failed lookup) may still be there.
     this.parts.alerts.settleRestored(watched, (name) => inShard(name, this.options.shard), !this.baseConfig.discovery || this.discovery?.complete === true);
-    if (this.options.shard && this.options.shard.count > 1) await adoptHandedOver(this.parts, log);
+    // Every start, whatever the shard count (back to one included): another shard may have opened what this one polls now.
+    await adoptHandedOver(this.parts, log);
+    if (this.options.shard && !config.alerts.handoverKey && this.notifierHasAlertmanager())
+      log.warn('no alerts.handover_key: at a change of the shard count, a moved target\'s incidents are resolved by their old owner and announced afresh by the new one (docs/scaling.md)');
     for (const target of targetsOf(this.parts.config)) this.pending.add(target.name);
     this.scheduler.start();
     if (this.pending.size === 0) {
@@ -216,6 +219,10 @@ export class Daemon {
     if (paging.problem) log.warn({ paging: paging.by, receivers: paging.receivers, unrouted: paging.unrouted, unroutedTargets: paging.unroutedCount }, paging.problem);
     else if (paging.by === 'prometheus') log.info({ paging: 'prometheus', receivers: paging.receivers }, 'paging is by the Prometheus rules through Alertmanager (alerts.paging: prometheus); avahealth cannot see whether they are loaded');
     else if (before !== undefined) log.info({ receivers: paging.receivers }, 'every target has a receiver for its critical alerts again');
+  }
+
+  private notifierHasAlertmanager(): boolean {
+    return this.parts.config.alerts.receivers.some((r) => r.kind === 'alertmanager');
   }
 
   /** Re-reads the config file; a config that does not load leaves the running one in place. */

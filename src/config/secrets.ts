@@ -18,6 +18,7 @@ export function secretsOf(config: Config): string[] {
   const values = new Set<string>();
   for (const target of [...config.nodes, ...config.services]) for (const secret of target.secrets) values.add(secret);
   for (const receiver of config.alerts.receivers) for (const secret of receiver.secrets) values.add(secret);
+  if (config.alerts.handoverKey) values.add(config.alerts.handoverKey);
   return [...values].filter((value) => value.length >= 4);
 }
 

@@ -12,7 +12,7 @@ import type { MissedUpgrade } from '../model/observation.js';
 import { periodEntrySchema, type PeriodEntry } from '../model/periods.js';
 import type { SettlingMemory } from '../model/uptime-snapshot.js';
 import { readJsonFile, writeJsonAtomic } from './atomic.js';
-import { statePath } from './map.js';
+import { STATE_MAP, statePath, type StateFileName } from './map.js';
 
 /** Targets kept per file; a larger fleet's least recently changed entries are dropped. */
 const MAX_TARGETS = 10_000;
@@ -27,7 +27,7 @@ export class Ledger<T> {
   problem?: string;
 
   constructor(
-    entrySchema: z.ZodType<T>,
+    private readonly entrySchema: z.ZodType<T>,
     file?: string,
     /** Read the file, never write it (`avahealth check` beside a running daemon): what it holds is another process's. */
     readonly readOnly = false,
@@ -52,6 +52,14 @@ export class Ledger<T> {
       this.timer = setTimeout(() => this.flush(), SAVE_DELAY_MS);
       this.timer.unref();
     }
+  }
+
+  /** Sets a target's entry from outside (another owner's word), when it has this ledger's shape; returns whether it did. */
+  accept(target: string, entry: unknown): boolean {
+    const parsed = this.entrySchema.safeParse(entry);
+    if (!parsed.success) return false;
+    this.set(target, parsed.data);
+    return true;
   }
 
   /** Writes a pending change now (on stop, and before reading the file back in tests). */
@@ -99,4 +107,30 @@ export function probeMemory(stateDir?: string, readOnly = false): ProbeMemory {
     missedUpgrades: new Ledger(missedUpgradeSchema, at(statePath.missedUpgrades), readOnly),
     settling: new Ledger(settlingSchema, at(statePath.uptimeSettling), readOnly),
   };
+}
+
+/** Each ledger's file in the state map. */
+const MEMORY_FILES = { periods: 'periods', missedUpgrades: 'missedUpgrades', settling: 'uptimeSettling' } as const satisfies Record<keyof ProbeMemory, StateFileName>;
+
+/** The ledgers whose entries the state map says a reshard carries to a target's new owner, by file name. */
+function carriedLedgers(memory: ProbeMemory): Array<[StateFileName, Ledger<unknown>]> {
+  return (Object.keys(MEMORY_FILES) as Array<keyof ProbeMemory>).filter((name) => STATE_MAP[MEMORY_FILES[name]].kind === 'carried').map((name) => [MEMORY_FILES[name], memory[name] as Ledger<unknown>]);
+}
+
+/** A target's entries of the carried ledgers (by file name), for its handover record; undefined when it has none. */
+export function carriedOf(memory: ProbeMemory, target: string): Partial<Record<StateFileName, unknown>> | undefined {
+  const entries = carriedLedgers(memory).flatMap(([file, ledger]) => {
+    const entry = ledger.get(target);
+    return entry === undefined ? [] : [[file, entry] as const];
+  });
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
+
+/**
+ * Takes a target's carried entries from the handover record of its previous owner (already checked
+ * as signed by the fleet): each goes into its ledger when it has that ledger's shape, replacing what
+ * this daemon remembered from when it last polled the target. Returns the files taken.
+ */
+export function takeCarried(memory: ProbeMemory, target: string, carried: Readonly<Record<string, unknown>>): StateFileName[] {
+  return carriedLedgers(memory).flatMap(([file, ledger]) => (file in carried && ledger.accept(target, carried[file]) ? [file] : []));
 }

@@ -16,10 +16,13 @@ import { inShard } from '../../src/shard.js';
 import { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
 import { runDaemon, type RunningCli } from '../helpers/cli.js';
-import { closedPort, get, setScenario, waitFor } from '../helpers/harness.js';
+import { request } from 'undici';
+import { closedPort, get, sample, scrape, setScenario, waitFor } from '../helpers/harness.js';
 import { requireTool } from '../helpers/tools.js';
 
 const alertmanagerBin = requireTool('prometheus-alertmanager', 'the shard handover test against a real Alertmanager', ['prometheus-alertmanager', 'alertmanager']);
+/** The fleet's handover key, the same for every shard (the sharded overlay takes it from a Secret). */
+const KEY = 'a-handover-key-the-shards-share-0123456789';
 
 type HookAlert = { status: string; fingerprint: string; startsAt: string; labels: Record<string, string>; annotations: Record<string, string> };
 
@@ -63,6 +66,7 @@ nodes:
 alerts:
   for_polls: 1
   resolve_polls: 1
+  handover_key: ${KEY}
   receivers:
     - {name: hook, webhook: {url: "${hook.url}/hook"}}
     - {name: am, alertmanager: {url: "${amUrl}", resend_interval: 5s}}
@@ -99,5 +103,123 @@ alerts:
     expect(resolve).toMatchObject({ fingerprint: page!.fingerprint, startsAt: page!.startsAt });
     expect(resolve.annotations.description).not.toContain('moved to another shard');
     expect(told().filter((a) => a.status === 'firing')).toHaveLength(1);
+  });
+});
+
+/**
+ * Issue 43, points 1 and 2: every change of the shard count, up and down, hands every open incident
+ * to its new owner with the facts its verdict rests on. A node misses a network upgrade (its
+ * futureupgrade check, node/node.go, names the deadline; past it its upgraded peers drop it,
+ * network/peer/peer.go, and the check passes again while its chains lose their stake) and a
+ * validator's period ends unpaid (the reward vote aborts: vms/platformvm/txs/executor; its outcome
+ * is in the node's periods ledger, which the chain cannot tell again). 1 → 3 → 1 shards, each shard
+ * on its own state_dir, a real Alertmanager: no resolve, no second page, the same startsAt at the
+ * webhook throughout, and the chains the missed upgrade cut off never paged as AvalancheCheckFailing.
+ */
+describe.skipIf(!alertmanagerBin)('1 → 3 → 1 shards with a missed upgrade and an unpaid period open', () => {
+  // both in shard 0 of 1 and elsewhere than shard 0 of 3: they move away and back
+  const [upgrade, unpaid] = ['v-1', 'v-2'];
+  const dir = mkdtempSync(join(tmpdir(), 'avahealth-reshard-'));
+  const stateDirs = [0, 1, 2].map((i) => join(dir, `state-${i}`));
+  let sim: SimServer;
+  let alertmanager: ChildProcess;
+  let hook: Awaited<ReturnType<typeof startCapture>>;
+  let config: string;
+  let daemons: RunningCli[] = [];
+
+  const start = (shard: string, stateDir: string) => runDaemon(config, { AVAHEALTH_STATE_DIR: stateDir }, ['--shard', shard]);
+  const stopAll = async () => {
+    for (const d of daemons) d.child.kill('SIGTERM');
+    await Promise.all(daemons.map((d) => d.exit));
+    daemons = [];
+  };
+  const told = () => hook.on('/hook').flatMap((r) => (r.json as { alerts: HookAlert[] }).alerts).filter((a) => [upgrade, unpaid].includes(a.labels.target!));
+  const polls = async (url: string, target: string) => (JSON.parse((await get(`${url}/api/v1/status`)).body) as { targets: Array<{ name: string; lastPollAt?: number }> }).targets.find((t) => t.name === target)?.lastPollAt ?? 0;
+  const owner = (target: string) => daemons.find((_, i) => inShard(target, { index: i, count: daemons.length }))!;
+  /** Some polls of both nodes by their owners now, validator polls included. */
+  const settle = async () => {
+    for (const target of [upgrade, unpaid]) {
+      const url = owner(target).url;
+      const first = await polls(url, target);
+      await waitFor(`five polls of ${target}`, async () => (await polls(url, target)) >= first + 5, 60_000);
+    }
+  };
+
+  beforeAll(async () => {
+    for (const name of [upgrade, unpaid]) expect(inShard(name, { index: 0, count: 3 }), name).toBe(false);
+    sim = new SimServer([
+      { name: upgrade, scenario: 'healthy', periodMs: 1000 },
+      { name: unpaid, scenario: 'healthy', periodMs: 1000, validationEndsIn: 15 },
+    ]);
+    await sim.listen(0);
+    sim.nodes.get(unpaid)!.economics.rewardingStakePercent = 20; // its peers see it low: the reward vote aborts
+    hook = await startCapture(() => ({ status: 200 }));
+    const amPort = await closedPort();
+    const amUrl = `http://127.0.0.1:${amPort}`;
+    writeFileSync(join(dir, 'alertmanager.yml'), stringify({ route: { receiver: 'nowhere', group_wait: '1s' }, receivers: [{ name: 'nowhere' }] }));
+    alertmanager = spawn(alertmanagerBin!, [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${join(dir, 'am')}`, `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address='], { stdio: 'ignore' });
+    await waitFor('Alertmanager to be ready', async () => (await get(`${amUrl}/-/ready`).catch(() => ({ status: 0 }))).status === 200, 60_000);
+    config = join(dir, 'avahealth.yaml');
+    writeFileSync(
+      config,
+      `listen: 127.0.0.1:0
+state_dir: \${AVAHEALTH_STATE_DIR}
+defaults: {interval: 1s, timeout: 1s, endpoints: [health], validator: {interval: 1s, network: false}}
+nodes:
+  - {name: ${upgrade}, url: "${sim.nodeUrl(upgrade)}"}
+  - {name: ${unpaid}, url: "${sim.nodeUrl(unpaid)}"}
+alerts:
+  handover_key: ${KEY}
+  rules:
+    AvalancheValidatorRewardAtRisk: {disabled: true}
+    AvalancheValidatorDowntimeBudgetLow: {disabled: true}
+  receivers:
+    - {name: hook, webhook: {url: "${hook.url}/hook"}}
+    - {name: am, alertmanager: {url: "${amUrl}", resend_interval: 10s}}
+`,
+    );
+  }, 90_000);
+
+  afterAll(async () => {
+    await stopAll();
+    alertmanager?.kill('SIGTERM');
+    await hook?.close();
+    await sim?.close();
+  });
+
+  it('continues both incidents at every change, both ways', { timeout: 300_000 }, async () => {
+    const explain = (err: Error) => {
+      throw new Error(`${err.message}\n${JSON.stringify(told().map((a) => `${a.status} ${a.labels.alertname} ${a.labels.target}${a.labels.check ? `/${a.labels.check}` : ''} ${a.startsAt}`))}\n${daemons.map((d) => d.output().slice(-2500)).join('\n')}`);
+    };
+    daemons = [await start('0/1', stateDirs[0]!)];
+    // the upgrade the node does not know, due in 6 s: missed, then its upgraded peers drop it (its chains lose their stake)
+    const switched = await request(`${sim.baseUrl}/sim/nodes/${upgrade}/scenario`, { method: 'POST', body: JSON.stringify({ scenario: 'upgrade-required', upgradeIn: 6 }) });
+    await switched.body.dump();
+    const firing = (alertname: string, target: string) => told().filter((a) => a.labels.alertname === alertname && a.labels.target === target && a.status === 'firing');
+    await waitFor('the missed upgrade and the unpaid period paged', () => firing('AvalancheNodeUpgradeRequired', upgrade).length > 0 && firing('AvalancheValidatorRewardMissed', unpaid).length > 0, 90_000).catch(explain);
+    const chainsCut = async () => sample(await scrape(daemons[0]!.url), 'avahealth_node_check_passing', { target: upgrade, endpoint: 'health', view: 'all', check: 'C' }) === 0;
+    await waitFor(`${upgrade}'s chains cut off by its upgraded peers`, chainsCut, 90_000).catch(explain);
+    await settle();
+    const pages = told().filter((a) => a.status === 'firing');
+
+    for (const [count, dirs] of [[3, stateDirs], [1, [stateDirs[0]!]]] as const) {
+      await stopAll();
+      daemons = await Promise.all(dirs.map((stateDir, i) => start(`${i}/${count}`, stateDir)));
+      for (const target of [upgrade, unpaid]) await waitFor(`${target}'s incident adopted by its owner at ${count}`, () => owner(target).output().includes('adopted from Alertmanager'), 30_000).catch(explain);
+      await settle();
+    }
+
+    // One firing per incident, never resolved, the same startsAt, at the webhook; no chain of the missed upgrade paged.
+    const byIncident = (alertname: string, target: string) => told().filter((a) => a.labels.alertname === alertname && a.labels.target === target);
+    for (const [alertname, target] of [['AvalancheNodeUpgradeRequired', upgrade], ['AvalancheValidatorRewardMissed', unpaid]] as const) {
+      const heard = byIncident(alertname, target);
+      expect(heard.filter((a) => a.status === 'resolved'), `${alertname} resolved`).toEqual([]);
+      expect(new Set(heard.map((a) => a.startsAt)).size, `${alertname} startsAt`).toBe(1);
+      expect(heard.filter((a) => a.status === 'firing').length, `${alertname} told`).toBe(pages.filter((a) => a.labels.alertname === alertname).length);
+    }
+    expect(told().filter((a) => a.labels.alertname === 'AvalancheCheckFailing').map((a) => `${a.status} ${a.labels.target}/${a.labels.check}`)).toEqual([]);
+    expect(told().filter((a) => a.status === 'resolved').map((a) => `${a.labels.alertname} ${a.labels.target}`)).toEqual([]);
+    // the owner at one shard took the facts from the record its predecessor signed
+    expect(daemons[0]!.output()).toContain('facts of an adopted incident taken from its handover record');
   });
 });

@@ -20,6 +20,8 @@ export interface SendContext {
   post: (request: OutgoingRequest) => Promise<string | void>;
   /** The same for any method, resolving with the answer's body (the outbox gives it; notify-test does not). */
   request?: (request: OutgoingRequest) => Promise<string>;
+  /** The fleet's handover key (`alerts.handover_key`): receivers a new owner adopts incidents from sign their handover record with it. */
+  handoverKey?: string;
   /** What this receiver noted about its incidents, kept under state_dir across restarts (absent for notify-test). */
   notes?: Notes;
   /** Send the plain, safe rendering (no markup, facts only): the receiver refused the usual one for its content. */

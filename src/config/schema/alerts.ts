@@ -1,6 +1,6 @@
 /** `alerts:`: rule tuning, silences, maintenance windows and receivers. */
 import { z } from 'zod';
-import { duration, isCronPattern, matchers, report } from '../primitives.js';
+import { duration, isCronPattern, matchers, report, secretField, secretValue } from '../primitives.js';
 import { ruleTuningSchema } from '../../alerts/rules/index.js';
 import { receiversSchema, severity } from '../../alerts/receivers/schemas.js';
 
@@ -50,8 +50,11 @@ export const alertsSchema = z
       .describe(
         "Who pages on-call: `receivers` (avahealth's own; a start without one that takes critical alerts is warned of, and the status page says so) or `prometheus` (the shipped Prometheus rules, deploy/prometheus, through Alertmanager; receivers are then optional).",
       ),
+    ...secretField('handover_key'),
   })
   .superRefine((alerts, ctx) => {
+    const key = secretValue(alerts, 'handover_key')?.trim();
+    if (key && key.length < 16) report(ctx, [alerts.handover_key ? 'handover_key' : 'handover_key_file'], 'handover_key must be at least 16 characters (e.g. `openssl rand -hex 32`): the shards sign what they hand over with it');
     const names = new Set<string>();
     alerts.receivers.forEach((r, i) => {
       if (names.has(r.name)) report(ctx, ['receivers', i, 'name'], `duplicate receiver name "${r.name}"`);
@@ -72,6 +75,8 @@ export const alertsSchema = z
     maintenance: a.maintenance,
     receivers: a.receivers,
     paging: a.paging,
+    /** The fleet's shared key: what a shard hands over through Alertmanager is signed with it, and only what it signed is adopted. */
+    ...(secretValue(a, 'handover_key')?.trim() ? { handoverKey: secretValue(a, 'handover_key')!.trim() } : {}),
   }));
 
 export type AlertsConfig = z.output<typeof alertsSchema>;

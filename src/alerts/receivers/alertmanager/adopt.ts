@@ -1,19 +1,26 @@
 /**
- * A shard count change moves targets between shards, each with its own state_dir: the new owner of
- * a target knows nothing of what its old owner announced. When an `alertmanager` receiver is
- * configured, Alertmanager holds every firing alert of every shard (re-sent while it fires), so the
- * old owner hands a moved target's incidents over in silence (no resolve anywhere) and the new one
- * adopts them at start from Alertmanager's active alerts (GET /api/v2/alerts): each is then open
- * here as if this shard had told it, under the startsAt it was announced with. It is not paged
- * again, and its resolve comes from here when the problem is over, at every receiver.
+ * An incident belongs to the fleet, not to a shard. Each shard has its own state_dir, so when the
+ * shard count changes (up or down, back to one included) a target's new owner knows nothing of what
+ * its old owner announced. Every shard sends its firing alerts to Alertmanager, each with a signed
+ * handover record (../../handover.ts: its labels, the startsAt it was announced with, the facts its
+ * target's verdicts rest on that the sources cannot give again); the old owner hands a moved
+ * target's incidents over in silence (no resolve anywhere), and the new owner reads Alertmanager's
+ * active alerts at start (GET /api/v2/alerts) and adopts each incident whose record is signed with
+ * the fleet's key: it is open here as if this daemon had told it, under that startsAt. It is not
+ * paged again, its resolve comes from here when the problem is over, at every receiver, and its
+ * facts continue here.
  *
- * Only alerts this daemon's rules make are taken: an avahealth alertname, a target of this shard,
- * and the generatorURL avahealth gives them (`…/targets/<target>`, never Prometheus' own twins).
+ * Alertmanager's API cannot tell who posted an alert: anyone who can reach it can post one. So an
+ * alert is adopted only when its record's signature checks with `alerts.handover_key`, stands (it
+ * expires with the alert's endsAt) and names exactly the labels it is posted under; and nothing but
+ * the record is used: not its summary, description or generatorURL (the words are made here). No
+ * key configured: nothing is adopted, and what this daemon's own polls find is announced as new.
  */
 import { z } from 'zod';
 import type { Logger } from '../../../log.js';
 import type { HttpClient } from '../../../transport/client.js';
 import { snippet } from '../../../util/text.js';
+import { HANDOVER_ANNOTATION, verifyHandover } from '../../handover.js';
 import type { ReceiverOf } from '../schemas.js';
 
 const TIMEOUT_MS = 5_000;
@@ -25,9 +32,6 @@ const activeAlerts = z
     z.object({
       labels: z.record(z.string(), z.string()),
       annotations: z.record(z.string(), z.string()).default({}),
-      startsAt: z.string(),
-      endsAt: z.string().optional(),
-      generatorURL: z.string().optional(),
     }),
   )
   .max(MAX_ALERTS);
@@ -37,19 +41,26 @@ export interface AdoptFrom {
   alertnames: ReadonlySet<string>;
   /** Whether this shard polls a target. */
   polled: (target: string) => boolean;
+  /** The fleet's handover key: only records signed with it are adopted. */
+  key: string;
 }
 
-/** An alert as Alertmanager holds it, announced by some avahealth shard. */
+/** An incident as its signed handover record says it: the labels (with the severity it was told at), its startsAt, its target's carried facts. */
 export interface Announced {
   labels: Record<string, string>;
-  annotations: { summary: string; description: string };
   startsAt: string;
-  generatorURL: string;
+  carried?: Record<string, unknown>;
 }
 
-/** The firing alerts Alertmanager holds for this shard's targets (the first answer wins a duplicate). */
+const RANK: Record<string, number> = { warning: 1, critical: 2 };
+
+/**
+ * The incidents Alertmanager holds for this shard's targets with a handover record signed by the
+ * fleet: one per identity (its critical sibling's, when it has one: it was told critical).
+ */
 export async function handedOver(receivers: ReadonlyArray<ReceiverOf<'alertmanager'>>, http: HttpClient, from: AdoptFrom, log: Logger, now = Date.now()): Promise<Announced[]> {
   const adopted = new Map<string, Announced>();
+  let unsigned = 0;
   for (const receiver of receivers) {
     let body: string;
     try {
@@ -69,21 +80,18 @@ export async function handedOver(receivers: ReadonlyArray<ReceiverOf<'alertmanag
     }
     for (const alert of parsed) {
       const { alertname, target } = alert.labels;
-      if (!alertname || !target || !from.alertnames.has(alertname) || !from.polled(target) || !isOurs(alert.generatorURL, target)) continue;
-      if (alert.endsAt && Date.parse(alert.endsAt) <= now) continue;
-      const { summary = '', description = '' } = alert.annotations;
-      const id = JSON.stringify(Object.entries(alert.labels).filter(([name]) => name !== 'severity').sort());
-      if (!adopted.has(id)) adopted.set(id, { labels: alert.labels, annotations: { summary, description }, startsAt: alert.startsAt, generatorURL: alert.generatorURL! });
+      if (!alertname || !target || !from.alertnames.has(alertname) || !from.polled(target)) continue;
+      const record = verifyHandover(from.key, alert.annotations[HANDOVER_ANNOTATION], alert.labels, now);
+      if (!record) {
+        unsigned++;
+        continue;
+      }
+      const id = JSON.stringify(Object.entries(record.labels).filter(([name]) => name !== 'severity').sort());
+      const known = adopted.get(id);
+      if (known && (RANK[known.labels.severity ?? ''] ?? 0) >= (RANK[record.labels.severity ?? ''] ?? 0)) continue;
+      adopted.set(id, { labels: record.labels, startsAt: record.startsAt, ...(record.carried ? { carried: record.carried } : {}) });
     }
   }
+  if (unsigned > 0) log.info({ alerts: unsigned }, 'alerts at Alertmanager for targets polled here without a valid handover record of this fleet (Prometheus rules, or posted by anyone else): not adopted');
   return [...adopted.values()];
-}
-
-/** avahealth's generatorURL: `<external URL>/targets/<target>`. */
-function isOurs(generatorURL: string | undefined, target: string): boolean {
-  try {
-    return generatorURL !== undefined && new URL(generatorURL).pathname.endsWith(`/targets/${encodeURIComponent(target)}`);
-  } catch {
-    return false;
-  }
 }

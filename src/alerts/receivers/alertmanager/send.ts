@@ -13,11 +13,12 @@
  * Alertmanager mutes the resolve of an inhibited alert, so the warning copy must never end while its
  * critical sibling fires, or the chat that heard it would never hear it end.
  */
+import { HANDOVER_ANNOTATION, signHandover } from '../../handover.js';
 import type { AlertNotice, NotificationBatch } from '../../types.js';
 import { defineSender } from '../receiver.js';
 import { applySilenceOps } from './silences.js';
 
-type Posted = { labels: Record<string, string>; annotations: AlertNotice['annotations']; startsAt: string; endsAt: string; generatorURL: string };
+type Posted = { labels: Record<string, string>; annotations: AlertNotice['annotations'] & { [HANDOVER_ANNOTATION]?: string }; startsAt: string; endsAt: string; generatorURL: string };
 
 const bySeverity = (labels: Record<string, string>, severity: 'warning' | 'critical') => ({ ...labels, severity });
 
@@ -27,11 +28,21 @@ function otherThanSeverity(a: Record<string, string>, b: Record<string, string>)
   return [...names].some((name) => a[name] !== b[name]);
 }
 
-export function alertmanagerPayload(batch: NotificationBatch, now: number, resendIntervalMs: number): Posted[] {
+/**
+ * The alerts posted for a batch. With the fleet's `handoverKey`, each firing copy carries the signed
+ * handover record (../../handover.ts) its next owner continues the incident from, standing as long
+ * as the copy does.
+ */
+export function alertmanagerPayload(batch: NotificationBatch, now: number, resendIntervalMs: number, handoverKey?: string): Posted[] {
   const ended = new Date(now).toISOString();
   return batch.alerts.flatMap((a) => {
-    const endsAt = a.status === 'resolved' ? a.endsAt : new Date(now + 4 * resendIntervalMs).toISOString();
-    const copy = (labels: Record<string, string>, until = endsAt): Posted => ({ labels, annotations: a.annotations, startsAt: a.startsAt, endsAt: until, generatorURL: a.generatorURL });
+    const firingUntil = now + 4 * resendIntervalMs;
+    const endsAt = a.status === 'resolved' ? a.endsAt : new Date(firingUntil).toISOString();
+    const copy = (labels: Record<string, string>, until = endsAt): Posted => {
+      const standing = handoverKey && until === endsAt && a.status === 'firing';
+      const record = standing ? { [HANDOVER_ANNOTATION]: signHandover(handoverKey, { labels, startsAt: a.startsAt, expiresAt: firingUntil, ...(a.carried ? { carried: a.carried } : {}) }) } : {};
+      return { labels, annotations: { ...a.annotations, ...record }, startsAt: a.startsAt, endsAt: until, generatorURL: a.generatorURL };
+    };
     const critical = a.labels.severity === 'critical';
     const posted: Posted[] = [];
     const previous = a.previousLabels;
@@ -54,7 +65,7 @@ export default defineSender(
   async (batch, receiver, ctx) => {
     if (batch.silences && batch.silences.length > 0) await applySilenceOps(batch.silences, receiver, ctx);
     if (batch.alerts.length === 0) return;
-    const body = JSON.stringify(alertmanagerPayload(batch, ctx.now, receiver.settings.resendIntervalMs));
+    const body = JSON.stringify(alertmanagerPayload(batch, ctx.now, receiver.settings.resendIntervalMs, ctx.handoverKey));
     await ctx.post({ url: `${receiver.settings.url}/api/v2/alerts`, headers: { 'content-type': 'application/json' }, body });
   },
   { resendIntervalMs: (receiver) => receiver.settings.resendIntervalMs },

@@ -65,8 +65,9 @@ export class Notifier implements BatchSink {
    * A resolve also goes to every receiver told the alert fired, even one whose routes it no longer
    * matches (severity went down). A handover (the target moved to another shard) skips receivers
    * that re-send firing alerts: they stop hearing of them here and the new owner carries on. With
-   * such a receiver the new owner adopts the incidents from it (receivers/alertmanager/adopt.ts),
-   * so the handover is silent at every receiver: no resolve, no second page.
+   * such a receiver and the fleet's handover key the new owner adopts the incidents from it
+   * (receivers/alertmanager/adopt.ts), so the handover is silent at every receiver: no resolve, no
+   * second page; without the key the other receivers hear the resolve.
    */
   dispatch(batch: NotificationBatch): void {
     if (batch.resend) return this.resend(batch);

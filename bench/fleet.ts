@@ -13,7 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { cpuSeconds, freePort, median, percentile, rssMiB, sleep, spawnDaemon, stop, waitReady } from './lib.js';
 
-const PROMETHEUS_HEADERS = { accept: 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1', 'accept-encoding': 'gzip' };
+export const PROMETHEUS_HEADERS = { accept: 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1', 'accept-encoding': 'gzip' };
 const round = (n: number) => Math.round(n * 10) / 10;
 const spread = (xs: number[]) => ({ median: round(median(xs)), min: round(Math.min(...xs)), max: round(Math.max(...xs)) });
 
@@ -65,7 +65,7 @@ async function startFleet(root: string, dir: string, nodes: number, settings: st
 }
 
 /** One request, timed until the last byte; the body is decoded later (a sync gunzip here would stall the /-/healthy probe running beside it). */
-async function timed(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; bytes: number; raw: Buffer; gzip: boolean; failed?: string }> {
+export async function timed(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; bytes: number; raw: Buffer; gzip: boolean; failed?: string }> {
   const t = performance.now();
   try {
     const res = await request(url, { headers });
@@ -79,10 +79,10 @@ async function timed(url: string, headers: Record<string, string> = {}): Promise
   }
 }
 
-const decode = (r: { raw: Buffer; gzip: boolean }) => (r.gzip ? gunzipSync(r.raw) : r.raw).toString();
+export const decode = (r: { raw: Buffer; gzip: boolean }) => (r.gzip ? gunzipSync(r.raw) : r.raw).toString();
 
 /** Asks /-/healthy every `everyMs` until stopped; returns the latencies. */
-function healthyProbe(port: number, everyMs: number): { stop: () => Promise<number[]> } {
+export function healthyProbe(port: number, everyMs: number): { stop: () => Promise<number[]> } {
   const latencies: number[] = [];
   let running = true;
   const loop = (async () => {

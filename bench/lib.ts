@@ -109,9 +109,9 @@ export function sidecarNodeOptions(): string {
  */
 export const runtime = { node: process.execPath, nodeOptions: imageNodeOptions(), sidecarNodeOptions: sidecarNodeOptions(), nodeFlags: [] as string[] };
 
-export function spawnDaemon(configFile: string, port: number, nodeOptions = runtime.nodeOptions): ChildProcess {
+export function spawnDaemon(configFile: string, port: number, nodeOptions = runtime.nodeOptions, extraArgs: string[] = []): ChildProcess {
   const [, ...cli] = imageCommand();
-  return spawn(runtime.node, [...runtime.nodeFlags, ...cli, 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error'], {
+  return spawn(runtime.node, [...runtime.nodeFlags, ...cli, 'run', '--config', configFile, '--listen', `127.0.0.1:${port}`, '--log.level', 'error', ...extraArgs], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, NODE_OPTIONS: nodeOptions },
   });

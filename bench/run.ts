@@ -8,7 +8,8 @@
  *   npm run bench -- --node-options=--max-semi-space-size=8   the daemon's NODE_OPTIONS, every scenario's (default: the
  *                                                   image's, and the sidecar component's for the sidecar)
  *   npm run bench -- --node-flags='--trace-gc'      flags between node and dist/cli.js (experiments only: none ship)
- *   npm run bench -- --only fleet1000,sidecar       some scenarios only
+ *   npm run bench -- --only fleet1000,sidecar       some scenarios only (fleet1000 fleet5000 sidecar alerts startup scale heap; poll and scrape only when named)
+ *   npm run bench -- --only scale --scale 100,1000,5000,20000:4,1000@1   how cost grows: NODES[@INTERVAL_S][:SHARDS] (bench/scale.ts)
  *   npm run bench -- --quick --check                reduced, compared with bench/baseline.json (a report, never a failure)
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
@@ -22,16 +23,17 @@ import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { SimServer } from '../src/sim/server.js';
 import { blackboxProbesPerCpuSecond, fleet1000, fleet5000 } from './fleet.js';
+import { DEFAULT_CASES, parseCases, scaleCase, scaleTable, type ScaleResult } from './scale.js';
 import { cpuSeconds, freePort, median, percentile, rssBreakdown, rssMiB, runtime, sleep, spawnDaemon, stop, waitReady } from './lib.js';
 
 const { values: args } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, check: { type: 'boolean', default: false }, only: { type: 'string' }, node: { type: 'string' }, 'node-options': { type: 'string' }, 'node-flags': { type: 'string' } },
+  options: { quick: { type: 'boolean', default: false }, check: { type: 'boolean', default: false }, only: { type: 'string' }, node: { type: 'string' }, 'node-options': { type: 'string' }, 'node-flags': { type: 'string' }, scale: { type: 'string', default: DEFAULT_CASES } },
 });
 if (args.node) runtime.node = args.node;
 if (args['node-options'] !== undefined) runtime.nodeOptions = runtime.sidecarNodeOptions = args['node-options'];
 if (args['node-flags'] !== undefined) runtime.nodeFlags = args['node-flags'].split(' ').filter(Boolean);
 const RUNTIME_VERSION = execFileSync(runtime.node, ['--version'], { encoding: 'utf8' }).trim();
-/** `--only fleet1000,alerts`: run just those (fleet1000, fleet5000, poll, scrape, alerts, startup, sidecar; poll and scrape only when named). */
+/** `--only fleet1000,alerts`: run just those (fleet1000, fleet5000, poll, scrape, alerts, startup, sidecar, scale, heap; poll and scrape only when named). */
 const ONLY = args.only ? new Set(args.only.split(',')) : undefined;
 const wanted = (name: string) => (ONLY ? ONLY.has(name) : !['poll', 'scrape'].includes(name));
 const QUICK = args.quick!;
@@ -221,6 +223,16 @@ async function sidecarRss(seconds: number) {
   return { rssMiB: round(median(samples)), rssSamplesMiB: samples.map(round), ...where, heapUsedMiB: heapMiB('nodejs_heap_size_used_bytes'), heapTotalMiB: heapMiB('nodejs_heap_size_total_bytes') };
 }
 
+/**
+ * What a poll allocates and keeps, and the heap per node, counted (bench/heap.ts: the daemon's own
+ * components in a child process with --expose-gc, the runtime under test): these counts do not
+ * depend on how busy the machine is.
+ */
+async function heapCounts(nodes: number): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)(runtime.node, ['--expose-gc', '--import', 'tsx', join(ROOT, 'bench/heap.ts'), String(nodes), '--json', '--top', '8'], { cwd: ROOT, maxBuffer: 16 << 20 });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
 const round = (n: number) => Math.round(n * 10) / 10;
 const spread = (xs: number[]) => ({ median: Math.round(median(xs)), min: Math.round(Math.min(...xs)), max: Math.round(Math.max(...xs)) });
 
@@ -263,6 +275,16 @@ async function main() {
   const alerts = wanted('alerts') ? (log('alert latency'), await alertLatency(QUICK ? 6 : 20)) : undefined;
   const start = wanted('startup') ? (log('start-up'), await startup(100)) : undefined;
   const sidecar = wanted('sidecar') ? (log('sidecar memory'), await sidecarRss(QUICK ? 3 : 50)) : undefined;
+  const heap: Record<string, unknown>[] = [];
+  for (const nodes of wanted('heap') ? (QUICK ? [200] : [1000, 5000]) : []) {
+    log(`heap counts: ${nodes} nodes`);
+    heap.push(await heapCounts(nodes));
+  }
+  const scaling: ScaleResult[] = [];
+  for (const c of wanted('scale') ? parseCases(args.scale!) : []) {
+    log(`scale: ${c.nodes} nodes at ${c.intervalS} s${c.shards > 1 ? `, ${c.shards} shards` : ''}`);
+    scaling.push(await scaleCase(ROOT, DIR, c, QUICK ? { warmS: 10, cpuWindowS: 5, scrapes: c.intervalS < 5 ? 5 : 3 } : { warmS: 60, cpuWindowS: 20, scrapes: c.intervalS < 5 ? 20 : 12 }));
+  }
   const results = {
     date: new Date().toISOString(),
     runtime: { node: RUNTIME_VERSION, binary: runtime.node, nodeOptions: runtime.nodeOptions, sidecarNodeOptions: runtime.sidecarNodeOptions, nodeFlags: runtime.nodeFlags.join(' ') },
@@ -277,13 +299,16 @@ async function main() {
     alertLatency: alerts,
     startup: start,
     sidecar,
+    heap: heap.length ? heap : undefined,
+    scaling: scaling.length ? scaling : undefined,
+    scalingTable: scaling.length ? scaleTable(scaling) : undefined,
   };
   const report = { ...results, targets: targets(results) };
   // only a full run is the current record of its runtime; the others go to the temporary directory
   const out = ONLY || QUICK ? join(DIR, 'results.json') : join(ROOT, `bench/results-node${RUNTIME_VERSION.slice(1).split('.')[0]}.json`);
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  log(`results: ${out}\n${report.targets.map((t) => `  ${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.measured}`).join('\n')}`);
+  log(`results: ${out}\n${report.targets.map((t) => `  ${t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.measured}`).join('\n')}${results.scalingTable ? `\n${results.scalingTable}` : ''}`);
   if (args.check) check(results);
 }
 

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startFixtureServer } from './harness.js';
 
 export interface Captured {
+  method: string;
   path: string;
   headers: IncomingMessage['headers'];
   body: string;
@@ -32,7 +33,7 @@ export async function startCapture(respond: Responder = () => ({ status: 200 }))
       } catch {
         json = undefined;
       }
-      const captured: Captured = { path: req.url ?? '/', headers: req.headers, body, utf8: isUtf8(bytes), json, at: Date.now() };
+      const captured: Captured = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body, utf8: isUtf8(bytes), json, at: Date.now() };
       const answer = responder(captured, requests.length);
       requests.push(captured);
       const write = (a: Answer) => {

@@ -113,7 +113,7 @@ export function step(incidents: Map<string, AlertState>, evaluation: Evaluation,
     }
     state.okPolls++;
     state.consecutive = 0;
-    if (ctx.resolveAtOnce || ctx.oneRound || state.okPolls >= ctx.resolvePolls) {
+    if (ctx.resolveAtOnce || ctx.oneRound || evaluation.over?.includes(state.alertname) || state.okPolls >= ctx.resolvePolls) {
       state.phase = 'resolved';
       state.endedAt = now;
       // A resolve says what ended and how, from what is true now: never the firing's words again.

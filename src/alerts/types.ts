@@ -24,6 +24,11 @@ export interface Evaluation {
   conditions: Condition[];
   /** The rule's words for a resolve from what this evaluation saw (rules' `recovered`), asked only for an incident it resolves. */
   recovered?: (alertname: string, labels: Readonly<Record<string, string>>) => string | undefined;
+  /**
+   * Rules whose fact is over for good on this evaluation (a validation period ended: rules' `over`):
+   * their incidents resolve at once, not after resolve_polls good polls.
+   */
+  over?: AlertName[];
 }
 
 /** A verdict that cannot be known now: what (a rule's words, or its name) and why. */

@@ -129,7 +129,10 @@ export class RuleStage {
       if (result === UNKNOWN || result instanceof Unknown) {
         evaluation.unknown.push(rule.name);
         if (result instanceof Unknown && !settings.disabled) (evaluation.unknownWhy ??= {})[rule.name] = { what: result.what, because: result.because };
-      } else for (const finding of result) evaluation.conditions.push({ ...finding, alertname: rule.name, target });
+      } else {
+        for (const finding of result) evaluation.conditions.push({ ...finding, alertname: rule.name, target });
+        if (result.length === 0 && rule.over && this.isolated(`${rule.name} over`, target, () => rule.over!(input, contextOf(rule), this.ruleState(rule, target))) === true) (evaluation.over ??= []).push(rule.name);
+      }
     }
     evaluation.conditions = this.capped(evaluation);
     // Asked only for an incident this evaluation resolves; made only where a rule of the source has words for it.
@@ -137,7 +140,7 @@ export class RuleStage {
       evaluation.recovered = (alertname, labels) => {
         const rule = rules.find((r) => r.name === alertname);
         try {
-          return rule?.recovered?.(input, contextOf(rule), labels);
+          return rule?.recovered?.(input, contextOf(rule), labels, this.ruleState(rule, target));
         } catch (err) {
           this.log.warn({ target, alertname, error: (err as Error).message }, "a rule's resolve words failed; its resolved phrase is said instead");
           return undefined;

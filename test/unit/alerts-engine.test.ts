@@ -360,13 +360,13 @@ describe('alert state machine', () => {
     expect(notices().slice(1)).toEqual(['resolved AvalancheServiceUnhealthy warning']);
   });
 
-  it('chain data rules: height lag by blocks, validation ending by time left', () => {
+  it("chain data rules: height lag by blocks (a validation ending is the validator poll's: no chain data needed)", () => {
     const { engine, node, notices } = setup('  for_polls: 1\n');
     const snapshot = { chains: new Map(), networks: new Map(), errors: [], validators: new Map([['NodeID-x', { nodeId: 'NodeID-x', target: 'v1', status: 'active' as const, endTimestamp: T0 / 1000 + 2 * 86400, checkedAt: 0 }]]) };
     const lags = () => [{ target: 'v1', chain: 'C', lagBlocks: 600 }, { target: 'v1', chain: 'P', lagBlocks: 10 }];
     engine.updated(update('node', node, nodeState('v1', HEALTHY()), { lags, chainData: snapshot }), T0);
     engine.updated(update('chaindata', node, undefined, { chainData: snapshot }), T0);
-    expect(notices()).toEqual(['firing AvalancheNodeHeightLag critical', 'firing AvalancheValidatorEndingSoon warning']);
+    expect(notices()).toEqual(['firing AvalancheNodeHeightLag critical']);
     expect(engine.list().find((a) => a.alertname === 'AvalancheNodeHeightLag')!.labels.chain).toBe('C');
   });
 
@@ -387,38 +387,37 @@ describe('alert state machine', () => {
   });
 });
 
-describe('AvalancheValidatorEndingSoon and auto-renewed validators (ACP-236)', () => {
-  const END = Math.floor(Date.now() / 1000) + 2 * 86400; // the engine follows the store at the time of day
-  const snapshot = { chains: new Map(), networks: new Map(), errors: [], validators: new Map([['NodeID-x', { nodeId: 'NodeID-x', target: 'v1', status: 'active' as const, endTimestamp: END, checkedAt: 0 }]]) };
-  /** The validator poll's report of an auto-renewed validation (nextPeriod: getCurrentValidators, vms/platformvm/api/validator.go). */
-  const polled = (nextPeriodSeconds: number) => {
-    const report: ValidatorReport = { l1: [], problems: [], primary: { startTime: END - 14 * 86400, endTime: END, autoRenewal: { nextPeriodSeconds, renews: nextPeriodSeconds > 0, autoCompoundRatio: 0, authorityAddresses: [] } } };
-    return { target: 'v1', kind: 'node' as const, source: 'validator', at: T0 / 1000, endpoints: [{ endpoint: 'validator', view: 'all', ok: true, durationSeconds: 0, at: T0 / 1000, detail: report }] };
+describe('AvalancheValidatorEndingSoon: from the validator poll, ended at endTime', () => {
+  const END = T0 / 1000 + 2 * 86400;
+  const REWARD = 117_431_493_426;
+  /** The validator poll's report at `now` (ms): the validation (nextPeriod: getCurrentValidators, vms/platformvm/api/validator.go), or its removal. */
+  const polled = (now: number, report: Partial<ValidatorReport>): ValidatorInput => {
+    const full: ValidatorReport = { l1: [], problems: [], nodeId: 'NodeID-x', uptime: { rewardingStakeRatio: 0.99, weightedAverageRatio: 0.99 }, ...report };
+    full.economics = economicsOf(full, now / 1000);
+    return { observation: { endpoint: 'validator', view: 'all', ok: true, durationSeconds: 0, at: now / 1000, detail: full } };
   };
+  const validation = (nextPeriodSeconds?: number) => ({
+    primary: { txId: 'tx1', startTime: END - 14 * 86400, endTime: END, potentialRewardNAvax: REWARD, ...(nextPeriodSeconds !== undefined ? { autoRenewal: { nextPeriodSeconds, renews: nextPeriodSeconds > 0, autoCompoundRatio: 0, authorityAddresses: [] } } : {}) },
+  });
 
-  it('waits for the validator poll, stays quiet for a validator that renews, pages for one that exits', () => {
-    const { engine, notices } = setup('  for_polls: 1\n', 'chain_data: {}\n');
-    const store = new Store();
-    engine.attach(store);
-    store.record(nodeState('v1', HEALTHY()).observation);
-    store.recordChainData(snapshot);
-    expect(notices()).toEqual([]); // whether it renews is not known before its validator poll
-    store.record(polled(14 * 86400));
-    store.recordChainData(snapshot);
+  it('without chain data: quiet for a validator that renews, pages for one that exits', () => {
+    const { engine, notices } = setup('  for_polls: 1\n');
+    engine.observe('validator', 'v1', polled(T0, validation(14 * 86400)), T0);
     expect(notices()).toEqual([]);
-    store.record(polled(0));
-    store.recordChainData(snapshot);
+    engine.observe('validator', 'v1', polled(T0 + MIN, validation(0)), T0 + MIN);
     expect(notices()).toEqual(['firing AvalancheValidatorEndingSoon warning']);
     expect(engine.list()[0]!.annotations.description).toContain('set a next period with SetAutoRenewedValidatorConfigTx or re-stake');
   });
 
-  it('a node without a validator poll pages from chain data alone, as before', () => {
-    const { engine, notices } = setup('  for_polls: 1\n', 'chain_data: {}\ndefaults: {validator: false}\n');
-    const store = new Store();
-    engine.attach(store);
-    store.record(nodeState('v1', HEALTHY()).observation);
-    store.recordChainData(snapshot);
+  it("ends at the first poll after endTime, not resolve_polls later, with the period's outcome (proposal_tx_executor.go: removed, reward UTXOs)", () => {
+    const { engine, notices, batches } = setup('  for_polls: 1\n  resolve_polls: 3\n');
+    engine.observe('validator', 'v1', polled(T0, validation()), T0);
     expect(notices()).toEqual(['firing AvalancheValidatorEndingSoon warning']);
+    const after = END * 1000 + 10_000;
+    const outcome = { txId: 'tx1', startTime: END - 14 * 86400, endTime: END, potentialRewardNAvax: REWARD, renews: false, autoRenewed: false, rewarded: true, validationRewardNAvax: REWARD, evidence: 'platform.getRewardUTXOs', decidedAt: END + 10 };
+    engine.observe('validator', 'v1', polled(after, { notValidator: true, periods: { outcomes: [outcome] } }), after);
+    expect(notices()).toEqual(['firing AvalancheValidatorEndingSoon warning', 'resolved AvalancheValidatorEndingSoon warning']);
+    expect(batches.at(-1)!.alerts[0]!.annotations.summary).toBe('v1: validation period ended, paid 117.4 AVAX');
   });
 });
 

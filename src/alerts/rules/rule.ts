@@ -150,7 +150,13 @@ export interface AlertRule<Name extends string = string, Source extends RuleSour
    * labels are `labels`): "L1 validation 2H7p… topped up to 31.2 AVAX: 61.0 days of runway", after
    * `target: `. Undefined: the resolved phrase alone says it. Never the firing's words again.
    */
-  recovered?(input: RuleInputs[Source], ctx: RuleContext, labels: Readonly<Record<string, string>>): string | undefined;
+  recovered?(input: RuleInputs[Source], ctx: RuleContext, labels: Readonly<Record<string, string>>, state?: State): string | undefined;
+  /**
+   * Whether what its incidents are about is over for good now (a validation period ended): asked
+   * when an evaluation finds nothing, its incidents then resolve at once instead of after
+   * `resolve_polls` good polls.
+   */
+  over?(input: RuleInputs[Source], ctx: RuleContext, state: State): boolean;
 }
 
 /** A symptom an alert holds back on the same target: an alert name, and the labels it must have (e.g. `check`). */

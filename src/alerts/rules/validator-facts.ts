@@ -6,6 +6,7 @@ import { scopeOf } from '../../model/observed.js';
 import { renewalDoubt } from '../../model/reward-vote.js';
 import { validationRenews, validatorReport, type PrimaryValidation, type ValidatorReport } from '../../model/validator.js';
 import type { TargetObservation } from '../../model/observation.js';
+import type { PeriodOutcome } from '../../model/periods.js';
 import { nodeFacts } from './node-facts.js';
 import { UNKNOWN } from './rule.js';
 import type { ValidatorInput } from './rule.js';
@@ -83,6 +84,51 @@ export interface ScopeWait {
   waited: number;
   /** When the current verdict was first seen (the validator poll's time), while there is one. */
   onset?: number;
+  /** The end (epoch seconds) of the period its latest verdict was about: kept after the verdict, so its end is told as the period's outcome. */
+  periodEnd?: number;
+}
+
+/** How long after a period's end a verdict that ends without knowing which period it was about says that period's outcome. */
+export const PERIOD_END_TOLD_SECONDS = 3600;
+
+/**
+ * The outcome of a validation period that ended, as the verdicts about it end (never as good news):
+ * "validation cycle ended, paid 117.4 AVAX", "validation period ended unpaid: 117.4 AVAX forfeited",
+ * "validation cycle ended; outcome not known yet" (the node has not voted its reward yet, or its
+ * records have not told: model/periods.ts). `about` is the end of the period the verdict was about,
+ * when the rule knows it; else a period that ended within PERIOD_END_TOLD_SECONDS. Undefined while
+ * no period has ended.
+ */
+export function periodEnded(report: ValidatorReport, now: number, about?: number): string | undefined {
+  const outcomes = report.periods?.outcomes ?? [];
+  const kind = (autoRenewed: boolean) => (autoRenewed ? 'cycle' : 'period');
+  const notYet = (autoRenewed: boolean) => `validation ${kind(autoRenewed)} ended; outcome not known yet`;
+  if (about !== undefined) {
+    if (now < about) return undefined;
+    const outcome = outcomes.find((o) => o.endTime === about);
+    if (outcome) return outcomeWords(outcome);
+    const period = [report.periods?.ended, report.periods?.tracking].find((p) => p?.endTime === about);
+    return notYet(period?.autoRenewed ?? report.primary?.autoRenewal !== undefined);
+  }
+  const primary = report.primary;
+  if (primary && primary.endTime <= now) return notYet(primary.autoRenewal !== undefined);
+  const ended = report.periods?.ended;
+  if (ended && ended.endTime <= now) return notYet(ended.autoRenewed);
+  const last = outcomes[0];
+  if (last && last.endTime <= now && now - last.endTime <= PERIOD_END_TOLD_SECONDS) return outcomeWords(last);
+  return undefined;
+}
+
+/** "validation cycle ended, paid 117.4 AVAX" (and its restaked part), unpaid, or not known. */
+export function outcomeWords(outcome: PeriodOutcome): string {
+  const kind = outcome.autoRenewed ? 'cycle' : 'period';
+  const potential = outcome.potentialRewardNAvax;
+  if (outcome.rewarded === true) {
+    const paid = outcome.validationRewardNAvax ?? potential;
+    return `validation ${kind} ended, paid${paid !== undefined ? ` ${avax(paid)}` : ''}`;
+  }
+  if (outcome.rewarded === false) return `validation ${kind} ended unpaid: ${potential !== undefined ? avax(potential) : 'its reward'} forfeited`;
+  return `validation ${kind} ended; outcome not known`;
 }
 
 export const newScopeWait = (): ScopeWait => ({ waited: 0 });

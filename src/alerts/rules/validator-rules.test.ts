@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NetworkBaselineViews } from '../../model/observed.js';
-import { economicsOf, type PrimaryValidation, type ValidatorReport } from '../../model/validator.js';
+import { economicsOf, type ValidatorReport } from '../../model/validator.js';
 import AvalancheL1ValidatorBalanceLow from './AvalancheL1ValidatorBalanceLow.js';
 import AvalancheL1ValidatorInactive from './AvalancheL1ValidatorInactive.js';
 import AvalancheNodeVersionBehind from './AvalancheNodeVersionBehind.js';
@@ -37,8 +37,9 @@ const validating = {
 };
 
 describe('the validator rules are registered under their own source', () => {
-  it('six rules read the validator poll', () => {
+  it('seven rules read the validator poll (AvalancheValidatorEndingSoon needs no chain data)', () => {
     expect(rulesOf('validator').map((r) => r.name)).toEqual([
+      'AvalancheValidatorEndingSoon',
       'AvalancheValidatorRewardAtRisk',
       'AvalancheValidatorDowntimeBudgetLow',
       'AvalancheValidatorRewardMissed',
@@ -264,23 +265,112 @@ describe('auto-renewed validators (ACP-236, AvalancheGo v1.15): reward and budge
     expect(risk!.summary).toContain("12.0 h of this cycle's 33.6 h downtime budget left until 2026-11-27 00:00 UTC (it exits then)");
   });
 
-  describe('AvalancheValidatorEndingSoon', () => {
-    const rule = AvalancheValidatorEndingSoon as AnyRule;
-    const chain = (primary?: PrimaryValidation) => ({ validator: { nodeId: 'NodeID-A', status: 'active', endTimestamp: END }, ...(primary ? { primary } : {}) });
-    const at = { target: 'validator-1', settings: ruleSettings(rule, [], 0), enabled: () => true, now: (END - 2 * DAY) * 1000, label: (v: string) => v };
+});
 
-    it('does not page for a validator that renews; pages as before for one that exits', () => {
-      expect(rule.evaluate(chain({ ...validating.primary, autoRenewal: renewal(14 * DAY) }), at, undefined)).toEqual([]);
-      expect(rule.evaluate(chain({ ...validating.primary, autoRenewal: renewal(0) }), at, undefined)).toEqual([
-        {
-          identity: {},
-          severity: 'warning',
-          summary: 'validator-1: validation of NodeID-A ends in 2d',
-          description: 'the auto-renewed validator is set to exit when this cycle ends at 2026-11-27T00:00:00.000Z (next period 0); set a next period with SetAutoRenewedValidatorConfigTx or re-stake to keep validating',
-        },
-      ]);
-      expect(rule.evaluate(chain(validating.primary), at, undefined)).toMatchObject([{ summary: 'validator-1: validation of NodeID-A ends in 2d', description: 'the current validation ends at 2026-11-27T00:00:00.000Z; re-stake to keep validating' }]);
-      expect(rule.evaluate(chain(), at, undefined)).toMatchObject([{ severity: 'warning' }]);
+describe('AvalancheValidatorEndingSoon: from the validator poll, with the holds of every validator verdict', () => {
+  const rule = AvalancheValidatorEndingSoon as AnyRule;
+  // getCurrentValidators' nextPeriod: seconds of the cycle after endTime, 0 = exits at endTime (vms/platformvm/api/validator.go)
+  const renewal = (nextPeriodSeconds: number) => ({ nextPeriodSeconds, renews: nextPeriodSeconds > 0, autoCompoundRatio: 0, authorityAddresses: [] });
+  /** The poll `left` seconds before `end` of a period of `length` seconds (economics at that time), and a context then. */
+  const before = (left: number, report: Partial<ValidatorReport>, length = 14 * DAY) => {
+    const end = START + length;
+    const now = end - left;
+    const primary = { ...validating.primary, ...report.primary, startTime: START, endTime: end };
+    const full: ValidatorReport = { l1: [], problems: [], ...validating, nodeId: 'NodeID-A', ...report, primary };
+    full.economics = economicsOf(full, now);
+    const i: ValidatorInput = { observation: { endpoint: 'validator', view: 'all', ok: true, durationSeconds: 0, at: now, detail: full } };
+    return { i, c: { ...ctx(rule), now: now * 1000 } };
+  };
+  const evaluate = (left: number, report: Partial<ValidatorReport> = {}, length?: number, state = rule.newState!()) => {
+    const { i, c } = before(left, report, length);
+    return rule.evaluate(i, c, state) as Array<{ severity: string; summary: string; description: string; identity: Record<string, string> }> | typeof UNKNOWN;
+  };
+  const up = { uptime: { rewardingStakeRatio: 0.99, weightedAverageRatio: 0.99 } };
+
+  it("reads the validator poll's own endTime (no chain data): a plain validation 2 days before its end", () => {
+    expect(evaluate(2 * DAY, up)).toEqual([
+      {
+        identity: { scope: 'self' },
+        severity: 'warning',
+        summary: 'validator-1: validation of NodeID-A ends in 2d (2026-11-27 00:00 UTC, the end of its period)',
+        description: 'the current validation ends at 2026-11-27T00:00:00.000Z; re-stake to keep validating',
+      },
+    ]);
+  });
+
+  it('does not page for a validator that renews; pages for one that exits', () => {
+    expect(evaluate(2 * DAY, { ...up, primary: { ...validating.primary, autoRenewal: renewal(14 * DAY) } })).toEqual([]);
+    expect(evaluate(2 * DAY, { ...up, primary: { ...validating.primary, autoRenewal: renewal(0) } })).toMatchObject([
+      { severity: 'warning', description: 'the auto-renewed validator is set to exit when this cycle ends at 2026-11-27T00:00:00.000Z (next period 0); set a next period with SetAutoRenewedValidatorConfigTx or re-stake to keep validating' },
+    ]);
+  });
+
+  it('the window is a share of the period: a 48-hour cycle (genesis/genesis_mainnet.go HeliconMinStakeDuration) is not inside it for good', () => {
+    const exiting = { ...up, primary: { ...validating.primary, autoRenewal: renewal(0) } };
+    expect(evaluate(47 * 3600, exiting, 2 * DAY)).toEqual([]);
+    expect(evaluate(23 * 3600, exiting, 2 * DAY)).toMatchObject([{ severity: 'warning', summary: 'validator-1: validation of NodeID-A ends in 23h (2026-11-15 00:00 UTC, the end of its cycle)' }]);
+    expect(evaluate(3 * 3600, exiting, 2 * DAY)).toMatchObject([{ severity: 'critical' }]);
+    // 12 hours on Fuji (genesis/genesis_fuji.go): 6 h of warning, under 51 minutes critical
+    expect(evaluate(7 * 3600, exiting, DAY / 2)).toEqual([]);
+    expect(evaluate(5 * 3600, exiting, DAY / 2)).toMatchObject([{ severity: 'warning' }]);
+    expect(evaluate(50 * 60, exiting, DAY / 2)).toMatchObject([{ severity: 'critical' }]);
+    // a 14-day period keeps its 7 days and 1 day
+    expect(evaluate(6.9 * DAY, up)).toMatchObject([{ severity: 'warning' }]);
+    expect(evaluate(0.9 * DAY, up)).toMatchObject([{ severity: 'critical' }]);
+  });
+
+  describe('an auto-renewed validator whose renewal is in doubt (proposal_tx_executor.go, RewardAutoRenewedValidatorTx: removed on abort)', () => {
+    const doubtful = (extra: Partial<ValidatorReport> = {}) => ({ ...validating, uptime: { rewardingStakeRatio: 0.3, weightedAverageRatio: 0.6 }, primary: { ...validating.primary, autoRenewal: renewal(14 * DAY) }, ...extra });
+
+    it('pages as ending, with its scope', () => {
+      const findings = evaluate(2 * DAY, doubtful());
+      expect(findings).toMatchObject([{ identity: { scope: 'self' }, severity: 'warning', description: expect.stringContaining('renews only if the reward vote commits (ACP-236)') }]);
+    });
+
+    it("held through a restart's snapshot (model/uptime-snapshot.ts) and while info.uptime fails", () => {
+      expect(evaluate(2 * DAY, doubtful({ uptimeSettling: { since: 0, ownStakeRatio: 0.01 } }))).toBe(UNKNOWN);
+      expect(evaluate(2 * DAY, doubtful({ problems: [{ call: 'info.uptime', reason: 'timeout', error: 'no answer' }] }))).toBe(UNKNOWN);
+    });
+
+    it("waits for the fleet's view and for a network baseline read after the dip, then says scope=network", () => {
+      const { i, c } = before(2 * DAY, doubtful());
+      const state = rule.newState!();
+      const at = i.observation.at;
+      const views = (read: number, connected: number) => [{ observer: 'validator-2', medianUptimeRatio: 0.99, connectedStakeRatio: connected, at: read }];
+      expect(rule.evaluate({ ...i, scopeAwaited: true }, c, state)).toBe(UNKNOWN);
+      i.observed = { nodeId: 'NodeID-A', network: 'mainnet', stakingPort: 9651, views: [], baseline: { network: 'mainnet', views: views(at - 2, 0.99), refreshSeconds: 5 } };
+      expect(rule.evaluate(i, c, state)).toBe(UNKNOWN);
+      i.observed = { ...i.observed, baseline: { network: 'mainnet', views: views(at + 3, 0.3), refreshSeconds: 5 } };
+      expect(rule.evaluate({ ...i, observation: { ...i.observation, at: at + 4 } }, c, state)).toMatchObject([{ identity: { scope: 'network' } }]);
+    });
+  });
+
+  describe("ends at endTime, at once, with the period's outcome (model/periods.ts)", () => {
+    const tracked = { txId: 'tx1', startTime: START, endTime: END, potentialRewardNAvax: 117_431_493_426, renews: false, autoRenewed: false };
+    const fired = () => {
+      const state = rule.newState!();
+      expect(evaluate(2 * DAY, up, undefined, state)).toHaveLength(1);
+      return state;
+    };
+    const after = (seconds: number, report: Partial<ValidatorReport>, state: unknown) => {
+      const { i, c } = before(-seconds, report);
+      return { findings: rule.evaluate(i, c, state), over: rule.over!(i, c, state), words: rule.recovered!(i, c, {}, state) };
+    };
+
+    it('still listed after its end, outcome not known yet', () => {
+      expect(after(5, { ...up, periods: { tracking: tracked, outcomes: [] } }, fired())).toEqual({ findings: [], over: true, words: 'validation period ended; outcome not known yet' });
+    });
+
+    it('removed and paid, removed unpaid', () => {
+      const outcome = { ...tracked, decidedAt: END + 5, evidence: 'platform.getRewardUTXOs' };
+      expect(after(5, { notValidator: true, primary: undefined, periods: { outcomes: [{ ...outcome, rewarded: true, validationRewardNAvax: 117_431_493_426 }] } } as Partial<ValidatorReport>, fired())).toEqual({ findings: [], over: true, words: 'validation period ended, paid 117.4 AVAX' });
+      expect(after(5, { notValidator: true, primary: undefined, periods: { outcomes: [{ ...outcome, rewarded: false, validationRewardNAvax: 0 }] } } as Partial<ValidatorReport>, fired()).words).toBe('validation period ended unpaid: 117.4 AVAX forfeited');
+    });
+
+    it('not over before its end', () => {
+      const state = fired();
+      const { i, c } = before(DAY, up);
+      expect(rule.over!(i, c, state)).toBe(false);
     });
   });
 });

@@ -17,7 +17,7 @@ import { announcedIncident, reconcile, reopen, StateFile, type IncidentBook, typ
 import { Policy } from './policy.js';
 import type { RuleInputs, RuleSource, SourceUpdate } from './rules/index.js';
 import { Silences } from './silences.js';
-import type { AlertNotice, AlertState, BatchSink, Evaluation, UnknownVerdict } from './types.js';
+import type { AlertNotice, AlertState, BatchSink, Evaluation, UnknownVerdict, VerdictChange } from './types.js';
 import { noteUnknown, RuleStage, type UnknownBook, type Verdict } from './verdicts.js';
 
 export { MAX_ALERTS_PER_TARGET, sourceUpdate } from './verdicts.js';
@@ -30,6 +30,9 @@ export interface EngineOptions {
   carried?: (target: string) => Record<string, unknown> | undefined;
 }
 
+/** Verdict changes kept per target for its page. */
+const MAX_CHANGES = 20;
+
 export class AlertEngine {
   readonly silences: Silences;
   private readonly rules: RuleStage;
@@ -38,6 +41,8 @@ export class AlertEngine {
   private readonly book: IncidentBook = new Map();
   /** What the latest evaluations could not know, and why (not persisted: the next poll says it again). */
   private readonly unknown: UnknownBook = new Map();
+  /** Each target's last verdict changes, newest first (not persisted: a page's "since avahealth started"). */
+  private readonly changes = new Map<string, VerdictChange[]>();
   /** The validators' network-wide verdicts, for the networks' own alerts (fleet.ts). */
   private readonly fleet: FleetView;
   private sink?: BatchSink;
@@ -105,6 +110,11 @@ export class AlertEngine {
   /** Every incident this daemon tracks (pending, firing, and resolved ones whose resolve is still held). */
   list(): AlertState[] {
     return [...this.book.values()].flatMap((byKey) => [...byKey.values()]);
+  }
+
+  /** A target's last verdict changes (an incident began firing, changed severity or resolved), newest first. */
+  changesOf(target: string): readonly VerdictChange[] {
+    return this.changes.get(target) ?? [];
   }
 
   /** What the rules cannot know about a target now, and why (views say it beside the target's state). */
@@ -235,6 +245,7 @@ export class AlertEngine {
     const covers = [...new Set(incidents.map((s) => s.alertname))];
     if (covers.length > 0) this.apply({ evaluation: { target: name, covers, unknown: [], conditions: [] }, now, resolveAtOnce: true, gone: because ?? 'target removed from the config' }, handover);
     this.policy.forgetTarget(name);
+    this.changes.delete(name);
     const network = this.fleet.forget(name);
     if (network !== undefined) this.evaluateFleet(network, now);
   }
@@ -250,6 +261,7 @@ export class AlertEngine {
     noteUnknown(this.unknown, evaluation);
     const incidents = this.incidentsOf(target);
     const aboutNetwork = networkOfFleetTarget(target) !== undefined;
+    const before = new Map([...incidents.values()].map((s) => [s.key, { phase: s.phase, severity: s.severity }]));
     const stepped = step(incidents, evaluation, evaluation.conditions, {
       now,
       settings: (alertname) => this.rules.settings(alertname, target),
@@ -261,6 +273,7 @@ export class AlertEngine {
       ...(gone ? { gone } : {}),
     });
     this.policy.recordTransitions(stepped.transitions, incidents, now, { forced: resolveAtOnce === true });
+    this.noteChanges(target, before, incidents, now);
     // The network's alert first: while it lasts it holds back this validator's network-wide copies.
     const network = aboutNetwork ? undefined : this.fleet.note(evaluation, incidents, now);
     if (network !== undefined) this.evaluateFleet(network, now);
@@ -271,6 +284,19 @@ export class AlertEngine {
     if (incidents.size === 0) this.book.delete(target);
     if (notices.length > 0) this.sink?.dispatch({ id: randomUUID(), target, createdAt: now, alerts: this.withCarried(notices), ...(handover ? { handover: true } : {}) });
     if (stepped.changed || notices.length > 0) this.stateFile.schedule();
+  }
+
+  /** The verdict changes one step made (compared with each incident's phase and severity before it). */
+  private noteChanges(target: string, before: ReadonlyMap<string, Pick<AlertState, 'phase' | 'severity'>>, incidents: ReadonlyMap<string, AlertState>, now: number): void {
+    const noted: VerdictChange[] = [];
+    for (const s of incidents.values()) {
+      const was = before.get(s.key);
+      const change = { at: now, alertname: s.alertname, severity: s.severity, labels: { ...s.labels }, summary: s.annotations.summary };
+      if (s.phase === 'firing' && was?.phase !== 'firing') noted.push({ ...change, kind: 'firing' });
+      else if (s.phase === 'firing' && was !== undefined && was.severity !== s.severity) noted.push({ ...change, kind: 'severity_changed', from: was.severity });
+      else if (s.phase === 'resolved' && was?.phase === 'firing') noted.push({ ...change, kind: 'resolved' });
+    }
+    if (noted.length > 0) this.changes.set(target, [...noted, ...(this.changes.get(target) ?? [])].slice(0, MAX_CHANGES));
   }
 
   /** Firing notices with their target's carried facts, for the signed handover record. */

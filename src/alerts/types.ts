@@ -76,6 +76,24 @@ export interface AlertState {
   notified?: { phase: 'firing' | 'resolved'; severity: Severity; at: number; since?: number; labels?: Record<string, string> };
 }
 
+/**
+ * A change of an incident's verdict, as its target's page lists it among the recent changes: it
+ * began firing, its severity changed, or it resolved (the pipeline's verdict, not a judgement of the
+ * page's own; a target whose health reply never changed still shows why its state did).
+ */
+export interface VerdictChange {
+  /** Epoch milliseconds. */
+  at: number;
+  alertname: AlertName;
+  kind: 'firing' | 'severity_changed' | 'resolved';
+  severity: Severity;
+  /** With `severity_changed`: the severity before. */
+  from?: Severity;
+  labels: Record<string, string>;
+  /** The firing's summary, or the resolve's own words. */
+  summary: string;
+}
+
 /** An alert as the API and the status page show it: a silenced one says by which silence, until when. */
 export interface ShownAlert extends AlertState {
   silencedBy?: SilencedBy;

@@ -13,7 +13,7 @@ import { targetsOf } from '../model/targets.js';
 import type { PageModel } from '../status/page.js';
 import { statusPageRoutes, type PageView } from '../status/routes.js';
 import { alertCounts, chainDataStatus, targetStatus } from '../status/status.js';
-import { openIncidents, withIncidents } from '../status/verdict.js';
+import { openIncidents, withIncidents, withVerdictChanges } from '../status/verdict.js';
 import { VERSION } from '../version.js';
 import type { Components } from './components.js';
 
@@ -42,7 +42,7 @@ export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonSt
     return targetsOf(config).map((t) => {
       const status = targetStatus(t, store);
       for (const lag of lags.get(t.name) ?? []) status.lag[lag.chain] = lag.lagBlocks;
-      return withIncidents(status, open.get(t.name) ?? [], parts.alerts.unknownOf(t.name));
+      return withVerdictChanges(withIncidents(status, open.get(t.name) ?? [], parts.alerts.unknownOf(t.name)), parts.alerts.changesOf(t.name));
     });
   };
   const rawResponse = (name: string) => parts.store.get(name)?.observation.endpoints.find((e) => e.raw !== undefined)?.raw;

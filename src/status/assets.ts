@@ -28,9 +28,9 @@ th, td { text-align: left; vertical-align: top; padding: .45rem .6rem; border-bo
 th { font-size: .85rem; color: var(--muted); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .badge { display: inline-block; white-space: nowrap; font-weight: 600; padding: .05rem .45rem; border-radius: 1rem; border: 1px solid currentColor; font-size: .85rem; }
-.badge.healthy, .badge.up, .good { color: var(--ok); } .badge.warning { color: var(--warn); }
+.badge.healthy, .badge.up, .good { color: var(--ok); } .badge.warning, .warn { color: var(--warn); }
 .badge.unhealthy, .badge.unreachable, .badge.down, .badge.critical, .bad { color: var(--bad); } .badge.pending { color: var(--pending); } .badge.silenced, .badge.held { color: var(--muted); border-style: dotted; } .badge.flapping { color: var(--warn); border-style: dashed; }
-.chain { white-space: nowrap; }
+.chain, td.target a { white-space: nowrap; }
 .error { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85rem; white-space: pre-wrap; word-break: break-word; }
 .muted { color: var(--muted); }
 .why { font-size: .85rem; margin-top: .2rem; }
@@ -51,6 +51,7 @@ details summary { cursor: pointer; }
   table.cards td { border: 0; padding: .25rem 0; }
   table.cards td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .8rem; }
   td.num { text-align: left; }
+  td.target a { white-space: normal; overflow-wrap: anywhere; }
 }
 `;
 

@@ -77,8 +77,10 @@ function readiness(t: TargetStatus): string {
 function why(t: TargetStatus): string {
   if (t.state === 'unreachable') return `<div class="error">${e(t.summary)}</div>`;
   if (t.rateLimited) return `<div class="why">${e(t.summary)}</div>`;
-  if (t.state === 'healthy' || t.state === 'pending' || /^failing: [^;]*$/.test(t.summary)) return '';
-  return `<div class="why">${e(t.summary.replace(/^failing: [^;]*; /, ''))}</div>`;
+  if (t.state === 'healthy' || t.state === 'pending') return '';
+  // The failing checks have their own column; the rest (a root cause first) is said here.
+  const rest = t.summary.split('; ').filter((part) => !part.startsWith('failing: ')).join('; ');
+  return rest ? `<div class="why">${e(rest)}</div>` : '';
 }
 
 export function renderFleetMain(model: PageModel): string {
@@ -138,7 +140,7 @@ function renderAlerts(model: PageModel): string {
   const active = model.alerts.filter((a) => a.state !== 'resolved');
   const rows = active
     .map(
-      (a) => `<tr><td data-label="Alert">${e(a.alertname)}</td><td data-label="Target"><a href="/targets/${encodeURIComponent(a.target)}">${e(a.target)}</a>${a.labels.check || a.labels.component || a.labels.chain ? ` <code>${e(a.labels.check ?? a.labels.component ?? a.labels.chain)}</code>` : ''}</td><td data-label="State">${alertBadge(a)}</td><td data-label="Since">${timeTag((a.firingSince ?? a.activeSince) / 1000, model.now)}</td><td data-label="Summary">${e(a.annotations.summary)}</td></tr>`,
+      (a) => `<tr><td data-label="Alert">${e(a.alertname)}</td><td data-label="Target" class="target"><a href="/targets/${encodeURIComponent(a.target)}">${e(a.target)}</a>${a.labels.check || a.labels.component || a.labels.chain ? ` <code>${e(a.labels.check ?? a.labels.component ?? a.labels.chain)}</code>` : ''}</td><td data-label="State">${alertBadge(a)}</td><td data-label="Since">${timeTag((a.firingSince ?? a.activeSince) / 1000, model.now)}</td><td data-label="Summary">${e(a.annotations.summary)}</td></tr>`,
     )
     .join('\n');
   const silences = model.silences

@@ -117,9 +117,10 @@ function validatorSection(v: ValidatorPanel, now: number): string {
   if (v.nodeIdUnknown) rows.push(['Validations', `<span class="bad">✖ ${e(v.nodeIdUnknown)}</span>`]);
   if (v.network) rows.push(['Network', e(v.network)]);
   if (v.rewardingStakeRatio !== undefined) {
-    const low = v.rewardingStakeRatio < 0.8;
-    const outlook = { likely: 'reward likely', uncertain: 'reward uncertain', lost: 'reward likely lost' }[rewardOutlook(v.rewardingStakeRatio)];
-    rows.push(['Rewarding stake', `<span class="${low ? 'bad' : 'good'}">${low ? '✖' : '✔'} ${pct(v.rewardingStakeRatio)}</span> <span class="muted">of stake sees its uptime at or above the requirement:</span> ${outlook} <span class="muted">were the period to end now (a stake majority decides)</span>`]);
+    // The mark says the outlook the reward alert judges by (model/reward-vote.ts), never a threshold of its own.
+    const outlook = rewardOutlook(v.rewardingStakeRatio);
+    const [mark, tone, words] = { likely: ['✔', 'good', 'reward likely'], uncertain: ['▲', 'warn', 'reward uncertain'], lost: ['✖', 'bad', 'reward likely lost'] }[outlook];
+    rows.push(['Rewarding stake', `<span class="${tone}">${mark} ${pct(v.rewardingStakeRatio)}</span> <span class="muted">of stake sees its uptime at or above the requirement:</span> ${words} <span class="muted">were the period to end now (a stake majority decides)</span>`]);
     rows.push(['Weighted uptime', pct(v.weightedAverageRatio)]);
   }
   if (v.requirement !== undefined) {

@@ -17,7 +17,8 @@
  *   drift unknown: the Data API could not be read (…)".
  */
 import { RULE_SOURCES, ruleNamed, type Severity } from '../alerts/rules/index.js';
-import type { AlertState, UnknownVerdict } from '../alerts/types.js';
+import type { AlertState, UnknownVerdict, VerdictChange } from '../alerts/types.js';
+import type { Change } from '../store.js';
 import { STATE_SEVERITY, type ShownIncident, type TargetStatus } from './status.js';
 
 /** An incident open for a target: one the daemon fires, or one `check` finds in its round. */
@@ -99,10 +100,43 @@ function raise(status: TargetStatus, incidents: readonly TargetIncident[]): void
   const open = new Set(incidents.map((i) => i.alertname));
   const explained = incidents.filter((i) => replyShowsNothing || explains(i.alertname));
   if (explained.length === 0) return;
-  const lag = explained.filter((i) => i.alertname === 'AvalancheNodeHeightLag').map((i) => reason(i, status));
+  const lagging = explained.filter((i) => i.alertname === 'AvalancheNodeHeightLag');
   const others = explained.filter((i) => i.alertname !== 'AvalancheNodeHeightLag');
-  const told = others.filter((i) => !ruleNamed(i.alertname)?.toldBy?.some((name) => open.has(name)));
-  const said = [lag.join(', '), ...new Set(told.map((i) => reason(i, status)))].filter((part) => part !== '').join('; ');
-  status.summary = status.summary === 'healthy' ? said : `${status.summary}; ${said}`;
-  status.failingChecks.push(...lag, ...new Set(others.filter((i) => !status.failingChecks.includes(i.alertname)).map((i) => i.alertname)));
+  status.failingChecks.push(...lagging.map((i) => reason(i, status)), ...new Set(others.filter((i) => !status.failingChecks.includes(i.alertname)).map((i) => i.alertname)));
+  // A symptom a root cause of this target holds back is not said: its root cause is ("C 144 blocks
+  // behind" of a validator cut off from the network is not why it is down); one the network's own
+  // alert holds back still is (it is all this target has). A root cause the verdicts name (it holds
+  // another open incident back) leads, before the failing checks it explains.
+  const said = (list: readonly TargetIncident[]) => {
+    const shown = list.filter((i) => !(i.inhibitedBy && open.has(i.inhibitedBy)) && !ruleNamed(i.alertname)?.toldBy?.some((name) => open.has(name)));
+    const lag = shown.filter((i) => i.alertname === 'AvalancheNodeHeightLag').map((i) => reason(i, status));
+    return [lag.join(', '), ...new Set(shown.filter((i) => i.alertname !== 'AvalancheNodeHeightLag').map((i) => reason(i, status)))].filter((part) => part !== '');
+  };
+  const holding = new Set(incidents.map((i) => i.inhibitedBy).filter((name) => name !== undefined));
+  const roots = said(explained.filter((i) => holding.has(i.alertname)));
+  const rest = said(explained.filter((i) => !holding.has(i.alertname)));
+  const own = status.summary === 'healthy' ? [] : [status.summary];
+  const parts = [...roots, ...own, ...rest];
+  if (parts.length > 0) status.summary = parts.join('; ');
+}
+
+/** Changes kept on a target's page: its health reply's and its verdicts'. */
+const MAX_HISTORY = 30;
+
+/**
+ * The target's recent changes with its verdicts' among them, newest first: an incident that began
+ * firing (with the state it gives the target), changed severity, or resolved. A validator whose
+ * period ended unpaid went unhealthy though its health reply never changed: this says when and why.
+ */
+export function withVerdictChanges(status: TargetStatus, changes: readonly VerdictChange[]): TargetStatus {
+  if (changes.length === 0) return status;
+  const said: Change[] = changes.map((c) => {
+    const at = c.at / 1000;
+    const state = incidentState(c);
+    if (c.kind === 'resolved') return { at, text: `${c.alertname} resolved: ${c.summary}`, good: true };
+    if (c.kind === 'severity_changed') return { at, text: `${c.alertname} ${c.from} → ${c.severity} (${state}): ${c.summary}`, good: c.severity === 'warning' };
+    return { at, text: `${c.alertname} firing (${c.severity}) → ${state}: ${c.summary}`, good: false };
+  });
+  status.history = [...status.history, ...said].sort((a, b) => b.at - a.at).slice(0, MAX_HISTORY);
+  return status;
 }

@@ -1,6 +1,7 @@
 /** status/verdict.ts: what each open incident makes of its target, the one rule every surface follows. */
 import { describe, expect, it } from 'vitest';
 import type { TargetStatus } from '../../src/status/status.js';
+import { renderFleetMain } from '../../src/status/page.js';
 import { incidentState, withIncidents } from '../../src/status/verdict.js';
 
 const status = (state: TargetStatus['state'], summary = state === 'healthy' ? 'healthy' : 'failing: C'): TargetStatus => ({
@@ -38,5 +39,27 @@ describe('one verdict from the open incidents', () => {
     expect(withIncidents(status('unhealthy'), [{ alertname: 'AvalancheNodeUnhealthy', severity: 'warning', summary: 'v1 is unhealthy', labels: {} }])).toMatchObject({ state: 'unhealthy', summary: 'failing: C' });
     expect(withIncidents(status('unreachable', 'health: connect'), [{ alertname: 'AvalancheValidatorRewardAtRisk', severity: 'critical', summary: 'x', labels: { scope: 'self' } }])).toMatchObject({ state: 'unreachable', summary: 'health: connect' });
     expect(withIncidents(status('healthy'), [])).toMatchObject({ state: 'healthy', summary: 'healthy', incidents: [] });
+  });
+
+  // A validator with no peers (the simulator's network-down: src/sim/scenarios.ts) fails C, P, X and
+  // network; C falls behind, a symptom its failing C check holds back (AvalancheCheckFailing's inhibits).
+  const cutOff = () => ({ ...status('unhealthy', 'failing: C, P, X, network'), lag: { C: 144 } });
+  const checks = ['C', 'P', 'X', 'network'].map((check) => ({ alertname: 'AvalancheCheckFailing', severity: 'warning' as const, summary: `v1: check ${check} failing`, labels: { check } }));
+  const lag = { alertname: 'AvalancheNodeHeightLag', severity: 'warning' as const, summary: 'v1: C 144 blocks behind', labels: { chain: 'C' }, inhibitedBy: 'AvalancheCheckFailing' };
+
+  it('a symptom its root cause holds back is not why: a cut-off validator is not "C 144 blocks behind"', () => {
+    const verdict = withIncidents(cutOff(), [...checks, lag]);
+    expect(verdict.summary).toBe('failing: C, P, X, network');
+    expect(verdict.summary).not.toContain('blocks behind');
+  });
+
+  it('the root cause the verdicts name leads the summary, before the failing checks it explains', () => {
+    const unreachable = { alertname: 'AvalancheValidatorUnreachableByPeers', severity: 'warning' as const, summary: 'v1: unreachable by peers: 3 of 3 witnesses see it disconnected', labels: { scope: 'self' } };
+    const held = checks.map((c) => (c.labels.check === 'network' ? { ...c, inhibitedBy: unreachable.alertname } : c));
+    const verdict = withIncidents(cutOff(), [...held, lag, unreachable]);
+    expect(verdict.summary).toBe('v1: unreachable by peers: 3 of 3 witnesses see it disconnected; failing: C, P, X, network');
+    // The fleet page says it under the badge (the failing checks have their own column).
+    const html = renderFleetMain({ version: 'test', now: 0, targets: [verdict], alerts: [], silences: [] });
+    expect(/<div class="why">([^<]*)<\/div>/.exec(html)?.[1]).toBe('v1: unreachable by peers: 3 of 3 witnesses see it disconnected');
   });
 });

@@ -134,5 +134,18 @@ ${smtp ? `    - {name: mail, email: {to: ops@example.com, from: avahealth@exampl
     // the webhook's resolve carries the same words
     const hookResolve = alerts().find((a) => a.status === 'resolved' && a.labels.alertname === 'AvalancheL1ValidatorBalanceLow')!;
     expect(l1.text).toContain(hookResolve.annotations.summary);
+    // …and so does every other receiver's resolve, whole, numbers included
+    const resolvedSummaries = alerts().filter((a) => a.status === 'resolved' && ['AvalancheL1ValidatorBalanceLow', 'AvalancheValidatorRewardAtRisk'].includes(a.labels.alertname!)).map((a) => a.annotations.summary);
+    expect(resolvedSummaries.length).toBeGreaterThanOrEqual(2);
+    for (const summary of resolvedSummaries) expect(summary).toMatch(/\d/);
+    const receivers: Array<[string, () => string[]]> = [
+      ['slack', () => hooks.on('/slack').map((r) => unescapeEntities((r.json as { blocks: Array<{ text?: { text: string } }> }).blocks[1]!.text!.text))],
+      ['discord', () => hooks.on('/discord').map((r) => (r.json as { embeds: Array<{ description: string }> }).embeds[0]!.description.replace(/\\(.)/g, '$1'))],
+      ...(smtp ? ([['email', () => smtp!.received().map((m) => (m.text ?? '').replace(/\r\n/g, '\n'))]] as Array<[string, () => string[]]>) : []),
+    ];
+    // (a PagerDuty resolve carries only the dedup key)
+    for (const [receiver, texts] of receivers) {
+      await waitFor(`${receiver} to say every resolve`, () => resolvedSummaries.every((summary) => texts().some((t) => t.includes(summary))), 20_000);
+    }
   });
 });

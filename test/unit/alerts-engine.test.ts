@@ -13,6 +13,7 @@ import { economicsOf, type ValidatorReport } from '../../src/model/validator.js'
 import type { NodeTarget, ServiceTarget } from '../../src/config/load.js';
 import { Store, type TargetState } from '../../src/store.js';
 import { sinkInto } from '../helpers/notices.js';
+import { headline } from '../../src/alerts/receivers/text.js';
 import { BOOTSTRAPPING, failing, fixtureReport, HEALTHY, nodeState, serviceState, update } from '../helpers/states.js';
 
 const MIN = 60_000;
@@ -418,6 +419,21 @@ describe('AvalancheValidatorEndingSoon: from the validator poll, ended at endTim
     engine.observe('validator', 'v1', polled(after, { notValidator: true, periods: { outcomes: [outcome] } }), after);
     expect(notices()).toEqual(['firing AvalancheValidatorEndingSoon warning', 'resolved AvalancheValidatorEndingSoon warning']);
     expect(batches.at(-1)!.alerts[0]!.annotations.summary).toBe('v1: validation period ended, paid 117.4 AVAX');
+  });
+
+  it("the reward and budget alerts end with the period too, with its outcome, never \"no longer at risk\" or \"recovered\"", () => {
+    const { engine, batches } = setup('  for_polls: 1\n  resolve_polls: 3\n');
+    const low = { uptime: { rewardingStakeRatio: 0.3, weightedAverageRatio: 0.6 } };
+    engine.observe('validator', 'v1', polled(T0, { ...validation(), ...low }), T0);
+    expect(engine.list().map((a) => a.alertname)).toContain('AvalancheValidatorRewardAtRisk');
+    const after = END * 1000 + 10_000;
+    const outcome = { txId: 'tx1', startTime: END - 14 * 86400, endTime: END, potentialRewardNAvax: REWARD, renews: false, autoRenewed: false, rewarded: false, validationRewardNAvax: 0, evidence: 'platform.getRewardUTXOs', decidedAt: END + 10 };
+    engine.observe('validator', 'v1', polled(after, { notValidator: true, periods: { outcomes: [outcome] } }), after);
+    const last = batches.at(-1)!;
+    const resolved = last.alerts.filter((a) => a.status === 'resolved');
+    expect(resolved.map((a) => a.labels.alertname).sort()).toEqual(['AvalancheValidatorEndingSoon', 'AvalancheValidatorRewardAtRisk']);
+    for (const a of resolved) expect(a.annotations.summary).toBe('v1: validation period ended unpaid: 117.4 AVAX forfeited');
+    expect(headline(last)).not.toMatch(/no longer at risk|recovered/);
   });
 });
 

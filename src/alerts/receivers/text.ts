@@ -28,10 +28,20 @@ export function headline(batch: NotificationBatch): string {
     }
     for (const a of batch.alerts) {
       const words = phrases(a);
-      if (a.status === status && words && !words.subject) parts.push(words[status]);
+      if (a.status !== status || !words || words.subject) continue;
+      // A validation period's end is its outcome, said once for every alert it ends (never "recovered").
+      const ended = status === 'resolved' ? periodEndOf(batch.target, a.annotations.summary) : undefined;
+      if (ended === undefined) parts.push(words[status]);
+      else if (!parts.includes(ended)) parts.push(ended);
     }
   }
   return `${batch.target}: ${parts.join('; ')}`;
+}
+
+/** "validation cycle ended unpaid: 117.4 AVAX forfeited": a resolve's words when a validation period's end ended the alert (alerts/rules/validator-facts.ts, periodEnded). */
+function periodEndOf(target: string, summary: string | undefined): string | undefined {
+  const facts = summary?.startsWith(`${target}: `) ? summary.slice(target.length + 2) : undefined;
+  return facts !== undefined && /^validation (?:period|cycle) ended[,;: ]/.test(facts) ? facts : undefined;
 }
 
 /** The page a message links to: the target's, or the status page for a test notification (whose target is no target). */

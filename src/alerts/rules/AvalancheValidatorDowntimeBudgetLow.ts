@@ -4,7 +4,7 @@
  */
 import { SCOPE_TEMPLATE } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
-import { avax, cycleEnd, endsAt, hours, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
+import { aboutPeriod, avax, cycleEnd, endsAt, hours, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, periodEnded, periodOver, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.25, criticalThreshold: 0.1 };
 
@@ -40,7 +40,12 @@ export default defineRule({
     ),
   ],
   newState: newScopeWait,
-  recovered(input) {
+  over: (input, ctx, state) => periodOver(input, ctx.now / 1000, state),
+  recovered(input, ctx, _labels, state) {
+    // The period the verdict was about ended: its outcome, never good news.
+    const whole = reportFor(input, (call) => call === 'platform.getCurrentValidators');
+    const ended = whole !== null && typeof whole === 'object' ? periodEnded(whole, ctx.now / 1000, state?.periodEnd) : undefined;
+    if (ended) return ended;
     const report = reportFor(input, (call) => call === 'info.uptime' || call === 'info.upgrades' || call === 'platform.getCurrentValidators');
     if (report === null || typeof report === 'string') return undefined;
     if (report.notValidator) return 'not a validator now';
@@ -67,13 +72,13 @@ export default defineRule({
     const state = left >= 0 ? `${hours(left)} of downtime budget left (${percent(Math.max(0, share))} of the ${period}'s ${hours(allowance)}) until ${end}${then}` : `downtime budget overspent by ${hours(-left)} (${period} ends ${end}${then})`;
     const reward = report.primary.potentialRewardNAvax !== undefined ? ` (${avax(report.primary.potentialRewardNAvax)})` : '';
     const scope = scopeFor(input, report);
-    return [
+    return aboutPeriod(wait, report, [
       {
         identity: scope.identity,
         severity: share < (ctx.settings.criticalThreshold ?? 0.1) ? 'critical' : 'warning',
         summary: `${ctx.target}: ${scope.lead}${state}`,
         description: `Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time against a ${percent(economics!.requirement!)} requirement; more downtime before ${end} costs ${period === 'cycle' ? "this cycle's" : 'the'} whole reward${reward}. Avoid restarts and maintenance until then.${scope.note}`,
       },
-    ];
+    ]);
   },
 });

@@ -12,7 +12,7 @@
 import { REWARD_LIKELY_STAKE_RATIO, REWARD_LOST_STAKE_RATIO, rewardOutlook, SNOWMAN_ALPHA, SNOWMAN_K } from '../../model/reward-vote.js';
 import { SCOPE_TEMPLATE } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
-import { avax, budgetLeft, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
+import { aboutPeriod, avax, budgetLeft, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, periodEnded, periodOver, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.8, criticalThreshold: REWARD_LIKELY_STAKE_RATIO };
 const LIKELY = percent(REWARD_LIKELY_STAKE_RATIO);
@@ -44,7 +44,12 @@ export default defineRule({
     promAlert('AvalancheValidatorRewardAtRiskCritical', `avahealth_validator_uptime_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO} ${OUT_OF_REACH}`, '5m', 'critical', `${PROM_SUMMARY}, and even up from now on not enough of it would by the period's end: the reward is {{ if lt $value ${REWARD_LOST_STAKE_RATIO} }}likely lost{{ else }}uncertain{{ end }}`, `${PROM_BUDGET}${PROM_PROJECTION}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
   ],
   newState: newScopeWait,
-  recovered(input) {
+  over: (input, ctx, state) => periodOver(input, ctx.now / 1000, state),
+  recovered(input, ctx, _labels, state) {
+    // The period the verdict was about ended: its outcome, never good news.
+    const whole = reportFor(input, (call) => call === 'platform.getCurrentValidators');
+    const ended = whole !== null && typeof whole === 'object' ? periodEnded(whole, ctx.now / 1000, state?.periodEnd) : undefined;
+    if (ended) return ended;
     const report = reportFor(input, (call) => call === 'info.uptime');
     if (report === null || typeof report === 'string') return undefined;
     if (report.notValidator) return 'not a validator now';
@@ -84,13 +89,13 @@ export default defineRule({
         ? ` It is evidence, not a verdict: ${percent(projection.elapsedSeconds / projection.periodSeconds)} of the ${period} has passed, and each peer's measure climbs back as the node stays up.`
         : '';
     const scope = scopeFor(input, report);
-    return [
+    return aboutPeriod(state, report, [
       {
         identity: scope.identity,
         severity: !likely && !inReach ? 'critical' : 'warning',
         summary: `${ctx.target}: ${scope.lead}${verdict}${budget ? `; ${budget}` : ''}`,
         description: `${reward} (and its delegators') is all or nothing. ${vote(period)}${evidence} Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time (stake-weighted). ${ACT}${scope.note}`,
       },
-    ];
+    ]);
   },
 });

@@ -88,6 +88,20 @@ export interface ScopeWait {
   periodEnd?: number;
 }
 
+/** Remembers which period a verdict is about (its end), returning the findings. */
+export function aboutPeriod<T>(state: ScopeWait | undefined, report: ValidatorReport, findings: T): T {
+  if (state) {
+    if (report.primary) state.periodEnd = report.primary.endTime;
+    else delete state.periodEnd;
+  }
+  return findings;
+}
+
+/** Whether the period a verdict was about has ended (its incident then ends at once, with the period's outcome). */
+export function periodOver(input: ValidatorInput, now: number, state: ScopeWait | undefined): boolean {
+  return state?.periodEnd !== undefined && now >= state.periodEnd && typeof reportFor(input, (call) => call === 'platform.getCurrentValidators') === 'object';
+}
+
 /** How long after a period's end a verdict that ends without knowing which period it was about says that period's outcome. */
 export const PERIOD_END_TOLD_SECONDS = 3600;
 

@@ -416,6 +416,49 @@ describe('a sudden drop waits for a network baseline read after it, then decides
   }
 });
 
+describe("at a period's end the reward and budget alerts end with its outcome, never as good news (proposal_tx_executor.go)", () => {
+  const rules = [AvalancheValidatorRewardAtRisk, AvalancheValidatorDowntimeBudgetLow] as AnyRule[];
+  const low = { ...validating, uptime: { rewardingStakeRatio: 0.3, weightedAverageRatio: 0.6 } };
+  const tracked = { txId: 'tx1', startTime: START, endTime: END, potentialRewardNAvax: 117_431_493_426, renews: true, autoRenewed: true };
+  /** A poll `seconds` after the period's end, with `report`. */
+  const after = (seconds: number, report: Partial<ValidatorReport>) => {
+    const full: ValidatorReport = { l1: [], problems: [], ...report };
+    full.economics = economicsOf(full, END + seconds);
+    const i: ValidatorInput = { observation: { endpoint: 'validator', view: 'all', ok: true, durationSeconds: 0, at: END + seconds, detail: full } };
+    return { i, c: (rule: AnyRule) => ({ ...ctx(rule), now: (END + seconds) * 1000 }) };
+  };
+  const fired = (rule: AnyRule) => {
+    const state = rule.newState!();
+    expect(rule.evaluate(input(low), ctx(rule), state)).toHaveLength(1);
+    return state;
+  };
+
+  for (const rule of rules) {
+    it(`${rule.name}: removed at the end of its cycle: "ended unpaid", at once`, () => {
+      const state = fired(rule);
+      const outcome = { ...tracked, rewarded: false, validationRewardNAvax: 0, evidence: 'removed', decidedAt: END + 10 };
+      const { i, c } = after(10, { notValidator: true, periods: { outcomes: [outcome] } });
+      expect(rule.evaluate(i, c(rule), state)).toEqual([]);
+      expect(rule.over!(i, c(rule), state)).toBe(true);
+      expect(rule.recovered!(i, c(rule), {}, state)).toBe('validation cycle ended unpaid: 117.4 AVAX forfeited');
+    });
+
+    it(`${rule.name}: renewed (the vote committed): "ended, paid"; still listed after its end: "not known yet"`, () => {
+      const state = fired(rule);
+      const outcome = { ...tracked, rewarded: true, validationRewardNAvax: 117_431_493_426, evidence: 'renewed', decidedAt: END + 10 };
+      const renewed = after(10, { ...validating, primary: { ...validating.primary, startTime: END, endTime: END + 14 * DAY }, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 1 }, periods: { outcomes: [outcome] } });
+      expect(rule.recovered!(renewed.i, renewed.c(rule), {}, state)).toBe('validation cycle ended, paid 117.4 AVAX');
+      const listed = after(5, { ...low, periods: { tracking: { ...tracked, renews: false, autoRenewed: false }, outcomes: [] } });
+      expect(rule.recovered!(listed.i, listed.c(rule), {}, state)).toBe('validation period ended; outcome not known yet');
+    });
+  }
+
+  it('before its end, recovered words are what is true now', () => {
+    const state = fired(AvalancheValidatorRewardAtRisk as AnyRule);
+    expect((AvalancheValidatorRewardAtRisk as AnyRule).over!(input(validating), ctx(AvalancheValidatorRewardAtRisk as AnyRule), state)).toBe(false);
+  });
+});
+
 describe("a resolve's words: what is true now, never the firing's", () => {
   const recovered = (rule: unknown, i: ValidatorInput, labels: Record<string, string> = {}) => (rule as AnyRule).recovered!(i, ctx(rule as AnyRule), labels);
   const fee = { priceNAvaxPerSecond: 512 };

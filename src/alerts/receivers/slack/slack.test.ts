@@ -22,6 +22,11 @@ describe('slack', () => {
     expect(headline(batch([notice('network', 'resolved')]))).toBe('validator-1: network recovered');
   });
 
+  it("a period's end is its outcome in the headline, once, never \"no longer at risk\" or \"recovered\"", () => {
+    const ended = (alertname: string) => ({ ...notice('x', 'resolved'), labels: { alertname, target: 'validator-1', severity: 'critical' }, annotations: { summary: 'validator-1: validation cycle ended unpaid: 117.4 AVAX forfeited', description: '' } });
+    expect(headline(batch([ended('AvalancheValidatorRewardAtRisk'), ended('AvalancheValidatorDowntimeBudgetLow')]))).toBe('validator-1: validation cycle ended unpaid: 117.4 AVAX forfeited');
+  });
+
   it('blocks plus a text fallback, with & < > escaped', () => {
     expect(slackPayload(batch([notice('C'), notice('network')]), 'http://avahealth:9660')).toEqual({
       text: ':large_orange_circle: validator-1: C and network failing',

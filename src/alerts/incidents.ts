@@ -86,6 +86,8 @@ export function step(incidents: Map<string, AlertState>, evaluation: Evaluation,
     state.consecutive++;
     state.okPolls = 0;
     state.annotations = { summary: condition.summary, description: condition.description };
+    if (condition.until !== undefined) state.until = condition.until;
+    else delete state.until;
     const forPolls = ctx.oneRound ? 1 : (rule.forPolls ?? ctx.forPolls);
     const held = (state.consecutive >= forPolls || (condition.nodeFailures ?? 0) >= forPolls) && condition.settling !== true;
     if (state.phase === 'pending' && held && now - state.activeSince >= rule.forMs) {

@@ -26,6 +26,7 @@ export const alertStateSchema: z.ZodType<AlertState> = z
   activeSince: z.number(),
   firingSince: z.number().optional(),
   endedAt: z.number().optional(),
+  until: z.number().optional(),
   notified: z.object({ phase: z.enum(['firing', 'resolved']), severity, at: z.number(), since: z.number().optional(), labels: labels.optional() }).optional(),
   acknowledged: z.object({ by: z.string().max(256), at: z.number(), severity }).optional(),
   })

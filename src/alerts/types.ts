@@ -69,6 +69,8 @@ export interface AlertState {
    * held by a silence or a flap hold, is still that incident there); `labels` the labels it was
    * told under (absent in files written before incidents updated in place).
    */
+  /** Epoch milliseconds after which what it says is over (its finding's `until`): the target's state no longer counts it. */
+  until?: number;
   /** Someone acknowledged it (Telegram's /ack): no reminders while its severity is not above the one acknowledged. */
   acknowledged?: { by: string; at: number; severity: Severity };
   /** The root cause (an alertname) that holds this incident's pages back now, when one does (policy.ts); not persisted. */

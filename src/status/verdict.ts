@@ -33,10 +33,11 @@ export interface TargetIncident {
 }
 
 /** The incidents open for each target: those firing, held back by a root cause or not. */
-export function openIncidents(alerts: Iterable<AlertState>): Map<string, TargetIncident[]> {
+export function openIncidents(alerts: Iterable<AlertState>, now = Date.now()): Map<string, TargetIncident[]> {
   const open = new Map<string, TargetIncident[]>();
   for (const a of alerts) {
-    if (a.phase !== 'firing') continue;
+    // An incident whose facts are over (a validation that ended) until the evaluation that ends it: not counted.
+    if (a.phase !== 'firing' || (a.until !== undefined && now >= a.until)) continue;
     let ofTarget = open.get(a.target);
     if (!ofTarget) open.set(a.target, (ofTarget = []));
     ofTarget.push({ alertname: a.alertname, severity: a.severity, summary: a.annotations.summary, labels: a.labels, ...(a.inhibitedBy ? { inhibitedBy: a.inhibitedBy } : {}) });

@@ -109,6 +109,8 @@ export default defineRule({
       {
         identity: scope.identity,
         severity: left < Math.min(ctx.settings.criticalThreshold ?? DAY, length * ENDING_CRITICAL_SHARE) ? 'critical' : 'warning',
+        // At endTime it is over, before the next poll says so: the views stop counting it then.
+        until: primary.endTime * 1000,
         summary: `${ctx.target}: ${scope.lead}validation${who} ends in ${formatDuration(left)} (${endsAt(primary.endTime)}, the end of its ${period})`,
         description: doubt
           ? `the auto-renewed validator renews only if the reward vote commits (ACP-236): ${doubt}, so the validation ends at ${end} unless the vote commits (principal returned, this cycle's reward forfeited); keep the node up and well connected until then, and be ready to re-stake.${scope.note}`

@@ -60,6 +60,12 @@ export interface Finding {
   nodeFailures?: number;
   /** True while the rule still gathers what its first notice must say: the incident stays pending (holding back its symptoms) and does not fire yet. */
   settling?: boolean;
+  /**
+   * Epoch milliseconds after which the finding is no longer true whatever the next evaluation says
+   * (a validation's end): from then the target's state does not count the incident, while it waits
+   * for the evaluation that ends it.
+   */
+  until?: number;
 }
 
 /** Returned by a rule whose truth cannot be known now (an unreachable node's checks): its alerts stay as they are. */

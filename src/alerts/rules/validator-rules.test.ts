@@ -294,6 +294,8 @@ describe('AvalancheValidatorEndingSoon: from the validator poll, with the holds 
         severity: 'warning',
         summary: 'validator-1: validation of NodeID-A ends in 2d (2026-11-27 00:00 UTC, the end of its period)',
         description: 'the current validation ends at 2026-11-27T00:00:00.000Z; re-stake to keep validating',
+        // from endTime on the views no longer count it, before the poll that ends it
+        until: END * 1000,
       },
     ]);
   });

@@ -31,6 +31,12 @@ export const trackedPeriodSchema = z.object({
   /** The last `weightedAveragePercentage` seen during the period (info.uptime), 0–1. */
   uptimeRatio: z.number().optional(),
   requirement: z.number().optional(),
+  /** An auto-renewed validator's `autoCompoundRewardShares`, 0–1: the share of the reward restaked on commit. */
+  restakeShare: z.number().min(0).max(1).optional(),
+  /** Its weight during the period, nAVAX (what restaking may add up to MaxValidatorStake). */
+  weightNAvax: z.number().optional(),
+  /** Validation rewards earlier cycles restaked (`restakedValidationRewards`, later v1.15 releases), nAVAX. */
+  restakedValidationNAvax: z.number().optional(),
 });
 export type TrackedPeriod = z.infer<typeof trackedPeriodSchema>;
 
@@ -38,6 +44,10 @@ export const periodOutcomeSchema = trackedPeriodSchema.extend({
   /** true paid, false not, null unknown (no source could tell within OUTCOME_SEARCH_SECONDS). */
   rewarded: z.boolean().nullable(),
   validationRewardNAvax: z.number().optional(),
+  /** Of a renewed cycle's validation reward, the part restaked into its stake (the rest was paid out). */
+  restakedNAvax: z.number().optional(),
+  /** The restaked part was computed from the shares and the cap, not read from the node's accrued figure. */
+  restakedEstimated: z.boolean().optional(),
   delegateeRewardNAvax: z.number().optional(),
   /** What told: the validator set, the reward UTXOs, the Data API. */
   evidence: z.string().max(300),
@@ -109,4 +119,32 @@ export function withOutcome(outcomes: readonly PeriodOutcome[], outcome: PeriodO
 
 export function samePeriod(a: Pick<TrackedPeriod, 'txId' | 'startTime'> | undefined, b: Pick<TrackedPeriod, 'txId' | 'startTime'> | undefined): boolean {
   return a !== undefined && b !== undefined && a.txId === b.txId && a.startTime === b.startTime;
+}
+
+/** MaxValidatorStake on mainnet and Fuji: 3 M AVAX (genesis/genesis_mainnet.go, genesis/genesis_fuji.go). */
+export const MAX_VALIDATOR_STAKE_NAVAX = 3_000_000 * 1e9;
+/** reward.PercentDenominator: shares are millionths. */
+const PERCENT_DENOMINATOR = 1_000_000;
+
+/**
+ * Of a renewed cycle's validation reward, the part restaked into the stake (AvalancheGo
+ * vms/platformvm/txs/executor/proposal_tx_executor.go, restakeAutoRenewedValidatorOnCommit): the
+ * node's own accrued figure grown from this cycle to the next when both show it; else
+ * reward.Split (vms/platformvm/reward/calculator.go) of the potential reward by
+ * AutoCompoundRewardShares, capped so the weight stays within MaxValidatorStake (the cycle's
+ * delegatee commission, restaked beside it, is not known here: with it the cap would restake less).
+ * Undefined for a plain validation, or one whose shares are unknown.
+ */
+export function restakedOf(period: TrackedPeriod, next?: { restakedValidationNAvax?: number }): { restakedNAvax: number; estimated: boolean } | undefined {
+  const reward = period.potentialRewardNAvax;
+  if (!period.autoRenewed || reward === undefined) return undefined;
+  if (period.restakedValidationNAvax !== undefined && next?.restakedValidationNAvax !== undefined) {
+    return { restakedNAvax: Math.min(reward, Math.max(0, next.restakedValidationNAvax - period.restakedValidationNAvax)), estimated: false };
+  }
+  if (period.restakeShare === undefined) return undefined;
+  const shares = BigInt(Math.round(period.restakeShare * PERCENT_DENOMINATOR));
+  const total = BigInt(reward);
+  const split = Number(total - ((BigInt(PERCENT_DENOMINATOR) - shares) * total) / BigInt(PERCENT_DENOMINATOR));
+  const capacity = period.weightNAvax !== undefined ? Math.max(0, MAX_VALIDATOR_STAKE_NAVAX - period.weightNAvax) : Infinity;
+  return { restakedNAvax: Math.min(split, capacity), estimated: true };
 }

@@ -66,9 +66,9 @@ export interface AutoRenewal {
   autoCompoundRatio: number;
   /** Addresses of the owner allowed to change the config (validatorAuthority). */
   authorityAddresses: string[];
-  /** v1.15.1 `restakedValidationRewards`: validation rewards earlier cycles compounded into the stake, nAVAX. */
+  /** Later v1.15 releases: `restakedValidationRewards`: validation rewards earlier cycles compounded into the stake, nAVAX. */
   restakedValidationNAvax?: number;
-  /** v1.15.1 `restakedDelegateeRewards`: delegation fees earlier cycles compounded into the stake, nAVAX. */
+  /** Later v1.15 releases: `restakedDelegateeRewards`: delegation fees earlier cycles compounded into the stake, nAVAX. */
   restakedDelegateeNAvax?: number;
 }
 

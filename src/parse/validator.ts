@@ -231,7 +231,7 @@ function autoRenewal(entry: JsonObject): ParseOutcome<AutoRenewal> {
     return fail(`validatorAuthority ${shown(authority)} is not an owner with addresses`);
   }
   const renewal: AutoRenewal = { nextPeriodSeconds: next, renews: next > 0, autoCompoundRatio: shares / PERCENT_DENOMINATOR, authorityAddresses: addresses as string[] };
-  // v1.15.1: what earlier cycles compounded into the stake (json.Uint64 nAVAX); absent before.
+  // later v1.15 releases: what earlier cycles compounded into the stake (json.Uint64 nAVAX); absent before.
   for (const [key, wire] of [['restakedValidationNAvax', 'restakedValidationRewards'], ['restakedDelegateeNAvax', 'restakedDelegateeRewards']] as const) {
     const raw = entry[wire];
     if (raw === undefined || raw === null) continue;

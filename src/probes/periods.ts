@@ -6,7 +6,7 @@
  * cannot. One call per ended period (and a retry per poll while it fails); none otherwise.
  */
 import type { CompletedValidation, PeriodEntry, PeriodOutcome, TrackedPeriod } from '../model/periods.js';
-import { completedFor, outcomeOf, OUTCOME_SEARCH_SECONDS, samePeriod, verdictFromRewardUtxos, withDataApi, withOutcome } from '../model/periods.js';
+import { completedFor, outcomeOf, OUTCOME_SEARCH_SECONDS, restakedOf, samePeriod, verdictFromRewardUtxos, withDataApi, withOutcome } from '../model/periods.js';
 import type { ValidatorReport } from '../model/validator.js';
 import type { Ledger } from '../state/ledger.js';
 
@@ -26,6 +26,9 @@ function periodShown(report: ValidatorReport): TrackedPeriod | undefined {
     autoRenewed: primary.autoRenewal !== undefined,
     ...(report.uptime ? { uptimeRatio: report.uptime.weightedAverageRatio } : {}),
     ...(report.economics?.requirement !== undefined ? { requirement: report.economics.requirement } : {}),
+    ...(primary.autoRenewal ? { restakeShare: primary.autoRenewal.autoCompoundRatio } : {}),
+    ...(primary.autoRenewal && primary.weightNAvax !== undefined ? { weightNAvax: primary.weightNAvax } : {}),
+    ...(primary.autoRenewal?.restakedValidationNAvax !== undefined ? { restakedValidationNAvax: primary.autoRenewal.restakedValidationNAvax } : {}),
   };
 }
 
@@ -53,7 +56,18 @@ export async function followPeriods(target: string, report: ValidatorReport, led
   } else if (tracking && shown) {
     // Another period: an auto-renewed validator's next cycle (commit), or a new validation after the old one ended.
     if (shown.txId === tracking.txId && shown.startTime === tracking.endTime) {
-      decided = outcomeOf(tracking, { rewarded: true, validationRewardNAvax: tracking.potentialRewardNAvax ?? 0, evidence: `renewed: the next cycle started at the end of this one (the reward vote committed)` }, now);
+      // Its reward was split: AutoCompoundRewardShares of it restaked (capped at MaxValidatorStake), the rest paid out.
+      const restaked = restakedOf(tracking, shown);
+      decided = outcomeOf(
+        tracking,
+        {
+          rewarded: true,
+          validationRewardNAvax: tracking.potentialRewardNAvax ?? 0,
+          ...(restaked ? { restakedNAvax: restaked.restakedNAvax, ...(restaked.estimated ? { restakedEstimated: true } : {}) } : {}),
+          evidence: `renewed: the next cycle started at the end of this one (the reward vote committed)`,
+        },
+        now,
+      );
     } else ended = tracking;
     tracking = shown;
     persist = true;

@@ -12,7 +12,7 @@
  *    commission alone;
  *  - RewardAutoRenewedValidatorTx (ACP-236): with a next period, commit keeps the validator with
  *    `startTime` = the old `endTime`, restakes its AutoCompoundRewardShares of the reward
- *    (`restakedValidationRewards`, `restakedDelegateeRewards`, v1.15.1) and pays out the rest; abort
+ *    (`restakedValidationRewards`, `restakedDelegateeRewards`, later v1.15 releases) and pays out the rest; abort
  *    removes it. With `nextPeriod` 0 it is removed on both branches. Either way its reward UTXOs
  *    belong to the reward transaction, so `getRewardUTXOs` of the staking transaction lists none.
  * The simulated Data API lists a completed validation (with its rewards) for every removed one.

@@ -363,7 +363,7 @@ export class SimValidator implements ObservedMember {
       entry.validatorAuthority = owner;
       entry.nextPeriod = String(is('auto-renewing') ? this.nextPeriodSeconds : 0);
       entry.autoCompoundRewardShares = '300000';
-      // v1.15.1: what earlier cycles compounded into the weight.
+      // later v1.15 releases: what earlier cycles compounded into the weight.
       entry.restakedValidationRewards = String(this.periods.restakedValidation);
       entry.restakedDelegateeRewards = String(this.periods.restakedDelegatee);
     }

@@ -20,6 +20,11 @@ export interface PeriodsPanel {
     /** true paid, false not, null unknown. */
     rewarded: boolean | null;
     validationRewardAvax?: number;
+    /** Of a renewed cycle's validation reward, the part restaked into its stake and the part paid out. */
+    restakedAvax?: number;
+    paidOutAvax?: number;
+    /** The split was computed from autoCompoundRewardShares and the cap, not read from the node. */
+    restakedEstimated?: boolean;
     delegateeRewardAvax?: number;
     potentialRewardAvax?: number;
     uptimeRatio?: number;
@@ -32,7 +37,8 @@ export interface PeriodsPanel {
 function row(o: PeriodOutcome): PeriodsPanel['periods'][number] {
   const avax = (n: number | undefined) => (n === undefined ? undefined : nAvaxToAvax(n));
   const entry: PeriodsPanel['periods'][number] = { startTime: o.startTime, endTime: o.endTime, autoRenewed: o.autoRenewed, rewarded: o.rewarded, evidence: o.evidence };
-  const optional = { validationRewardAvax: avax(o.validationRewardNAvax), delegateeRewardAvax: avax(o.delegateeRewardNAvax), potentialRewardAvax: avax(o.potentialRewardNAvax), uptimeRatio: o.uptimeRatio, requirement: o.requirement, disagreement: o.disagreement };
+  const paidOut = o.restakedNAvax !== undefined && o.validationRewardNAvax !== undefined ? o.validationRewardNAvax - o.restakedNAvax : undefined;
+  const optional = { validationRewardAvax: avax(o.validationRewardNAvax), restakedAvax: avax(o.restakedNAvax), paidOutAvax: avax(paidOut), restakedEstimated: o.restakedEstimated, delegateeRewardAvax: avax(o.delegateeRewardNAvax), potentialRewardAvax: avax(o.potentialRewardNAvax), uptimeRatio: o.uptimeRatio, requirement: o.requirement, disagreement: o.disagreement };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(entry, { [key]: value });
   return entry;
 }
@@ -45,7 +51,7 @@ function periodsSection(p: PeriodsPanel): string {
   const rows = p.periods
     .map(
       (x) =>
-        `<tr><td data-label="Period">${day(x.startTime)} → ${day(x.endTime)}${x.autoRenewed ? ' <span class="muted">(cycle)</span>' : ''}</td><td data-label="Outcome">${outcome(x.rewarded)}</td><td data-label="Reward" class="num">${x.validationRewardAvax !== undefined ? `${x.validationRewardAvax.toFixed(2)} AVAX` : '–'}${x.rewarded === false && x.potentialRewardAvax !== undefined ? ` <span class="muted">(${x.potentialRewardAvax.toFixed(2)} forfeited)</span>` : ''}</td><td data-label="Uptime">${pct(x.uptimeRatio)}${x.requirement !== undefined ? ` <span class="muted">of ${pct(x.requirement)}</span>` : ''}</td><td data-label="Evidence">${e(x.evidence)}${x.disagreement ? ` <span class="bad">✖ ${e(x.disagreement)}</span>` : ''}</td></tr>`,
+        `<tr><td data-label="Period">${day(x.startTime)} → ${day(x.endTime)}${x.autoRenewed ? ' <span class="muted">(cycle)</span>' : ''}</td><td data-label="Outcome">${outcome(x.rewarded)}</td><td data-label="Reward" class="num">${x.validationRewardAvax !== undefined ? `${x.validationRewardAvax.toFixed(2)} AVAX` : '–'}${x.restakedAvax !== undefined && x.paidOutAvax !== undefined ? ` <span class="muted">(${x.restakedEstimated ? 'about ' : ''}${x.restakedAvax.toFixed(2)} restaked, ${x.paidOutAvax.toFixed(2)} paid out)</span>` : ''}${x.rewarded === false && x.potentialRewardAvax !== undefined ? ` <span class="muted">(${x.potentialRewardAvax.toFixed(2)} forfeited)</span>` : ''}</td><td data-label="Uptime">${pct(x.uptimeRatio)}${x.requirement !== undefined ? ` <span class="muted">of ${pct(x.requirement)}</span>` : ''}</td><td data-label="Evidence">${e(x.evidence)}${x.disagreement ? ` <span class="bad">✖ ${e(x.disagreement)}</span>` : ''}</td></tr>`,
     )
     .join('');
   const now = p.current ? `<p>Following the ${p.current.autoRenewed ? 'cycle' : 'period'} ${day(p.current.startTime)} → ${day(p.current.endTime)}.</p>` : '';

@@ -19,7 +19,7 @@ import { get, sample, scrape, waitFor, writeConfig } from '../helpers/harness.js
 
 type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string>; startsAt: string; fingerprint: string };
 type Webhook = { alerts: Alert[] };
-type PeriodRow = { rewarded: boolean | null; autoRenewed: boolean; validationRewardAvax?: number; potentialRewardAvax?: number; evidence: string };
+type PeriodRow = { rewarded: boolean | null; autoRenewed: boolean; validationRewardAvax?: number; potentialRewardAvax?: number; restakedAvax?: number; paidOutAvax?: number; restakedEstimated?: boolean; evidence: string };
 type Status = { targets: Array<{ name: string; validator?: { polledAt: number }; periods?: { periods: PeriodRow[]; current?: { startTime: number } } }> };
 
 /** Long enough for the daemon to start and see each period before it ends (it cannot judge a period it never saw). */
@@ -99,6 +99,9 @@ alerts:
     const [renewed] = await periodsOf('renew-paid');
     expect(renewed).toMatchObject({ rewarded: true, autoRenewed: true });
     expect(renewed!.evidence).toContain('renewed');
+    // its reward split as the node's restakedValidationRewards grew: 30 % restaked, the rest paid out (proposal_tx_executor.go)
+    expect(renewed).toMatchObject({ validationRewardAvax: SIM_POTENTIAL_REWARD / 1e9, restakedAvax: 35.229448027, paidOutAvax: 82.202045399 });
+    expect(renewed).not.toHaveProperty('restakedEstimated');
     const [aborted] = await periodsOf('renew-unpaid');
     expect(aborted).toMatchObject({ rewarded: false, autoRenewed: true });
     expect(aborted!.evidence).toContain('removed at the end of its cycle instead of renewed');
@@ -122,6 +125,7 @@ alerts:
     expect(page).toContain('Validation periods: was it paid?');
     expect(page).toContain('✖ not paid');
     expect((await get(`${url}/targets/paid`)).body).toContain('✔ paid');
+    expect((await get(`${url}/targets/renew-paid`)).body).toContain('(35.23 restaked, 82.20 paid out)');
   });
 
   it('a restart remembers the periods and reports nothing twice', { timeout: 90_000 }, async () => {

@@ -7,7 +7,7 @@
  *   Ping every 22.5 s); nothing is paged while it settles.
  * - Renewal is conditional (ACP-236, vms/platformvm/txs/executor/proposal_tx_executor.go): while the
  *   reward outlook is uncertain an auto-renewed validator is paged as ending, and no text promises
- *   a new cycle; what earlier cycles restaked (v1.15.1) is exported.
+ *   a new cycle; what earlier cycles restaked (later v1.15 releases) is exported.
  * - ACP-267 applies whatever the base (vms/platformvm/block/executor/options.go): a configured 0.8
  *   does not double the budget of a period started after Helicon.
  * - Connected stake counts the observer itself (snow/engine/common/tracker/peers.go).

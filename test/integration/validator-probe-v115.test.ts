@@ -82,7 +82,7 @@ describe('the validator probe: attribution, auto-renewal, large and hostile answ
     const node = sim.nodes.get('renew')!;
     const renewing = validatorReport(await poll('renew'))!;
     const cycle = Math.floor(node.validationEndsAt) - node.economics.validationStartsAt;
-    // v1.15.1: nothing compounded yet (no cycle of it has ended in the simulator)
+    // later v1.15 releases: nothing compounded yet (no cycle of it has ended in the simulator)
     expect(renewing.primary!.autoRenewal).toEqual({ nextPeriodSeconds: 14 * DAY, renews: true, autoCompoundRatio: 0.3, authorityAddresses: [expect.stringMatching(/^P-avax1/)], restakedValidationNAvax: 0, restakedDelegateeNAvax: 0 });
     expect(validationRenews(renewing.primary)).toBe(true);
     // the budget is the current cycle's: (1 − 0.9) × cycle − (1 − 0.992) × elapsed

@@ -255,10 +255,10 @@ describe('issue 24: AvalancheGo v1.14/v1.15 shapes and hostile ones', () => {
     expect(error(parsePrimaryValidators(entry({ validatorAuthority: 'me' }), NODE))).toContain('validatorAuthority');
   });
 
-  it('auto-renewed validators (v1.15.1): restakedValidationRewards and restakedDelegateeRewards, what earlier cycles compounded', () => {
+  it('auto-renewed validators (later v1.15 releases): restakedValidationRewards and restakedDelegateeRewards, what earlier cycles compounded', () => {
     const entry = (extra: Record<string, unknown>) => ({ validators: [{ nodeID: NODE, startTime: '1', endTime: '2', validatorAuthority: { locktime: '0', threshold: '1', addresses: [] }, nextPeriod: '1209600', autoCompoundRewardShares: '300000', ...extra }] });
     expect(value(parsePrimaryValidators(entry({ restakedValidationRewards: '35229448027', restakedDelegateeRewards: '740740740' }), NODE))!.autoRenewal).toMatchObject({ restakedValidationNAvax: 35_229_448_027, restakedDelegateeNAvax: 740_740_740 });
-    // before v1.15.1 neither key is sent
+    // v1.15.0 sends neither key
     expect(value(parsePrimaryValidators(entry({}), NODE))!.autoRenewal).not.toHaveProperty('restakedValidationNAvax');
     expect(error(parsePrimaryValidators(entry({ restakedDelegateeRewards: 'lots' }), NODE))).toContain('restakedDelegateeRewards');
   });

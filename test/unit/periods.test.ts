@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { completedFor, verdictFromRewardUtxos, withDataApi, withOutcome, MAX_PERIOD_OUTCOMES, type PeriodOutcome, type TrackedPeriod } from '../../src/model/periods.js';
+import { completedFor, MAX_VALIDATOR_STAKE_NAVAX, restakedOf, verdictFromRewardUtxos, withDataApi, withOutcome, MAX_PERIOD_OUTCOMES, type PeriodOutcome, type TrackedPeriod } from '../../src/model/periods.js';
 import { encodeRewardUtxo, parseCompletedValidations, parseRewardUtxos, rewardAmount } from '../../src/parse/rewards.js';
 
 const tx = createHash('sha256').update('tx').digest();
@@ -68,5 +68,34 @@ describe('the Data API beside the node', () => {
     for (let i = 0; i < 8; i++) kept = withOutcome(kept, { ...outcome, txId: `t${i}`, startTime: i });
     kept = withOutcome(kept, { ...outcome, txId: 't7', startTime: 7 });
     expect(kept.map((o) => o.txId)).toEqual(['t7', 't6', 't5', 't4', 't3'].slice(0, MAX_PERIOD_OUTCOMES));
+  });
+});
+
+describe("a renewed cycle's reward: restaked and paid out (proposal_tx_executor.go, restakeAutoRenewedValidatorOnCommit)", () => {
+  // reward.Split (vms/platformvm/reward/calculator.go): the restaked part is AutoCompoundRewardShares
+  // millionths of the reward, the rounding in its favour; capped so the weight stays within
+  // MaxValidatorStake (3 M AVAX on mainnet and Fuji, genesis/genesis_mainnet.go); the rest is paid out.
+  const cycle: TrackedPeriod = { ...period, renews: true, autoRenewed: true, restakeShare: 0.5, weightNAvax: 2_000 * 1e9 };
+
+  it('split by the shares', () => {
+    expect(restakedOf(cycle)).toEqual({ restakedNAvax: 58_715_746_713, estimated: true });
+    expect(restakedOf({ ...cycle, restakeShare: 0 })).toEqual({ restakedNAvax: 0, estimated: true });
+    expect(restakedOf({ ...cycle, restakeShare: 1 })).toEqual({ restakedNAvax: 117_431_493_426, estimated: true });
+    // 333,333 millionths of 117,431,493,426: the remainder 666,667 × V / 1e6 is floored, the restaked part rounds up
+    expect(restakedOf({ ...cycle, restakeShare: 0.333333 })).toEqual({ restakedNAvax: 39_143_791_999, estimated: true });
+  });
+
+  it('capped at MaxValidatorStake: only what fits is restaked', () => {
+    expect(restakedOf({ ...cycle, restakeShare: 1, weightNAvax: MAX_VALIDATOR_STAKE_NAVAX - 10e9 })).toEqual({ restakedNAvax: 10e9, estimated: true });
+    expect(restakedOf({ ...cycle, restakeShare: 1, weightNAvax: MAX_VALIDATOR_STAKE_NAVAX })).toEqual({ restakedNAvax: 0, estimated: true });
+  });
+
+  it("the node's own accrued figure, when both cycles show it, is what was restaked", () => {
+    expect(restakedOf({ ...cycle, restakedValidationNAvax: 1_000 }, { restakedValidationNAvax: 58_715_747_713 })).toEqual({ restakedNAvax: 58_715_746_713, estimated: false });
+  });
+
+  it('no split for a plain validation or one that exits', () => {
+    expect(restakedOf(period)).toBeUndefined();
+    expect(restakedOf({ ...cycle, restakeShare: undefined })).toBeUndefined();
   });
 });

@@ -139,7 +139,9 @@ export function outcomeWords(outcome: PeriodOutcome): string {
   const potential = outcome.potentialRewardNAvax;
   if (outcome.rewarded === true) {
     const paid = outcome.validationRewardNAvax ?? potential;
-    return `validation ${kind} ended, paid${paid !== undefined ? ` ${avax(paid)}` : ''}`;
+    const restaked = outcome.restakedNAvax;
+    const split = paid !== undefined && restaked !== undefined ? `: ${outcome.restakedEstimated ? 'about ' : ''}${avax(restaked)} restaked, ${avax(paid - restaked)} paid out` : '';
+    return `validation ${kind} ended, paid${paid !== undefined ? ` ${avax(paid)}` : ''}${split}`;
   }
   if (outcome.rewarded === false) return `validation ${kind} ended unpaid: ${potential !== undefined ? avax(potential) : 'its reward'} forfeited`;
   return `validation ${kind} ended; outcome not known`;

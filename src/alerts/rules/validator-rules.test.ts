@@ -450,6 +450,9 @@ describe("at a period's end the reward and budget alerts end with its outcome, n
       const outcome = { ...tracked, rewarded: true, validationRewardNAvax: 117_431_493_426, evidence: 'renewed', decidedAt: END + 10 };
       const renewed = after(10, { ...validating, primary: { ...validating.primary, startTime: END, endTime: END + 14 * DAY }, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 1 }, periods: { outcomes: [outcome] } });
       expect(rule.recovered!(renewed.i, renewed.c(rule), {}, state)).toBe('validation cycle ended, paid 117.4 AVAX');
+      // its AutoCompoundRewardShares restaked, the rest paid out (proposal_tx_executor.go, restakeAutoRenewedValidatorOnCommit)
+      const split = after(10, { ...validating, primary: { ...validating.primary, startTime: END, endTime: END + 14 * DAY }, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 1 }, periods: { outcomes: [{ ...outcome, restakedNAvax: 35_229_448_028, restakedEstimated: true }] } });
+      expect(rule.recovered!(split.i, split.c(rule), {}, state)).toBe('validation cycle ended, paid 117.4 AVAX: about 35.23 AVAX restaked, 82.20 AVAX paid out');
       const listed = after(5, { ...low, periods: { tracking: { ...tracked, renews: false, autoRenewed: false }, outcomes: [] } });
       expect(rule.recovered!(listed.i, listed.c(rule), {}, state)).toBe('validation period ended; outcome not known yet');
     });

@@ -20,7 +20,7 @@ const F = defineFamilies({
   potentialReward: gauge('validator_potential_reward_avax', 'Reward of the current validation if it meets the uptime requirement (AVAX).'),
   periodStart: gauge('validator_period_start_timestamp_seconds', 'Start of the current Primary Network validation period.'),
   periodEnd: gauge('validator_period_end_timestamp_seconds', 'End of the current Primary Network validation period (of an auto-renewed validator: the current cycle).'),
-  restaked: gauge('validator_restaked_avax', 'Auto-renewed validator (ACP-236, AvalancheGo v1.15.1): rewards earlier cycles compounded into its stake, by kind (validation: its own validation rewards, restakedValidationRewards; delegatee: delegation fees, restakedDelegateeRewards). Absent from older nodes.'),
+  restaked: gauge('validator_restaked_avax', 'Auto-renewed validator (ACP-236; from later AvalancheGo v1.15 releases): rewards earlier cycles compounded into its stake, by kind (validation: its own validation rewards, restakedValidationRewards; delegatee: delegation fees, restakedDelegateeRewards). Absent from older nodes.'),
   nextPeriod: gauge('validator_next_period_seconds', 'Auto-renewed validator (ACP-236): length of the cycle that starts at the period end; 0 = it exits at the period end.'),
   nodeIdKnown: gauge('validator_node_id_known', "Whether the node's NodeID is known (info.getNodeID, the node-id header or node_id); at 0 no P-Chain validation is attributed to it."),
   infoApiEnabled: gauge('validator_info_api_enabled', 'Whether /ext/info answers; 0 when it answers HTTP 404 (the info API is switched off).'),

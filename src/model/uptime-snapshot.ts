@@ -61,12 +61,20 @@ const RISE = 0.001;
  * before is settled: its verdict stands. `borrowed`: the memory is the daemon's, read by
  * `avahealth check` (state/ledger.ts).
  */
-export function settlingOf(memory: SettlingMemory, uptime: ValidatorUptime | undefined, own: number | undefined, at: number, borrowed = false): UptimeSettling | undefined {
+export function settlingOf(memory: SettlingMemory, uptime: ValidatorUptime | undefined, own: number | undefined, at: number, borrowed = false, afterGap = false): UptimeSettling | undefined {
   if (uptime && own !== undefined && atOwnShare(uptime, own)) {
     memory.settlingSince ??= at;
     memory.settlingLastAt = at;
     memory.settlingWeighted = uptime.weightedAverageRatio;
     return at - memory.settlingSince <= SETTLE_MAX_SECONDS ? { since: memory.settlingSince, ownStakeRatio: own } : undefined;
+  }
+  // The first answer after none (v1.15 answers "still bootstrapping" until the P-Chain is, while
+  // peers connect and ping meanwhile): it may land anywhere on the climb, so it starts one.
+  if (uptime && afterGap) {
+    memory.settlingSince ??= at;
+    memory.settlingLastAt = at;
+    memory.settlingWeighted = uptime.weightedAverageRatio;
+    return { since: memory.settlingSince, ownStakeRatio: own ?? 0 };
   }
   const { settlingSince: since, settlingLastAt: last, settlingWeighted: before } = memory;
   // Readings borrowed from the daemon (`avahealth check`): one as high as its latest is the same climb, not a settled one.

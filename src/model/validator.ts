@@ -143,6 +143,8 @@ export interface ValidatorReport {
    */
   networkSchedule?: { heliconTime: number | null; from: string; version: string };
   uptime?: ValidatorUptime;
+  /** info.uptime answered that the node is still bootstrapping (AvalancheGo v1.15, after a restart): its figures are not known yet, and nothing failed. */
+  uptimeBootstrapping?: boolean;
   /**
    * Set while `uptime` is an unsettled snapshot (the node just (re)started: both figures about its
    * own stake share, model/uptime-snapshot.ts): its verdicts are held, its budget not computed.

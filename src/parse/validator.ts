@@ -106,6 +106,16 @@ export function isNotValidatorError(message: string): boolean {
   return /node is not a validator/i.test(message);
 }
 
+/**
+ * info.uptime before the P-Chain is bootstrapped (AvalancheGo v1.15): "couldn't get node uptime:
+ * error while fetching local validator start time still bootstrapping" (api/info/service.go,
+ * network/network.go NodeUptime, snow/uptime/locked_calculator.go errStillBootstrapping): not yet,
+ * not a failure.
+ */
+export function isBootstrappingError(message: string): boolean {
+  return /couldn't get node uptime:.*still bootstrapping/i.test(message);
+}
+
 /** info.getNodeID → `{nodeID, nodePOP}`. */
 export function parseNodeIdResult(value: unknown): ParseOutcome<string> {
   const result = object(value, 'info.getNodeID result');

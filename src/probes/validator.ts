@@ -12,6 +12,7 @@ import { economicsOf, MAX_OWN_L1_VALIDATIONS, networkScheduleFor, newestPerNetwo
 import type { ParseOutcome } from '../parse/avalanchego.js';
 import type { RpcAnswer } from '../parse/jsonrpc.js';
 import {
+  isBootstrappingError,
   isNotValidatorError,
   parseFeeState,
   parseL1Validators,
@@ -128,6 +129,8 @@ export interface ValidatorMemory {
   settlingWeighted?: number;
   /** The settling readings are the daemon's, read by `avahealth check` (model/uptime-snapshot.ts, settlingOf). */
   settlingBorrowed?: boolean;
+  /** The last info.uptime was no answer: the node bootstrapping (v1.15) or down (connect, timeout). */
+  uptimeUnanswered?: boolean;
   /** The Primary Network's total weight (platform.getTotalStake), asked while the figures are low. */
   totalWeight?: { nAvax: number; at: number };
 }
@@ -217,7 +220,11 @@ export async function probeValidator(
 
   if (uptime.ok === true) report.uptime = uptime.value;
   else if (uptime.ok === 'error' && isNotValidatorError(uptime.message)) report.notValidator = true;
+  else if (uptime.ok === 'error' && isBootstrappingError(uptime.message)) report.uptimeBootstrapping = true;
   else problem(uptime, 'info.uptime');
+  // The first answer after none (the node bootstrapping, or down while it restarted) may land anywhere on the climb back.
+  const afterGap = memory.uptimeUnanswered === true;
+  memory.uptimeUnanswered = report.uptimeBootstrapping === true || (uptime.ok === false && (uptime.problem.reason === 'connect' || uptime.problem.reason === 'timeout'));
 
   if (version.ok === true) report.version = version.value;
   else problem(version, 'info.getNodeVersion');
@@ -255,7 +262,7 @@ export async function probeValidator(
     }
     if (memory.totalWeight) report.totalWeightNAvax = memory.totalWeight.nAvax;
   }
-  const settling = settlingOf(memory, report.uptime, ownStakeRatio(report.primary, report.totalWeightNAvax), at, memory.settlingBorrowed);
+  const settling = settlingOf(memory, report.uptime, ownStakeRatio(report.primary, report.totalWeightNAvax), at, memory.settlingBorrowed, afterGap);
   if (settling) report.uptimeSettling = settling;
   if (feeState) {
     if (feeState.ok === true) report.feeState = feeState.value;

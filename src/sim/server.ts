@@ -14,10 +14,12 @@
  *                                        validators holding 30 % of the stake at once; observed uptimes then fall
  *                                        only as disconnected time accumulates (sim/observed.ts); {"dip": null} ends it;
  *                                        {"uptimeClockFactor": 1} validation time per real second from now on (1 = real time)
- *   POST /sim/nodes/{name}/restart       {"l1"?: false, "snapshotSeconds"?: 30, "ingressGraceSeconds"?: 600, "downSeconds"?: 600}
+ *   POST /sim/nodes/{name}/restart       {"l1"?: false, "snapshotSeconds"?: 30, "ingressGraceSeconds"?: 600, "downSeconds"?: 600, "bootstrapSeconds"?: 18}
  *                                        restart, optionally dropping (or adding) the L1 chain; info.uptime reads a restart's
  *                                        snapshot that long; the ingress grace (--network-no-ingress-connections-grace-period)
- *                                        starts over; downSeconds: it was stopped that long before (its peers measured it down)
+ *                                        starts over; downSeconds: it was stopped that long before (its peers measured it down);
+ *                                        bootstrapSeconds (default 60 % of the snapshot): a v1.15 node's info.uptime answers
+ *                                        "couldn't get node uptime: … still bootstrapping" that long, then mid-climb
  * and the hosted APIs at `/data-api/…` and `/metrics-api/…`:
  *   GET  /sim/services                   their scenario and every request they received
  *   POST /sim/services/{data-api|metrics-api}/scenario   {"scenario": "degraded", "retryAfterSeconds"?: 30}
@@ -266,14 +268,15 @@ export class SimServer {
     if (method === 'POST' && restart) {
       const node = this.nodes.get(decodeURIComponent(restart[1]!));
       if (!node) return text(res, 404, 'unknown node\n');
-      const request = JSON.parse(body || '{}') as { l1?: unknown; snapshotSeconds?: unknown; ingressGraceSeconds?: unknown; downSeconds?: unknown };
-      const unknown = unknownFields(request, ['l1', 'snapshotSeconds', 'ingressGraceSeconds', 'downSeconds']);
+      const request = JSON.parse(body || '{}') as { l1?: unknown; snapshotSeconds?: unknown; ingressGraceSeconds?: unknown; downSeconds?: unknown; bootstrapSeconds?: unknown };
+      const unknown = unknownFields(request, ['l1', 'snapshotSeconds', 'ingressGraceSeconds', 'downSeconds', 'bootstrapSeconds']);
       if (unknown) return text(res, 400, unknown);
       const grace = request.ingressGraceSeconds;
       if (typeof grace === 'number' && grace >= 0 && grace <= 86_400) node.ingressGraceMs = grace * 1000;
       const snapshot = typeof request.snapshotSeconds === 'number' && request.snapshotSeconds >= 0 && request.snapshotSeconds <= 3600 ? { snapshotMs: request.snapshotSeconds * 1000 } : {};
       const down = typeof request.downSeconds === 'number' && request.downSeconds >= 0 && request.downSeconds <= 366 * 86_400 ? { downSeconds: request.downSeconds } : {};
-      node.restartNode({ ...(typeof request.l1 === 'boolean' ? { l1: request.l1 } : {}), ...snapshot, ...down });
+      const bootstrap = typeof request.bootstrapSeconds === 'number' && request.bootstrapSeconds >= 0 && request.bootstrapSeconds <= 3600 ? { bootstrapMs: request.bootstrapSeconds * 1000 } : {};
+      node.restartNode({ ...(typeof request.l1 === 'boolean' ? { l1: request.l1 } : {}), ...snapshot, ...down, ...bootstrap });
       return send(res, 200, 'application/json', JSON.stringify({ ok: true, node: node.name, l1ChainId: node.l1ChainId ?? null }));
     }
     const one = /^\/sim\/nodes\/([^/]+)\/scenario$/.exec(path);

@@ -56,6 +56,12 @@ export class SimValidator implements ObservedMember {
   restartSnapshotMs = SIM_RESTART_SNAPSHOT_MS;
   /** When the node last restarted (epoch ms), for the snapshot. */
   private restartedAt?: number;
+  /**
+   * How long after a restart info.uptime answers the bootstrap error (v1.15, #5734), as a share of
+   * the snapshot: the network runs, peers connect and ping meanwhile, so the first answer lands
+   * mid-climb. A restart may set it in ms.
+   */
+  restartBootstrapMs?: number;
   /** The methods called, oldest first (the last 1000): tests count the cost of a poll. */
   readonly calls: string[] = [];
   /** The params of each call, beside `calls` (tests check what was asked). */
@@ -208,15 +214,28 @@ export class SimValidator implements ObservedMember {
    * A restart: info.uptime starts over as a snapshot (uptimeSnapshot). `downSeconds`: the node was
    * stopped that long before it started again, and its peers measured it down meanwhile.
    */
-  onRestart(now = Date.now(), snapshotMs?: number, downSeconds?: number): void {
+  onRestart(now = Date.now(), snapshotMs?: number, downSeconds?: number, bootstrapMs?: number): void {
     this.restartedAt = now;
     if (snapshotMs !== undefined) this.restartSnapshotMs = snapshotMs;
+    this.restartBootstrapMs = bootstrapMs;
     if (downSeconds !== undefined && downSeconds > 0 && this.holdsStake) this.node.network.validators.stoppedFor(this, downSeconds, now);
   }
 
   /** Its weight's share of the Primary Network's (0–1). */
   ownStakeRatio(): number {
     return this.node.network.validators.ownStakePercent(this) / 100;
+  }
+
+  /**
+   * Whether info.uptime still answers the bootstrap error: on AvalancheGo v1.15 the uptime
+   * calculator is locked until the P-Chain is bootstrapped (snow/uptime/locked_calculator.go,
+   * errStillBootstrapping), so NodeUptime fails fetching the node's own start time
+   * (network/network.go) and info.uptime answers "couldn't get node uptime: …"
+   * (api/info/service.go). By default for the first BOOTSTRAP_SHARE of the snapshot.
+   */
+  inRestartBootstrap(now = Date.now()): boolean {
+    if (this.restartedAt === undefined || this.version === SIM_OLD_VERSION) return false;
+    return now - this.restartedAt < (this.restartBootstrapMs ?? this.restartSnapshotMs * BOOTSTRAP_SHARE);
   }
 
   /** Whether info.uptime still answers a restart's snapshot. */
@@ -277,6 +296,7 @@ export class SimValidator implements ObservedMember {
       case 'getNodeID':
         return { result: { nodeID: this.node.nodeId, nodePOP: { publicKey: `0x${'8f'.repeat(48)}`, proofOfPossession: `0x${'86'.repeat(96)}` } } };
       case 'uptime': {
+        if (this.inRestartBootstrap()) return rpcError(UPTIME_BOOTSTRAPPING_ERROR);
         if (!this.isPrimaryValidator) return rpcError('node is not a validator');
         const { rewarding, weighted } = this.infoUptime();
         if (this.node.has('validator-deep-json')) {
@@ -408,6 +428,11 @@ export class SimValidator implements ObservedMember {
     });
   }
 }
+
+/** What AvalancheGo v1.15's info.uptime answers before the P-Chain is bootstrapped (api/info/service.go, network/network.go, snow/uptime/locked_calculator.go). */
+export const UPTIME_BOOTSTRAPPING_ERROR = "couldn't get node uptime: error while fetching local validator start time still bootstrapping";
+/** By default the bootstrap error lasts this share of a restart's snapshot: the first answer comes mid-climb. */
+const BOOTSTRAP_SHARE = 0.6;
 
 function rpcError(message: string): RpcOutcome {
   return { error: { code: -32000, message } };

@@ -21,6 +21,8 @@ const DAY = 86_400;
 export function reportFor(input: ValidatorInput, calls: (call: string) => boolean): ValidatorReport | null | typeof UNKNOWN {
   const report = validatorReport(input.observation);
   if (!report) return UNKNOWN;
+  // Still bootstrapping (v1.15 after a restart): the uptime is not known yet, its verdicts stay as they are.
+  if (report.uptimeBootstrapping && calls('info.uptime')) return UNKNOWN;
   const problems = report.problems.filter((p) => calls(p.call));
   if (problems.length === 0) return report;
   return problems.every((p) => p.reason === 'disabled') ? null : UNKNOWN;

@@ -486,3 +486,12 @@ describe("a resolve's words: what is true now, never the firing's", () => {
     expect(recovered(AvalancheValidatorRewardAtRisk, input({ problems: [{ call: 'info.uptime', reason: 'timeout', error: 'no answer' }] }))).toBeUndefined();
   });
 });
+
+describe('a v1.15 restart: info.uptime "still bootstrapping" (snow/uptime/locked_calculator.go, api/info/service.go) is not yet', () => {
+  it('the uptime verdicts stay as they are; the others go on', () => {
+    const bootstrapping = input({ ...validating, uptimeBootstrapping: true });
+    expect(run(AvalancheValidatorRewardAtRisk as AnyRule, bootstrapping)).toBe(UNKNOWN);
+    expect(run(AvalancheValidatorDowntimeBudgetLow as AnyRule, bootstrapping)).toBe(UNKNOWN);
+    expect(run(AvalancheNodeVersionBehind as AnyRule, bootstrapping)).toEqual([]);
+  });
+});

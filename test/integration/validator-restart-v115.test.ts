@@ -1,0 +1,65 @@
+/**
+ * A v1.15 restart as the validator probe sees it. Until the P-Chain is bootstrapped the uptime
+ * calculator is locked (snow/uptime/locked_calculator.go, errStillBootstrapping), so
+ * network/network.go NodeUptime fails reading the node's own start time and info.uptime answers
+ * "couldn't get node uptime: error while fetching local validator start time still bootstrapping"
+ * (api/info/service.go). Peers connect and ping meanwhile, so the first answer lands anywhere on
+ * the climb back (network/peer/peer.go, a Ping every 22.5 s). Played by src/sim/validator.ts.
+ */
+import pLimit from 'p-limit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../src/transport/client.js';
+import { validatorReport } from '../../src/model/validator.js';
+import type { ProbeContext } from '../../src/probes/types.js';
+import { probeValidator, validatorChanges, type ValidatorMemory } from '../../src/probes/validator.js';
+import type { SimServer } from '../../src/sim/server.js';
+import { startSim, waitFor } from '../helpers/harness.js';
+
+describe('the validator probe through a v1.15 restart', () => {
+  let sim: SimServer;
+  let ctx: Pick<ProbeContext, 'http' | 'limit'>;
+  const memory: ValidatorMemory = {};
+
+  beforeAll(async () => {
+    sim = await startSim([{ name: 'v', scenario: 'healthy' }]);
+    ctx = { http: new HttpClient({ maxResponseBytes: 4 * 1024 * 1024 }), limit: pLimit(4) };
+  });
+  afterAll(async () => {
+    await ctx.http.close();
+    await sim.close();
+  });
+
+  const poll = () => probeValidator({ name: 'v', baseUrl: sim.nodeUrl('v'), headers: {}, timeoutMs: 5000, tls: { insecureSkipVerify: false }, secrets: [] }, { intervalMs: 1000, subnets: [] }, ctx, memory);
+
+  it('"still bootstrapping" is not yet, not a failed call; the first answer mid-climb is held as a restart', { timeout: 60_000 }, async () => {
+    const before = validatorReport(await poll())!;
+    expect(before.uptime?.rewardingStakeRatio).toBeGreaterThan(0.99);
+    const node = sim.nodes.get('v')!;
+    // 10 s of snapshot, the first 8 of them bootstrapping: at the first answer 60 % of the peers' Pings are in
+    node.restartNode({ snapshotMs: 10_000, bootstrapMs: 8_000 });
+    const during = await poll();
+    const bootstrapping = validatorReport(during)!;
+    expect(node.economics.inRestartBootstrap()).toBe(true);
+    expect(bootstrapping).toMatchObject({ uptimeBootstrapping: true });
+    expect(bootstrapping.uptime).toBeUndefined();
+    expect(bootstrapping.problems).toEqual([]);
+    expect(during.ok).toBe(true);
+    expect(validatorChanges(before, bootstrapping).filter((c) => c.level === 'warn')).toEqual([]);
+
+    let first: ReturnType<typeof validatorReport>;
+    await waitFor('the first answer after bootstrapping', async () => {
+      first = validatorReport(await poll());
+      return first?.uptime !== undefined;
+    }, 20_000);
+    // mid-climb: well above the node's own share of the stake, below where it settles
+    expect(first!.uptime!.rewardingStakeRatio).toBeGreaterThan(0.1);
+    expect(first!.uptime!.rewardingStakeRatio).toBeLessThan(0.99);
+    expect(first!.uptimeSettling).toBeDefined();
+    expect(first!.uptimeBootstrapping).toBeUndefined();
+    // the climb ends: figures back, nothing held
+    await waitFor('settled', async () => {
+      const r = validatorReport(await poll())!;
+      return r.uptime !== undefined && r.uptime.rewardingStakeRatio > 0.99 && r.uptimeSettling === undefined;
+    }, 30_000);
+  });
+});

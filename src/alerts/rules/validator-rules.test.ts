@@ -495,3 +495,21 @@ describe('a v1.15 restart: info.uptime "still bootstrapping" (snow/uptime/locked
     expect(run(AvalancheNodeVersionBehind as AnyRule, bootstrapping)).toEqual([]);
   });
 });
+
+describe("docs/validators.md's verdict table: one row per validator and L1 rule, with the AvalancheGo source it follows", () => {
+  it('every rule of the validator poll, the fleet view and the network has its row and a source file', async () => {
+    const { readFileSync } = await import('node:fs');
+    const doc = readFileSync(new URL('../../../docs/validators.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## What AvalancheGo does, verdict by verdict'));
+    const rows = section.slice(0, section.indexOf('\n## ', 3)).split('\n').filter((line) => line.startsWith('| `'));
+    const rules = (['validator', 'observed', 'fleet'] as const).flatMap((source) => rulesOf(source).map((r) => r.name));
+    expect(rules.length).toBeGreaterThanOrEqual(9);
+    for (const name of rules) {
+      const row = rows.find((line) => line.startsWith(`| \`${name}\` |`));
+      expect(row, `a row for ${name}`).toBeDefined();
+      // its last cell names AvalancheGo source files (a path in backticks)
+      const cells = row!.split(' | ');
+      expect(cells.at(-1), `${name}'s source`).toMatch(/`[a-z0-9_]+\/[a-z0-9_/.]+(\.go)?`/);
+    }
+  });
+});

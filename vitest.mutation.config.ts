@@ -1,0 +1,36 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The tests a mutation run (`npm run test:mutation`, stryker.config.mjs) runs against each mutant
+ * of src/alerts/: the fast ones that run the alert core in this process. Left out: the tests that
+ * spawn dist/cli.js (nothing they run is instrumented), the dependency and layering checks, and the
+ * end-to-end, reliability, deploy and browser suites (minutes each, run by `npm test`).
+ * docs/development.md says why and what it costs.
+ */
+export default defineConfig({
+  test: {
+    include: ['test/unit/**/*.test.ts', 'src/**/*.test.ts'],
+    exclude: [
+      'node_modules/**',
+      // spawn node or the built CLI, or check the whole tree: nothing of the mutants runs there
+      'test/unit/layering.test.ts',
+      'test/unit/module-loading.test.ts',
+      'test/unit/dependencies.test.ts',
+      'test/unit/trust-bench.test.ts',
+      // import nothing of src/alerts/
+      'test/unit/go-duration-and-time.test.ts',
+      'test/unit/labels.test.ts',
+      'test/unit/parse-*.test.ts',
+      'test/unit/periods.test.ts',
+      'test/unit/reward-*.test.ts',
+      'test/unit/sim-uptime.test.ts',
+      'test/unit/text-cut.test.ts',
+      'test/unit/uptime-snapshot.test.ts',
+      'test/unit/validator-economics.test.ts',
+      'test/unit/visible.test.ts',
+    ],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    globalSetup: ['test/helpers/temp-root.ts'],
+  },
+});

@@ -142,9 +142,17 @@ export function restakedOf(period: TrackedPeriod, next?: { restakedValidationNAv
     return { restakedNAvax: Math.min(reward, Math.max(0, next.restakedValidationNAvax - period.restakedValidationNAvax)), estimated: false };
   }
   if (period.restakeShare === undefined) return undefined;
-  const shares = BigInt(Math.round(period.restakeShare * PERCENT_DENOMINATOR));
-  const total = BigInt(reward);
-  const split = Number(total - ((BigInt(PERCENT_DENOMINATOR) - shares) * total) / BigInt(PERCENT_DENOMINATOR));
+  const split = rewardSplit(reward, period.restakeShare);
   const capacity = period.weightNAvax !== undefined ? Math.max(0, MAX_VALIDATOR_STAKE_NAVAX - period.weightNAvax) : Infinity;
   return { restakedNAvax: Math.min(split, capacity), estimated: true };
+}
+
+/**
+ * reward.Split (vms/platformvm/reward/calculator.go): the part of `total` nAVAX that `share` (0–1,
+ * millionths on the chain) takes; the remainder is floored, so the share's part rounds up.
+ */
+export function rewardSplit(total: number, share: number): number {
+  const shares = BigInt(Math.round(share * PERCENT_DENOMINATOR));
+  const amount = BigInt(total);
+  return Number(amount - ((BigInt(PERCENT_DENOMINATOR) - shares) * amount) / BigInt(PERCENT_DENOMINATOR));
 }

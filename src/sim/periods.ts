@@ -18,6 +18,7 @@
  * The simulated Data API lists a completed validation (with its rewards) for every removed one.
  */
 import { createHash } from 'node:crypto';
+import { rewardSplit } from '../model/periods.js';
 import { encodeRewardUtxo } from '../parse/rewards.js';
 import { blockchainIdFor } from './ids.js';
 
@@ -91,8 +92,9 @@ export class SimPeriods {
     this.ended.unshift(ended);
     this.ended.splice(20);
     if (renewed) {
-      this.restakedValidation += Math.floor(period.potentialReward * AUTO_COMPOUND_SHARE);
-      this.restakedDelegatee += Math.floor(SIM_DELEGATEE_REWARD * AUTO_COMPOUND_SHARE);
+      // reward.Split (vms/platformvm/reward/calculator.go) of each by AutoCompoundRewardShares, far under MaxValidatorStake here.
+      this.restakedValidation += rewardSplit(period.potentialReward, AUTO_COMPOUND_SHARE);
+      this.restakedDelegatee += rewardSplit(SIM_DELEGATEE_REWARD, AUTO_COMPOUND_SHARE);
       this.current = { ...period, startTime: period.endTime, endTime: period.endTime + next };
     } else {
       this.current = undefined;

@@ -99,8 +99,8 @@ alerts:
     const [renewed] = await periodsOf('renew-paid');
     expect(renewed).toMatchObject({ rewarded: true, autoRenewed: true });
     expect(renewed!.evidence).toContain('renewed');
-    // its reward split as the node's restakedValidationRewards grew: 30 % restaked, the rest paid out (proposal_tx_executor.go)
-    expect(renewed).toMatchObject({ validationRewardAvax: SIM_POTENTIAL_REWARD / 1e9, restakedAvax: 35.229448027, paidOutAvax: 82.202045399 });
+    // its reward split as the node's restakedValidationRewards grew: reward.Split by 30 % (reward/calculator.go, the share's part rounded up), the rest paid out (proposal_tx_executor.go)
+    expect(renewed).toMatchObject({ validationRewardAvax: SIM_POTENTIAL_REWARD / 1e9, restakedAvax: 35.229448028, paidOutAvax: 82.202045398 });
     expect(renewed).not.toHaveProperty('restakedEstimated');
     const [aborted] = await periodsOf('renew-unpaid');
     expect(aborted).toMatchObject({ rewarded: false, autoRenewed: true });

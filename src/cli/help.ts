@@ -70,7 +70,8 @@ Serves simulated AvalancheGo nodes and hosted APIs on loopback, with a control A
 
 Options:
   --nodes N                how many nodes (default 3)
-  --port P                 port (default 9650; 0 picks a free one)
+  --port P                 port (default 9650, 9651 with --fleet demo, as in demo;
+                           0 picks a free one)
   --scenario NAME          the nodes' scenario (default healthy)
   --fleet demo             the demo fleet instead of --nodes/--scenario
   --config-out FILE        write an avahealth config that polls the simulated fleet, and

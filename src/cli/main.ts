@@ -18,6 +18,7 @@ import { redact } from '../util/text.js';
 import { VERSION } from '../version.js';
 import { COMMAND_HELP, HELP } from './help.js';
 import { StartError } from '../app/daemon.js';
+import { listenOrExplain } from '../app/listen.js';
 
 const OPTIONS = {
   config: { type: 'string' },
@@ -108,6 +109,11 @@ async function main(argv: string[]): Promise<number> {
     }
   } catch (err) {
     if (err instanceof UsageError) return usage(err.message);
+    // the simulator's port taken (a demo still running): one line, as for the daemon's own
+    if (err instanceof StartError) {
+      process.stderr.write(`avahealth: ${err.message}\n`);
+      return 1;
+    }
     if (!(err instanceof ConfigError || err instanceof StateDirError)) throw err;
     // a config that does not load (or a state_dir in use): its message, FILE:LINE:COL first
     // A config error's lines start FILE:LINE:COL already; a state_dir that cannot be used points at its key.
@@ -310,7 +316,7 @@ async function fleetFrom(values: Values): Promise<FleetNode[]> {
 async function startSimulator(fleet: FleetNode[], port: number): Promise<SimServer> {
   const { SimServer } = await simulator();
   const sim = new SimServer(fleet);
-  await sim.listen(port);
+  await listenOrExplain(() => sim.listen(port), '127.0.0.1', port);
   return sim;
 }
 

@@ -351,12 +351,14 @@ describe('start-up errors, help per command, restart-only settings', () => {
   });
 
   it('an unexpected error is one line; --log.level debug adds the stack', async () => {
-    const plain = await runCli(['simulate', '--port', String(busyPort)]);
+    // (a taken port is no longer one: it says so in words, above) a config written where no directory is
+    const nowhere = ['simulate', '--port', '0', '--config-out', join(tmpdir(), `avahealth-no-such-dir-${process.pid}`, 'sim.yaml')];
+    const plain = await runCli(nowhere);
     expect(plain.code).toBe(3);
     expect(plain.stderr.trim().split('\n')).toHaveLength(1);
-    expect(plain.stderr).toContain('EADDRINUSE');
+    expect(plain.stderr).toContain('ENOENT');
     noStack(plain.stderr);
-    const debug = await runCli(['simulate', '--port', String(busyPort), '--log.level', 'debug']);
+    const debug = await runCli([...nowhere, '--log.level', 'debug']);
     expect(debug.code).toBe(3);
     expect(debug.stderr).toMatch(/^\s+at /m);
   });
@@ -391,8 +393,24 @@ describe('start-up errors, help per command, restart-only settings', () => {
     const simulate = (await runCli(['simulate', '--help'])).stdout;
     expect(simulate).toContain('POST /sim/network');
     expect(simulate).toContain('validationEndsIn');
+    // the port it serves on: 9651 with the demo fleet, as the README's curl commands say
+    expect(simulate).toMatch(/--port P +port \(default 9650, 9651 with --fleet demo/);
     expect(await runCli(['chek', '--config', 'config/demo.yaml'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "chek" (did you mean check?)') });
   }, 120_000);
+
+  it('the simulator\'s port taken (a demo still running) is one line, as the daemon\'s is', async () => {
+    const held = createServer();
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const port = (held.address() as AddressInfo).port;
+    try {
+      for (const command of [['simulate', '--fleet', 'demo'], ['demo']]) {
+        const result = await runCli([...command, '--port', String(port), '--listen', '127.0.0.1:0']);
+        expect(result, command[0]).toMatchObject({ code: 1, stderr: `avahealth: cannot listen on 127.0.0.1:${port}: address already in use (another avahealth, or another program, listens there)\n` });
+      }
+    } finally {
+      held.close();
+    }
+  });
 
   it('a listen port out of range is a usage error; a state_dir that cannot be used says where it is set', async () => {
     const node = `nodes:\n  - {name: n, url: "http://127.0.0.1:${await closedPort()}"}\n`;

@@ -12,6 +12,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { ALERTS_GROUP, ruleGroups, type RuleGroup } from '../../deploy/prometheus/rules.js';
 import { RULES } from '../../src/alerts/rules/index.js';
 import { AVAHEALTH_JOB } from '../../deploy/prometheus/self-monitoring.js';
+import { pagingCheck } from '../../src/alerts/paging.js';
 import { parseConfig } from '../../src/config/load.js';
 import { parseShard } from '../../src/shard.js';
 import { hashSync } from 'bcryptjs';
@@ -124,8 +125,11 @@ describe.skipIf(!kubectl).each(['sidecar', 'central', 'sharded'])('kustomize ove
     const config = parseConfig(configMap.data!['avahealth.yaml']!, 'avahealth.yaml', { DATA_API_KEY: 'k' });
     const prometheusAlerts = new Set(objects.filter((o) => o.kind === 'PrometheusRule').flatMap((o) => o.spec!.groups.flatMap((g: RuleGroup) => g.rules.map((r) => r.alert))));
     const engineAlerts = RULES.flatMap((r) => [r.name, ...r.prometheus.map((p) => p.alert)]);
+    // …and says which, so it starts without the "nothing pages" warning (alerts/paging.ts)
+    expect(pagingCheck(config).problem).toBeUndefined();
     if (name === 'sidecar') {
       expect(config.alerts.receivers).toEqual([]);
+      expect(config.alerts.paging).toBe('prometheus');
       for (const alert of engineAlerts) expect(prometheusAlerts, alert).toContain(alert);
     } else {
       expect(config.alerts.receivers.map((r) => r.kind)).toEqual(['alertmanager']);

@@ -10,6 +10,12 @@ import { completedFor, outcomeOf, OUTCOME_SEARCH_SECONDS, restakedOf, samePeriod
 import type { ValidatorReport } from '../model/validator.js';
 import type { Ledger } from '../state/ledger.js';
 
+/**
+ * How far the P-Chain's time may run ahead of this machine's clock when a period ends: AvalancheGo
+ * accepts a block up to 10 s ahead of its own clock (SyncBound), and the two clocks may differ.
+ */
+const END_CLOCK_SLACK_SECONDS = 300;
+
 /** platform.getRewardUTXOs of a staking transaction: the amounts, or why not. */
 export type AskRewardUtxos = (txId: string) => Promise<{ ok: true; amounts: number[] } | { ok: false; error: string }>;
 
@@ -68,7 +74,11 @@ export async function followPeriods(target: string, report: ValidatorReport, led
         },
         now,
       );
-    } else ended = tracking;
+    } else if (now + END_CLOCK_SLACK_SECONDS >= tracking.endTime) ended = tracking;
+    // else the period followed cannot have ended: AvalancheGo removes a validator only when the
+    // chain's time is its end time (vms/platformvm/txs/executor/proposal_tx_executor.go,
+    // rewardValidatorTx: ErrRemoveStakerTooEarly). The ledger followed another validation under this
+    // name (another machine, a simulator started anew): nothing ended, nothing is judged.
     tracking = shown;
     persist = true;
   } else if (tracking && !shown && setAnswered(report) && now >= tracking.endTime) {

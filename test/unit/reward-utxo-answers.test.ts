@@ -57,4 +57,22 @@ describe('reward UTXOs as AvalancheGo pays them, and nothing else', () => {
     expect(outcome!.evidence).toContain('neither branch of the reward vote');
     expect(await judged({ numFetched: '3', utxos: [utxo(2, POTENTIAL), utxo(3, 1), utxo(4, 1)], encoding: 'hex' })).toMatchObject({ rewarded: null });
   });
+
+  it('a period that gives way to another before its end time did not end: nothing is judged (a ledger of another machine, a simulator started anew)', async () => {
+    // AvalancheGo removes a validator only when the chain's time is its end time
+    // (vms/platformvm/txs/executor/proposal_tx_executor.go, rewardValidatorTx: ErrRemoveStakerTooEarly).
+    const ledger = new Ledger(periodEntrySchema);
+    const nodeId = 'NodeID-Q4STe8P7iKKrZgDaTxY5yGdsUrCj1G4XY';
+    const unpaid = answering({ numFetched: '0', utxos: [], encoding: 'hex' });
+    await followPeriods('v1', { l1: [], problems: [], nodeId, primary: { txId: TX, startTime: START, endTime: END, potentialRewardNAvax: POTENTIAL } }, ledger, unpaid, undefined, START + 3600);
+    const other = { txId: '2jHkVqUuy7uZ9W5GXn4yTyBfQDMsN6RBJ2kQh3nVn8dw6KycT9', startTime: START + 86_400, endTime: START + 31 * 86_400, potentialRewardNAvax: POTENTIAL };
+    const early = await followPeriods('v1', { l1: [], problems: [], nodeId, primary: other }, ledger, unpaid, undefined, START + 86_400 + 60);
+    expect(early.decided).toBeUndefined();
+    expect(early.entry).toEqual({ tracking: expect.objectContaining({ txId: other.txId }), outcomes: [] });
+    // …while a new validation after the old one's end time is still the old one ended, and judged
+    const later = new Ledger(periodEntrySchema);
+    await followPeriods('v1', { l1: [], problems: [], nodeId, primary: { txId: TX, startTime: START, endTime: END, potentialRewardNAvax: POTENTIAL } }, later, unpaid, undefined, END - 60);
+    const after = await followPeriods('v1', { l1: [], problems: [], nodeId, primary: { ...other, startTime: END + 600, endTime: END + 30 * 86_400 } }, later, unpaid, undefined, END + 7 * 3600);
+    expect(after.decided).toMatchObject({ rewarded: false, txId: TX });
+  });
 });

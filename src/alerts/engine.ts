@@ -278,8 +278,9 @@ export class AlertEngine {
     const network = aboutNetwork ? undefined : this.fleet.note(evaluation, incidents, now);
     if (network !== undefined) this.evaluateFleet(network, now);
     const networkIncidents = aboutNetwork ? undefined : this.networkIncidentsOf(target);
-    // A target that left the config: nothing holds its resolves (a held one would never be let out).
-    const notices = this.policy.decide(incidents, now, this.config.externalUrl, { gone: resolveAtOnce === true, ...(networkIncidents ? { networkIncidents } : {}) });
+    // A target or source that left: nothing holds the resolves of its alerts (a held one would never
+    // be let out). Only those: the target's other alerts still pass silences and flap holds.
+    const notices = this.policy.decide(incidents, now, this.config.externalUrl, { ...(resolveAtOnce ? { gone: evaluation.covers } : {}), ...(networkIncidents ? { networkIncidents } : {}) });
     this.policy.endFlapHolds(target, incidents, now);
     if (incidents.size === 0) this.book.delete(target);
     if (notices.length > 0) this.sink?.dispatch({ id: randomUUID(), target, createdAt: now, alerts: this.withCarried(notices), ...(handover ? { handover: true } : {}) });

@@ -62,16 +62,18 @@ export class Policy {
   /**
    * Compares each incident of one target with what receivers were last told, through the gate, and
    * returns what is to be told now (marking it told). A resolved incident leaves `incidents` once its
-   * resolve is told (or if it was never announced). `gone`: the target left, nothing holds it.
+   * resolve is told (or if it was never announced). `gone`: the alerts whose target or source left,
+   * resolved at once: nothing holds their resolves. Every other incident of the target, from the
+   * sources still polled, passes the gate as usual.
    */
-  decide(incidents: Map<string, AlertState>, now: number, externalUrl: string, { gone, networkIncidents }: { gone: boolean; networkIncidents?: ReadonlyMap<string, AlertState> }): AlertNotice[] {
+  decide(incidents: Map<string, AlertState>, now: number, externalUrl: string, { gone = [], networkIncidents }: { gone?: readonly string[]; networkIncidents?: ReadonlyMap<string, AlertState> }): AlertNotice[] {
     const notices: AlertNotice[] = [];
     for (const state of [...incidents.values()]) {
       if (state.phase === 'pending') {
         state.state = 'pending';
         continue;
       }
-      const hold = this.hold(state, now, { gone });
+      const hold = this.hold(state, now, { gone: state.phase === 'resolved' && gone.includes(state.alertname) });
       this.showFlapping(state, hold?.kind === 'flapping');
       const kind = dueNotice(state, this.alerts.repeatIntervalMs, now);
       if (state.phase === 'resolved') {

@@ -26,7 +26,7 @@ function setup(alerts: string) {
     const conditions = fails ? [condition] : [];
     const { transitions } = step(incidents, { target: 'v1', covers: ['AvalancheCheckFailing'], unknown: [], conditions }, conditions, { ...ctx, now });
     policy.recordTransitions(transitions, incidents, now);
-    const told = policy.decide(incidents, now, 'http://avahealth', { gone: false }).map((n) => n.kind);
+    const told = policy.decide(incidents, now, 'http://avahealth', {}).map((n) => n.kind);
     policy.endFlapHolds('v1', incidents, now);
     return told;
   };
@@ -55,9 +55,20 @@ describe('policy stage', () => {
     poll(true, T0);
     for (const s of incidents.values()) s.phase = 'resolved';
     policy.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + 60 * MIN }, T0);
-    expect(policy.decide(incidents, T0 + MIN, '', { gone: false })).toEqual([]);
-    expect(policy.decide(incidents, T0 + MIN, '', { gone: true }).map((n) => n.kind)).toEqual(['resolved']);
+    expect(policy.decide(incidents, T0 + MIN, '', {})).toEqual([]);
+    expect(policy.decide(incidents, T0 + MIN, '', { gone: ['AvalancheCheckFailing'] }).map((n) => n.kind)).toEqual(['resolved']);
     expect(incidents.size).toBe(0);
+  });
+
+  it('a source that left frees only its own alerts: the target\'s other firing alerts stay silenced', () => {
+    // A node that is no validator: its validator poll reports nothing to judge, and the validator
+    // rules' alerts resolve at once; its disk, low under a silence, must still page nobody.
+    const { incidents, poll, policy } = setup('  for_polls: 1\n');
+    policy.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + 60 * MIN }, T0);
+    expect(poll(true, T0)).toEqual([]);
+    expect(policy.decide(incidents, T0 + 1000, '', { gone: ['AvalancheValidatorRewardAtRisk', 'AvalancheValidatorEndingSoon'] })).toEqual([]);
+    // told once the silence ends, as any held firing is
+    expect(policy.decide(incidents, T0 + 61 * MIN, '', {}).map((n) => n.kind)).toEqual(['firing']);
   });
 
   it('a root cause holds back its symptoms on the same target (rules declare inhibits); a symptom told before is still resolved', () => {
@@ -66,7 +77,7 @@ describe('policy stage', () => {
     const of = (alertname: Condition['alertname'], identity: Record<string, string> = {}): Condition => ({ alertname, target: 'v1', identity, severity: 'warning', summary: alertname, description: 'd' });
     const poll = (conditions: Condition[], now: number) => {
       step(incidents, { target: 'v1', covers: ['AvalancheNodeUnhealthy', 'AvalancheCheckFailing', 'AvalancheDiskLow'], unknown: [], conditions }, conditions, { ...ctx, now });
-      return policy.decide(incidents, now, '', { gone: false }).map((n) => `${n.kind} ${n.labels.alertname}${n.labels.check ? `/${n.labels.check}` : ''}`);
+      return policy.decide(incidents, now, '', {}).map((n) => `${n.kind} ${n.labels.alertname}${n.labels.check ? `/${n.labels.check}` : ''}`);
     };
     expect(poll([of('AvalancheNodeUnhealthy')], T0)).toEqual(['firing AvalancheNodeUnhealthy']); // nothing more specific: it pages
     // the disk turns out to be the cause: what Unhealthy would tell now (a reminder, an update) waits; its resolve does not
@@ -85,7 +96,7 @@ describe('policy stage', () => {
     const symptom: Condition = { alertname: 'AvalancheCheckFailing', target: 'v1', identity: { check: 'diskspace' }, severity: 'warning', summary: 'diskspace failing', description: 'd', nodeFailures: 5 };
     const poll = (now: number) => {
       step(incidents, { target: 'v1', covers: ['AvalancheCheckFailing', 'AvalancheDiskLow'], unknown: [], conditions: [disk, symptom] }, [disk, symptom], { ...ctx, now });
-      return policy.decide(incidents, now, '', { gone: false }).map((n) => n.labels.alertname);
+      return policy.decide(incidents, now, '', {}).map((n) => n.labels.alertname);
     };
     expect(poll(T0)).toEqual([]);
     expect([...incidents.values()].map((s) => `${s.alertname} ${s.phase} ${s.inhibitedBy ?? '-'}`)).toEqual(['AvalancheDiskLow pending -', 'AvalancheCheckFailing firing AvalancheDiskLow']);
@@ -99,7 +110,7 @@ describe('policy stage', () => {
     const of = (alertname: Condition['alertname'], identity: Record<string, string>): Condition => ({ alertname, target: 'v1', identity, severity: 'warning', summary: alertname, description: 'd' });
     const conditions = [of('AvalancheCheckFailing', { check: 'C' }), of('AvalancheNodeHeightLag', { chain: 'C' }), of('AvalancheNodeHeightLag', { chain: 'X' })];
     step(incidents, { target: 'v1', covers: ['AvalancheCheckFailing', 'AvalancheNodeHeightLag'], unknown: [], conditions }, conditions, { ...ctx, now: T0 });
-    const told = policy.decide(incidents, T0, '', { gone: false }).map((n) => `${n.labels.alertname}/${n.labels.check ?? n.labels.chain}`);
+    const told = policy.decide(incidents, T0, '', {}).map((n) => `${n.labels.alertname}/${n.labels.check ?? n.labels.chain}`);
     expect(told).toEqual(['AvalancheCheckFailing/C', 'AvalancheNodeHeightLag/X']);
     expect([...incidents.values()].map((s) => s.inhibitedBy ?? '-')).toEqual(['-', 'AvalancheCheckFailing', '-']);
   });
@@ -115,6 +126,6 @@ describe('policy stage', () => {
     for (const s of incidents.values()) delete s.inhibitedBy;
     const held = policy.silenced([incidents], T0 + MIN, 'http://avahealth');
     expect(held.map((h) => [h.silence, h.notice.kind, h.notice.labels.alertname, h.notice.generatorURL])).toEqual([[silence.id, 'firing', 'AvalancheCheckFailing', 'http://avahealth/targets/v1']]);
-    expect(policy.decide(incidents, T0 + MIN, '', { gone: false })).toEqual([]);
+    expect(policy.decide(incidents, T0 + MIN, '', {})).toEqual([]);
   });
 });

@@ -32,6 +32,8 @@ export interface ValidatorPanel {
   l1Dropped?: number;
   rewardingStakeRatio?: number;
   weightedAverageRatio?: number;
+  /** info.uptime answered "still bootstrapping" (AvalancheGo v1.15 after a restart): its figures are not known yet. */
+  uptimeBootstrapping?: boolean;
   requirement?: number;
   /** Where the requirement comes from (ACP-267, the base 0.8, or the configured base). */
   requirementBasis?: 'acp-267' | 'base' | 'configured-base';
@@ -73,6 +75,7 @@ export function validatorPanel(endpoints: readonly EndpointObservation[], networ
   set('version', report.version);
   const stake = network ? chainData?.networks.get(network)?.versionStake : undefined;
   if (report.version && stake) set('versionBehind', isVersionBehind(report.version, stake));
+  if (report.uptimeBootstrapping) panel.uptimeBootstrapping = true;
   set('rewardingStakeRatio', report.uptime?.rewardingStakeRatio);
   set('weightedAverageRatio', report.uptime?.weightedAverageRatio);
   set('requirement', report.economics?.requirement);
@@ -116,6 +119,7 @@ function validatorSection(v: ValidatorPanel, now: number): string {
   if (v.infoApiDisabled) rows.push(['Info API', '<span class="bad">✖ switched off (/ext/info answers 404)</span>']);
   if (v.nodeIdUnknown) rows.push(['Validations', `<span class="bad">✖ ${e(v.nodeIdUnknown)}</span>`]);
   if (v.network) rows.push(['Network', e(v.network)]);
+  if (v.uptimeBootstrapping) rows.push(['Rewarding stake', '<span class="muted">not yet: the node is still bootstrapping (info.uptime answers once its P-Chain is); the reward verdicts hold meanwhile</span>']);
   if (v.rewardingStakeRatio !== undefined) {
     // The mark says the outlook the reward alert judges by (model/reward-vote.ts), never a threshold of its own.
     const outlook = rewardOutlook(v.rewardingStakeRatio);

@@ -324,9 +324,9 @@ async function runWeek(weekName: string, script: Script): Promise<Score['summary
         return undefined;
       case 'expect':
         // a silence's end is when it really ends (it counts from when it was made); a period's end
-        // when the simulator's clock (started with t0) says
+        // when the simulator's clock (started with t0) says, in whole seconds as a node's endTime is
         if (first === 'silence-end') return silences.get(second!)?.endsAt;
-        return t0 + event.at * 1000;
+        return Math.floor(t0 / 1000 + event.at) * 1000;
       default:
         return undefined;
     }

@@ -43,13 +43,14 @@ export function inhibitRules(): Array<{ comment: string; rule: InhibitRule }> {
   const matcher = (names: string[]) => (names.length === 1 ? `alertname="${names[0]}"` : `alertname=~"${names.join('|')}"`);
   const rootCauses = INHIBITIONS.flatMap((i) => {
     const symptom = `${i.alertname}${Object.entries(i.labels ?? {}).map(([k, v]) => `{${k}="${v}"}`).join('')}`;
+    const cause = `${i.source}${Object.entries(i.from ?? {}).map(([k, v]) => `{${k}="${v}"}`).join('')}`;
     const rule = (source: string[], target: string[]) => ({
-      source_matchers: [matcher(namesOf(i.source)), ...source],
+      source_matchers: [matcher(namesOf(i.source)), ...Object.entries(i.from ?? {}).map(([k, v]) => `${k}="${v}"`), ...source],
       target_matchers: [matcher(namesOf(i.alertname)), ...Object.entries(i.labels ?? {}).map(([k, v]) => `${k}="${v}"`), ...target],
       // A network's alert has the network for its target; its validators' alerts carry no network label to match.
       equal: i.across === 'network' ? [] : ['target'],
     });
-    if (!i.sameAs) return [{ comment: `${i.source} holds back ${symptom}: ${i.because}`, rule: rule([], []) }];
+    if (!i.sameAs) return [{ comment: `${cause} holds back ${symptom}: ${i.because}`, rule: rule([], []) }];
     // Alertmanager's `equal` compares one label name on both sides: one rule per value instead.
     const { label, as, values, rest } = i.sameAs;
     return [

@@ -170,6 +170,7 @@ export function inhibitorOf(state: AlertState, incidents: ReadonlyMap<string, Al
     const sources = rule.across === 'network' ? (networkIncidents ?? new Map<string, AlertState>()) : incidents;
     for (const source of sources.values()) {
       if (source === state || source.alertname !== rule.source || source.phase === 'resolved') continue;
+      if (rule.from && !Object.entries(rule.from).every(([name, value]) => source.labels[name] === value)) continue;
       if (rule.sameAs && source.labels[rule.sameAs.as] !== shared) continue;
       return source.alertname;
     }

@@ -22,6 +22,12 @@ export default defineRule({
       sameAs: { label: 'chain', as: 'check', values: PRIMARY_CHAINS, rest: BLOCKCHAIN_ID },
       because: 'a chain whose health check fails falls behind because of what the check says',
     },
+    // A validator cut off loses uptime because it is cut off: one problem, paged as the failing network check.
+    ...(['AvalancheValidatorRewardAtRisk', 'AvalancheValidatorDowntimeBudgetLow'] as const).map((alertname) => ({
+      alertname,
+      from: { check: 'network' },
+      because: "peers measure the validator's uptime low because its own node is cut off from the network: the failing network check is the problem",
+    })),
   ],
   prometheus: [
     promAlert(

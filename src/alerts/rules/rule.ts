@@ -169,6 +169,8 @@ export interface AlertRule<Name extends string = string, Source extends RuleSour
 export interface Inhibition {
   alertname: string;
   labels?: Record<string, string>;
+  /** Labels the root cause must carry to hold the symptom back (the network check, not any failing check). */
+  from?: Record<string, string>;
   /**
    * A label the symptom shares with its root cause under another name: the symptom's `label` equals
    * the root cause's `as` (a chain's lag under that chain's failing check: `chain` = `check`).

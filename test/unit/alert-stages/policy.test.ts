@@ -115,6 +115,25 @@ describe('policy stage', () => {
     expect([...incidents.values()].map((s) => s.inhibitedBy ?? '-')).toEqual(['-', 'AvalancheCheckFailing', '-']);
   });
 
+  it("a validator's reward risk is held back by its own failing network check, not by another failing check", () => {
+    const { policy, incidents } = setup('  for_polls: 1\n');
+    const ctx = { settings: () => ({ disabled: false, forMs: 0, severity: 'warning' as const }), forPolls: 1, resolvePolls: 1, targetLabels: {} };
+    const of = (alertname: Condition['alertname'], identity: Record<string, string> = {}): Condition => ({ alertname, target: 'v1', identity, severity: 'warning', summary: alertname, description: 'd' });
+    const covers: Condition['alertname'][] = ['AvalancheCheckFailing', 'AvalancheValidatorRewardAtRisk', 'AvalancheValidatorDowntimeBudgetLow'];
+    const poll = (conditions: Condition[], now: number) => {
+      step(incidents, { target: 'v1', covers, unknown: [], conditions }, conditions, { ...ctx, now });
+      return policy.decide(incidents, now, '', {}).map((n) => `${n.kind} ${n.labels.alertname}${n.labels.check ? `/${n.labels.check}` : ''}`);
+    };
+    const risk = [of('AvalancheValidatorRewardAtRisk'), of('AvalancheValidatorDowntimeBudgetLow')];
+    // cut off: one page, the network check's; the uptime its peers measure falls because of it
+    expect(poll([of('AvalancheCheckFailing', { check: 'network' }), ...risk], T0)).toEqual(['firing AvalancheCheckFailing/network']);
+    // back on the network with the reward still at risk: that is told now (the budget low stays under the reward alert)
+    expect(poll(risk, T0 + MIN)).toEqual(['resolved AvalancheCheckFailing/network', 'firing AvalancheValidatorRewardAtRisk']);
+    // a failing chain alone is no cut-off: the reward risk beside it is its own page
+    incidents.clear();
+    expect(poll([of('AvalancheCheckFailing', { check: 'C' }), ...risk], T0 + 2 * MIN)).toEqual(['firing AvalancheCheckFailing/C', 'firing AvalancheValidatorRewardAtRisk']);
+  });
+
   it('what a silence holds, for a receiver that mutes it: the pipeline\'s notices with the silence, never a symptom its cause holds back, even before the policy ran after a restart', () => {
     const { policy, incidents } = setup('  for_polls: 1\n');
     const ctx = { settings: () => ({ disabled: false, forMs: 0, severity: 'warning' as const }), forPolls: 1, resolvePolls: 1, targetLabels: {} };

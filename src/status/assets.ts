@@ -30,7 +30,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .badge { display: inline-block; white-space: nowrap; font-weight: 600; padding: .05rem .45rem; border-radius: 1rem; border: 1px solid currentColor; font-size: .85rem; }
 .badge.healthy, .badge.up, .good { color: var(--ok); } .badge.warning, .warn { color: var(--warn); }
 .badge.unhealthy, .badge.unreachable, .badge.down, .badge.critical, .bad { color: var(--bad); } .badge.pending { color: var(--pending); } .badge.silenced, .badge.held { color: var(--muted); border-style: dotted; } .badge.flapping { color: var(--warn); border-style: dashed; }
-.chain, td.target a { white-space: nowrap; }
+.chain, td.target a, td.when { white-space: nowrap; }
 .error { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85rem; white-space: pre-wrap; word-break: break-word; }
 .muted { color: var(--muted); }
 .why { font-size: .85rem; margin-top: .2rem; }

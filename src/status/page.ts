@@ -130,7 +130,7 @@ function alertBadge(a: PageModel['alerts'][number]): string {
     const by = a.silencedBy;
     return `<span class="badge silenced" title="notifications held by ${e(by.id)}">⊘ silenced (${e(a.severity)})</span><div class="muted">by <code>${e(by.id)}</code> until ${e(when(by.endsAt / 1000))}${by.comment ? ` — ${e(by.comment)}` : ''}</div>`;
   }
-  if (a.state === 'held') return `<span class="badge held" title="held back by ${e(a.inhibitedBy)}: the root cause pages, this symptom does not">⏸ held (${e(a.severity)})</span><div class="muted">by <code>${e(a.inhibitedBy)}</code></div>`;
+  if (a.state === 'held') return `<span class="badge held" title="held back by ${e(a.inhibitedBy)}: the root cause pages, this symptom does not">‖ held (${e(a.severity)})</span><div class="muted">by <code>${e(a.inhibitedBy)}</code></div>`;
   if (a.state === 'flapping') return `<span class="badge flapping" title="changing state too often: notifications are held until it is stable">↯ flapping (${e(a.severity)})</span>`;
   return a.state === 'firing' ? `<span class="badge ${e(a.severity)}">● ${e(a.severity)}</span>` : `<span class="badge pending">○ ${e(a.state)}</span>`;
 }
@@ -140,7 +140,7 @@ function renderAlerts(model: PageModel): string {
   const active = model.alerts.filter((a) => a.state !== 'resolved');
   const rows = active
     .map(
-      (a) => `<tr><td data-label="Alert">${e(a.alertname)}</td><td data-label="Target" class="target"><a href="/targets/${encodeURIComponent(a.target)}">${e(a.target)}</a>${a.labels.check || a.labels.component || a.labels.chain ? ` <code>${e(a.labels.check ?? a.labels.component ?? a.labels.chain)}</code>` : ''}</td><td data-label="State">${alertBadge(a)}</td><td data-label="Since">${timeTag((a.firingSince ?? a.activeSince) / 1000, model.now)}</td><td data-label="Summary">${e(a.annotations.summary)}</td></tr>`,
+      (a) => `<tr><td data-label="Alert">${e(a.alertname)}</td><td data-label="Target" class="target"><a href="/targets/${encodeURIComponent(a.target)}">${e(a.target)}</a>${a.labels.check || a.labels.component || a.labels.chain ? ` <code>${e(a.labels.check ?? a.labels.component ?? a.labels.chain)}</code>` : ''}</td><td data-label="State">${alertBadge(a)}</td><td data-label="Since" class="when">${timeTag((a.firingSince ?? a.activeSince) / 1000, model.now)}</td><td data-label="Summary">${e(a.annotations.summary)}</td></tr>`,
     )
     .join('\n');
   const silences = model.silences

@@ -136,7 +136,8 @@ export function withVerdictChanges(status: TargetStatus, changes: readonly Verdi
     const state = incidentState(c);
     if (c.kind === 'resolved') return { at, text: `${c.alertname} resolved: ${c.summary}`, good: true };
     if (c.kind === 'severity_changed') return { at, text: `${c.alertname} ${c.from} → ${c.severity} (${state}): ${c.summary}`, good: c.severity === 'warning' };
-    return { at, text: `${c.alertname} firing (${c.severity}) → ${state}: ${c.summary}`, good: false };
+    // The state it gives the target, where the severity does not say it (critical is unhealthy, or a warning with scope="network").
+    return { at, text: `${c.alertname} firing (${c.severity})${state === c.severity ? '' : ` → ${state}`}: ${c.summary}`, good: false };
   });
   status.history = [...status.history, ...said].sort((a, b) => b.at - a.at).slice(0, MAX_HISTORY);
   return status;

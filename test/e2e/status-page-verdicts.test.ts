@@ -70,11 +70,15 @@ describe.skipIf(!executablePath)('the status page follows the verdicts', () => {
     await expect(row.locator('.bad').count()).resolves.toBe(0);
   });
 
-  it('the alerts table fits 1,280 pixels: no target name breaks over two lines', async () => {
+  it('the alerts table fits 1,280 pixels: no target name or time breaks over two lines', async () => {
     await waitFor('AvalancheDiskLow of validator-2 firing', async () => (await alerts()).some((a) => a.alertname === 'AvalancheDiskLow' && a.target === 'validator-2'), 20_000);
     await page.goto(`${d.url}/`);
     const links = page.locator('section[aria-labelledby=alerts] td[data-label=Target] a');
     await expect(links.count()).resolves.toBeGreaterThan(0);
+    // …nor a time ("29s ago") over two
+    const times = page.locator('section[aria-labelledby=alerts] td[data-label=Since]');
+    const wrapped = await times.evaluateAll((all) => all.filter((td) => td.querySelector('time')!.getClientRects().length > 1).map((td) => td.textContent));
+    expect(wrapped).toEqual([]);
     const broken = await links.evaluateAll((all) => all.filter((a) => a.getClientRects().length > 1 || a.getBoundingClientRect().height > 1.6 * parseFloat(getComputedStyle(a).lineHeight || '20')).map((a) => a.textContent));
     expect(broken).toEqual([]);
     await expect(page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).resolves.toBe(true);

@@ -70,7 +70,7 @@ alerts:
     // the alert's row: held, and by which root cause, not a badge of its severity as if it paged
     const alertsTable = page.slice(page.indexOf('<h2 id="alerts">'));
     const cells = alertsTable.split('<tr>').find((row) => row.includes('AvalancheNodeUnhealthy') && row.includes('href="/targets/disk"'))!;
-    expect(cells).toMatch(/<span class="badge held"[^>]*>⏸ held \((warning|critical)\)<\/span><div class="muted">by <code>AvalancheDiskLow<\/code><\/div>/);
+    expect(cells).toMatch(/<span class="badge held"[^>]*>‖ held \((warning|critical)\)<\/span><div class="muted">by <code>AvalancheDiskLow<\/code><\/div>/);
   });
 
   it('every time in /api/v1 is in epoch seconds: alerts, silences and the status alike', { timeout: 30_000 }, async () => {

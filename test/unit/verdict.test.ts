@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TargetStatus } from '../../src/status/status.js';
 import { renderFleetMain } from '../../src/status/page.js';
-import { incidentState, withIncidents } from '../../src/status/verdict.js';
+import { incidentState, withIncidents, withVerdictChanges } from '../../src/status/verdict.js';
 
 const status = (state: TargetStatus['state'], summary = state === 'healthy' ? 'healthy' : 'failing: C'): TargetStatus => ({
   name: 'v1',
@@ -61,5 +61,22 @@ describe('one verdict from the open incidents', () => {
     // The fleet page says it under the badge (the failing checks have their own column).
     const html = renderFleetMain({ version: 'test', now: 0, targets: [verdict], alerts: [], silences: [] });
     expect(/<div class="why">([^<]*)<\/div>/.exec(html)?.[1]).toBe('v1: unreachable by peers: 3 of 3 witnesses see it disconnected');
+  });
+
+  it('the recent changes list the verdicts\' changes, newest first, with the state one gives where its severity does not say it', () => {
+    const at = 1_800_000_000_000;
+    const withChanges = withVerdictChanges({ ...status('healthy'), history: [{ at: at / 1000 - 60, text: 'C recovered', good: true }] }, [
+      { at: at + 2000, alertname: 'AvalancheValidatorRewardMissed', kind: 'firing', severity: 'critical', labels: {}, summary: 'v1: validation period 2026-11-22 – 2026-12-06 ended unpaid: 117.4 AVAX forfeited' },
+      { at: at + 1000, alertname: 'AvalancheValidatorRewardAtRisk', kind: 'resolved', severity: 'warning', labels: {}, summary: 'v1: reward no longer at risk' },
+      { at, alertname: 'AvalancheValidatorRewardAtRisk', kind: 'firing', severity: 'warning', labels: {}, summary: 'v1: 20 % of stake…' },
+      { at: at - 1000, alertname: 'AvalancheValidatorUnreachableByPeers', kind: 'severity_changed', from: 'warning', severity: 'critical', labels: { scope: 'network' }, summary: 'v1: …' },
+    ]);
+    expect(withChanges.history.map((h) => [h.text, h.good])).toEqual([
+      ['AvalancheValidatorRewardMissed firing (critical) → unhealthy: v1: validation period 2026-11-22 – 2026-12-06 ended unpaid: 117.4 AVAX forfeited', false],
+      ['AvalancheValidatorRewardAtRisk resolved: v1: reward no longer at risk', true],
+      ['AvalancheValidatorRewardAtRisk firing (warning): v1: 20 % of stake…', false],
+      ['AvalancheValidatorUnreachableByPeers warning → critical (warning): v1: …', false],
+      ['C recovered', true],
+    ]);
   });
 });

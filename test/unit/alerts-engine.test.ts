@@ -327,6 +327,30 @@ describe('alert state machine', () => {
     expect(engine.list()).toEqual([]);
   });
 
+  it('a page closed despite its hold names the hold in the log: the silence, the maintenance window, or flapping', () => {
+    const closed = (alerts: string, hold: (engine: AlertEngine, node: NodeTarget) => void) => {
+      const logs: string[] = [];
+      const { engine, node, notices } = setup(`  for_polls: 1\n  flap_threshold: 2\n  flap_window: 10m\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n${alerts}`, '', logs);
+      nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
+      hold(engine, node);
+      engine.removeTarget('v1', T0 + 13 * MIN);
+      expect(notices().at(-1)).toBe('resolved AvalancheCheckFailing/C warning');
+      const lines = logs.map((l) => JSON.parse(l) as { msg: string; heldBy?: string; alertname?: string }).filter((l) => l.msg.startsWith('alert of a target that left the config resolved despite'));
+      return lines.map((l) => `${l.alertname} ${l.heldBy}`);
+    };
+    let id = '';
+    expect(closed('', (engine) => (id = engine.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + 60 * MIN }, T0 + MIN).id))).toEqual([`AvalancheCheckFailing silenced (${id})`]);
+    // a window opening every day at 12:10 UTC for an hour: open when the target leaves (12:13), not when it fired (12:00)
+    expect(closed('  maintenance:\n    - {matchers: {target: v1}, schedule: "0 10 12 * * *", duration: 1h}\n', () => {})).toEqual(['AvalancheCheckFailing maintenance window']);
+    // resolved, fired and resolved again within the window: the last resolve is held
+    const flap = (engine: AlertEngine, node: NodeTarget) => {
+      for (const [i, report] of [HEALTHY(), failing({ C: 1 }), HEALTHY()].entries()) nodeUpdated(engine, node, nodeState('v1', report), T0 + 11 * MIN + i * 30_000);
+    };
+    expect(closed('', flap)).toEqual(['AvalancheCheckFailing flapping']);
+    // nothing holds it: no such line
+    expect(closed('', () => {})).toEqual([]);
+  });
+
   it('a target removed from the config has its alerts resolved', () => {
     const { engine, node, notices } = setup();
     nodeUpdated(engine, node, nodeState('v1', failing({ C: 5 })), T0);

@@ -24,3 +24,33 @@ describe('Flaps keeps only the changes within the flap window', () => {
     expect(flaps.isFlapping('A|n1|', 9000)).toBe(true);
   });
 });
+
+describe('Flaps: the window and a target that leaves (docs/alerting.md, Noise control)', () => {
+  it('a change exactly flap_window old is out of it: stable for the window, no longer flapping, nor persisted', () => {
+    const flaps = new Flaps(2, 60_000);
+    for (const at of [0, 0, 0]) flaps.record('A|n1|', at);
+    expect(flaps.isFlapping('A|n1|', 59_999)).toBe(true);
+    expect(flaps.toJSON(59_999)).toEqual({ 'A|n1|': [0, 0, 0] });
+    expect(flaps.isFlapping('A|n1|', 60_000)).toBe(false);
+    expect(flaps.toJSON(60_000)).toEqual({});
+  });
+
+  it('what is saved is cut to the window before the latest change recorded (the engine clock, not the wall)', () => {
+    const flaps = new Flaps(4, 60_000);
+    flaps.record('A|gone|', 0);
+    flaps.record('A|n1|', 30_000);
+    flaps.record('A|n1|', 100_000);
+    expect(flaps.toJSON()).toEqual({ 'A|n1|': [100_000] });
+  });
+
+  it('a target that leaves takes its change times and its flap holds with it; every other target keeps its own', () => {
+    const flaps = new Flaps(1, 60_000);
+    for (const key of ['A|n1|', 'B|n1|C', 'A|n10|', 'A|x|n1']) for (const at of [0, 1000]) flaps.record(key, at);
+    const held = new Set(['A|n1|', 'C|n1|P', 'A|n10|']);
+    flaps.forgetTarget('n1', held);
+    expect(flaps.toJSON(1000)).toEqual({ 'A|n10|': [0, 1000], 'A|x|n1': [0, 1000] });
+    expect([...held]).toEqual(['A|n10|']);
+    expect(flaps.isFlapping('A|n1|', 1000)).toBe(false);
+    expect(flaps.isFlapping('A|n10|', 1000)).toBe(true);
+  });
+});

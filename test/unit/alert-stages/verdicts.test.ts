@@ -8,7 +8,7 @@ import { RuleStage } from '../../../src/alerts/verdicts.js';
 import { parseConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/log.js';
 import { economicsOf, type ValidatorReport } from '../../../src/model/validator.js';
-import { failing, nodeState, update } from '../../helpers/states.js';
+import { failing, HEALTHY, nodeState, update } from '../../helpers/states.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
@@ -91,5 +91,32 @@ describe('rules stage', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines.filter((l) => l.msg === 'alert rule evaluates again')).toHaveLength(1);
     expect(lines.filter((l) => l.msg === 'alert rule failed; its alerts for this target stay as they are')).toHaveLength(2);
+  });
+
+  it('at most 100 alerts are tracked per target (docs/security.md): the first are kept, warned once until the target is back under', async () => {
+    const { config, rules, lines } = stage();
+    const many = (n: number) => {
+      const base = HEALTHY();
+      const template = base.checks[0]!;
+      const checks = Array.from({ length: n }, (_, i) => ({ ...template, name: `check-${String(i).padStart(3, '0')}`, passing: false, error: 'failing', contiguousFailures: 1 }));
+      return { healthy: false, checks };
+    };
+    const conditions = (n: number) => rules.updated(update('node', config.nodes[0]!, nodeState('v1', many(n))), T0)[0]!.evaluation.conditions;
+    const warned = async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return lines.filter((l) => l.msg === 'too many alert conditions for one target; only the first are tracked').map((l) => `${l.target} ${l.conditions} ${l.kept}`);
+    };
+    // Unhealthy and 99 checks: exactly the limit, nothing dropped
+    expect(conditions(99)).toHaveLength(100);
+    expect(await warned()).toEqual([]);
+    const capped = conditions(150);
+    expect(capped).toHaveLength(100);
+    expect(capped.slice(0, 2).map((c) => c.alertname)).toEqual(['AvalancheNodeUnhealthy', 'AvalancheCheckFailing']);
+    expect(capped.at(-1)!.identity).toEqual({ check: 'check-098' });
+    conditions(150);
+    expect(await warned()).toEqual(['v1 151 100']);
+    conditions(10);
+    conditions(150);
+    expect(await warned()).toEqual(['v1 151 100', 'v1 151 100']);
   });
 });

@@ -147,4 +147,19 @@ describe('policy stage', () => {
     expect(held.map((h) => [h.silence, h.notice.kind, h.notice.labels.alertname, h.notice.generatorURL])).toEqual([[silence.id, 'firing', 'AvalancheCheckFailing', 'http://avahealth/targets/v1']]);
     expect(policy.decide(incidents, T0 + MIN, '', {})).toEqual([]);
   });
+
+  it('what a silence holds goes on after the problem ends under it: a told incident, as resolved, until the silence is gone', () => {
+    const { policy, incidents, poll } = setup('  for_polls: 1\n');
+    expect(poll(true, T0)).toEqual(['firing']);
+    const silence = policy.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + 60 * MIN }, T0 + MIN);
+    const held = (now: number) => policy.silenced([incidents], now, '').map((h) => `${h.silence === silence.id ? 'the silence' : h.silence} ${h.notice.kind} ${h.notice.status}`);
+    expect(held(T0 + 2 * MIN)).toEqual(['the silence firing firing']);
+    expect(poll(false, T0 + 3 * MIN)).toEqual([]); // its resolve is held by the silence
+    expect(held(T0 + 4 * MIN)).toEqual(['the silence resolved resolved']);
+    // once the silence is gone nothing holds it: nothing is left to mirror, and the resolve is told
+    policy.silences.expire(silence.id);
+    expect(held(T0 + 5 * MIN)).toEqual([]);
+    expect(poll(false, T0 + 6 * MIN)).toEqual(['resolved']);
+    expect(held(T0 + 7 * MIN)).toEqual([]);
+  });
 });

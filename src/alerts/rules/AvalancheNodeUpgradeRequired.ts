@@ -61,6 +61,9 @@ export default defineRule({
     const upgrade = check?.upgrade;
     const missed = upgrade?.deadline === undefined ? observation.missedUpgrade : undefined;
     const deadline = upgrade?.deadline ?? missed?.deadline;
+    // Cut off from every peer, the check sees no advertised upgrade time (modeUpgradeTime 1970-01-01,
+    // numUpgradeTimes 0; node/node.go futureUpgradeCheck) and passes: no news of the upgrade, not a recovery.
+    if (deadline === undefined && upgrade?.modeTime === 0) return UNKNOWN;
     if (deadline === undefined) return [];
     const left = deadline - ctx.now / 1000;
     if (left > (ctx.settings.threshold ?? defaults.threshold!)) return [];

@@ -85,5 +85,39 @@ describe('incidents stage', () => {
     markTold(state, T0 + 11 * 60_000);
     expect(dueNotice(state, 60_000, T0 + 13 * 60_000)).toBe('reminder');
   });
-});
 
+  it("fires when the node's own contiguousFailures reach for_polls, not one short of it", () => {
+    const phase = (nodeFailures: number) => {
+      const incidents = new Map<string, AlertState>();
+      run(incidents, [check('C', { nodeFailures })], T0);
+      return incidents.get(keyOf('AvalancheCheckFailing', 'v1', { check: 'C' }))!.phase;
+    };
+    expect([phase(1), phase(2)]).toEqual(['pending', 'firing']); // for_polls 2
+  });
+
+  it('a `for` duration: fires at the first poll once the condition has held that long, not a poll later', () => {
+    const incidents = new Map<string, AlertState>();
+    const withFor = (now: number) => step(incidents, evaluation([check('C')]), [check('C')], ctx(now, { settings: () => ({ ...settings, forMs: 60_000 }) }));
+    const phase = () => incidents.get(keyOf('AvalancheCheckFailing', 'v1', { check: 'C' }))!.phase;
+    withFor(T0);
+    withFor(T0 + 30_000);
+    expect(phase()).toBe('pending'); // for_polls held, `for` not yet
+    withFor(T0 + 59_999);
+    expect(phase()).toBe('pending');
+    withFor(T0 + 60_000);
+    expect(phase()).toBe('firing');
+  });
+
+  it('escalates at critical_after after it began firing, not before; a rule whose severity is critical fires critical', () => {
+    const incidents = new Map<string, AlertState>();
+    run(incidents, [check('C', { nodeFailures: 2 })], T0);
+    const state = incidents.get(keyOf('AvalancheCheckFailing', 'v1', { check: 'C' }))!;
+    run(incidents, [check('C', { nodeFailures: 3 })], T0 + 10 * 60_000 - 1);
+    expect(state.severity).toBe('warning');
+    run(incidents, [check('C', { nodeFailures: 4 })], T0 + 10 * 60_000); // critical_after 10m
+    expect(state.severity).toBe('critical');
+    const critical = new Map<string, AlertState>();
+    run(critical, [check('C', { nodeFailures: 2 })], T0, { settings: () => ({ ...settings, severity: 'critical' }) });
+    expect([...critical.values()].map((s) => `${s.phase} ${s.severity}`)).toEqual(['firing critical']);
+  });
+});

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { RuleStage } from '../../../src/alerts/verdicts.js';
+import type { TargetObservation } from '../../../src/model/observation.js';
 import { parseConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/log.js';
 import { economicsOf, type ValidatorReport } from '../../../src/model/validator.js';
@@ -118,5 +119,27 @@ describe('rules stage', () => {
     conditions(10);
     conditions(150);
     expect(await warned()).toEqual(['v1 151 100', 'v1 151 100']);
+  });
+
+  it("says why the validator rules cannot know when their poll failed, but not for a rule turned off nor for the node's own poll", () => {
+    const { config, rules } = stage('alerts:\n  rules:\n    AvalancheValidatorDowntimeBudgetLow: {disabled: true}\n');
+    const node = config.nodes[0]!;
+    const bare = { endpoint: 'validator', view: 'all', ok: false, reason: 'timeout' as const, durationSeconds: 10, at: 0 };
+    const failed = { ...bare, error: 'no answer in 10s' };
+    const state = nodeState('v1', failing({}));
+    const validatorJob: TargetObservation = { target: 'v1', kind: 'node', at: 0, endpoints: [failed] };
+    state.jobs.set('validator', validatorJob);
+    const [verdict] = rules.updated(update('validator', node, state), T0);
+    const why = verdict!.evaluation.unknownWhy ?? {};
+    expect(verdict!.evaluation.unknown).toEqual(expect.arrayContaining(['AvalancheValidatorRewardAtRisk', 'AvalancheValidatorDowntimeBudgetLow']));
+    expect(why.AvalancheValidatorRewardAtRisk).toEqual({ what: 'AvalancheValidatorRewardAtRisk', because: 'the validator poll failed (timeout: no answer in 10s)' });
+    expect(why.AvalancheValidatorDowntimeBudgetLow).toBeUndefined();
+    // without an error text, the reason alone
+    validatorJob.endpoints = [bare];
+    expect(rules.updated(update('validator', node, state), T0)[0]!.evaluation.unknownWhy?.AvalancheValidatorRewardAtRisk?.because).toBe('the validator poll failed (timeout)');
+    // an unreachable node is its own state (AvalancheNodeUnreachable), not a reason given per rule
+    const unreachable = rules.updated(update('node', node, nodeState('v1', { reason: 'connect', error: 'refused' })), T0)[0]!;
+    expect(unreachable.evaluation.unknown).toContain('AvalancheCheckFailing');
+    expect(unreachable.evaluation.unknownWhy).toBeUndefined();
   });
 });

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { RuleStage } from '../../../src/alerts/verdicts.js';
+import { noteUnknown, RuleStage, type UnknownBook } from '../../../src/alerts/verdicts.js';
+import type { Evaluation } from '../../../src/alerts/types.js';
 import type { TargetObservation } from '../../../src/model/observation.js';
 import { parseConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/log.js';
@@ -141,5 +142,30 @@ describe('rules stage', () => {
     const unreachable = rules.updated(update('node', node, nodeState('v1', { reason: 'connect', error: 'refused' })), T0)[0]!;
     expect(unreachable.evaluation.unknown).toContain('AvalancheCheckFailing');
     expect(unreachable.evaluation.unknownWhy).toBeUndefined();
+  });
+
+  it('what cannot be known is kept per target until an evaluation of that rule knows again; other rules keep theirs', () => {
+    const book: UnknownBook = new Map();
+    const why = (what: string) => ({ what, because: 'the Data API could not be read (rate limited)' });
+    type Name = Evaluation['covers'][number];
+    const evaluation = (covers: Name[], unknown: Partial<Record<Name, ReturnType<typeof why>>>): Evaluation => ({
+      target: 'v1',
+      covers,
+      unknown: Object.keys(unknown) as Name[],
+      conditions: [],
+      unknownWhy: Object.fromEntries(Object.entries(unknown).filter(([, w]) => w !== undefined)),
+    });
+    const kept = () => [...book].map(([target, byRule]) => `${target}: ${[...byRule.keys()].join(', ')}`);
+    noteUnknown(book, evaluation(['AvalancheNodeVersionBehind', 'AvalancheValidatorRewardAtRisk'], { AvalancheNodeVersionBehind: why('version drift'), AvalancheValidatorRewardAtRisk: why('reward') }));
+    expect(kept()).toEqual(['v1: AvalancheNodeVersionBehind, AvalancheValidatorRewardAtRisk']);
+    expect(book.get('v1')!.get('AvalancheNodeVersionBehind')).toEqual(why('version drift'));
+    // unknown without a reason given: nothing to say, and the earlier reason is not kept as if still true
+    noteUnknown(book, evaluation(['AvalancheValidatorRewardAtRisk'], { AvalancheValidatorRewardAtRisk: undefined }));
+    expect(kept()).toEqual(['v1: AvalancheNodeVersionBehind']);
+    // an evaluation that does not cover a rule leaves its reason alone
+    noteUnknown(book, evaluation(['AvalancheCheckFailing'], {}));
+    expect(kept()).toEqual(['v1: AvalancheNodeVersionBehind']);
+    noteUnknown(book, evaluation(['AvalancheNodeVersionBehind'], {}));
+    expect(book.size).toBe(0);
   });
 });

@@ -125,7 +125,8 @@ describe('avahealth check', () => {
     expect(result.code).toBe(2);
     const [first, , disk] = result.stdout.split('\n');
     expect(first).toBe('CRITICAL - disk unhealthy (diskspace, AvalancheDiskLow) | healthy=1;;;0;2 warning=0;;;0;2 unhealthy=1;;;0;2 unreachable=0;;;0;2 pending=0;;;0;2');
-    expect(disk).toMatch(/^disk +UNHEALTHY +failing: diskspace; disk: disk 9% free /);
+    // the root cause first (the status page's order): the disk, then the check it fails
+    expect(disk).toMatch(/^disk +UNHEALTHY +disk: disk 9% free; failing: diskspace /);
   });
 
   it('exit 1 for a warning only: the node\'s diskspace check with AvalancheDiskLow tuned to warn', async () => {

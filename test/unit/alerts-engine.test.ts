@@ -351,6 +351,16 @@ describe('alert state machine', () => {
     expect(closed('', () => {})).toEqual([]);
   });
 
+  it('a target removed while flapping leaves no flap history: back in the config, its next failure pages at once', () => {
+    const { engine, node, notices } = setup('  for_polls: 1\n  flap_threshold: 2\n  flap_window: 30m\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n');
+    for (const [i, report] of [failing({ C: 1 }), HEALTHY(), failing({ C: 1 })].entries()) nodeUpdated(engine, node, nodeState('v1', report), T0 + i * 30_000);
+    expect(engine.list().map((a) => a.state)).toEqual(['flapping']);
+    engine.removeTarget('v1', T0 + 2 * MIN);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/C warning', 'resolved AvalancheCheckFailing/C warning']);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 3 * MIN);
+    expect(notices().slice(2)).toEqual(['firing AvalancheCheckFailing/C warning']);
+  });
+
   it('a target removed from the config has its alerts resolved', () => {
     const { engine, node, notices } = setup();
     nodeUpdated(engine, node, nodeState('v1', failing({ C: 5 })), T0);

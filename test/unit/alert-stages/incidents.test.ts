@@ -120,4 +120,35 @@ describe('incidents stage', () => {
     run(critical, [check('C', { nodeFailures: 2 })], T0, { settings: () => ({ ...settings, severity: 'critical' }) });
     expect([...critical.values()].map((s) => `${s.phase} ${s.severity}`)).toEqual(['firing critical']);
   });
+
+  it("a reload that changes a target's static labels is told as an update, a label added or removed included, with the labels it was told under", () => {
+    const incidents = new Map<string, AlertState>();
+    run(incidents, [check('C', { nodeFailures: 3 })], T0);
+    const state = [...incidents.values()][0]!;
+    markTold(state, T0);
+    run(incidents, [check('C', { nodeFailures: 4 })], T0 + 1000, { targetLabels: { env: 'mainnet', team: 'infra' } });
+    expect(dueNotice(state, 0, T0 + 1000)).toBe('updated');
+    expect(noticeOf(state, 'updated', T0 + 1000, 'http://x').previousLabels).toEqual({ alertname: 'AvalancheCheckFailing', target: 'v1', check: 'C', env: 'mainnet', severity: 'warning' });
+    markTold(state, T0 + 1000);
+    expect(dueNotice(state, 0, T0 + 2000)).toBeUndefined();
+    run(incidents, [check('C', { nodeFailures: 5 })], T0 + 2000, { targetLabels: { team: 'infra' } });
+    expect(dueNotice(state, 0, T0 + 2000)).toBe('updated');
+    expect(state.fingerprint).toBe(fingerprint('AvalancheCheckFailing|v1|C||'));
+  });
+
+  it('a pending condition that clears goes back to inactive: nothing is left listed, and it starts over', () => {
+    const incidents = new Map<string, AlertState>();
+    expect(run(incidents, [check('C')], T0)).toEqual({ changed: true, transitions: [] });
+    expect(run(incidents, [], T0 + 1000)).toEqual({ changed: true, transitions: [] });
+    expect(incidents.size).toBe(0);
+    run(incidents, [check('C')], T0 + 2000);
+    expect([...incidents.values()].map((s) => `${s.phase} since ${s.activeSince - T0}`)).toEqual(['pending since 2000']);
+  });
+
+  it("an incident's identity does not depend on the order a rule lists its labels in", () => {
+    const a = keyOf('AvalancheL1ValidatorInactive', 'v1', { validation_id: '2H7p', subnet_id: 'csu1' });
+    const b = keyOf('AvalancheL1ValidatorInactive', 'v1', { subnet_id: 'csu1', validation_id: '2H7p' });
+    expect(a).toBe(b);
+    expect(a).toBe('AvalancheL1ValidatorInactive|v1||||subnet_id=csu1|validation_id=2H7p');
+  });
 });

@@ -168,4 +168,14 @@ describe('rules stage', () => {
     noteUnknown(book, evaluation(['AvalancheNodeVersionBehind'], {}));
     expect(book.size).toBe(0);
   });
+
+  it("a reload's tuning takes effect at once, the fleet's and a target's own, for a rule already evaluated", () => {
+    const { rules, config } = stage('alerts:\n  rules:\n    AvalancheCheckFailing: {for_polls: 3}\n');
+    expect(rules.settings('AvalancheCheckFailing', 'v1')).toMatchObject({ disabled: false, forPolls: 3 });
+    rules.updated(update('node', config.nodes[0]!, nodeState('v1', failing({ C: 1 }))), T0);
+    const reloaded = stage('alerts:\n  rules:\n    AvalancheCheckFailing: {for_polls: 5}\n  targets:\n    v2:\n      rules:\n        AvalancheCheckFailing: {disabled: true}\n').config;
+    rules.setConfig(reloaded);
+    expect(rules.settings('AvalancheCheckFailing', 'v1')).toMatchObject({ disabled: false, forPolls: 5 });
+    expect(rules.settings('AvalancheCheckFailing', 'v2')).toMatchObject({ disabled: true, forPolls: 5 });
+  });
 });

@@ -708,12 +708,13 @@ function build(seed: number, attempt: number): Week | undefined {
   if (!w.dip) return undefined;
 
   // --- the stories every week has, then more at random until the week is full
+  const endings: string[] = [];
   for (const n of [unpaid, paid]) {
     const end = n.periodEnd!;
     // A validation 10 days old that ends this week is in the last half of its period from the start:
     // a node that does not renew warns that it ends (AvalancheValidatorEndingSoon) until it has.
     const ending = n.autoRenewing ? undefined : w.id('end');
-    if (ending) w.add(1, 'sample', `open ${ending}: AvalancheValidatorEndingSoon target=${n.name}`);
+    if (ending) endings.push(`open ${ending}: AvalancheValidatorEndingSoon target=${n.name}`);
     if (!end.paid) {
       const at = end.at - rng.int(30, 42);
       const risk = w.id('risk');
@@ -728,6 +729,7 @@ function build(seed: number, attempt: number): Week | undefined {
       n.busy.push([end.at - 10, end.at + 10]);
     }
   }
+  if (endings.length > 0) w.add(1, 'sample', endings.join('; '));
   const anyNode = w.nodes;
   const validatorsOnly = w.nodes.filter((n) => n.validator && !n.l1);
   // a validator's own incident open when the dip comes, and one paged inside it

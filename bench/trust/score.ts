@@ -86,6 +86,9 @@ export function touched(event: ScriptEvent, script: Script): string[] {
       return script.fleet.map((n) => n.name);
     case 'silence':
       return typeof event.params.target === 'string' ? event.params.target.replace(/^~/, '').split('|') : [];
+    case 'sample':
+      // a sample that opens what the week starts with (a period already ending): those targets are moving
+      return event.truth.open.flatMap((o) => (o.labels.target ?? '').split('|')).filter(Boolean);
     default:
       return [];
   }
@@ -96,7 +99,7 @@ function transitionTimes(script: Script): Map<number, number> {
   const grace = new Map<number, number>();
   const last = new Map<string, string[]>();
   for (const event of script.events) {
-    let economics = event.action === 'dip' || event.action === 'expect';
+    let economics = event.action === 'dip' || event.action === 'expect' || (event.action === 'sample' && event.truth.open.length > 0);
     if (event.action === 'scenario') {
       const names = (event.args[1] ?? '').split('+');
       const before = last.get(event.args[0]!) ?? [];

@@ -169,6 +169,23 @@ describe('the trust score', () => {
   });
 });
 
+describe('the trust score: what a week starts with', () => {
+  it('a sample that opens incidents (a period already ending) puts their targets in transition for its grace', () => {
+    const script = parseScript(`
+node v1
+node v2
+1 sample => open end1: AvalancheValidatorEndingSoon target=v1; open end2: AvalancheValidatorEndingSoon target=v2
+30 sample => none`);
+    const t0 = 1_000_000;
+    const appliedAt = new Map(script.events.map((e) => [e.line, t0 + e.at * 1000]));
+    const s = score({ script, appliedAt, receivers: {}, intervalS: 1, samples: [
+      { at: t0 + 2_000, surface: 'status', unhealthy: ['v2'] },
+      { at: t0 + 30_000, surface: 'status', unhealthy: ['v2'] },
+    ] });
+    expect(s.surfaceDisagreements).toEqual([{ at: t0 + 30_000, surface: 'status', expected: ['v1', 'v2'], shown: ['v2'] }]);
+  });
+});
+
 describe('the trust score: notices, false resolves, announcements again', () => {
   const script = parseScript(`
 node v1

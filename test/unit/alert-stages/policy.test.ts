@@ -162,4 +162,20 @@ describe('policy stage', () => {
     expect(poll(false, T0 + 6 * MIN)).toEqual(['resolved']);
     expect(held(T0 + 7 * MIN)).toEqual([]);
   });
+
+  it('a root cause that is over holds nothing back, even while its own resolve waits under a silence', () => {
+    const { policy, incidents } = setup('  for_polls: 1\n');
+    const ctx = { settings: () => ({ disabled: false, forMs: 0, severity: 'warning' as const }), forPolls: 1, resolvePolls: 1, targetLabels: {} };
+    const disk: Condition = { alertname: 'AvalancheDiskLow', target: 'v1', identity: {}, severity: 'warning', summary: 'disk', description: 'd' };
+    const symptom: Condition = { alertname: 'AvalancheCheckFailing', target: 'v1', identity: { check: 'diskspace' }, severity: 'warning', summary: 'diskspace failing', description: 'd' };
+    const poll = (conditions: Condition[], now: number) => {
+      step(incidents, { target: 'v1', covers: ['AvalancheCheckFailing', 'AvalancheDiskLow'], unknown: [], conditions }, conditions, { ...ctx, now });
+      return policy.decide(incidents, now, '', {}).map((n) => `${n.kind} ${n.labels.alertname}`);
+    };
+    expect(poll([disk, symptom], T0)).toEqual(['firing AvalancheDiskLow']);
+    policy.silences.add({ matchers: { alertname: 'AvalancheDiskLow' }, endsAt: T0 + 60 * MIN }, T0);
+    // the disk is fine again (its resolve is held by the silence), the check still fails: its own problem now
+    expect(poll([symptom], T0 + MIN)).toEqual(['firing AvalancheCheckFailing']);
+    expect([...incidents.values()].map((s) => `${s.alertname} ${s.phase} ${s.inhibitedBy ?? '-'}`)).toEqual(['AvalancheDiskLow resolved -', 'AvalancheCheckFailing firing -']);
+  });
 });

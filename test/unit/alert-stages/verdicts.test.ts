@@ -178,4 +178,16 @@ describe('rules stage', () => {
     expect(rules.settings('AvalancheCheckFailing', 'v1')).toMatchObject({ disabled: false, forPolls: 5 });
     expect(rules.settings('AvalancheCheckFailing', 'v2')).toMatchObject({ disabled: true, forPolls: 5 });
   });
+
+  it("a target that leaves takes its rules' own state with it: DiskLow's last hour of readings starts over", () => {
+    const { config, rules } = stage();
+    const withDisk = (ratio: number) => ({ healthy: true, checks: HEALTHY().checks.map((c) => (c.name === 'diskspace' ? { ...c, disk: { availableBytes: ratio * 3e12, availableRatio: ratio } } : c)) });
+    const disk = (ratio: number, now: number) => rules.updated(update('node', config.nodes[0]!, nodeState('v1', withDisk(ratio))), now)[0]!.evaluation.conditions.map((c) => c.alertname);
+    // 30% free, falling a point every 2 minutes: 10% is 40 minutes away
+    for (let i = 0; i < 10; i++) disk(0.3 - i * 0.01, T0 + i * 2 * 60_000);
+    expect(disk(0.2, T0 + 20 * 60_000)).toEqual(['AvalancheDiskLow']);
+    rules.forgetTarget('v1');
+    // back, one reading at 20% free: nothing to draw a trend from
+    expect(disk(0.2, T0 + 22 * 60_000)).toEqual([]);
+  });
 });

@@ -49,6 +49,8 @@ export interface SettlingMemory {
   settlingSince?: number;
   settlingLastAt?: number;
   settlingWeighted?: number;
+  /** The last info.uptime was no answer (bootstrapping, or the node down): the next answer starts a climb. */
+  uptimeUnanswered?: boolean;
 }
 
 /** A rise of the weighted figure smaller than this is no rise (it moves in whole percents of stake). */

@@ -69,7 +69,7 @@ export const validatorProber: Prober<NodeTarget> = {
     const previous = validatorReport(ctx.store.get(target.name)?.jobs.get('validator')?.endpoints[0]);
     // A restart's snapshot outlives our own restart, and `check` judges it with the daemon's readings.
     const settled = ctx.memory.settling.get(target.name);
-    if (memory.settlingSince === undefined && settled) Object.assign(memory, settled);
+    if (memory.settlingSince === undefined && memory.uptimeUnanswered === undefined && settled) Object.assign(memory, settled);
     memory.settlingBorrowed = ctx.memory.settling.readOnly;
     const endpoint = await probeValidator(target, target.validator!, ctx, memory, () => ctx.store.get(target.name)?.nodeId, (network) => fleetSchedules(ctx.store, ctx.now(), network));
     const report = validatorReport(endpoint)!;
@@ -110,9 +110,14 @@ function fleetSchedules(store: ProbeContext['store'], now: number, network: stri
 
 /** The settling part of a validator's memory, undefined when it holds none. */
 function settlingMemoryOf(memory: ValidatorMemory): SettlingMemory | undefined {
-  const { settlingSince, settlingLastAt, settlingWeighted } = memory;
-  if (settlingSince === undefined) return undefined;
-  return { settlingSince, ...(settlingLastAt !== undefined ? { settlingLastAt } : {}), ...(settlingWeighted !== undefined ? { settlingWeighted } : {}) };
+  const { settlingSince, settlingLastAt, settlingWeighted, uptimeUnanswered } = memory;
+  if (settlingSince === undefined && !uptimeUnanswered) return undefined;
+  return {
+    ...(settlingSince !== undefined ? { settlingSince } : {}),
+    ...(settlingLastAt !== undefined ? { settlingLastAt } : {}),
+    ...(settlingWeighted !== undefined ? { settlingWeighted } : {}),
+    ...(uptimeUnanswered ? { uptimeUnanswered } : {}),
+  };
 }
 
 /** What the poll remembers between rounds of one target (dropped with the target). */
@@ -129,7 +134,7 @@ export interface ValidatorMemory {
   settlingWeighted?: number;
   /** The settling readings are the daemon's, read by `avahealth check` (model/uptime-snapshot.ts, settlingOf). */
   settlingBorrowed?: boolean;
-  /** The last info.uptime was no answer: the node bootstrapping (v1.15) or down (connect, timeout). */
+  /** The last info.uptime was no answer: the node bootstrapping (v1.15) or down (connect, timeout); kept with the settling readings. */
   uptimeUnanswered?: boolean;
   /** The Primary Network's total weight (platform.getTotalStake), asked while the figures are low. */
   totalWeight?: { nAvax: number; at: number };

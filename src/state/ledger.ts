@@ -83,7 +83,7 @@ export class Ledger<T> {
 }
 
 const missedUpgradeSchema = z.object({ deadline: z.number(), modeWeightRatio: z.number().optional() });
-const settlingSchema = z.object({ settlingSince: z.number().optional(), settlingLastAt: z.number().optional(), settlingWeighted: z.number().optional() });
+const settlingSchema = z.object({ settlingSince: z.number().optional(), settlingLastAt: z.number().optional(), settlingWeighted: z.number().optional(), uptimeUnanswered: z.boolean().optional() });
 
 /** Every ledger probes keep; one set per daemon, kept across a new Poller (reload). */
 export interface ProbeMemory {

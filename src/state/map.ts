@@ -122,7 +122,7 @@ export const STATE_MAP = {
     pattern: 'uptime-settling.json',
     writer: 'src/state/ledger.ts',
     for: 'src/probes/validator.ts',
-    holds: "per validator: the info.uptime readings while a restart's snapshot settles",
+    holds: "per validator: the info.uptime readings while a restart's snapshot settles, and whether the last one was no answer (bootstrapping, or the node down)",
     kind: 'derived',
     perTarget: true,
     reshard: "left behind: the new owner watches the snapshot settle from its own readings (a verdict held at most model/uptime-snapshot.ts's SETTLE_MAX_SECONDS longer)",

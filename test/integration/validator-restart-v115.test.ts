@@ -6,6 +6,9 @@
  * (api/info/service.go). Peers connect and ping meanwhile, so the first answer lands anywhere on
  * the climb back (network/peer/peer.go, a Ping every 22.5 s). Played by src/sim/validator.ts.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/transport/client.js';
@@ -14,7 +17,7 @@ import { validatorPanel } from '../../src/status/validator.js';
 import type { ProbeContext } from '../../src/probes/types.js';
 import { probeValidator, validatorChanges, type ValidatorMemory } from '../../src/probes/validator.js';
 import type { SimServer } from '../../src/sim/server.js';
-import { startSim, waitFor } from '../helpers/harness.js';
+import { startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
 
 describe('the validator probe through a v1.15 restart', () => {
   let sim: SimServer;
@@ -64,5 +67,49 @@ describe('the validator probe through a v1.15 restart', () => {
       const r = validatorReport(await poll())!;
       return r.uptime !== undefined && r.uptime.rewardingStakeRatio > 0.99 && r.uptimeSettling === undefined;
     }, 30_000);
+  });
+});
+
+describe('a v1.15 restart across a restart of the daemon', () => {
+  let sim: SimServer;
+  const stateDir = mkdtempSync(join(tmpdir(), 'avahealth-v115-restart-'));
+  const config = () => `
+listen: 127.0.0.1:0
+state_dir: ${stateDir}
+nodes:
+  - {name: v, url: "${sim.nodeUrl('v')}", interval: 1s, validator: {interval: 1s}}
+`;
+
+  beforeAll(async () => {
+    sim = await startSim([{ name: 'v', scenario: 'healthy' }]);
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+
+  const report = (d: RunningDaemon) => validatorReport(d.daemon.store.get('v')?.jobs.get('validator')?.endpoints[0]);
+
+  it('the daemon that saw "still bootstrapping" hands the climb to the next one: its first answer is held as a restart', { timeout: 60_000 }, async () => {
+    const node = sim.nodes.get('v')!;
+    let d = await startDaemon(config());
+    try {
+      await waitFor('a settled reading', () => (report(d)?.uptime?.rewardingStakeRatio ?? 0) > 0.99, 20_000);
+      node.restartNode({ snapshotMs: 16_000, bootstrapMs: 12_000 });
+      await waitFor('"still bootstrapping" seen', () => report(d)?.uptimeBootstrapping === true, 20_000);
+    } finally {
+      await d.stop();
+    }
+    // The daemon is away until the node answers again, mid-climb.
+    await waitFor('the node past its bootstrap', () => !node.economics.inRestartBootstrap(), 20_000);
+    d = await startDaemon(config());
+    try {
+      const first = await waitFor('the first answer', () => (report(d)?.uptime ? report(d) : undefined), 20_000);
+      // mid-climb: above the node's own share, below where it settles
+      expect(first.uptime!.rewardingStakeRatio).toBeGreaterThan(0.1);
+      expect(first.uptime!.rewardingStakeRatio).toBeLessThan(0.99);
+      expect(first.uptimeSettling).toBeDefined();
+    } finally {
+      await d.stop();
+    }
   });
 });

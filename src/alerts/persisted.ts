@@ -37,7 +37,7 @@ export const alertStateFileSchema = z.object({
   flaps: z.record(z.string(), z.array(z.number())).optional(),
 });
 
-const noticeSchema: z.ZodType<AlertNotice> = z.object({
+export const noticeSchema: z.ZodType<AlertNotice> = z.object({
   status: z.enum(['firing', 'resolved']),
   kind: z.enum(['firing', 'severity_changed', 'updated', 'reminder', 'resolved', 'test']),
   labels,

@@ -87,7 +87,7 @@ export const STATE_MAP = {
     pattern: 'receivers/<receiver>.json',
     writer: 'src/alerts/receivers/notes.ts',
     holds:
-      'what a sender keeps beyond one delivery: the Telegram message id and the email Message-ID an incident was announced with, that later notices reply to; the Alertmanager silence made for each of avahealth\'s silences (or that Alertmanager refused it)',
+      'what a sender keeps beyond one delivery: the Telegram message id and the email Message-ID an incident was announced with, that later notices reply to; the Alertmanager silence made for each of avahealth\'s silences (or that Alertmanager refused it), and the alerts the silence mirror last sent there muted, so one that ends while avahealth is away is still resolved',
     kind: 'delivery',
     reshard: 'stays: a new owner of an incident starts its own thread; the silences stay with the replica that mirrors them',
   },

@@ -24,6 +24,7 @@ import { z } from 'zod';
 import type { Config } from '../../../config/load.js';
 import type { Logger } from '../../../log.js';
 import { readJsonFile } from '../../../state/atomic.js';
+import { noticeSchema } from '../../persisted.js';
 import { statePath } from '../../../state/map.js';
 import type { Silence } from '../../silences.js';
 import type { AlertNotice, MirroredSilence, SilenceOp } from '../../types.js';
@@ -33,6 +34,9 @@ import type { ReceiverOf } from '../schemas.js';
 import { noteKey, readNote } from './silences.js';
 
 const MAX_PASS_MS = 5_000;
+/** The receiver's note of the alerts last sent for a mirrored silence: kept across restarts, so one that ends while avahealth is away is still resolved there. */
+const FED_NOTE = 'mirror fed';
+const fedSchema = z.array(noticeSchema).max(10_000);
 
 /** What the mirror reads: the silences, the pipeline's notices of the incidents a silence holds, and the receiver's outbox. */
 export interface MirrorSources {
@@ -63,8 +67,8 @@ const opKey = (op: SilenceOp) => ('ensure' in op ? `ensure ${op.ensure.id} ${op.
 const legacyFileSchema = z.object({ made: z.array(z.string().max(256)).max(10_000) });
 
 export class SilenceMirror {
-  /** The firing alerts last sent for a mirrored silence, by fingerprint. */
-  private fed = new Map<string, AlertNotice>();
+  /** The firing alerts last sent for a mirrored silence, by fingerprint (undefined until read back from the notes). */
+  private fed?: Map<string, AlertNotice>;
   private fedKey = '';
   private lastFed = 0;
   /** When every silence was last queued `ensure` (0: not since the start). */
@@ -153,6 +157,8 @@ export class SilenceMirror {
       if (routeTo(this.receiver, [notice]).length > 0) notices.set(notice.fingerprint, notice);
     }
     // Sent here and over while silenced, never told by the pipeline: resolved here (one still firing is the pipeline's again).
+    // What an earlier run sent is in the notes: it may have ended while avahealth was away.
+    this.fed ??= readFed(outlet.notes.get(FED_NOTE));
     const firing = this.sources.firing();
     for (const [fingerprint, earlier] of this.fed) {
       if (!notices.has(fingerprint) && !firing.has(fingerprint)) notices.set(fingerprint, { ...earlier, status: 'resolved', kind: 'resolved', endsAt: new Date(now).toISOString() });
@@ -166,6 +172,8 @@ export class SilenceMirror {
     }
     this.fedKey = key;
     this.fed = new Map([...notices].filter(([fingerprint, n]) => n.status === 'firing' && firing.has(fingerprint)));
+    const fedText = this.fed.size > 0 ? JSON.stringify([...this.fed.values()]) : undefined;
+    if (fedText !== outlet.notes.get(FED_NOTE)) void outlet.notes.update({ [FED_NOTE]: fedText });
   }
 
   /** Logs each silence once it is made at Alertmanager, and once it is expired there (the notes say so). */
@@ -242,5 +250,16 @@ export class SilenceMirrors {
   stop(): void {
     this.started = false;
     for (const mirror of this.mirrors.values()) mirror.stop();
+  }
+}
+
+/** The fed alerts an earlier run noted (a note that does not parse is nothing fed). */
+function readFed(text: string | undefined): Map<string, AlertNotice> {
+  if (!text) return new Map();
+  try {
+    const parsed = fedSchema.safeParse(JSON.parse(text));
+    return parsed.success ? new Map(parsed.data.map((n) => [n.fingerprint, n])) : new Map();
+  } catch {
+    return new Map();
   }
 }

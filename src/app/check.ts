@@ -21,6 +21,7 @@ import { OBSERVED_ENDPOINT } from '../model/observed.js';
 import { targetsOf } from '../model/targets.js';
 import { Poller } from '../poller.js';
 import { jobsOf } from '../probes/registry.js';
+import { comparedTooEarly } from '../probes/node.js';
 import { probeMemory } from '../state/ledger.js';
 import { STATE_SEVERITY, targetStatus, type TargetState, type TargetStatus } from '../status/status.js';
 import { openIncidents, withIncidents } from '../status/verdict.js';
@@ -101,6 +102,8 @@ async function ownRound(config: Config, logger: Logger, metrics?: MetricsView, d
   try {
     await poller.round();
     await Promise.all(jobsOf(config).filter((j) => j.kind === OBSERVED_ENDPOINT).map((j) => poller.run(j.key)));
+    // A node compared with the fleet's upgrade schedules before the others' were recorded is polled once more, as the daemon's next poll does.
+    await Promise.all(comparedTooEarly(store).map((target) => poller.run(target)));
   } finally {
     await poller.close();
   }

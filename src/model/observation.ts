@@ -4,6 +4,7 @@
  */
 
 import type { FailureReason } from './failure.js';
+import type { NodeSchedule, UnknownUpgrade } from './schedule.js';
 
 export { FAILURE_REASONS, type FailureReason } from './failure.js';
 
@@ -151,6 +152,13 @@ export interface TargetObservation {
    * check no longer names it; held until the build knows it (localUpgradeTime at or past it).
    */
   missedUpgrade?: MissedUpgrade;
+  /** The node's own upgrade schedule (info.upgrades, probes/schedule.ts), as last read. */
+  schedule?: NodeSchedule;
+  /**
+   * Activations the network's schedule has (another node of its network knows them) that this
+   * node's build does not, earliest first (model/schedule.ts); absent when there are none.
+   */
+  unknownUpgrades?: UnknownUpgrade[];
 }
 
 export interface MissedUpgrade {

@@ -164,6 +164,34 @@ export function parseUpgrades(value: unknown): ParseOutcome<{ heliconTime: numbe
   return okay({ heliconTime: time >= UNSCHEDULED_FROM ? null : time });
 }
 
+/** The most activation times read from one info.upgrades answer (AvalancheGo v1.15 has 15). */
+const MAX_ACTIVATIONS = 64;
+/** `heliconTime`, `graniteTime`: upgrade.Config's JSON names of activation times (upgrade/upgrade.go). */
+const ACTIVATION_KEY = /^[a-z][A-Za-z0-9]{0,40}Time$/;
+
+/**
+ * info.upgrades (api/info/service.go Upgrades: the node's upgrade.Config) → every activation time
+ * its build knows, by JSON name (`graniteTime`): epoch seconds, or `null` when unscheduled
+ * (UnscheduledActivationTime, 9999-12-01: a build that has the upgrade's field but no date for it,
+ * upgrade/upgrade.go). A build that predates an upgrade has no field for it at all
+ * (upgrade/new_upgrade_checklist.md: each upgrade adds one). Other fields (heights, IDs, durations)
+ * are not activations and are left out; an unreadable time is a shape error.
+ */
+export function parseUpgradeSchedule(value: unknown): ParseOutcome<Record<string, number | null>> {
+  const result = object(value, 'info.upgrades result');
+  if (!result.ok) return result;
+  const activations: Record<string, number | null> = {};
+  let count = 0;
+  for (const [key, raw] of Object.entries(result.value)) {
+    if (!ACTIVATION_KEY.test(key) || raw === null || raw === undefined) continue;
+    if (++count > MAX_ACTIVATIONS) return fail(`more than ${MAX_ACTIVATIONS} activation times in one answer`);
+    const time = parseGoTime(raw);
+    if (time === undefined) return fail(`${key} ${shown(raw)} is not an RFC 3339 time`);
+    activations[key] = time >= UNSCHEDULED_FROM ? null : time;
+  }
+  return okay(activations);
+}
+
 function validatorList(value: unknown, call: string): ParseOutcome<JsonObject[]> {
   const result = object(value, `${call} result`);
   if (!result.ok) return result;

@@ -8,6 +8,8 @@ import { type EndpointObservation, type HealthReport, type NodeEndpoint, type Ta
 import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
 import { keepRaw, observe, parseJson, readHealthBody, statusError } from './exchange.js';
 import { missedUpgrade } from './missed-upgrade.js';
+import { readSchedule } from './schedule.js';
+import { unknownUpgrades, type FleetSchedule } from '../model/schedule.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 
 /** One job per node: its health endpoints and views (side by side, so one timeout bounds the poll), on the node's interval or cron schedule. */
@@ -66,14 +68,35 @@ function planOf(target: NodeTarget): PlannedExchange[] {
 export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<TargetObservation> {
   const at = ctx.now() / 1000;
   const plan = planOf(target);
-  const endpoints = await Promise.all(plan.map((exchange) => ctx.limit(() => probeEndpoint(target, exchange, ctx))));
+  const previous = ctx.store.get(target.name)?.jobs.get('node');
+  // The schedule is read beside the health endpoints (its own calls never fail the poll), so one timeout bounds both.
+  const [schedule, ...endpoints] = await Promise.all([readSchedule(target, ctx, previous, at), ...plan.map((exchange) => ctx.limit(() => probeEndpoint(target, exchange, ctx)))]);
   const nodeId = endpoints.find((e) => e.nodeId)?.nodeId;
+  const unknown = schedule ? unknownUpgrades({ target: target.name, schedule }, fleetSchedules(ctx.store)) : [];
   const remembered = ctx.memory.missedUpgrades.get(target.name);
-  const { missed, remember } = missedUpgrade(ctx.store.get(target.name)?.jobs.get('node'), remembered, endpoints, at);
+  const { missed, remember } = missedUpgrade(previous, remembered, endpoints, at, { ...(schedule ? { schedule } : {}), unknown });
   // Written when the deadline changes, not for every reading of the stake share.
   if (remember?.deadline !== remembered?.deadline || (remember === undefined) !== (remembered === undefined)) ctx.memory.missedUpgrades.set(target.name, remember);
   else if (remember) ctx.memory.missedUpgrades.set(target.name, remember, false);
-  return { target: target.name, kind: 'node', network: target.network, at, endpoints, ...(nodeId ? { nodeId } : {}), ...(missed ? { missedUpgrade: missed } : {}) };
+  return {
+    target: target.name,
+    kind: 'node',
+    network: target.network,
+    at,
+    endpoints,
+    ...(nodeId ? { nodeId } : {}),
+    ...(missed ? { missedUpgrade: missed } : {}),
+    ...(schedule ? { schedule } : {}),
+    ...(unknown.length > 0 ? { unknownUpgrades: unknown } : {}),
+  };
+}
+
+/** Every node's schedule as its own last poll read it. */
+function* fleetSchedules(store: ProbeContext['store']): Iterable<FleetSchedule> {
+  for (const [target, state] of store.entries()) {
+    const schedule = state.jobs.get('node')?.schedule;
+    if (schedule) yield { target, schedule };
+  }
 }
 
 function probeEndpoint(target: NodeTarget, planned: PlannedExchange, ctx: ProbeContext): Promise<EndpointObservation> {
@@ -126,4 +149,20 @@ const NODE_ID = /^NodeID-[1-9A-HJ-NP-Za-km-z]{20,60}$/;
 function headerNodeId(value: string | string[] | undefined): string | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   return text && NODE_ID.test(text) ? text : undefined;
+}
+
+/**
+ * The nodes whose recorded comparison with the fleet's schedules differs from what the store holds
+ * now: in one round (`avahealth check`) a node may be polled before the others' schedules were
+ * recorded; polled again, it compares with all of them.
+ */
+export function comparedTooEarly(store: ProbeContext['store']): string[] {
+  const fleet = [...fleetSchedules(store)];
+  const stale: string[] = [];
+  for (const { target, schedule } of fleet) {
+    const recorded = store.get(target)?.jobs.get('node')?.unknownUpgrades ?? [];
+    const now = unknownUpgrades({ target, schedule }, fleet);
+    if (JSON.stringify(now) !== JSON.stringify(recorded)) stale.push(target);
+  }
+  return stale;
 }

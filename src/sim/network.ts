@@ -19,6 +19,11 @@ export class SimNetwork {
   readonly chains = new Map<string, SimChain>();
   /** The Primary Network's validators as each node sees them (platform.getCurrentValidators). */
   readonly validators: SimValidatorSet;
+  /**
+   * The next network upgrade once a release scheduled it (`upgrade-required` sets it to its node's
+   * upgrade time; epoch seconds): the builds that know it list it in info.upgrades (SimNode.upgradeSchedule).
+   */
+  scheduledUpgradeAt?: number;
 
   constructor(
     readonly options: {

@@ -8,6 +8,7 @@ import { formatGoDuration, formatGoTime, GO_ZERO_TIME } from './go-format.js';
 import type { ScenarioName } from './scenarios.js';
 import { SimNetwork } from './network.js';
 import { SIM_HELICON_TIME, SIM_OLD_VERSION, SimValidator } from './validator.js';
+import { SIM_NEXT_UPGRADE_KEY, SIM_UNSCHEDULED_TIME, UPGRADES_BEFORE_HELICON } from './validator-facts.js';
 import { networkCheckResult, NO_INGRESS_GRACE_MS } from './network-check.js';
 import { droppedByPeers, futureUpgradeResult, staleStakeRatio, type UpgradeFacts } from './upgrade.js';
 
@@ -128,6 +129,7 @@ export class SimNode {
     this.economics = new SimValidator(this);
     if (options.validationStartedAgo !== undefined) this.economics.startedAgo(options.validationStartedAgo);
     this.economics.onScenario(this.scenario);
+    this.noteScheduledUpgrade();
     this.restart(Date.now(), this.scenario === 'restarted');
     if (this.scenario === 'huge') this.hugeReply();
   }
@@ -172,6 +174,7 @@ export class SimNode {
     this.scenario = scenario;
     this.also = also.filter((name) => name !== scenario);
     this.economics.onScenario(this.conditions);
+    this.noteScheduledUpgrade();
     if (this.has('huge')) this.hugeReply();
     if (restart) {
       this.economics.onRestart(now);
@@ -290,6 +293,25 @@ export class SimNode {
       default:
         return this.chainResult(name, churnFails);
     }
+  }
+
+  /** `upgrade-required`: a release scheduled the upgrade this node's build does not know, for the network's other builds. */
+  private noteScheduledUpgrade(): void {
+    if (this.has('upgrade-required')) this.network.scheduledUpgradeAt = this.upgradeAt;
+  }
+
+  /**
+   * Its build's upgrade.Config, as info.upgrades answers it (api/info/service.go Upgrades,
+   * upgrade/upgrade.go): a v1.14 build reads Helicon unscheduled (UnscheduledActivationTime); a build
+   * that knows the network's next upgrade has a field for it (upgrade/new_upgrade_checklist.md),
+   * one left behind (`upgrade-required`, `version-behind`) has none.
+   */
+  upgradeSchedule(): Record<string, unknown> {
+    const old = this.economics.version === SIM_OLD_VERSION;
+    const schedule: Record<string, unknown> = { ...UPGRADES_BEFORE_HELICON, heliconTime: old ? SIM_UNSCHEDULED_TIME : SIM_HELICON_TIME };
+    const next = this.network.scheduledUpgradeAt;
+    if (next !== undefined && !old && !this.has('upgrade-required')) schedule[SIM_NEXT_UPGRADE_KEY] = formatGoTime(next * 1000);
+    return schedule;
   }
 
   /** The newest upgrade its build knows: HeliconTime for a v1.15 build (node/node.go), GraniteTime for v1.14. */

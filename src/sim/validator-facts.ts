@@ -32,6 +32,14 @@ export const SIM_STAKE_BY_VERSION = [
   { version: 'offline', amountStaked: '6120000000000000', validatorCount: 62 },
 ];
 
+/**
+ * The field of the upgrade after Helicon in the simulator's upgraded builds (`upgrade-required`):
+ * each upgrade adds a `<name>Time` field to upgrade.Config (upgrade/new_upgrade_checklist.md), and
+ * AvalancheGo's source names none after Helicon yet (upgrade/upgrade.go), so this name is the
+ * simulator's own.
+ */
+export const SIM_NEXT_UPGRADE_KEY = 'nextUpgradeTime';
+
 export const UPGRADES_BEFORE_HELICON = {
   apricotPhase1Time: '2021-03-31T14:00:00Z',
   apricotPhase2Time: '2021-05-10T11:00:00Z',

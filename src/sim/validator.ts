@@ -29,6 +29,8 @@ export interface SimValidatorNode {
   readonly l1SubnetId?: string;
   /** The Primary Network's validators as each node sees them (shared by the nodes of one network). */
   readonly network: { readonly validators: SimValidatorSet };
+  /** Its build's upgrade.Config (info.upgrades); without it, the schedule of its version alone. */
+  upgradeSchedule?(): Record<string, unknown>;
 }
 
 /** info.getNetworkID's answer per node: 1 (mainnet) unless set through the control API (`networkId`). */
@@ -309,7 +311,7 @@ export class SimValidator implements ObservedMember {
         return { result: { version: this.version, databaseVersion: 'v1.4.5', rpcProtocolVersion: this.version === SIM_OLD_VERSION ? '45' : '46', gitCommit: '6b2f3c1f4dfb5a9e1d0a1b6c5e3b8a7d9c0f1e2d', vmVersions: { avm: `v${v}`, evm: 'v0.15.2', platform: `v${v}` } } };
       }
       case 'upgrades':
-        return { result: { ...UPGRADES_BEFORE_HELICON, heliconTime: this.version === SIM_OLD_VERSION ? SIM_UNSCHEDULED_TIME : SIM_HELICON_TIME } };
+        return { result: this.node.upgradeSchedule?.() ?? { ...UPGRADES_BEFORE_HELICON, heliconTime: this.version === SIM_OLD_VERSION ? SIM_UNSCHEDULED_TIME : SIM_HELICON_TIME } };
       case 'getNetworkID':
         return { result: { networkID: String(this.networkId) } };
       case 'peers':

@@ -35,6 +35,7 @@ export default defineRule({
     { alertname: 'AvalancheCheckFailing', labels: { check: 'futureupgrade' }, because: 'the futureupgrade check fails because the upgrade is due' },
     { alertname: 'AvalancheNodeUnhealthy', because: 'a node whose failing check is futureupgrade is unhealthy because the upgrade is due' },
     { alertname: 'AvalancheNodeHeightLag', because: 'a node that missed an upgrade falls behind because its upgraded peers dropped it' },
+    { alertname: 'AvalancheNodeUpgradeUnknown', because: 'the upgrade its build does not know is due within days, or missed: this alert says it, with the stake that switches' },
   ],
   prometheus: [
     promAlert(
@@ -70,12 +71,14 @@ export default defineRule({
     const share = percent((missed ? missed.modeWeightRatio : upgrade?.modeWeightRatio) ?? 0);
     const known = upgrade?.localTime !== undefined ? ` This node's build knows upgrades up to ${utcMinute(upgrade.localTime)} only.` : '';
     if (missed) {
+      // Derived from the node's own schedule (probes/missed-upgrade.ts): no stake share was seen.
+      const who = missed.modeWeightRatio !== undefined ? `${share} of the stake` : "The network (another node of the same network schedules it in its info.upgrades)";
       return [
         {
           identity: {},
           severity: 'critical',
           summary: `${ctx.target}: missed the network upgrade of ${utcMinute(deadline)} (${formatDuration(-left)} ago): upgrade AvalancheGo now, it is cut off from the upgraded stake`,
-          description: `${share} of the stake switched to a network upgrade at ${utcMinute(deadline)} that this node's build does not know.${known} Peers on the new version have dropped it, so the upgrade times it still sees are its own and its futureupgrade check passes again: that is not a recovery. It cannot follow the network, and a validator loses its uptime, until AvalancheGo is upgraded to a version that knows the upgrade.`,
+          description: `${who} switched to a network upgrade at ${utcMinute(deadline)} that this node's build does not know.${known} Peers on the new version have dropped it, so the upgrade times it still sees are its own and its futureupgrade check passes again: that is not a recovery. It cannot follow the network, and a validator loses its uptime, until AvalancheGo is upgraded to a version that knows the upgrade.`,
         },
       ];
     }

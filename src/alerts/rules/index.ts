@@ -15,6 +15,7 @@ import AvalancheNodeNotReady from './AvalancheNodeNotReady.js';
 import AvalancheNodeUnhealthy from './AvalancheNodeUnhealthy.js';
 import AvalancheNodeUnreachable from './AvalancheNodeUnreachable.js';
 import AvalancheNodeUpgradeRequired from './AvalancheNodeUpgradeRequired.js';
+import AvalancheNodeUpgradeUnknown from './AvalancheNodeUpgradeUnknown.js';
 import AvalancheNodeVersionBehind from './AvalancheNodeVersionBehind.js';
 import AvalancheServiceComponentDown from './AvalancheServiceComponentDown.js';
 import AvalancheServiceUnhealthy from './AvalancheServiceUnhealthy.js';
@@ -32,6 +33,7 @@ export const RULES = [
   AvalancheCheckFailing,
   AvalancheDiskLow,
   AvalancheNodeUpgradeRequired,
+  AvalancheNodeUpgradeUnknown,
   AvalancheServiceUnhealthy,
   AvalancheServiceComponentDown,
   AvalancheNodeHeightLag,

@@ -27,6 +27,7 @@ const F = defineFamilies({
   bootstrappingSubnets: gauge('node_bootstrapping_subnets', 'Subnets the node is still bootstrapping.'),
   upgradeModeWeight: gauge('node_upgrade_mode_weight_ratio', 'Share of stake advertising the most common upgrade time (0–1).'),
   upgradeTimeUntil: gauge('node_upgrade_time_until_seconds', "Time until the stake majority switches to an upgrade this node's build does not know (futureupgrade timeUntilUpgrade): exists only while the node is behind, negative past the time."),
+  upgradeUnknown: gauge('node_upgrade_unknown_timestamp_seconds', "The earliest activation another node of the same network schedules (info.upgrades) that this node's build does not know; exists only while there is one."),
   upgradeDeadline: gauge('node_upgrade_deadline_timestamp_seconds', "When the stake majority switches to an upgrade this node's build does not know (futureupgrade check); kept after that time until the build knows the upgrade."),
 });
 const I = F.index;
@@ -35,10 +36,12 @@ export default defineCollector({
   name: 'node-details',
   families: F.list,
   // rendered when a report changed: the exposition's bytes are the only copy kept
-  depends: ({ state }, _memo, deps) => state !== undefined && addReports(deps, state),
+  depends: ({ state }, _memo, deps) => state !== undefined && addReports(deps, state) && (deps.add(state.observation.unknownUpgrades?.[0]?.at), true),
   target(w, { base, state, config }) {
     if (!state) return;
     writeDetails(w, base, detailChecks(state.observation.endpoints, config.limits.maxChecksPerTarget), config.limits.maxLabelLength, state.observation.missedUpgrade?.deadline);
+    const unknown = state.observation.unknownUpgrades?.[0];
+    if (unknown) w.add(I.upgradeUnknown, base, unknown.at);
   },
 });
 

@@ -1,0 +1,100 @@
+/**
+ * The network's upgrade schedule from the fleet's own nodes (issue #44). Each node's info.upgrades
+ * is its build's upgrade.Config (api/info/service.go Upgrades, upgrade/upgrade.go): a release that
+ * schedules an upgrade adds its activation time (upgrade/new_upgrade_checklist.md), a build left
+ * behind has no field for it. Compared across the nodes of one network, RPC nodes included:
+ *
+ * - an upgrade another node knows and this build does not is AvalancheNodeUpgradeUnknown, weeks
+ *   before AvalancheGo's own futureupgrade check (node/node.go) says anything;
+ * - once its time has passed, the node missed it: AvalancheNodeUpgradeRequired (critical) from the
+ *   node's own schedule, for a daemon that never saw the futureupgrade check name the deadline and
+ *   has nothing remembered in state_dir (a new shard owner, a fresh daemon).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimServer } from '../../src/sim/server.js';
+import { startCapture } from '../helpers/capture.js';
+import { sample, scrape, setScenario, startDaemon, startSim, waitFor, waitForRounds, type RunningDaemon } from '../helpers/harness.js';
+
+type Webhook = { alerts: Array<{ status: string; labels: Record<string, string>; annotations: Record<string, string> }> };
+const DAY = 86_400;
+
+describe('upgrades scheduled that a build does not know', () => {
+  let sim: SimServer;
+  let hook: Awaited<ReturnType<typeof startCapture>>;
+  let d: RunningDaemon | undefined;
+
+  const config = (stateDir: string) => `
+listen: 127.0.0.1:0
+state_dir: ${stateDir}
+defaults: {interval: 1s, timeout: 1500ms, endpoints: [health], validator: false}
+nodes:
+  - {name: upgraded, url: "${sim.nodeUrl('upgraded')}"}
+  - {name: behind, url: "${sim.nodeUrl('behind')}"}
+alerts:
+  for_polls: 1
+  resolve_polls: 1
+  receivers:
+    - {name: oncall, webhook: {url: "${hook.url}/hook"}}
+`;
+
+  beforeAll(async () => {
+    // Two RPC nodes (no validator poll): 'behind' runs a build that does not know the upgrade a release scheduled in 20 days.
+    sim = await startSim([
+      { name: 'upgraded', scenario: 'healthy', validator: false, periodMs: 500 },
+      { name: 'behind', scenario: 'upgrade-required', upgradeIn: 20 * DAY, validator: false, periodMs: 500 },
+    ]);
+    hook = await startCapture();
+  }, 30_000);
+
+  afterAll(async () => {
+    await d?.stop();
+    await sim?.close();
+    await hook?.close();
+  });
+
+  const told = (alertname: string, status = 'firing') => hook.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.labels.alertname === alertname && a.status === status);
+
+  it('warns weeks ahead, for an RPC node, with the date and the node that knows it', async () => {
+    d = await startDaemon(config(mkdtempSync(join(tmpdir(), 'avahealth-schedule-'))));
+    const at = sim.nodes.get('behind')!.upgradeAt;
+    const alert = await waitFor('UpgradeUnknown for behind', () => told('AvalancheNodeUpgradeUnknown').find((a) => a.labels.target === 'behind'), 20_000);
+    expect(alert.labels.severity).toBe('warning');
+    expect(alert.annotations.summary).toMatch(/^behind: upgrade AvalancheGo before \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in (19|20)d.*\): the network schedules NextUpgrade then, and this node's build does not know it$/);
+    expect(alert.annotations.description).toContain('upgraded, a node of the same network, schedules NextUpgrade (nextUpgradeTime)');
+    expect(alert.annotations.description).toContain('has no field for it');
+    const m = await scrape(d.url);
+    expect(sample(m, 'avahealth_node_upgrade_unknown_timestamp_seconds', { target: 'behind' })).toBe(at);
+    expect(sample(m, 'avahealth_node_upgrade_unknown_timestamp_seconds', { target: 'upgraded' })).toBeUndefined();
+    // The futureupgrade check says nothing 20 days ahead, and avahealth's own rule from it waits for the last 7.
+    expect(told('AvalancheNodeUpgradeRequired')).toEqual([]);
+    expect(told('AvalancheNodeUpgradeUnknown').filter((a) => a.labels.target === 'upgraded')).toEqual([]);
+    await d.stop();
+    d = undefined;
+  });
+
+  it("derives a missed upgrade from the node's own schedule, with nothing remembered, and resolves once the build knows it", async () => {
+    // The upgrade activated an hour ago: its upgraded peers dropped 'behind', whose futureupgrade check passes again.
+    await setScenario(sim, 'behind', 'upgrade-required', { upgradeIn: -3600 });
+    const before = hook.on('/hook').length;
+    d = await startDaemon(config(mkdtempSync(join(tmpdir(), 'avahealth-schedule-'))));
+    const fresh = () => hook.on('/hook').slice(before).flatMap((r) => (r.json as Webhook).alerts);
+    const missed = await waitFor('UpgradeRequired critical for behind', () => fresh().find((a) => a.labels.alertname === 'AvalancheNodeUpgradeRequired' && a.labels.target === 'behind' && a.status === 'firing'), 20_000);
+    expect(missed.labels.severity).toBe('critical');
+    expect(missed.annotations.summary).toMatch(/^behind: missed the network upgrade of \d{4}-\d\d-\d\d \d\d:\d\d UTC \(.+ ago\): upgrade AvalancheGo now/);
+    expect(missed.annotations.description).toContain('The network (another node of the same network schedules it in its info.upgrades) switched to a network upgrade');
+    const m = await scrape(d.url);
+    expect(sample(m, 'avahealth_node_check_passing', { target: 'behind', check: 'futureupgrade' })).toBe(1);
+    expect(sample(m, 'avahealth_node_upgrade_deadline_timestamp_seconds', { target: 'behind' })).toBe(sim.nodes.get('behind')!.upgradeAt);
+    // One page for the problem: the missed upgrade holds back the warning about the same upgrade.
+    await waitForRounds(d, 'behind', (d.daemon.store.get('behind')?.rounds ?? 0) + 2);
+    expect(fresh().filter((a) => a.labels.alertname === 'AvalancheNodeUpgradeUnknown')).toEqual([]);
+
+    // The operator installs the build that knows it: its info.upgrades lists the activation.
+    await setScenario(sim, 'behind', 'healthy');
+    await waitFor('UpgradeRequired resolved', () => fresh().find((a) => a.labels.alertname === 'AvalancheNodeUpgradeRequired' && a.status === 'resolved'), 20_000);
+    expect(sample(await scrape(d.url), 'avahealth_node_upgrade_unknown_timestamp_seconds', { target: 'behind' })).toBeUndefined();
+  });
+});

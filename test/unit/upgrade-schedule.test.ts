@@ -1,0 +1,91 @@
+/**
+ * The network's schedule from the fleet's own info.upgrades (model/schedule.ts), and the missed
+ * upgrade cross-checked with the node's own schedule (probes/missed-upgrade.ts). AvalancheGo:
+ * api/info/service.go Upgrades answers the build's upgrade.Config (upgrade/upgrade.go), whose
+ * unscheduled upgrades read UnscheduledActivationTime (9999-12-01); each upgrade adds its field
+ * (upgrade/new_upgrade_checklist.md); futureupgrade's localUpgradeTime is a constant of
+ * node/node.go that a release may forget to move.
+ */
+import { describe, expect, it } from 'vitest';
+import type { EndpointObservation, TargetObservation } from '../../src/model/observation.js';
+import { knowsActivation, unknownUpgrades, upgradeName, type NodeSchedule } from '../../src/model/schedule.js';
+import { parseUpgradeSchedule } from '../../src/parse/validator.js';
+import { missedUpgrade } from '../../src/probes/missed-upgrade.js';
+
+const T = (iso: string) => Date.parse(iso) / 1000;
+const GRANITE = T('2025-11-19T16:00:00Z');
+const HELICON = T('2026-12-20T15:00:00Z');
+const schedule = (activations: Record<string, number | null>, network = 'mainnet'): NodeSchedule => ({ network, activations, readAt: 0 });
+
+describe('parseUpgradeSchedule', () => {
+  it('reads every activation time, unscheduled as null, and leaves heights, IDs and durations out', () => {
+    const parsed = parseUpgradeSchedule({
+      apricotPhase4Time: '2021-09-22T21:00:00Z',
+      apricotPhase4MinPChainHeight: 793005,
+      cortinaXChainStopVertexID: 'jrGWDh5Po9FMj54depyunNixpia5PN4aAYxfmNzU8n752Rjga',
+      graniteTime: '2025-11-19T16:00:00Z',
+      graniteEpochDuration: 300_000_000_000,
+      heliconTime: '9999-12-01T00:00:00Z',
+    });
+    expect(parsed).toEqual({ ok: true, value: { apricotPhase4Time: T('2021-09-22T21:00:00Z'), graniteTime: GRANITE, heliconTime: null } });
+    expect(parseUpgradeSchedule({ heliconTime: 'soon' })).toMatchObject({ ok: false });
+    expect(parseUpgradeSchedule([])).toMatchObject({ ok: false });
+  });
+});
+
+describe('unknownUpgrades', () => {
+  const fleet = [
+    { target: 'new', schedule: schedule({ graniteTime: GRANITE, heliconTime: HELICON }) },
+    { target: 'fuji-node', schedule: schedule({ graniteTime: GRANITE, heliconTime: HELICON - 86_400, nextTime: HELICON + 90 * 86_400 }, 'fuji') },
+  ];
+
+  it('an activation another node of the same network knows: unscheduled or absent in this build', () => {
+    const unscheduled = { target: 'old', schedule: schedule({ graniteTime: GRANITE, heliconTime: null }) };
+    expect(unknownUpgrades(unscheduled, [...fleet, unscheduled])).toEqual([{ key: 'heliconTime', at: HELICON, from: 'new', own: 'unscheduled' }]);
+    const older = { target: 'older', schedule: schedule({ graniteTime: GRANITE }) };
+    expect(unknownUpgrades(older, fleet)).toEqual([{ key: 'heliconTime', at: HELICON, from: 'new', own: 'absent' }]);
+  });
+
+  it('nothing from other networks, nothing for a node that knows them all or whose network is unknown', () => {
+    expect(unknownUpgrades(fleet[0]!, fleet)).toEqual([]);
+    expect(unknownUpgrades({ target: 'x', schedule: { activations: {}, readAt: 0 } }, fleet)).toEqual([]);
+  });
+
+  it('names an upgrade as AvalancheGo does', () => {
+    expect(upgradeName('heliconTime')).toBe('Helicon');
+    expect(upgradeName('apricotPhasePost6Time')).toBe('ApricotPhasePost6');
+  });
+});
+
+describe('a missed upgrade cross-checked with the node own schedule', () => {
+  const futureupgrade = (localTime: number): EndpointObservation => ({
+    endpoint: 'health',
+    view: 'all',
+    ok: true,
+    durationSeconds: 0.01,
+    at: 0,
+    report: {
+      healthy: true,
+      checks: [{ name: 'futureupgrade', passing: true, notYetRun: false, durationSeconds: 0, contiguousFailures: 0, upgrade: { localTime, modeTime: localTime, modeWeightRatio: 0.3 } }],
+    },
+  });
+  const now = HELICON + 3600;
+
+  it('derives it with nothing remembered: the network schedules it, the time has passed, the build lacks it', () => {
+    const own = schedule({ graniteTime: GRANITE, heliconTime: null });
+    const unknown = unknownUpgrades({ target: 'old', schedule: own }, [{ target: 'new', schedule: schedule({ graniteTime: GRANITE, heliconTime: HELICON }) }]);
+    expect(missedUpgrade(undefined, undefined, [futureupgrade(GRANITE)], now, { schedule: own, unknown })).toEqual({ missed: { deadline: HELICON }, remember: { deadline: HELICON } });
+    // Before the time, it is not missed yet.
+    expect(missedUpgrade(undefined, undefined, [futureupgrade(GRANITE)], HELICON - 60, { schedule: own, unknown })).toEqual({});
+  });
+
+  it("ends a remembered one when the build's schedule knows the upgrade, though localUpgradeTime was not moved", () => {
+    const remembered = { deadline: HELICON, modeWeightRatio: 0.7 };
+    const previous: TargetObservation = { target: 'n', kind: 'node', at: now - 1, endpoints: [futureupgrade(GRANITE)], missedUpgrade: remembered };
+    // Without the schedule, the forgotten constant keeps it missed for good.
+    expect(missedUpgrade(previous, remembered, [futureupgrade(GRANITE)], now)).toEqual({ missed: remembered, remember: remembered });
+    const knows = schedule({ graniteTime: GRANITE, heliconTime: HELICON });
+    expect(knowsActivation(knows, HELICON)).toBe(true);
+    expect(missedUpgrade(previous, remembered, [futureupgrade(GRANITE)], now, { schedule: knows, unknown: [] })).toEqual({});
+  });
+});

@@ -45,6 +45,13 @@ export class AlertEngine {
   private readonly changes = new Map<string, VerdictChange[]>();
   /** The validators' network-wide verdicts, for the networks' own alerts (fleet.ts). */
   private readonly fleet: FleetView;
+  /**
+   * The restored incidents no verdict has spoken for since the start (their keys): state_dir is a
+   * cache, and a shard that comes back on a volume from an earlier layout may hold incidents another
+   * shard resolved since. They are not re-sent to receivers that forget (Alertmanager) until their
+   * target's next verdict covers their rule, and a signed handover record replaces them.
+   */
+  private readonly unconfirmed = new Set<string>();
   private sink?: BatchSink;
   private resendTimer?: NodeJS.Timeout;
   private started = false;
@@ -62,7 +69,10 @@ export class AlertEngine {
       outboxesWritten: () => this.sink?.pendingWrites(),
     });
     const restored = this.stateFile.restore();
-    for (const state of restored.incidents) this.incidentsOf(state.target).set(state.key, state);
+    for (const state of restored.incidents) {
+      this.incidentsOf(state.target).set(state.key, state);
+      this.unconfirmed.add(state.key);
+    }
     const held = restored.incidents.filter((s) => s.state === 'flapping').map((s) => s.key);
     this.policy = new Policy(config.alerts, this.silences, log, { flaps: restored.flaps, held });
     this.sink = options.sink;
@@ -124,7 +134,12 @@ export class AlertEngine {
 
   /** What receivers that forget are re-sent while it lasts: the firing incidents receivers were told of, and only those the policy lets through now. */
   firing(now = Date.now()): AlertNotice[] {
-    return this.policy.resendable(this.list(), now, this.config.externalUrl);
+    return this.policy.resendable(this.confirmed(), now, this.config.externalUrl);
+  }
+
+  /** Every incident but the restored ones no verdict has spoken for yet. */
+  private confirmed(): AlertState[] {
+    return this.list().filter((s) => !this.unconfirmed.has(s.key));
   }
 
   /** The active incidents a silence holds, as receivers would be told them, with the silence (policy.ts `silenced`): what the Alertmanager silence mirror sends, muted. */
@@ -198,7 +213,9 @@ export class AlertEngine {
     const incidents = announced
       .map((a) => announcedIncident(a, this.targetLabels(a.labels.target ?? ''), this.config.externalUrl, now))
       .filter((i) => i !== undefined)
-      .filter((i) => this.book.get(i.alert.labels.target!)?.get(i.alert.key!)?.notified?.phase !== 'firing');
+      // this daemon's own word wins, unless it is a restored one no verdict has confirmed yet
+      .filter((i) => this.book.get(i.alert.labels.target!)?.get(i.alert.key!)?.notified?.phase !== 'firing' || this.unconfirmed.has(i.alert.key!));
+    for (const i of incidents) this.unconfirmed.delete(i.alert.key!);
     const reopened = reopen(this.book, incidents);
     if (reopened > 0) {
       this.options.log.info({ incidents: reopened }, 'incidents of targets that moved to this shard adopted from Alertmanager');
@@ -262,6 +279,7 @@ export class AlertEngine {
     const incidents = this.incidentsOf(target);
     const aboutNetwork = networkOfFleetTarget(target) !== undefined;
     const before = new Map([...incidents.values()].map((s) => [s.key, { phase: s.phase, severity: s.severity }]));
+    if (this.unconfirmed.size > 0) for (const s of incidents.values()) if (evaluation.covers.includes(s.alertname)) this.unconfirmed.delete(s.key);
     const stepped = step(incidents, evaluation, evaluation.conditions, {
       now,
       settings: (alertname) => this.rules.settings(alertname, target),

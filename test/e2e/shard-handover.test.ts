@@ -225,3 +225,116 @@ alerts:
     expect(daemons[0]!.output()).toContain('facts of an adopted incident taken from its handover record');
   });
 });
+
+/**
+ * Issue 43: a shard comes back on the volume it had in an earlier layout (a StatefulSet pod keeps
+ * its volume across changes of replicas). Its state_dir still holds an incident it had open then,
+ * which the single shard of the layout between adopted and resolved. The restored incident is a
+ * cache: it is not re-sent to Alertmanager before a verdict of this start speaks for it (here the
+ * node is healthy: it resolves instead), even when the start adopts another incident and re-sends
+ * what it holds at once. What the daemons send Alertmanager is read on the wire, through a
+ * recording proxy in front of a real Alertmanager.
+ */
+describe.skipIf(!alertmanagerBin)('a shard back on its volume from an earlier layout', () => {
+  // both in shard 1 of 2 (and so in shard 0 of 1)
+  const [stale, moving] = Array.from({ length: 100 }, (_, i) => `node-${i}`)
+    .filter((n) => inShard(n, { index: 1, count: 2 }))
+    .slice(0, 2) as [string, string];
+  const dir = mkdtempSync(join(tmpdir(), 'avahealth-reused-volume-'));
+  const stateDirs = [join(dir, 'state-0'), join(dir, 'state-1')];
+  let sim: SimServer;
+  let alertmanager: ChildProcess;
+  let hook: Awaited<ReturnType<typeof startCapture>>;
+  let proxy: Awaited<ReturnType<typeof startCapture>>;
+  let config: string;
+  let daemons: RunningCli[] = [];
+
+  const start = (shard: string, stateDir: string) => runDaemon(config, { AVAHEALTH_STATE_DIR: stateDir }, ['--shard', shard]);
+  const stopAll = async () => {
+    for (const d of daemons) d.child.kill('SIGTERM');
+    await Promise.all(daemons.map((d) => d.exit));
+    daemons = [];
+  };
+  type SentAlert = { labels: Record<string, string>; startsAt: string; endsAt?: string };
+  /** The alerts the daemons posted to Alertmanager from `since` on, with whether each was firing then. */
+  const sent = (since: number) =>
+    proxy.requests
+      .filter((r) => r.method === 'POST' && r.path === '/api/v2/alerts' && r.at >= since)
+      .flatMap((r) => (r.json as SentAlert[]).map((a) => ({ ...a, firing: a.endsAt === undefined || Date.parse(a.endsAt) > r.at })));
+  const told = (target: string) => hook.on('/hook').flatMap((r) => (r.json as { alerts: HookAlert[] }).alerts).filter((a) => a.labels.target === target && a.labels.alertname === 'AvalancheDiskLow');
+  const polls = async (url: string, target: string) => (JSON.parse((await get(`${url}/api/v1/status`)).body) as { targets: Array<{ name: string; lastPollAt?: number }> }).targets.find((t) => t.name === target)?.lastPollAt ?? 0;
+
+  beforeAll(async () => {
+    sim = new SimServer([
+      { name: stale, scenario: 'disk-low', periodMs: 1000 },
+      { name: moving, scenario: 'healthy', periodMs: 1000 },
+    ]);
+    await sim.listen(0);
+    hook = await startCapture(() => ({ status: 200 }));
+    const amPort = await closedPort();
+    const amUrl = `http://127.0.0.1:${amPort}`;
+    writeFileSync(join(dir, 'alertmanager.yml'), stringify({ route: { receiver: 'nowhere', group_wait: '1s' }, receivers: [{ name: 'nowhere' }] }));
+    alertmanager = spawn(alertmanagerBin!, [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${join(dir, 'am')}`, `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address='], { stdio: 'ignore' });
+    await waitFor('Alertmanager to be ready', async () => (await get(`${amUrl}/-/ready`).catch(() => ({ status: 0 }))).status === 200, 60_000);
+    proxy = await startCapture(async (req) => {
+      const answer = await request(`${amUrl}${req.path}`, { method: req.method as 'GET' | 'POST', headers: { 'content-type': 'application/json' }, ...(req.method === 'POST' ? { body: req.body } : {}) });
+      return { status: answer.statusCode, body: await answer.body.text() };
+    });
+    config = join(dir, 'avahealth.yaml');
+    writeFileSync(
+      config,
+      `listen: 127.0.0.1:0
+state_dir: \${AVAHEALTH_STATE_DIR}
+defaults: {interval: 1s, timeout: 1s, validator: false, endpoints: [health]}
+nodes:
+  - {name: ${stale}, url: "${sim.nodeUrl(stale)}", labels: {role: rpc}}
+  - {name: ${moving}, url: "${sim.nodeUrl(moving)}", labels: {role: rpc}}
+alerts:
+  for_polls: 1
+  resolve_polls: 1
+  handover_key: ${KEY}
+  receivers:
+    - {name: hook, webhook: {url: "${hook.url}/hook"}}
+    - {name: am, alertmanager: {url: "${proxy.url}", resend_interval: 5s}}
+`,
+    );
+  }, 90_000);
+
+  afterAll(async () => {
+    await stopAll();
+    alertmanager?.kill('SIGTERM');
+    await proxy?.close();
+    await hook?.close();
+    await sim?.close();
+  });
+
+  it('does not re-send an incident the layout between resolved', { timeout: 180_000 }, async () => {
+    const explain = (err: Error) => {
+      throw new Error(`${err.message}\n${daemons.map((d) => d.output().slice(-2500)).join('\n')}`);
+    };
+    // two shards: shard 1 pages the stale node's disk
+    daemons = [await start('0/2', stateDirs[0]!), await start('1/2', stateDirs[1]!)];
+    await waitFor(`${stale}'s page`, () => told(stale).some((a) => a.status === 'firing'), 30_000).catch(explain);
+    await stopAll();
+
+    // one shard: it adopts the incident and resolves it; the other node's disk runs low meanwhile
+    daemons = [await start('0/1', stateDirs[0]!)];
+    await waitFor(`${stale}'s incident adopted`, () => daemons[0]!.output().includes('adopted from Alertmanager'), 30_000).catch(explain);
+    await setScenario(sim, stale, 'healthy');
+    await setScenario(sim, moving, 'disk-low');
+    await waitFor(`${stale}'s resolve and ${moving}'s page`, () => told(stale).some((a) => a.status === 'resolved') && told(moving).some((a) => a.status === 'firing'), 30_000).catch(explain);
+    await stopAll();
+
+    // two shards again: shard 1 restores the stale incident and adopts the moving one (and re-sends what it holds)
+    const restarted = Date.now();
+    daemons = [await start('0/2', stateDirs[0]!), await start('1/2', stateDirs[1]!)];
+    await waitFor(`${moving}'s incident adopted by shard 1`, () => daemons[1]!.output().includes('adopted from Alertmanager'), 30_000).catch(explain);
+    const first = await polls(daemons[1]!.url, stale);
+    await waitFor(`three polls of ${stale} by shard 1`, async () => (await polls(daemons[1]!.url, stale)) >= first + 3, 30_000).catch(explain);
+    await waitFor('a re-send to Alertmanager after the adoption', () => sent(restarted).some((a) => a.labels.target === moving && a.firing), 30_000).catch(explain);
+
+    expect(sent(restarted).filter((a) => a.labels.target === stale && a.firing)).toEqual([]);
+    expect(told(stale).filter((a) => a.status === 'firing')).toHaveLength(1);
+    expect(told(moving).filter((a) => a.status === 'firing')).toHaveLength(1);
+  });
+});

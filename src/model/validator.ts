@@ -99,6 +99,14 @@ export interface FeeState {
   timestamp?: number;
 }
 
+/** A change of the IP a node advertises to its peers (info.getNodeIP), as its validator poll saw it. */
+export interface PublicIpChange {
+  from: string;
+  to: string;
+  /** Epoch seconds of the poll that saw it. */
+  at: number;
+}
+
 /** A call that did not give an answer; `disabled` (404, method not found) never fails the node. */
 export interface ValidatorProblem {
   /** The call (`info.uptime`, `platform.getCurrentValidators`, `platform.getCurrentValidators <subnet>`…). */
@@ -142,6 +150,10 @@ export interface ValidatorReport {
    * (by version) of the same network in the fleet, which may know an upgrade this node predates.
    */
   networkSchedule?: { heliconTime: number | null; from: string; version: string };
+  /** The IP:port the node advertises to its peers (info.getNodeIP); absent when unknown. */
+  publicIp?: string;
+  /** The last change of `publicIp` this poll saw (since the target was configured): from, to, epoch seconds. */
+  publicIpChange?: PublicIpChange;
   uptime?: ValidatorUptime;
   /** info.uptime answered that the node is still bootstrapping (AvalancheGo v1.15, after a restart): its figures are not known yet, and nothing failed. */
   uptimeBootstrapping?: boolean;

@@ -142,6 +142,17 @@ export function parseNetworkId(value: unknown): ParseOutcome<string> {
   return id !== undefined && id <= 0xffff_ffff ? okay(networkName(id)) : fail(`networkID ${shown(result.value.networkID)} is not a network ID`);
 }
 
+/** A netip.AddrPort as Go writes it: `203.0.113.7:9651`, `[2001:db8::1]:9651`. */
+const ADDR_PORT = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9A-Fa-f:.]{2,45}(?:%[\w.-]{1,16})?\]):\d{1,5}$/;
+
+/** info.getNodeIP → `{ip: "203.0.113.7:9651"}` (api/info/service.go GetNodeIP: the IP:port it advertises to peers). */
+export function parseNodeIp(value: unknown): ParseOutcome<string> {
+  const result = object(value, 'info.getNodeIP result');
+  if (!result.ok) return result;
+  const ip = result.value.ip;
+  return typeof ip === 'string' && ADDR_PORT.test(ip) ? okay(ip) : fail(`ip ${shown(ip)} is not an IP:port`);
+}
+
 /** info.getNodeVersion → the `version` (`avalanchego/1.14.2`). */
 export function parseNodeVersion(value: unknown): ParseOutcome<string> {
   const result = object(value, 'info.getNodeVersion result');

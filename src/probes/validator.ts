@@ -1,6 +1,6 @@
 /**
  * The validator poll of one node (`endpoint="validator"`): JSON-RPC 2.0 calls to /ext/info and
- * /ext/bc/P through the shared client, 3 per interval for a Primary Network validator plus the fee
+ * /ext/bc/P through the shared client, 4 per interval for a Primary Network validator plus the fee
  * state and one per L1 subnet; the NodeID and the upgrade schedule are asked once and again only
  * when the node's version changes (or every few hours). Each call is classified on its own: one
  * failing call costs its part, never the others, and never the node's health series.
@@ -18,6 +18,7 @@ import {
   parseL1Validators,
   parseNetworkId,
   parseNodeIdResult,
+  parseNodeIp,
   parseNodeVersion,
   parsePrimaryValidators,
   parseUpgrades,
@@ -138,6 +139,9 @@ export interface ValidatorMemory {
   uptimeUnanswered?: boolean;
   /** The Primary Network's total weight (platform.getTotalStake), asked while the figures are low. */
   totalWeight?: { nAvax: number; at: number };
+  /** The IP:port info.getNodeIP said last, and its last change. */
+  publicIp?: string;
+  publicIpChange?: { from: string; to: string; at: number };
 }
 
 type Call<T> = { ok: true; value: T } | { ok: false; problem: ValidatorProblem } | { ok: 'error'; message: string };
@@ -194,13 +198,22 @@ export async function probeValidator(
   };
 
   // Without the NodeID the P-Chain lists cannot be narrowed to this node: learn it first (once).
-  const [learnt, network, uptime, version, feeState] = await Promise.all([
+  const [learnt, network, uptime, version, feeState, ip] = await Promise.all([
     memory.nodeId ? undefined : call('/ext/info', 'info.getNodeID', {}, parseNodeIdResult),
     memory.network ? undefined : call('/ext/info', 'info.getNetworkID', {}, parseNetworkId),
     call('/ext/info', 'info.uptime', {}, parseUptime),
     call('/ext/info', 'info.getNodeVersion', {}, parseNodeVersion),
     settings.subnets.length > 0 ? call('/ext/bc/P', 'platform.getValidatorFeeState', {}, parseFeeState) : undefined,
+    call('/ext/info', 'info.getNodeIP', {}, parseNodeIp),
   ]);
+  // The IP it advertises to peers (api/info/service.go GetNodeIP; --public-ip-resolution-service moves it,
+  // utils/dynamicip/updater.go). An extra: its failure fails nothing, and the last change is kept.
+  if (ip.ok === true) {
+    if (memory.publicIp !== undefined && memory.publicIp !== ip.value) memory.publicIpChange = { from: memory.publicIp, to: ip.value, at };
+    memory.publicIp = ip.value;
+  }
+  if (ip.ok === true) report.publicIp = ip.value;
+  if (memory.publicIpChange) report.publicIpChange = memory.publicIpChange;
   if (learnt?.ok === true) memory.nodeId = learnt.value;
   else if (learnt) {
     // The health poll may have seen it in a node-id header meanwhile.
@@ -329,6 +342,9 @@ export function validatorChanges(previous: ValidatorReport | undefined, next: Va
   }
   if (next.networkSchedule && next.networkSchedule.from !== previous?.networkSchedule?.from) {
     changes.push({ level: 'info', msg: "uptime requirement follows the network's schedule from a newer node", fields: { from: next.networkSchedule.from, version: next.networkSchedule.version, heliconTime: next.networkSchedule.heliconTime } });
+  }
+  if (next.publicIpChange && next.publicIpChange.at !== previous?.publicIpChange?.at) {
+    changes.push({ level: 'warn', msg: 'public IP changed', fields: { from: next.publicIpChange.from, to: next.publicIpChange.to } });
   }
   if (previous && Boolean(previous.notValidator) !== Boolean(next.notValidator)) {
     changes.push({ level: 'info', msg: next.notValidator ? 'node is not a Primary Network validator' : 'node is a Primary Network validator', fields: {} });

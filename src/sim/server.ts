@@ -8,7 +8,8 @@
  *                                        weightedAveragePercent, l1BalanceNAvax, networkId,
  *                                        nextPeriodSeconds, delegators, l1Balances: the balances in
  *                                        nAVAX of the node's L1 validations, one per validation)
- *                                        (upgrade-required takes upgradeIn seconds, upgradeStakePercent)
+ *                                        (upgrade-required takes upgradeIn seconds, upgradeStakePercent);
+ *                                        publicIp: the IP:port info.getNodeIP answers from now on
  *   POST /sim/scenario                   the same body, for every node
  *   POST /sim/network                    {"dip": {"connectedPercent": 70}} every node loses its connection to
  *                                        validators holding 30 % of the stake at once; observed uptimes then fall
@@ -294,6 +295,7 @@ export class SimServer {
       l1BalanceNAvax?: unknown;
       l1Balances?: unknown;
       upgradeIn?: unknown;
+      publicIp?: unknown;
       upgradeStakePercent?: unknown;
       networkId?: unknown;
       nextPeriodSeconds?: unknown;
@@ -328,6 +330,7 @@ export class SimServer {
       if (typeof request.networkId === 'number' && Number.isInteger(request.networkId) && request.networkId > 0) node.economics.networkId = request.networkId;
       if (typeof request.nextPeriodSeconds === 'number' && request.nextPeriodSeconds >= 0) node.economics.nextPeriodSeconds = Math.floor(request.nextPeriodSeconds);
       if (typeof request.validationStartedAgo === 'number' && request.validationStartedAgo >= 0) node.economics.startedAgo(request.validationStartedAgo);
+      if (typeof request.publicIp === 'string' && /^[\d.]{7,15}:\d{1,5}$/.test(request.publicIp)) node.economics.publicIp = request.publicIp;
       if (typeof request.uptimeRequirement === 'number' && request.uptimeRequirement > 0 && request.uptimeRequirement <= 1) node.economics.uptimeRequirement = request.uptimeRequirement;
       if (typeof request.delegators === 'number' && request.delegators >= 0 && request.delegators <= 200_000) node.economics.delegators = Math.floor(request.delegators);
     }
@@ -336,7 +339,7 @@ export class SimServer {
 }
 
 /** The fields POST /sim/nodes/{name}/scenario and /sim/scenario take. */
-const SCENARIO_FIELDS = ['scenario', 'also', 'delayMs', 'lagBlocks', 'validationEndsIn', 'rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'upgradeIn', 'upgradeStakePercent', 'networkId', 'nextPeriodSeconds', 'delegators', 'validationStartedAgo', 'uptimeRequirement'];
+const SCENARIO_FIELDS = ['scenario', 'also', 'delayMs', 'lagBlocks', 'validationEndsIn', 'rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'upgradeIn', 'upgradeStakePercent', 'networkId', 'nextPeriodSeconds', 'delegators', 'validationStartedAgo', 'uptimeRequirement', 'publicIp'];
 
 /** A control request naming a field the route does not take is refused (a typo would otherwise do nothing, silently). */
 function unknownFields(request: object, known: readonly string[], prefix = ''): string | undefined {

@@ -78,9 +78,12 @@ export class SimValidator implements ObservedMember {
 
   /** Its --uptime-requirement (the base; 0.8 on mainnet and Fuji, genesis/genesis_mainnet.go), settable as a custom network's. */
   uptimeRequirement = SIM_UPTIME_REQUIREMENT;
+  /** The IP:port info.getNodeIP answers (documentation range, RFC 5737), per node. */
+  publicIp: string;
 
   constructor(private readonly node: SimValidatorNode, now = Date.now() / 1000) {
     this.validationStartsAt = Math.floor(now - 10 * DAY);
+    this.publicIp = `203.0.113.${(Number.parseInt(node.nodeId.slice(-6).replace(/[^0-9a-f]/gi, '0'), 36) % 250) + 2}:9651`;
     this.periods = new SimPeriods(
       {
         name: node.name,
@@ -314,6 +317,10 @@ export class SimValidator implements ObservedMember {
         return { result: this.node.upgradeSchedule?.() ?? { ...UPGRADES_BEFORE_HELICON, heliconTime: this.version === SIM_OLD_VERSION ? SIM_UNSCHEDULED_TIME : SIM_HELICON_TIME } };
       case 'getNetworkID':
         return { result: { networkID: String(this.networkId) } };
+      case 'getNodeIP':
+        // api/info/service.go GetNodeIP: the IP:port it advertises (netip.AddrPort as text); the control API's `publicIp` moves it, as
+        // --public-ip-resolution-service does when the resolver reads a new address (utils/dynamicip/updater.go).
+        return { result: { ip: this.publicIp } };
       case 'peers':
         return { result: simPeers(this.node, SIM_CURRENT_VERSION, SIM_OLD_VERSION) };
       default:

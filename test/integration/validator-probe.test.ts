@@ -35,7 +35,7 @@ describe('the validator probe against simulated nodes', () => {
   };
   const poll = (name: string, subnets: string[] = [], override?: number) => probeValidator(target(name), settings(subnets, override), ctx, memory(name));
 
-  it('a healthy Primary Network validator: uptime, version, Helicon (0.9), its period and budget; 5 calls first, 3 after', async () => {
+  it('a healthy Primary Network validator: uptime, version, Helicon (0.9), its period and budget; 6 calls first, 4 after', async () => {
     const node = sim.nodes.get('v')!;
     const calls = node.economics.calls;
     const first = await poll('v');
@@ -59,15 +59,15 @@ describe('the validator probe against simulated nodes', () => {
     expect(report.economics!.downtimeBudgetRemainingSeconds).toBeCloseTo(0.1 * period - (1 - report.uptime!.weightedAverageRatio) * 10 * DAY, -2);
     expect(calls.splice(0)).toEqual(expect.arrayContaining(['info.getNodeID', 'info.uptime', 'info.getNodeVersion', 'info.upgrades', 'platform.getCurrentValidators']));
     await poll('v');
-    expect(calls.splice(0).sort()).toEqual(['info.getNodeVersion', 'info.uptime', 'platform.getCurrentValidators']);
+    expect(calls.splice(0).sort()).toEqual(['info.getNodeIP', 'info.getNodeVersion', 'info.uptime', 'platform.getCurrentValidators']);
   });
 
-  it('an L1 validator: fee state and its validation per configured subnet; 5 calls per round', async () => {
+  it('an L1 validator: fee state and its validation per configured subnet; 6 calls per round', async () => {
     const node = sim.nodes.get('l1v')!;
     await poll('l1v', [node.l1SubnetId!]);
     node.economics.calls.splice(0);
     const observation = await poll('l1v', [node.l1SubnetId!]);
-    expect(node.economics.calls.splice(0)).toHaveLength(5);
+    expect(node.economics.calls.splice(0)).toHaveLength(6);
     expect(observation.ok).toBe(true);
     expect(validatorReport(observation)!.feeState?.priceNAvaxPerSecond).toBe(512);
     expect(validatorReport(observation)!.l1).toEqual([

@@ -21,6 +21,7 @@ import AvalancheServiceComponentDown from './AvalancheServiceComponentDown.js';
 import AvalancheServiceUnhealthy from './AvalancheServiceUnhealthy.js';
 import AvalancheValidatorDowntimeBudgetLow from './AvalancheValidatorDowntimeBudgetLow.js';
 import AvalancheValidatorEndingSoon from './AvalancheValidatorEndingSoon.js';
+import AvalancheValidatorPublicIpChanged from './AvalancheValidatorPublicIpChanged.js';
 import AvalancheValidatorRewardAtRisk from './AvalancheValidatorRewardAtRisk.js';
 import AvalancheValidatorRewardMissed from './AvalancheValidatorRewardMissed.js';
 import AvalancheValidatorUnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
@@ -42,6 +43,7 @@ export const RULES = [
   AvalancheValidatorDowntimeBudgetLow,
   AvalancheValidatorRewardMissed,
   AvalancheValidatorUnreachableByPeers,
+  AvalancheValidatorPublicIpChanged,
   AvalancheL1ValidatorBalanceLow,
   AvalancheL1ValidatorInactive,
   AvalancheNodeVersionBehind,

@@ -29,6 +29,7 @@ const F = defineFamilies({
   l1Active: gauge('l1_validator_active', 'The L1 validation is active (balance > 0); at 0 it is not sampled and its signatures are invalid.'),
   l1Runway: gauge('l1_validator_runway_seconds', 'Time until the balance runs out at the current fee price (balance ÷ price).'),
   l1FeePrice: gauge('l1_fee_price_avax_per_second', 'Current fee per active L1 validator (platform.getValidatorFeeState price, AVAX per second).'),
+  publicIpChanged: gauge('validator_public_ip_changed_timestamp_seconds', 'When the IP:port the node advertises to its peers (info.getNodeIP) last changed, as its validator poll saw it; absent until a change is seen.'),
   versionInfo: gauge('node_version_info', 'AvalancheGo version of the node (info.getNodeVersion).'),
   versionBehind: gauge('node_version_behind', "Versions newer than the node's hold more than half of its network's stake (Data API stakingDistributionByVersion)."),
   networkVersionStake: gauge('network_version_stake_ratio', "Share of the network's stake running each AvalancheGo version (Data API stakingDistributionByVersion, 0–1)."),
@@ -53,6 +54,7 @@ export default defineCollector({
     const economics = report.economics;
     w.add(I.nodeIdKnown, base, report.nodeId ? 1 : 0);
     if (report.infoApiDisabled !== undefined) w.add(I.infoApiEnabled, base, report.infoApiDisabled ? 0 : 1);
+    if (report.publicIpChange) w.add(I.publicIpChanged, base, report.publicIpChange.at);
     // A snapshot right after a restart (about the node's own stake share, model/uptime-snapshot.ts) is
     // not exported: the Prometheus twins see no series, and no budget, until it settles.
     if (report.uptime && !report.uptimeSettling) {

@@ -159,6 +159,23 @@ export interface TargetObservation {
    * node's build does not, earliest first (model/schedule.ts); absent when there are none.
    */
   unknownUpgrades?: UnknownUpgrade[];
+  /** The C-Chain's last executed block (eth_blockNumber, probes/execution.ts); absent when not read. */
+  cChainExecution?: ChainExecution;
+}
+
+/**
+ * The last executed C-Chain block, as `eth_blockNumber` answers it: on AvalancheGo's SAE C-Chain
+ * (v1.15, after Helicon) blocks are executed after they are accepted, and `latest` is the last
+ * executed one (vms/saevm/blocks/access.go ResolveRPCNumber); before, the last accepted.
+ */
+export interface ChainExecution {
+  executedHeight: number;
+  /** Epoch seconds of the first reading at this height (when it was seen to advance last). */
+  since: number;
+  /** Epoch seconds of the reading. */
+  at: number;
+  /** The last call got no answer: this is the reading before. */
+  unanswered?: true;
 }
 
 export interface MissedUpgrade {

@@ -61,7 +61,14 @@ export function readRpcAnswer(status: number, body: string, expectedId: number, 
   return { kind: 'result', result: json.result };
 }
 
-/** The request body of one call. */
-export function rpcRequest(method: string, params: Record<string, unknown>, id: number): string {
+/** The request body of one call (AvalancheGo's gorilla/rpc takes an object; the EVM's geth-style server, positional params). */
+export function rpcRequest(method: string, params: Record<string, unknown> | readonly unknown[], id: number): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method, params });
+}
+
+/** An Ethereum JSON-RPC quantity (`"0x4a817c8"`): a non-negative safe integer, else undefined. */
+export function parseQuantity(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !/^0x(?:0|[1-9a-f][0-9a-f]{0,13})$/i.test(value)) return undefined;
+  const n = Number.parseInt(value.slice(2), 16);
+  return Number.isSafeInteger(n) ? n : undefined;
 }

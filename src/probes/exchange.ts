@@ -131,7 +131,7 @@ export async function callNode(
   node: Pick<NodeTarget, 'baseUrl' | 'headers' | 'timeoutMs' | 'tls' | 'secrets'>,
   path: string,
   method: string,
-  params: Record<string, unknown>,
+  params: Record<string, unknown> | readonly unknown[],
   ctx: { http: HttpClient; limit: <T>(fn: () => Promise<T>) => Promise<T> },
 ): Promise<{ status: number; answer: RpcAnswer }> {
   const id = nextRpcId++;

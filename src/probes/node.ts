@@ -9,6 +9,7 @@ import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
 import { keepRaw, observe, parseJson, readHealthBody, statusError } from './exchange.js';
 import { missedUpgrade } from './missed-upgrade.js';
 import { readSchedule } from './schedule.js';
+import { readExecution } from './execution.js';
 import { unknownUpgrades, type FleetSchedule } from '../model/schedule.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 
@@ -70,7 +71,11 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
   const plan = planOf(target);
   const previous = ctx.store.get(target.name)?.jobs.get('node');
   // The schedule is read beside the health endpoints (its own calls never fail the poll), so one timeout bounds both.
-  const [schedule, ...endpoints] = await Promise.all([readSchedule(target, ctx, previous, at), ...plan.map((exchange) => ctx.limit(() => probeEndpoint(target, exchange, ctx)))]);
+  const [schedule, execution, ...endpoints] = await Promise.all([
+    readSchedule(target, ctx, previous, at),
+    readExecution(target, ctx, previous, at),
+    ...plan.map((exchange) => ctx.limit(() => probeEndpoint(target, exchange, ctx))),
+  ]);
   const nodeId = endpoints.find((e) => e.nodeId)?.nodeId;
   const unknown = schedule ? unknownUpgrades({ target: target.name, schedule }, fleetSchedules(ctx.store)) : [];
   const remembered = ctx.memory.missedUpgrades.get(target.name);
@@ -88,6 +93,7 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
     ...(missed ? { missedUpgrade: missed } : {}),
     ...(schedule ? { schedule } : {}),
     ...(unknown.length > 0 ? { unknownUpgrades: unknown } : {}),
+    ...(execution ? { cChainExecution: execution } : {}),
   };
 }
 

@@ -130,6 +130,7 @@ export class SimNode {
     if (options.validationStartedAgo !== undefined) this.economics.startedAgo(options.validationStartedAgo);
     this.economics.onScenario(this.scenario);
     this.noteScheduledUpgrade();
+    this.noteExecution();
     this.restart(Date.now(), this.scenario === 'restarted');
     if (this.scenario === 'huge') this.hugeReply();
   }
@@ -175,6 +176,7 @@ export class SimNode {
     this.also = also.filter((name) => name !== scenario);
     this.economics.onScenario(this.conditions);
     this.noteScheduledUpgrade();
+    this.noteExecution();
     if (this.has('huge')) this.hugeReply();
     if (restart) {
       this.economics.onRestart(now);
@@ -293,6 +295,24 @@ export class SimNode {
       default:
         return this.chainResult(name, churnFails);
     }
+  }
+
+  /** `execution-stalled`: the height execution stopped at (undefined while it keeps up). */
+  private stalledExecutionAt?: number;
+
+  private noteExecution(): void {
+    if (!this.has('execution-stalled')) delete this.stalledExecutionAt;
+    else this.stalledExecutionAt ??= this.heights.get('C') ?? this.network.height('C');
+  }
+
+  /**
+   * What eth_blockNumber on /ext/bc/C/rpc answers: `latest`, the last executed block on the SAE
+   * C-Chain (vms/saevm/blocks/access.go ResolveRPCNumber; vms/saevm/sae/consensus.go enqueues each
+   * accepted block for execution). Executed as accepted, unless `execution-stalled` stopped it.
+   */
+  executedHeight(): number {
+    this.advance();
+    return this.stalledExecutionAt ?? this.heights.get('C') ?? this.network.height('C');
   }
 
   /** `upgrade-required`: a release scheduled the upgrade this node's build does not know, for the network's other builds. */

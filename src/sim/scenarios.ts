@@ -24,6 +24,8 @@ export const SCENARIOS = {
     "most stake (71.25 %) advertises an upgrade in 5 days this node's build does not know (futureupgrade with AvalancheGo's escalation; set upgradeIn, upgradeStakePercent); past the time its upgraded peers drop it; switching to another scenario installs the build that knows it",
   'inbound-closed':
     'its staking port is closed to inbound connections: it dials validators (they see it connected), nodes that are not validators cannot connect to it, and after the ingress grace (ingressGraceMs, 10 min) its network check fails with no inbound connections',
+  'execution-stalled':
+    "AvalancheGo v1.15's C-Chain keeps accepting blocks but executes none (SAE): eth_blockNumber (the last executed block) stands still while the C check's lastAcceptedHeight advances; every health check still passes",
   'lying-observer': 'a hostile or broken fleet node (not AvalancheGo behaviour): its getCurrentValidators says every other validator is disconnected',
   reset: 'the connection is reset before a response',
   ...VALIDATOR_SCENARIOS,

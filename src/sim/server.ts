@@ -35,6 +35,8 @@ import { isServiceScenario, SERVICE_SCENARIOS, SimDataApi, SimMetricsApi, type S
 
 /** The JSON-RPC APIs validator economics reads (src/sim/validator.ts answers them). */
 const VALIDATOR_APIS = ['/ext/info', '/ext/bc/P'];
+/** The C-Chain's EVM JSON-RPC (geth's server: positional params, `-32601` for an unknown method). */
+const C_RPC = '/ext/bc/C/rpc';
 
 const PROXY_502 = `<html>
 <head><title>502 Bad Gateway</title></head>
@@ -112,7 +114,7 @@ export class SimServer {
       node = this.nodes.get(decodeURIComponent(prefixed[1]!));
       path = prefixed[2] ?? '/';
     }
-    if (!node || !(path.startsWith('/ext/health') || VALIDATOR_APIS.includes(path))) return text(res, 404, '404 page not found\n');
+    if (!node || !(path.startsWith('/ext/health') || VALIDATOR_APIS.includes(path) || path === C_RPC)) return text(res, 404, '404 page not found\n');
     return this.serveNode(node, req, res, path, url.searchParams, body);
   }
 
@@ -138,6 +140,7 @@ export class SimServer {
     const headers: Record<string, string> = node.has('node-id-unknown') ? {} : { 'node-id': node.nodeId };
     const method = req.method ?? 'GET';
 
+    if (path === C_RPC) return this.evmRpc(node, res, method, body, headers);
     if ((path === '/ext/health' && method !== 'GET') || VALIDATOR_APIS.includes(path)) {
       if (method !== 'POST') return text(res, 405, `rpc: POST method required, received ${method}\n`, headers);
       return this.jsonRpc(node, req, res, path, body, headers);
@@ -168,6 +171,23 @@ export class SimServer {
     }
     if (node.has('bad-shape')) return send(res, 200, contentType, '{"status":"ok","uptime":12345}\n', headers);
     return send(res, status, contentType, `${goJson(value)}\n`, headers);
+  }
+
+  /** The C-Chain's EVM JSON-RPC, as far as avahealth reads it: eth_blockNumber (the last executed block). */
+  private evmRpc(node: SimNode, res: ServerResponse, method: string, body: string, headers: Record<string, string>): void {
+    const contentType = 'application/json';
+    if (method !== 'POST') return text(res, 405, 'method not allowed\n', headers);
+    let request: { method?: unknown; id?: unknown };
+    try {
+      request = JSON.parse(body) as { method?: unknown; id?: unknown };
+    } catch {
+      return send(res, 200, contentType, '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}\n', headers);
+    }
+    const id = goJson(request.id ?? null);
+    if (request.method !== 'eth_blockNumber') {
+      return send(res, 200, contentType, `{"jsonrpc":"2.0","id":${id},"error":{"code":-32601,"message":${goJson(`the method ${String(request.method)} does not exist/is not available`)}}}\n`, headers);
+    }
+    return send(res, 200, contentType, `{"jsonrpc":"2.0","id":${id},"result":"0x${node.executedHeight().toString(16)}"}\n`, headers);
   }
 
   /** gorilla/rpc json2 as AvalancheGo runs it: HTTP 200 for every JSON-RPC outcome. */

@@ -10,6 +10,7 @@ import AvalancheDiskLow from './AvalancheDiskLow.js';
 import AvalancheL1ValidatorBalanceLow from './AvalancheL1ValidatorBalanceLow.js';
 import AvalancheL1ValidatorInactive from './AvalancheL1ValidatorInactive.js';
 import AvalancheNetworkDegraded from './AvalancheNetworkDegraded.js';
+import AvalancheNodeExecutionStalled from './AvalancheNodeExecutionStalled.js';
 import AvalancheNodeHeightLag from './AvalancheNodeHeightLag.js';
 import AvalancheNodeNotReady from './AvalancheNodeNotReady.js';
 import AvalancheNodeUnhealthy from './AvalancheNodeUnhealthy.js';
@@ -38,6 +39,7 @@ export const RULES = [
   AvalancheServiceUnhealthy,
   AvalancheServiceComponentDown,
   AvalancheNodeHeightLag,
+  AvalancheNodeExecutionStalled,
   AvalancheValidatorEndingSoon,
   AvalancheValidatorRewardAtRisk,
   AvalancheValidatorDowntimeBudgetLow,

@@ -11,6 +11,7 @@ import { defineCollector, defineFamilies, gauge, addReports, type Writer } from 
 const F = defineFamilies({
   chainConnectedStake: gauge('node_chain_connected_stake_ratio', 'Share of the validating stake the node is connected to (0–1).'),
   chainHeight: gauge('node_chain_last_accepted_height', 'Height of the last accepted block.'),
+  chainExecuted: gauge('node_chain_last_executed_height', 'Height of the last executed C-Chain block (eth_blockNumber): behind the accepted one while AvalancheGo v1.15 executes asynchronously.'),
   chainProcessing: gauge('node_chain_processing_blocks', 'Blocks being processed by consensus.'),
   chainLongestProcessing: gauge('node_chain_longest_processing_block_seconds', 'Age of the oldest block in processing.'),
   chainDisconnectedValidators: gauge('node_chain_disconnected_validators', 'Validators of the chain the node is not connected to.'),
@@ -36,12 +37,14 @@ export default defineCollector({
   name: 'node-details',
   families: F.list,
   // rendered when a report changed: the exposition's bytes are the only copy kept
-  depends: ({ state }, _memo, deps) => state !== undefined && addReports(deps, state) && (deps.add(state.observation.unknownUpgrades?.[0]?.at), true),
+  depends: ({ state }, _memo, deps) => state !== undefined && addReports(deps, state) && (deps.add(state.observation.unknownUpgrades?.[0]?.at), deps.add(state.observation.cChainExecution?.executedHeight), true),
   target(w, { base, state, config }) {
     if (!state) return;
     writeDetails(w, base, detailChecks(state.observation.endpoints, config.limits.maxChecksPerTarget), config.limits.maxLabelLength, state.observation.missedUpgrade?.deadline);
     const unknown = state.observation.unknownUpgrades?.[0];
     if (unknown) w.add(I.upgradeUnknown, base, unknown.at);
+    const execution = state.observation.cChainExecution;
+    if (execution && !execution.unanswered) w.add(I.chainExecuted, `${base},chain="C"`, execution.executedHeight);
   },
 });
 

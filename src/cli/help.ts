@@ -91,7 +91,9 @@ Control API (on the simulator's port):
                                            (popular-validator), validationStartedAgo,
                                            uptimeRequirement: docs/validators.md, "Try it";
                                            {"validationEndsIn":60} ends the node's validation
-                                           period in 60 s (then "was it paid?" is answered)
+                                           period in 60 s (then "was it paid?" is answered);
+                                           {"publicIp":"198.51.100.23:9651"} moves the IP
+                                           info.getNodeIP answers
                                            unknown fields are refused
   POST /sim/network                        {"dip":{"connectedPercent":70}}: every node loses its
                                            connection to 30 % of the stake (a network-wide dip);

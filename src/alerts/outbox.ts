@@ -259,8 +259,9 @@ export class Outbox {
   private async deliverHead(): Promise<void> {
     const head = this.items[0];
     if (!head) return;
-    // Durable before sent, and the previous item's done mark too (a failed write is reported by write-health; sent anyway).
-    await Promise.all([this.written.get(head), this.acknowledged]);
+    // Durable before sent, and the previous item's done mark and the notes taken before it too (what the
+    // silence mirror notes it sends must survive a kill that follows the send; a failed write is reported by write-health; sent anyway).
+    await Promise.all([this.written.get(head), this.acknowledged, this.notes.written()]);
     const item = this.items[0];
     if (item !== head || this.stopped) return; // dropped from a full queue meanwhile, or stopping
     const name = this.config.name;

@@ -38,6 +38,11 @@ export class ReceiverNotes implements Notes {
     return this.notes.keys();
   }
 
+  /** Settles once every update so far is on disk (or its failure reported). */
+  written(): Promise<void> {
+    return this.writing;
+  }
+
   update(changes: Record<string, string | undefined>): Promise<void> {
     for (const [key, value] of Object.entries(changes)) {
       this.notes.delete(key); // a set moves the key to the end: the newest are kept

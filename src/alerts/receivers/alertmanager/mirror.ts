@@ -166,14 +166,15 @@ export class SilenceMirror {
     const key = [...notices.values()].map((n) => `${n.fingerprint}:${n.status}`).sort().join(',');
     // A change is queued at once; the same set again once a resend interval passed, unless the last one still waits (Alertmanager down).
     const due = key !== this.fedKey || (now - this.lastFed >= this.receiver.settings.resendIntervalMs && !outlet.queued().some((item) => item.batch.muted));
+    this.fedKey = key;
+    this.fed = new Map([...notices].filter(([fingerprint, n]) => n.status === 'firing' && firing.has(fingerprint)));
+    // noted before it is queued: the outbox sends nothing before the notes taken until then are on disk
+    const fedText = this.fed.size > 0 ? JSON.stringify([...this.fed.values()]) : undefined;
+    if (fedText !== outlet.notes.get(FED_NOTE)) void outlet.notes.update({ [FED_NOTE]: fedText });
     if (notices.size > 0 && due) {
       outlet.enqueue({ id: randomUUID(), target: '*', createdAt: now, alerts: [...notices.values()], muted: true });
       this.lastFed = now;
     }
-    this.fedKey = key;
-    this.fed = new Map([...notices].filter(([fingerprint, n]) => n.status === 'firing' && firing.has(fingerprint)));
-    const fedText = this.fed.size > 0 ? JSON.stringify([...this.fed.values()]) : undefined;
-    if (fedText !== outlet.notes.get(FED_NOTE)) void outlet.notes.update({ [FED_NOTE]: fedText });
   }
 
   /** Logs each silence once it is made at Alertmanager, and once it is expired there (the notes say so). */

@@ -34,6 +34,13 @@ export interface HttpResponse {
   body: string;
   /** The request's secrets, for redacting the body before any text is cut from it (`snippet`). */
   secrets?: readonly string[];
+  /** The body's length in bytes, when read from the wire. */
+  size?: number;
+  /**
+   * Whether the body is `text`, compared as bytes without decoding them (a response read from the
+   * wire); false also when it cannot tell that way (then compare `body`).
+   */
+  sameAs?(text: string): boolean;
 }
 
 export interface HttpRequest {
@@ -200,8 +207,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     if (this.settled) return;
     this.done();
-    this.resolve({ status: this.status, headers: this.headers, body: decodeBody(this.chunks, this.bytes) });
-    this.chunks = [];
+    this.resolve(new Response(this.status, this.headers, this.chunks, this.bytes));
+    this.chunks = NO_CHUNKS;
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
@@ -223,6 +230,81 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.reject(err);
     if (this.controller) this.controller.abort(err);
     else this.reason = err;
+  }
+}
+
+const NO_CHUNKS: Buffer[] = [];
+
+/**
+ * A response as read: its text is decoded when first asked for. A node's health body is mostly the
+ * same bytes as at its last poll; ParseCache compares them with the text it kept (`sameAs`) and
+ * hands that text over, so an unchanged body is never decoded into a new string.
+ */
+class Response implements HttpResponse {
+  secrets?: readonly string[];
+  private text: string | undefined;
+
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string | string[] | undefined>,
+    private chunks: Buffer[],
+    readonly size: number,
+  ) {}
+
+  get body(): string {
+    if (this.text === undefined) {
+      this.text = decodeBody(this.chunks, this.size);
+      this.chunks = NO_CHUNKS;
+    }
+    return this.text;
+  }
+
+  set body(text: string) {
+    this.text = text;
+    this.chunks = NO_CHUNKS;
+  }
+
+  /**
+   * Byte for byte against `text` as UTF-8, encoded on the fly (nothing allocated); a body that starts
+   * with a byte-order mark, text with a lone surrogate, or a body already decoded is told by `body`.
+   */
+  sameAs(text: string): boolean {
+    if (this.text !== undefined) return this.text === text;
+    if (this.size < text.length || this.size > 3 * text.length) return false;
+    const first = this.chunks[0];
+    if (first !== undefined && first[0] === 0xef) return false;
+    this.chunk = 0;
+    this.at = 0;
+    for (let k = 0; k < text.length; k++) {
+      const code = text.charCodeAt(k);
+      if (code < 0x80) {
+        if (this.next() !== code) return false;
+      } else if (code < 0x800) {
+        if (this.next() !== (0xc0 | (code >> 6)) || this.next() !== (0x80 | (code & 0x3f))) return false;
+      } else if (code < 0xd800 || code > 0xdfff) {
+        if (this.next() !== (0xe0 | (code >> 12)) || this.next() !== (0x80 | ((code >> 6) & 0x3f)) || this.next() !== (0x80 | (code & 0x3f))) return false;
+      } else {
+        const low = text.charCodeAt(k + 1);
+        if (code > 0xdbff || !(low >= 0xdc00 && low <= 0xdfff)) return false;
+        k++;
+        const point = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        if (this.next() !== (0xf0 | (point >> 18)) || this.next() !== (0x80 | ((point >> 12) & 0x3f)) || this.next() !== (0x80 | ((point >> 6) & 0x3f)) || this.next() !== (0x80 | (point & 0x3f))) return false;
+      }
+    }
+    return this.next() === -1;
+  }
+
+  /** sameAs' place in the bytes: a chunk, and a byte in it. */
+  private chunk = 0;
+  private at = 0;
+
+  private next(): number {
+    let chunk = this.chunks[this.chunk];
+    while (chunk !== undefined && this.at >= chunk.length) {
+      chunk = this.chunks[++this.chunk];
+      this.at = 0;
+    }
+    return chunk === undefined ? -1 : chunk[this.at++]!;
   }
 }
 

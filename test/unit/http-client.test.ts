@@ -17,6 +17,12 @@ describe('HttpClient exchange', () => {
         res.write(Buffer.from([0xef, 0xbb, 0xbf]));
         res.write('{"healthy":');
         setTimeout(() => res.end(' true, "name": "n\u00e9ud"}'), 20);
+      } else if (req.url === '/pieces') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"healthy":true,"took":"3');
+        // a character of two bytes split across pieces, then one of three and one of four
+        res.write(Buffer.from([0xc2]));
+        setTimeout(() => res.end(Buffer.concat([Buffer.from([0xb5]), Buffer.from('s","x":"\u2713\u{1f600}"}')])), 20);
       } else if (req.url === '/early-hints') {
         res.writeEarlyHints({ link: '</style.css>; rel=preload' });
         res.writeHead(503, { 'content-type': 'application/json' });
@@ -52,6 +58,24 @@ describe('HttpClient exchange', () => {
     expect(response.status).toBe(200);
     expect(response.headers['x-seen-agent']).toBe('avahealth-test');
     expect(response.body).toBe('{"healthy": true, "name": "n\u00e9ud"}');
+  });
+
+  it('tells whether a body is a given text from its bytes, across pieces, without decoding it', async () => {
+    const response = await client.request({ url: `${server.url}/pieces`, timeoutMs: 2000 });
+    const text = '{"healthy":true,"took":"3\u00b5s","x":"\u2713\u{1f600}"}';
+    expect(response.size).toBe(Buffer.byteLength(text));
+    expect(response.sameAs!(text)).toBe(true);
+    expect(response.sameAs!(text.replace('3', '4'))).toBe(false);
+    expect(response.sameAs!(text.replace('\u00b5', '\u00b6'))).toBe(false);
+    expect(response.sameAs!(text.replace('\u{1f600}', '\u{1f601}'))).toBe(false);
+    expect(response.sameAs!(text.slice(0, -1))).toBe(false);
+    expect(response.sameAs!(`${text} `)).toBe(false);
+    expect(response.body).toBe(text);
+    expect(response.sameAs!(text)).toBe(true); // decoded since: compared as text
+    // a byte-order mark: not told from the bytes (the caller compares the text)
+    const other = await client.request({ url: `${server.url}/chunks`, timeoutMs: 2000 });
+    expect(other.sameAs!('{"healthy": true, "name": "n\u00e9ud"}')).toBe(false);
+    expect(other.body).toBe('{"healthy": true, "name": "n\u00e9ud"}');
   });
 
   it('skips an informational 1xx response and returns the final one', async () => {

@@ -18,6 +18,36 @@ describe('ParseCache', () => {
     expect(parses).toBe(4);
   });
 
+  it('hands an unchanged body read from the wire the text it kept, without decoding it', () => {
+    const cache = new ParseCache();
+    const kept = cache.parse('n/health', response('{"healthy":true}'), () => ({ healthy: true }));
+    let text: string | undefined;
+    const wire = {
+      status: 200,
+      headers: {},
+      get body(): string {
+        if (text === undefined) throw new Error('decoded');
+        return text;
+      },
+      set body(value: string) {
+        text = value;
+      },
+      sameAs: (other: string) => other === '{"healthy":true}',
+    };
+    expect(cache.parse('n/health', wire, () => ({ healthy: false }))).toBe(kept);
+    expect(wire.body).toBe('{"healthy":true}');
+    // another status is another answer, whatever its bytes
+    const unavailable = {
+      status: 503,
+      headers: {},
+      get body(): string {
+        throw new Error('decoded');
+      },
+      sameAs: (other: string) => other === '{"healthy":true}',
+    };
+    expect(() => cache.parse('n/health', unavailable, () => ({}))).toThrow('decoded');
+  });
+
   it('tells a large body (compared by hash) from one that differs in a single character', () => {
     const cache = new ParseCache();
     let parses = 0;

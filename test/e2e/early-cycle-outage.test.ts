@@ -10,42 +10,28 @@
  * prefersCommit): up from now on it ends at 99.65 %, with 4.63 of the 4.8 h downtime budget left.
  * Nothing critical reaches any receiver; the page and /api/v1/targets/<name> say the budget left.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimServer } from '../../src/sim/server.js';
-import { startCapture } from '../helpers/capture.js';
-import { runDaemon, stopCli, type RunningCli } from '../helpers/cli.js';
-import { get, waitFor, writeConfig } from '../helpers/harness.js';
-
-type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string> };
-type Webhook = { status: string; alerts: Alert[] };
+import { startFleet, type Fleet } from '../helpers/fleet.js';
+import { get, waitFor } from '../helpers/harness.js';
 
 const HOUR = 3600;
 
 describe('a 10-minute outage 1 h into a 48-hour cycle', () => {
-  let sim: SimServer;
-  let capture: Awaited<ReturnType<typeof startCapture>>;
-  let daemon: RunningCli;
+  let fleet: Fleet;
 
   beforeAll(async () => {
-    sim = new SimServer(
-      [
+    fleet = await startFleet({
+      nodes: [
         { name: 'cycle', scenario: 'auto-renewing', validationStartedAgo: HOUR, validationEndsIn: 47 * HOUR, periodMs: 3_600_000 },
         { name: 'peer-1', scenario: 'healthy', periodMs: 3_600_000 },
         { name: 'peer-2', scenario: 'healthy', periodMs: 3_600_000 },
       ],
-      { uptimeClockFactor: 1 },
-    );
-    sim.nodes.get('cycle')!.economics.nextPeriodSeconds = 48 * HOUR;
-    await sim.listen(0);
-    capture = await startCapture();
-    const node = (name: string) => `  - {name: ${name}, url: "${sim.nodeUrl(name)}"}`;
-    const file = writeConfig(`
-listen: 127.0.0.1:0
-state_dir: ${mkdtempSync(join(tmpdir(), 'avahealth-early-cycle-'))}
+      simOptions: { uptimeClockFactor: 1 },
+      prepare: (sim) => {
+        sim.nodes.get('cycle')!.economics.nextPeriodSeconds = 48 * HOUR;
+      },
+      config: ({ hook, node }) => `
 defaults: {interval: 1s, timeout: 2s, endpoints: [health], validator: {interval: 1s, network: {interval: 2s, observers: 2}}}
 nodes:
 ${node('cycle')}
@@ -55,23 +41,19 @@ alerts:
   for_polls: 1
   resolve_polls: 1
   receivers:
-    - {name: oncall, webhook: {url: "${capture.url}/hook"}}
-`);
-    daemon = await runDaemon(file);
-    await daemon.waitForOutput(/first poll round complete/, 20_000);
+    - {name: oncall, webhook: {url: "${hook}"}}
+`,
+      firstRound: true,
+    });
   }, 60_000);
 
-  afterAll(async () => {
-    await stopCli(daemon);
-    await sim?.close();
-    await capture?.close();
-  });
+  afterAll(() => fleet?.stop());
 
-  const alerts = (): Alert[] => capture.on('/hook').flatMap((r) => (r.json as Webhook).alerts);
+  const alerts = () => fleet.told({ path: '/hook' });
 
   it('pages nothing critical; the warning, the page and the API give the 4.8 h budget left (about 4.6 h) and the end', { timeout: 90_000 }, async () => {
     // The node was stopped for the last 10 minutes and starts again: its restart's snapshot first, then peers' Pings.
-    const restart = await request(`${sim.baseUrl}/sim/nodes/cycle/restart`, { method: 'POST', body: JSON.stringify({ snapshotSeconds: 4, downSeconds: 600 }) });
+    const restart = await request(`${fleet.sim.baseUrl}/sim/nodes/cycle/restart`, { method: 'POST', body: JSON.stringify({ snapshotSeconds: 4, downSeconds: 600 }) });
     expect(restart.statusCode).toBe(200);
     await restart.body.dump();
     await waitFor('RewardAtRisk for the cycle', () => alerts().some((a) => a.status === 'firing' && a.labels.alertname === 'AvalancheValidatorRewardAtRisk' && a.labels.target === 'cycle'), 60_000);
@@ -81,19 +63,19 @@ alerts:
       /^cycle: only \d+(\.\d)? % of stake sees its uptime at or above the 90 % requirement now: the reward is still in reach: up from now on, the stake that sees it lowest would measure 99\.\d % when the cycle ends; 4\.6 h of this cycle's 4\.8 h downtime budget left until \d{4}-\d\d-\d\d \d\d:\d\d UTC \(a new cycle starts then\)$/,
     );
 
-    const api = JSON.parse((await get(`${daemon.url}/api/v1/targets/cycle`)).body) as { state: string; validator: { downtimeBudgetRemainingSeconds: number; downtimeAllowanceSeconds: number; periodEnd: number; rewardInReach: boolean } };
+    const api = JSON.parse((await get(`${fleet.url}/api/v1/targets/cycle`)).body) as { state: string; validator: { downtimeBudgetRemainingSeconds: number; downtimeAllowanceSeconds: number; periodEnd: number; rewardInReach: boolean } };
     expect(api.validator.downtimeAllowanceSeconds).toBeCloseTo(4.8 * HOUR, 0);
     expect(api.validator.downtimeBudgetRemainingSeconds / HOUR).toBeGreaterThan(4.55);
     expect(api.validator.downtimeBudgetRemainingSeconds / HOUR).toBeLessThan(4.7);
     expect(api.validator.rewardInReach).toBe(true);
     expect(api.state).toBe('warning');
-    const page = (await get(`${daemon.url}/targets/cycle`)).body;
+    const page = (await get(`${fleet.url}/targets/cycle`)).body;
     expect(page).toMatch(/Downtime budget<\/dt><dd><span class="good">4\.6 h left<\/span> <span class="muted">of 4\.8 h this period until \d{4}-\d\d-\d\d \d\d:\d\d UTC<\/span>/);
     expect(page).toContain('✔ the reward is in reach');
 
     // nothing critical at any receiver, at any time
     expect(alerts().filter((a) => a.labels.severity === 'critical')).toEqual([]);
-    const open = JSON.parse((await get(`${daemon.url}/api/v1/alerts`)).body) as Array<{ target: string; severity: string }> | { alerts: Array<{ target: string; severity: string }> };
+    const open = JSON.parse((await get(`${fleet.url}/api/v1/alerts`)).body) as Array<{ target: string; severity: string }> | { alerts: Array<{ target: string; severity: string }> };
     expect((Array.isArray(open) ? open : open.alerts).filter((a) => a.severity === 'critical')).toEqual([]);
   });
 });

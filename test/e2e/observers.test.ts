@@ -8,29 +8,19 @@
  */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimServer } from '../../src/sim/server.js';
-import { startCapture } from '../helpers/capture.js';
-import { startCli, type LongRunning, stopCli } from '../helpers/cli.js';
-import { get, sample, scrape, series, setScenario, startSim, waitFor, writeConfig } from '../helpers/harness.js';
-
-type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string> };
-type Webhook = { status: string; alerts: Alert[] };
+import { startFleet, type Fleet } from '../helpers/fleet.js';
+import { get, sample, scrape, series, setScenario, waitFor } from '../helpers/harness.js';
 
 describe('the fleet as observers, end to end through the real daemon', () => {
-  let sim: SimServer;
-  let capture: Awaited<ReturnType<typeof startCapture>>;
-  let daemon: LongRunning;
-  let url: string;
+  let fleet: Fleet;
 
-  const alerts = (): Alert[] => capture.on('/hook').flatMap((r) => (r.json as Webhook).alerts);
-  const named = (alertname: string, target: string) => alerts().filter((a) => a.labels.alertname === alertname && a.labels.target === target);
+  const alerts = () => fleet.told({ path: '/hook' });
+  const named = (alertname: string, target: string) => fleet.told({ path: '/hook', alertname, target });
 
   beforeAll(async () => {
-    sim = await startSim(['v1', 'v2', 'v3', 'v4'].map((name) => ({ name, scenario: 'healthy' as const })));
-    capture = await startCapture();
-    const node = (name: string, extra = '') => `  - {name: ${name}, url: "${sim.nodeUrl(name)}"${extra}}`;
-    const file = writeConfig(`
-listen: 127.0.0.1:0
+    fleet = await startFleet({
+      nodes: ['v1', 'v2', 'v3', 'v4'].map((name) => ({ name, scenario: 'healthy' as const, periodMs: 3_600_000 })),
+      config: ({ hook, node }) => `
 defaults: {interval: 2s, timeout: 1500ms, endpoints: [health], validator: {interval: 2s, network: {interval: 2s, observers: 2}}}
 nodes:
 ${node('v1')}
@@ -42,32 +32,26 @@ alerts:
   rules:
     AvalancheValidatorRewardAtRisk: {for_polls: 4}
   receivers:
-    - {name: oncall, webhook: {url: "${capture.url}/hook"}}
-`);
-    daemon = startCli(['run', '--config', file]);
-    const [, port] = await daemon.waitForOutput(/"address":"127\.0\.0\.1:(\d+)"/);
-    url = `http://127.0.0.1:${port}`;
+    - {name: oncall, webhook: {url: "${hook}"}}
+`,
+    });
     await waitFor(
       'every validator observed by the others, and the baseline',
       async () => {
-        const m = await scrape(url);
+        const m = await scrape(fleet.url);
         return ['v1', 'v2', 'v3', 'v4'].every((t) => series(m, 'avahealth_validator_observed_connected', { target: t }).length === 3) && series(m, 'avahealth_network_connected_stake_ratio').length === 2;
       },
       30_000,
     );
   }, 45_000);
 
-  afterAll(async () => {
-    await stopCli(daemon);
-    await sim?.close();
-    await capture?.close();
-  });
+  afterAll(() => fleet?.stop());
 
   it('exports own validators × own observers only, and the baseline per observer with stake-weighted quantiles', async () => {
-    const m = await scrape(url);
+    const m = await scrape(fleet.url);
     const observed = series(m, 'avahealth_validator_observed_uptime_ratio');
     expect(observed).toHaveLength(4 * 3); // 40 other validators in every answer, none of them here
-    expect(new Set(observed.map((s) => s.labels.node_id))).toEqual(new Set(['v1', 'v2', 'v3', 'v4'].map((n) => sim.nodes.get(n)!.nodeId)));
+    expect(new Set(observed.map((s) => s.labels.node_id))).toEqual(new Set(['v1', 'v2', 'v3', 'v4'].map((n) => fleet.sim.nodes.get(n)!.nodeId)));
     expect(series(m, 'avahealth_validator_observed_uptime_ratio', { target: 'v1' }).map((s) => s.labels.observer).sort()).toEqual(['v2', 'v3', 'v4']);
     // the first 2 nodes of the network read the whole list
     expect(series(m, 'avahealth_network_observed_uptime_ratio').map((s) => `${s.labels.observer}/${s.labels.quantile}`).sort()).toEqual(['v1/0.1', 'v1/0.5', 'v1/0.9', 'v2/0.1', 'v2/0.5', 'v2/0.9']);
@@ -77,7 +61,7 @@ alerts:
   });
 
   it('a validator its peers cannot reach: UnreachableByPeers (scope="self") saying it cannot reach them either, who sees what, its observed uptime not collapsed', async () => {
-    await setScenario(sim, 'v2', 'unreachable-by-peers');
+    await setScenario(fleet.sim, 'v2', 'unreachable-by-peers');
     const firing = await waitFor('AvalancheValidatorUnreachableByPeers for v2', () => named('AvalancheValidatorUnreachableByPeers', 'v2').find((a) => a.status === 'firing'), 30_000);
     expect(firing.labels).toMatchObject({ severity: 'warning', scope: 'self' });
     // validators see it disconnected: a node dials every validator, so it cannot reach them either (service.go: connected either way)
@@ -92,28 +76,28 @@ alerts:
     // shape of a restart's snapshot: the reward verdict is held (SETTLE_MAX_SECONDS) and its figures not exported
     const rewarding = 'avahealth_validator_uptime_rewarding_stake_ratio';
     const m = await waitFor('v2\'s info.uptime figures held', async () => {
-      const now = await scrape(url);
+      const now = await scrape(fleet.url);
       return series(now, rewarding, { target: 'v2' }).length === 0 ? now : undefined;
     }, 20_000);
     expect(series(m, rewarding, { target: 'v1' })).toHaveLength(1);
-    await setScenario(sim, 'v2', 'healthy');
+    await setScenario(fleet.sim, 'v2', 'healthy');
     await waitFor('UnreachableByPeers for v2 to resolve', () => named('AvalancheValidatorUnreachableByPeers', 'v2').find((a) => a.status === 'resolved'), 30_000);
   }, 120_000);
 
   it('a network-wide dip: connections drop at once, observed uptime does not; one notice for the network, the reward verdicts with scope="network" naming the connected stake held back under it', async () => {
-    const dip = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: { connectedPercent: 70 } }) });
+    const dip = await request(`${fleet.sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: { connectedPercent: 70 } }) });
     await dip.body.dump();
     try {
       // `connected` is instantaneous (service.go Peers().Has); `uptime` is cumulative since the validation's
       // start (snow/uptime/manager.go): when the observers first see the stake cut off, the median has not jumped
       const seen = await waitFor('v1 to see 30 % of the stake cut off', async () => {
-        const m = await scrape(url);
+        const m = await scrape(fleet.url);
         const connected = sample(m, 'avahealth_network_connected_stake_ratio', { observer: 'v1' });
         return connected !== undefined && connected < 0.8 ? m : undefined;
       }, 30_000);
       expect(sample(seen, 'avahealth_network_observed_uptime_ratio', { observer: 'v1', quantile: '0.5' })).toBeGreaterThan(0.9);
       type Listed = { alertname: string; target: string; phase: string; inhibitedBy?: string; labels: Record<string, string>; annotations: { summary: string } };
-      const listed = async () => (JSON.parse((await get(`${url}/api/v1/alerts`)).body) as { alerts: Listed[] }).alerts;
+      const listed = async () => (JSON.parse((await get(`${fleet.url}/api/v1/alerts`)).body) as { alerts: Listed[] }).alerts;
       for (const target of ['v1', 'v3']) {
         const held = await waitFor(`AvalancheValidatorRewardAtRisk for ${target}, held back`, async () => (await listed()).find((a) => a.alertname === 'AvalancheValidatorRewardAtRisk' && a.target === target && a.phase === 'firing' && a.labels.scope === 'network'), 60_000);
         expect(held.inhibitedBy).toBe('AvalancheNetworkDegraded');
@@ -128,7 +112,7 @@ alerts:
       expect(notice.annotations.summary).toMatch(/^mainnet: every validator looks down from the fleet: \d of your 4 validators affected \(.*v1.*v3.*\)$/);
       expect(alerts().filter((a) => a.labels.alertname === 'AvalancheValidatorRewardAtRisk')).toEqual([]);
     } finally {
-      const end = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: null }) });
+      const end = await request(`${fleet.sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: null }) });
       await end.body.dump();
     }
   }, 120_000);

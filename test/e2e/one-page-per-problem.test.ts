@@ -11,63 +11,47 @@
  * The held symptoms are still listed, with what holds them back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimServer } from '../../src/sim/server.js';
-import { startCapture } from '../helpers/capture.js';
-import { startCli, type LongRunning, stopCli } from '../helpers/cli.js';
-import { closedPort, get, waitFor, writeConfig } from '../helpers/harness.js';
+import { startFleet, type Fleet } from '../helpers/fleet.js';
+import { get, waitFor } from '../helpers/harness.js';
 
-type Told = { alerts: Array<{ status: string; labels: Record<string, string> }> };
 type Listed = { alerts: Array<{ alertname: string; target: string; phase: string; inhibitedBy?: string; labels?: Record<string, string> }> };
 
 describe('one page per problem, through the daemon to a webhook', () => {
-  let sim: SimServer;
-  let daemon: LongRunning;
-  let hook: Awaited<ReturnType<typeof startCapture>>;
-  let url: string;
+  let fleet: Fleet;
 
   beforeAll(async () => {
-    sim = new SimServer(
-      [
+    fleet = await startFleet({
+      nodes: [
         { name: 'disk', scenario: 'disk-low', periodMs: 1000 },
         { name: 'upgrade', scenario: 'upgrade-required', periodMs: 1000, upgradeIn: 2 * 86400 },
         { name: 'nopeers', scenario: 'network-down', periodMs: 1000 },
         { name: 'reward', scenario: 'reward-at-risk', periodMs: 1000 },
       ],
-      { blockMs: 100 }, // a chain frozen by network-down is 50 blocks behind within seconds
-    );
-    await sim.listen(0);
-    sim.nodes.get('reward')!.economics.rewardingStakePercent = 20;
-    sim.metricsApi.scenario = 'degraded'; // its cache is down
-    hook = await startCapture(() => ({ status: 200 }));
-    const port = await closedPort();
-    url = `http://127.0.0.1:${port}`;
-    const file = writeConfig(`
-listen: 127.0.0.1:${port}
-state_dir: ./state
+      simOptions: { blockMs: 100 }, // a chain frozen by network-down is 50 blocks behind within seconds
+      prepare: (sim) => {
+        sim.nodes.get('reward')!.economics.rewardingStakePercent = 20;
+        sim.metricsApi.scenario = 'degraded'; // its cache is down
+      },
+      config: ({ sim, hook, node }) => `
 defaults: {interval: 1s, timeout: 1s, validator: false, endpoints: [health]}
 nodes:
-${['disk', 'upgrade', 'nopeers'].map((name) => `  - {name: ${name}, url: "${sim.nodeUrl(name)}"}`).join('\n')}
-  - {name: reward, url: "${sim.nodeUrl('reward')}", validator: {interval: 1s, network: false}}
+${['disk', 'upgrade', 'nopeers'].map((name) => node(name)).join('\n')}
+${node('reward', ', validator: {interval: 1s, network: false}')}
 services:
   - {name: data-api, kind: data-api, url: "${sim.serviceUrl('data-api')}", interval: 1s}
   - {name: metrics-api, kind: metrics-api, url: "${sim.serviceUrl('metrics-api')}", interval: 1s}
 chain_data: {interval: 10s}
 alerts:
   receivers:
-    - {name: hook, webhook: {url: "${hook.url}/hook"}}
-`);
-    daemon = startCli(['run', '--config', file]);
-    await daemon.waitForOutput(/avahealth started/, 30_000);
+    - {name: hook, webhook: {url: "${hook}"}}
+`,
+    });
   }, 60_000);
 
-  afterAll(async () => {
-    await stopCli(daemon);
-    await hook?.close();
-    await sim?.close();
-  });
+  afterAll(() => fleet?.stop());
 
-  const told = (target: string) => hook.requests.flatMap((r) => (r.json as Told).alerts.filter((a) => a.labels.target === target).map((a) => `${a.status} ${a.labels.alertname}${a.labels.check ? `/${a.labels.check}` : ''}`));
-  const listed = async () => (JSON.parse((await get(`${url}/api/v1/alerts`)).body) as Listed).alerts;
+  const told = (target: string) => fleet.told({ target }).map((a) => `${a.status} ${a.labels.alertname}${a.labels.check ? `/${a.labels.check}` : ''}`);
+  const listed = async () => (JSON.parse((await get(`${fleet.url}/api/v1/alerts`)).body) as Listed).alerts;
 
   it('pages the root cause alone, and lists the symptoms it holds back', async () => {
     // Unhealthy firing (not pending) for the disk and no-peers nodes: the daemon has decided on it, and held it back.
@@ -75,9 +59,7 @@ alerts:
       const alerts = await listed();
       const unhealthy = alerts.filter((a) => a.alertname === 'AvalancheNodeUnhealthy' && a.phase === 'firing' && a.inhibitedBy);
       return unhealthy.length === 2 ? unhealthy : undefined;
-    }, 30_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${daemon.output().slice(-3000)}`);
-    });
+    }, 30_000).catch(fleet.explain);
     expect(Object.fromEntries(held.map((a) => [a.target, a.inhibitedBy]))).toEqual({ disk: 'AvalancheDiskLow', nopeers: 'AvalancheCheckFailing' });
     await waitFor('the root causes told', () => told('disk').length > 0 && told('upgrade').length > 0 && told('nopeers').length > 0, 10_000);
     // The upgrade node's Unhealthy: not raised at all (its rule leaves the futureupgrade symptom to
@@ -94,9 +76,7 @@ alerts:
   it('a chain behind under its failing check, a budget under its reward at risk, a component under its service: held back', async () => {
     const heldBy = (target: string, alertname: string, extra: (a: Listed['alerts'][number] & { labels?: Record<string, string> }) => boolean = () => true) => async () =>
       (await listed()).find((a) => a.target === target && a.alertname === alertname && a.phase === 'firing' && a.inhibitedBy && extra(a))?.inhibitedBy;
-    const lagHeld = await waitFor('C behind, held back', heldBy('nopeers', 'AvalancheNodeHeightLag', (a) => a.labels?.chain === 'C'), 60_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${daemon.output().slice(-3000)}`);
-    });
+    const lagHeld = await waitFor('C behind, held back', heldBy('nopeers', 'AvalancheNodeHeightLag', (a) => a.labels?.chain === 'C'), 60_000).catch(fleet.explain);
     expect(lagHeld).toBe('AvalancheCheckFailing');
     expect(await waitFor('the budget held back', heldBy('reward', 'AvalancheValidatorDowntimeBudgetLow'), 30_000)).toBe('AvalancheValidatorRewardAtRisk');
     expect(await waitFor('the cache held back', heldBy('metrics-api', 'AvalancheServiceComponentDown'), 30_000)).toBe('AvalancheServiceUnhealthy');

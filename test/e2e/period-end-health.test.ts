@@ -7,17 +7,10 @@
  * committed)). From endTime on, the status page, /api/v1/status and /api/v1/targets/<name> never
  * say unhealthy; AvalancheValidatorEndingSoon, critical before the end, ends with "paid".
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimServer } from '../../src/sim/server.js';
-import { startCapture } from '../helpers/capture.js';
-import { runDaemon, stopCli, type RunningCli } from '../helpers/cli.js';
-import { get, waitFor, writeConfig } from '../helpers/harness.js';
+import { startFleet, type Fleet } from '../helpers/fleet.js';
+import { get, waitFor } from '../helpers/harness.js';
 
-type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string> };
-type Webhook = { alerts: Alert[] };
 type Status = { targets: Array<{ name: string; state: string }> };
 
 /** Long enough for the daemon to start and see each period before it ends. */
@@ -27,54 +20,45 @@ const WATCH_AFTER_END_SECONDS = 20;
 const TARGETS = ['paid', 'renewed'];
 
 describe("a paid validator at its period's end", () => {
-  let sim: SimServer;
-  let capture: Awaited<ReturnType<typeof startCapture>>;
-  let daemon: RunningCli;
+  let fleet: Fleet;
 
   beforeAll(async () => {
-    sim = new SimServer([
-      // An hour-long period: its last 1/14 (about 4 minutes) is inside EndingSoon's critical window.
-      { name: 'paid', scenario: 'healthy', validationEndsIn: ENDS_IN, validationStartedAgo: 3600 - ENDS_IN, periodMs: 3_600_000 },
-      { name: 'renewed', scenario: 'auto-renewing', validationEndsIn: ENDS_IN, validationStartedAgo: 3600 - ENDS_IN, periodMs: 3_600_000 },
-    ]);
-    await sim.listen(0);
-    sim.nodes.get('renewed')!.economics.nextPeriodSeconds = 3600;
-    capture = await startCapture();
-    const node = (name: string) => `  - {name: ${name}, url: "${sim.nodeUrl(name)}"}`;
-    const file = writeConfig(`
-listen: 127.0.0.1:0
-state_dir: ${mkdtempSync(join(tmpdir(), 'avahealth-period-end-'))}
+    fleet = await startFleet({
+      nodes: [
+        // An hour-long period: its last 1/14 (about 4 minutes) is inside EndingSoon's critical window.
+        { name: 'paid', scenario: 'healthy', validationEndsIn: ENDS_IN, validationStartedAgo: 3600 - ENDS_IN, periodMs: 3_600_000 },
+        { name: 'renewed', scenario: 'auto-renewing', validationEndsIn: ENDS_IN, validationStartedAgo: 3600 - ENDS_IN, periodMs: 3_600_000 },
+      ],
+      prepare: (sim) => {
+        sim.nodes.get('renewed')!.economics.nextPeriodSeconds = 3600;
+      },
+      config: ({ hook, node }) => `
 defaults: {interval: 1s, timeout: 2s, endpoints: [health], validator: {interval: 2s, network: false}}
 nodes:
-${TARGETS.map(node).join('\n')}
+${TARGETS.map((name) => node(name)).join('\n')}
 alerts:
   for_polls: 1
   receivers:
-    - {name: oncall, webhook: {url: "${capture.url}/hook"}}
-`);
-    daemon = await runDaemon(file);
+    - {name: oncall, webhook: {url: "${hook}"}}
+`,
+    });
   }, 60_000);
 
-  afterAll(async () => {
-    await stopCli(daemon);
-    await sim?.close();
-    await capture?.close();
-  });
+  afterAll(() => fleet?.stop());
 
   it('is never shown unhealthy from its endTime on, and its ending alert ends with "paid"', { timeout: 90_000 }, async () => {
-    const url = daemon.url;
-    const ends = new Map(TARGETS.map((name) => [name, sim.nodes.get(name)!.validationEndsAt]));
+    const ends = new Map(TARGETS.map((name) => [name, fleet.sim.nodes.get(name)!.validationEndsAt]));
     const endsAt = Math.max(...ends.values());
     const shown: Array<{ at: number; where: string; target: string; state: string }> = [];
     // the page's first badge is the target's state
     const page = (html: string) => /class="badge (\w+)"/.exec(html)?.[1] ?? 'no badge';
     while (Date.now() / 1000 < endsAt + WATCH_AFTER_END_SECONDS) {
       const at = Date.now() / 1000;
-      const status = JSON.parse((await get(`${url}/api/v1/status`)).body) as Status;
+      const status = JSON.parse((await get(`${fleet.url}/api/v1/status`)).body) as Status;
       for (const name of TARGETS) {
         shown.push({ at, where: '/api/v1/status', target: name, state: status.targets.find((t) => t.name === name)?.state ?? 'absent' });
-        shown.push({ at, where: '/api/v1/targets', target: name, state: (JSON.parse((await get(`${url}/api/v1/targets/${name}`)).body) as { state: string }).state });
-        shown.push({ at, where: '/targets', target: name, state: page((await get(`${url}/targets/${name}`)).body) });
+        shown.push({ at, where: '/api/v1/targets', target: name, state: (JSON.parse((await get(`${fleet.url}/api/v1/targets/${name}`)).body) as { state: string }).state });
+        shown.push({ at, where: '/targets', target: name, state: page((await get(`${fleet.url}/targets/${name}`)).body) });
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -88,8 +72,8 @@ alerts:
     await waitFor('EndingSoon resolved with the outcome', () => resolvedEnding('paid').length > 0, 20_000);
     // the sim keeps it listed a moment past endTime, as AvalancheGo does until the reward proposal: the first poll may not know yet
     expect(resolvedEnding('paid')[0]!.annotations.summary).toMatch(/^paid: validation period ended(, paid 117\.4 AVAX|; outcome not known yet)$/);
-    expect(capture.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.labels.target === 'renewed' && a.labels.alertname === 'AvalancheValidatorEndingSoon')).toEqual([]);
+    expect(fleet.told({ path: '/hook', alertname: 'AvalancheValidatorEndingSoon', target: 'renewed' })).toEqual([]);
   });
 
-  const resolvedEnding = (target: string) => capture.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.status === 'resolved' && a.labels.alertname === 'AvalancheValidatorEndingSoon' && a.labels.target === target);
+  const resolvedEnding = (target: string) => fleet.told({ path: '/hook', status: 'resolved', alertname: 'AvalancheValidatorEndingSoon', target });
 });

@@ -7,18 +7,14 @@
  * aborts (it is removed). The unpaid ones page AvalancheValidatorRewardMissed once; the outcome is
  * exported, shown on the status page, and a restart (state_dir/periods.json) reports nothing twice.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_DELEGATEE_REWARD, SIM_POTENTIAL_REWARD } from '../../src/sim/periods.js';
-import { SimServer } from '../../src/sim/server.js';
-import { startCapture } from '../helpers/capture.js';
-import { runCli, runDaemon, stopCli, type RunningCli } from '../helpers/cli.js';
-import { get, sample, scrape, waitFor, writeConfig } from '../helpers/harness.js';
+import { runCli } from '../helpers/cli.js';
+import { startFleet, type Fleet } from '../helpers/fleet.js';
+import { get, sample, scrape, waitFor } from '../helpers/harness.js';
 
-type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string>; startsAt: string; fingerprint: string };
-type Webhook = { alerts: Alert[] };
 type PeriodRow = { rewarded: boolean | null; autoRenewed: boolean; validationRewardAvax?: number; potentialRewardAvax?: number; restakedAvax?: number; paidOutAvax?: number; restakedEstimated?: boolean; evidence: string };
 type Status = { targets: Array<{ name: string; validator?: { polledAt: number }; periods?: { periods: PeriodRow[]; current?: { startTime: number } } }> };
 
@@ -26,35 +22,23 @@ type Status = { targets: Array<{ name: string; validator?: { polledAt: number };
 const ENDS_IN = 20;
 
 describe('validation periods: was it paid?', () => {
-  let sim: SimServer;
-  let capture: Awaited<ReturnType<typeof startCapture>>;
-  let daemon: RunningCli;
-  let url: string;
-  let file: string;
-  const stateDir = mkdtempSync(join(tmpdir(), 'avahealth-periods-'));
-
-  const start = async () => {
-    daemon = await runDaemon(file);
-    url = daemon.url;
-  };
+  let fleet: Fleet;
 
   beforeAll(async () => {
-    sim = new SimServer([
-      { name: 'paid', scenario: 'healthy', validationEndsIn: ENDS_IN, periodMs: 3_600_000 },
-      { name: 'unpaid', scenario: 'healthy', validationEndsIn: ENDS_IN, periodMs: 3_600_000 },
-      { name: 'renew-paid', scenario: 'auto-renewing', validationEndsIn: ENDS_IN, periodMs: 3_600_000 },
-      { name: 'renew-unpaid', scenario: 'auto-renewing', validationEndsIn: ENDS_IN, periodMs: 3_600_000 },
-    ]);
-    await sim.listen(0);
-    // Peers see these two below the requirement: less than half the stake votes to reward them.
-    sim.nodes.get('unpaid')!.economics.rewardingStakePercent = 20;
-    sim.nodes.get('renew-unpaid')!.economics.rewardingStakePercent = 20;
-    sim.nodes.get('renew-paid')!.economics.nextPeriodSeconds = 3600;
-    capture = await startCapture();
-    const node = (name: string) => `  - {name: ${name}, url: "${sim.nodeUrl(name)}"}`;
-    file = writeConfig(`
-listen: 127.0.0.1:0
-state_dir: ${stateDir}
+    fleet = await startFleet({
+      nodes: [
+        { name: 'paid', scenario: 'healthy', validationEndsIn: ENDS_IN, periodMs: 3_600_000 },
+        { name: 'unpaid', scenario: 'healthy', validationEndsIn: ENDS_IN, periodMs: 3_600_000 },
+        { name: 'renew-paid', scenario: 'auto-renewing', validationEndsIn: ENDS_IN, periodMs: 3_600_000 },
+        { name: 'renew-unpaid', scenario: 'auto-renewing', validationEndsIn: ENDS_IN, periodMs: 3_600_000 },
+      ],
+      prepare: (sim) => {
+        // Peers see these two below the requirement: less than half the stake votes to reward them.
+        sim.nodes.get('unpaid')!.economics.rewardingStakePercent = 20;
+        sim.nodes.get('renew-unpaid')!.economics.rewardingStakePercent = 20;
+        sim.nodes.get('renew-paid')!.economics.nextPeriodSeconds = 3600;
+      },
+      config: ({ sim, hook, node }) => `
 defaults: {interval: 1s, timeout: 2s, endpoints: [health], validator: {interval: 1s, network: false}}
 nodes:
 ${node('paid')}
@@ -69,19 +53,15 @@ alerts:
   resolve_polls: 1
   rules: {AvalancheValidatorRewardAtRisk: {disabled: true}, AvalancheValidatorDowntimeBudgetLow: {disabled: true}}
   receivers:
-    - {name: oncall, webhook: {url: "${capture.url}/hook"}}
-`);
-    await start();
+    - {name: oncall, webhook: {url: "${hook}"}}
+`,
+    });
   }, 60_000);
 
-  afterAll(async () => {
-    await stopCli(daemon);
-    await sim?.close();
-    await capture?.close();
-  });
+  afterAll(() => fleet?.stop());
 
-  const missed = (target: string) => capture.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.status === 'firing' && a.labels.alertname === 'AvalancheValidatorRewardMissed' && a.labels.target === target);
-  const status = async () => JSON.parse((await get(`${url}/api/v1/status`)).body) as Status;
+  const missed = (target: string) => fleet.told({ path: '/hook', status: 'firing', alertname: 'AvalancheValidatorRewardMissed', target });
+  const status = async () => JSON.parse((await get(`${fleet.url}/api/v1/status`)).body) as Status;
   const periodsOf = async (target: string) => (await status()).targets.find((t) => t.name === target)?.periods?.periods ?? [];
 
   it('every period is judged from what the node says, and the unpaid ones page once', { timeout: 90_000 }, async () => {
@@ -114,33 +94,31 @@ alerts:
     expect(missed('paid')).toEqual([]);
     expect(missed('renew-paid')).toEqual([]);
 
-    const m = await scrape(url);
+    const m = await scrape(fleet.url);
     expect(sample(m, 'avahealth_validator_last_period_rewarded', { target: 'paid' })).toBe(1);
-    expect(sample(m, 'avahealth_validator_last_period_rewarded', { target: 'unpaid', node_id: sim.nodes.get('unpaid')!.nodeId })).toBe(0);
+    expect(sample(m, 'avahealth_validator_last_period_rewarded', { target: 'unpaid', node_id: fleet.sim.nodes.get('unpaid')!.nodeId })).toBe(0);
     expect(sample(m, 'avahealth_validator_last_period_reward_avax', { target: 'paid', kind: 'validation' })).toBe(SIM_POTENTIAL_REWARD / 1e9);
     expect(sample(m, 'avahealth_validator_last_period_reward_avax', { target: 'unpaid', kind: 'delegatee' })).toBe(SIM_DELEGATEE_REWARD / 1e9);
     expect(sample(m, 'avahealth_validator_last_period_rewarded', { target: 'renew-unpaid' })).toBe(0);
 
-    const page = (await get(`${url}/targets/unpaid`)).body;
+    const page = (await get(`${fleet.url}/targets/unpaid`)).body;
     expect(page).toContain('Validation periods: was it paid?');
     expect(page).toContain('✖ not paid');
-    expect((await get(`${url}/targets/paid`)).body).toContain('✔ paid');
-    expect((await get(`${url}/targets/renew-paid`)).body).toContain('(35.23 restaked, 82.20 paid out)');
+    expect((await get(`${fleet.url}/targets/paid`)).body).toContain('✔ paid');
+    expect((await get(`${fleet.url}/targets/renew-paid`)).body).toContain('(35.23 restaked, 82.20 paid out)');
   });
 
   it('a restart remembers the periods and reports nothing twice', { timeout: 90_000 }, async () => {
     // written within a second of the change (state/ledger.ts)
     const outcomes = () => {
       try {
-        return (JSON.parse(readFileSync(join(stateDir, 'periods.json'), 'utf8')) as { nodes: Record<string, { outcomes: unknown[] }> }).nodes.unpaid?.outcomes.length;
+        return (JSON.parse(readFileSync(join(fleet.stateDir, 'periods.json'), 'utf8')) as { nodes: Record<string, { outcomes: unknown[] }> }).nodes.unpaid?.outcomes.length;
       } catch {
         return undefined;
       }
     };
     await waitFor('the outcome in periods.json', () => outcomes() === 1, 10_000);
-    daemon.child.kill('SIGKILL');
-    await daemon.exit;
-    await start();
+    await fleet.restart('SIGKILL');
     // The restored outcome is back on the page after the first validator polls, and polls go on.
     await waitFor('the restored outcome', async () => (await periodsOf('unpaid')).length === 1, 20_000);
     const polledAt = async () => (await status()).targets.find((t) => t.name === 'unpaid')?.validator?.polledAt ?? 0;
@@ -153,7 +131,7 @@ alerts:
   });
 
   it('`avahealth check` beside the daemon reads its ledger from state_dir: the unpaid period counts there too', { timeout: 60_000 }, async () => {
-    const result = await runCli(['check', '--config', file, '--format', 'json']);
+    const result = await runCli(['check', '--config', fleet.file, '--format', 'json']);
     const targets = (JSON.parse(result.stdout) as { targets: Array<{ name: string; state: string; failingChecks: string[] }> }).targets;
     expect(targets.find((t) => t.name === 'unpaid')).toMatchObject({ state: 'unhealthy', failingChecks: expect.arrayContaining(['AvalancheValidatorRewardMissed']) });
     expect(targets.find((t) => t.name === 'paid')!.failingChecks).not.toContain('AvalancheValidatorRewardMissed');

@@ -6,46 +6,33 @@
  * while the other runs dry tells both; a reward at risk says where the outcome of the reward vote
  * stands (vms/platformvm/block/executor/options.go, snow/consensus/snowball) with the downtime left.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimServer } from '../../src/sim/server.js';
-import { startCapture } from '../helpers/capture.js';
-import { runCli, runDaemon, stopCli, type RunningCli } from '../helpers/cli.js';
-import { get, sample, scrape, setScenario, waitFor, writeConfig } from '../helpers/harness.js';
-
-type Alert = { status: string; labels: Record<string, string>; annotations: Record<string, string>; fingerprint: string };
-type Webhook = { status: string; alerts: Alert[] };
+import { runCli } from '../helpers/cli.js';
+import { startFleet, type Fleet } from '../helpers/fleet.js';
+import { get, sample, scrape, setScenario, waitFor } from '../helpers/harness.js';
 
 const DAY = 86_400;
 
 describe('validator verdicts through the real daemon to a webhook', () => {
-  let sim: SimServer;
-  let capture: Awaited<ReturnType<typeof startCapture>>;
-  let daemon: RunningCli;
-  let url: string;
-  let file: string;
+  let fleet: Fleet;
 
   beforeAll(async () => {
-    sim = new SimServer([
-      { name: 'renewing', scenario: 'auto-renewing', validationEndsIn: 2 * DAY, periodMs: 3_600_000 },
-      { name: 'exiting', scenario: 'auto-renew-exiting', validationEndsIn: 2 * DAY, periodMs: 3_600_000 },
-      { name: 'l1', scenario: 'healthy', l1: true, periodMs: 3_600_000 },
-      { name: 'uncertain', scenario: 'healthy', periodMs: 3_600_000 },
-      { name: 'lost', scenario: 'healthy', periodMs: 3_600_000 },
-    ]);
-    await sim.listen(0);
-    // Set before the daemon starts, so no other state of these nodes is ever seen.
-    sim.nodes.get('uncertain')!.setScenario('reward-at-risk');
-    sim.nodes.get('uncertain')!.economics.rewardingStakePercent = 55;
-    sim.nodes.get('lost')!.setScenario('reward-at-risk');
-    sim.nodes.get('lost')!.economics.rewardingStakePercent = 35;
-    capture = await startCapture();
-    const node = (name: string, extra = '') => `  - {name: ${name}, url: "${sim.nodeUrl(name)}"${extra}}`;
-    file = writeConfig(`
-listen: 127.0.0.1:0
-state_dir: ${mkdtempSync(join(tmpdir(), 'avahealth-verdicts-'))}
+    fleet = await startFleet({
+      nodes: [
+        { name: 'renewing', scenario: 'auto-renewing', validationEndsIn: 2 * DAY, periodMs: 3_600_000 },
+        { name: 'exiting', scenario: 'auto-renew-exiting', validationEndsIn: 2 * DAY, periodMs: 3_600_000 },
+        { name: 'l1', scenario: 'healthy', l1: true, periodMs: 3_600_000 },
+        { name: 'uncertain', scenario: 'healthy', periodMs: 3_600_000 },
+        { name: 'lost', scenario: 'healthy', periodMs: 3_600_000 },
+      ],
+      // Set before the daemon starts, so no other state of these nodes is ever seen.
+      prepare: (sim) => {
+        sim.nodes.get('uncertain')!.setScenario('reward-at-risk');
+        sim.nodes.get('uncertain')!.economics.rewardingStakePercent = 55;
+        sim.nodes.get('lost')!.setScenario('reward-at-risk');
+        sim.nodes.get('lost')!.economics.rewardingStakePercent = 35;
+      },
+      config: ({ sim, hook, node }) => `
 defaults: {interval: 1s, timeout: 2s, endpoints: [health], validator: {interval: 1s}}
 nodes:
 ${node('renewing')}
@@ -60,23 +47,17 @@ alerts:
   for_polls: 1
   resolve_polls: 1
   receivers:
-    - {name: oncall, webhook: {url: "${capture.url}/hook"}}
-`);
-    daemon = await runDaemon(file);
-    url = daemon.url;
-    await daemon.waitForOutput(/first poll round complete/, 20_000);
+    - {name: oncall, webhook: {url: "${hook}"}}
+`,
+      firstRound: true,
+    });
   }, 60_000);
 
-  afterAll(async () => {
-    await stopCli(daemon);
-    await sim?.close();
-    await capture?.close();
-  });
+  afterAll(() => fleet?.stop());
 
-  const alerts = (): Alert[] => capture.on('/hook').flatMap((r) => (r.json as Webhook).alerts);
-  const told = (status: string, alertname: string, target: string, extra: Record<string, string> = {}) =>
-    alerts().filter((a) => a.status === status && a.labels.alertname === alertname && a.labels.target === target && Object.entries(extra).every(([k, v]) => a.labels[k] === v));
-  const chainDataRefreshedAt = async () => ((JSON.parse((await get(`${url}/api/v1/status`)).body) as { chainData?: { refreshedAt?: number } }).chainData?.refreshedAt ?? 0);
+  const alerts = () => fleet.told({ path: '/hook' });
+  const told = (status: string, alertname: string, target: string, extra: Record<string, string> = {}) => fleet.told({ path: '/hook', status, alertname, target, ...extra });
+  const chainDataRefreshedAt = async () => ((JSON.parse((await get(`${fleet.url}/api/v1/status`)).body) as { chainData?: { refreshedAt?: number } }).chainData?.refreshedAt ?? 0);
 
   it('an auto-renewed validator that renews is not paged as ending; one that exits is', { timeout: 90_000 }, async () => {
     await waitFor('EndingSoon for the exiting validator', () => told('firing', 'AvalancheValidatorEndingSoon', 'exiting').length > 0, 40_000);
@@ -87,15 +68,15 @@ alerts:
     const seen = await chainDataRefreshedAt();
     await waitFor('a chain data refresh', async () => (await chainDataRefreshedAt()) > seen, 30_000);
     expect(alerts().filter((a) => a.labels.target === 'renewing' && a.labels.alertname === 'AvalancheValidatorEndingSoon')).toEqual([]);
-    const m = await scrape(url);
+    const m = await scrape(fleet.url);
     expect(sample(m, 'avahealth_validator_next_period_seconds', { target: 'renewing' })).toBe(14 * DAY);
     expect(sample(m, 'avahealth_validator_next_period_seconds', { target: 'exiting' })).toBe(0);
   });
 
   it('two L1 validations are two alerts; topping up one while the other runs dry tells both', async () => {
-    const economics = sim.nodes.get('l1')!.economics;
+    const economics = fleet.sim.nodes.get('l1')!.economics;
     const [a, b] = [economics.l1ValidationIdOf(0), economics.l1ValidationIdOf(1)];
-    await setScenario(sim, 'l1', 'healthy', { l1Balances: [0, Math.round(2.3 * DAY * 512)] });
+    await setScenario(fleet.sim, 'l1', 'healthy', { l1Balances: [0, Math.round(2.3 * DAY * 512)] });
     await waitFor('Inactive for A and BalanceLow for B', () => told('firing', 'AvalancheL1ValidatorInactive', 'l1', { validation_id: a }).length > 0 && told('firing', 'AvalancheL1ValidatorBalanceLow', 'l1', { validation_id: b }).length > 0, 20_000);
     const [inactiveA] = told('firing', 'AvalancheL1ValidatorInactive', 'l1', { validation_id: a });
     const [lowB] = told('firing', 'AvalancheL1ValidatorBalanceLow', 'l1', { validation_id: b });
@@ -106,7 +87,7 @@ alerts:
     // the sim's other, retired validation of another NodeID is never this node's
     expect(alerts().filter((x) => x.labels.target === 'l1' && ![a, b].includes(x.labels.validation_id!))).toEqual([]);
 
-    await setScenario(sim, 'l1', 'healthy', { l1Balances: [30 * DAY * 512, 0] });
+    await setScenario(fleet.sim, 'l1', 'healthy', { l1Balances: [30 * DAY * 512, 0] });
     await waitFor('B inactive, A and B resolved', () => told('firing', 'AvalancheL1ValidatorInactive', 'l1', { validation_id: b }).length > 0 && told('resolved', 'AvalancheL1ValidatorInactive', 'l1', { validation_id: a }).length > 0 && told('resolved', 'AvalancheL1ValidatorBalanceLow', 'l1', { validation_id: b }).length > 0, 20_000);
     const [inactiveB] = told('firing', 'AvalancheL1ValidatorInactive', 'l1', { validation_id: b });
     expect(inactiveB!.fingerprint).not.toBe(inactiveA!.fingerprint);
@@ -125,9 +106,9 @@ alerts:
     expect(lost!.annotations.summary).toMatch(/^lost: only 35 % of stake sees its uptime at or above the 90 % requirement: the reward is likely lost; even up from now on, the stake that sees it lowest would measure \d+(\.\d)? % when the period ends; /);
     expect(alerts().some((a) => /majority seeing|needs a majority/.test(a.annotations.summary ?? ''))).toBe(false);
 
-    const status = JSON.parse((await get(`${url}/api/v1/status`)).body) as { targets: Array<{ name: string; state: string; summary: string }> };
+    const status = JSON.parse((await get(`${fleet.url}/api/v1/status`)).body) as { targets: Array<{ name: string; state: string; summary: string }> };
     expect(status.targets.find((t) => t.name === 'lost')).toMatchObject({ state: 'unhealthy', summary: expect.stringContaining('the reward is likely lost') });
-    const check = await runCli(['check', '--config', file, '--target', 'uncertain']);
+    const check = await runCli(['check', '--config', fleet.file, '--target', 'uncertain']);
     expect(check.code).toBe(2);
     expect(check.stdout).toContain('the reward is uncertain');
   });

@@ -18,8 +18,8 @@ import bcrypt from 'bcryptjs';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimServer } from '../../src/sim/server.js';
-import { startCapture } from '../helpers/capture.js';
 import { runCli, runDaemon, stopCli, type RunningCli } from '../helpers/cli.js';
+import { startFleet, type Fleet } from '../helpers/fleet.js';
 import { get, setScenario, waitFor, writeConfig } from '../helpers/harness.js';
 
 type Incident = { alertname: string; severity: string; state: string; heldBy?: string };
@@ -71,26 +71,21 @@ async function sameEverywhere(url: string, file: string, name: string): Promise<
 }
 
 describe('check beside a running daemon: the daemon\'s verdicts, one state word on every surface', () => {
-  let sim: SimServer;
-  let hook: Awaited<ReturnType<typeof startCapture>>;
-  let daemon: RunningCli;
-  let file: string;
+  let fleet: Fleet;
 
   beforeAll(async () => {
-    sim = new SimServer([
-      { name: 'flappy', scenario: 'flapping', periodMs: 1500 },
-      { name: 'steady', scenario: 'healthy', periodMs: 3_600_000 },
-      { name: 'due', scenario: 'upgrade-required', upgradeIn: 2 * 86_400, periodMs: 3_600_000 },
-    ]);
-    await sim.listen(0);
-    hook = await startCapture(() => ({ status: 200 }));
-    file = writeConfig(`
-listen: 127.0.0.1:0
+    fleet = await startFleet({
+      nodes: [
+        { name: 'flappy', scenario: 'flapping', periodMs: 1500 },
+        { name: 'steady', scenario: 'healthy', periodMs: 3_600_000 },
+        { name: 'due', scenario: 'upgrade-required', upgradeIn: 2 * 86_400, periodMs: 3_600_000 },
+      ],
+      config: ({ sim, hook, node }) => `
 defaults: {endpoints: [health], interval: 1s, timeout: 2s, validator: false}
 nodes:
-  - {name: flappy, url: "${sim.nodeUrl('flappy')}"}
-  - {name: steady, url: "${sim.nodeUrl('steady')}"}
-  - {name: due, url: "${sim.nodeUrl('due')}"}
+${node('flappy')}
+${node('steady')}
+${node('due')}
 services:
   - {name: data-api, kind: data-api, url: "${sim.serviceUrl('data-api')}", interval: 1s, timeout: 2s}
   - {name: metrics-api, kind: metrics-api, url: "${sim.serviceUrl('metrics-api')}", interval: 1s, timeout: 2s}
@@ -99,51 +94,46 @@ alerts:
   # an incident stays open through many good polls: a check that flaps is one incident
   resolve_polls: 1000
   receivers:
-    - {name: hook, webhook: {url: "${hook.url}/hook"}}
-`);
-    daemon = await runDaemon(file);
+    - {name: hook, webhook: {url: "${hook}"}}
+`,
+    });
   }, 60_000);
 
-  afterAll(async () => {
-    await stopCli(daemon);
-    await sim?.close();
-    await hook?.close();
-  });
+  afterAll(() => fleet?.stop());
 
-  const paged = (target: string, alertname: string) =>
-    hook.on('/hook').some((r) => (r.json as { alerts: Array<{ status: string; labels: Record<string, string> }> }).alerts.some((a) => a.status === 'firing' && a.labels.target === target && a.labels.alertname === alertname));
+  const paged = (target: string, alertname: string) => fleet.told({ path: '/hook', status: 'firing', target, alertname }).length > 0;
 
   it('a flapping check: check lands between two failures and still reports the open incident, as the daemon\'s', { timeout: 120_000 }, async () => {
     await waitFor('the flapping C check paged', () => paged('flappy', 'AvalancheCheckFailing'), 30_000);
     // between two failures: the check passes now (and stays so), the incident stays open
-    await setScenario(sim, 'flappy', 'healthy');
-    await waitFor('the daemon polled flappy passing', async () => (await statusOf(daemon.url)).find((t) => t.name === 'flappy')!.summary !== 'failing: C', 20_000);
-    const { api, check, text } = await sameEverywhere(daemon.url, file, 'flappy');
+    await setScenario(fleet.sim, 'flappy', 'healthy');
+    await waitFor('the daemon polled flappy passing', async () => (await statusOf(fleet.url)).find((t) => t.name === 'flappy')!.summary !== 'failing: C', 20_000);
+    const { api, check, text } = await sameEverywhere(fleet.url, fleet.file, 'flappy');
     expect(api.state).not.toBe('healthy');
     expect(api.incidents.map((i) => i.alertname)).toContain('AvalancheCheckFailing');
     // the reply passes: the incident says why
     expect(api.summary).not.toBe('healthy');
-    expect(check.verdicts.daemon).toMatchObject({ pid: daemon.child.pid, targets: ['flappy'] });
+    expect(check.verdicts.daemon).toMatchObject({ pid: fleet.daemon.child.pid, targets: ['flappy'] });
     expect(text).toMatch(/^verdicts: the running daemon's \(pid \d+ at http:\/\/127\.0\.0\.1:\d+\): its open incidents are what on-call was told$/m);
-    const whole = await checkJson(file);
+    const whole = await checkJson(fleet.file);
     expect(whole.code).toBeGreaterThan(0);
     expect(whole.report.verdicts.round).toEqual([]);
   });
 
   it('a hosted API\'s outage that goes on behind HTTP 429 stays open in check, as in the daemon; a service healthy before its 429 stays healthy', { timeout: 120_000 }, async () => {
-    await postService(sim, 'data-api', { scenario: 'down' });
+    await postService(fleet.sim, 'data-api', { scenario: 'down' });
     await waitFor('the Data API outage paged', () => paged('data-api', 'AvalancheServiceUnhealthy'), 30_000);
-    await postService(sim, 'data-api', { scenario: 'rate-limited', retryAfterSeconds: 3600 });
-    await postService(sim, 'metrics-api', { scenario: 'rate-limited', retryAfterSeconds: 3600 });
-    await waitFor('the daemon rate limited on both', async () => (await statusOf(daemon.url)).filter((t) => /HTTP 429|rate limited/.test(t.summary)).length === 2, 20_000);
+    await postService(fleet.sim, 'data-api', { scenario: 'rate-limited', retryAfterSeconds: 3600 });
+    await postService(fleet.sim, 'metrics-api', { scenario: 'rate-limited', retryAfterSeconds: 3600 });
+    await waitFor('the daemon rate limited on both', async () => (await statusOf(fleet.url)).filter((t) => /HTTP 429|rate limited/.test(t.summary)).length === 2, 20_000);
 
-    const outage = await sameEverywhere(daemon.url, file, 'data-api');
+    const outage = await sameEverywhere(fleet.url, fleet.file, 'data-api');
     expect(outage.api.state).toBe('warning');
     expect(outage.api.incidents.map((i) => i.alertname)).toContain('AvalancheServiceUnhealthy');
     expect(outage.api.summary).toMatch(/(HTTP 429|rate limited).*its health is not known meanwhile; data-api is unhealthy/);
     expect(outage.text.split('\n')[0]).toMatch(/^WARNING - data-api warning \(AvalancheServiceUnhealthy\) \| .* warning=1;;;0;1 /);
 
-    const quota = await sameEverywhere(daemon.url, file, 'metrics-api');
+    const quota = await sameEverywhere(fleet.url, fleet.file, 'metrics-api');
     expect(quota.api.state).toBe('healthy');
     // one word for one service: the plugin line counts it as the target line says it
     expect(quota.text.split('\n')[0]).toBe('OK - 1 target healthy | healthy=1;;;0;1 warning=0;;;0;1 unhealthy=0;;;0;1 unreachable=0;;;0;1 pending=0;;;0;1');
@@ -151,16 +141,16 @@ alerts:
 
   it('the upgrade deadline is in the fleet page\'s summary and in check\'s text, not only "failing: futureupgrade"', { timeout: 60_000 }, async () => {
     await waitFor('the upgrade paged', () => paged('due', 'AvalancheNodeUpgradeRequired'), 30_000);
-    const { api, text } = await sameEverywhere(daemon.url, file, 'due');
+    const { api, text } = await sameEverywhere(fleet.url, fleet.file, 'due');
     expect(api.summary).toMatch(/^failing: futureupgrade; due: upgrade AvalancheGo before \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in /);
     expect(text).toMatch(/^due +UNHEALTHY +failing: futureupgrade; due: upgrade AvalancheGo before \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in /m);
-    const page = (await get(`${daemon.url}/`)).body;
+    const page = (await get(`${fleet.url}/`)).body;
     const row = page.slice(page.indexOf('href="/targets/due"'));
     expect(row.slice(0, row.indexOf('</tr>'))).toMatch(/<div class="why">due: upgrade AvalancheGo before \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in /);
   });
 
   it('alone, a config whose daemon is not running: check says its verdicts are its own round', async () => {
-    const alone = writeConfig(`nodes:\n  - {name: steady, url: "${sim.nodeUrl('steady')}", endpoints: [health], validator: false}\n`);
+    const alone = writeConfig(`nodes:\n  - {name: steady, url: "${fleet.sim.nodeUrl('steady')}", endpoints: [health], validator: false}\n`);
     const text = await checkText(alone);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^verdicts: this check's own round \(no avahealth daemon runs on .+\)$/m);

@@ -28,6 +28,8 @@ export interface EngineOptions {
   sink?: BatchSink;
   /** A target's carried facts (the state map's carried files), sent with its alerts in the signed handover record. */
   carried?: (target: string) => Record<string, unknown> | undefined;
+  /** Told after a verdict changed an incident (the silence mirror sends what a silence holds at once, not at its next pass). */
+  changed?: () => void;
 }
 
 /** Verdict changes kept per target for its page. */
@@ -303,6 +305,7 @@ export class AlertEngine {
     if (incidents.size === 0) this.book.delete(target);
     if (notices.length > 0) this.sink?.dispatch({ id: randomUUID(), target, createdAt: now, alerts: this.withCarried(notices), ...(handover ? { handover: true } : {}) });
     if (stepped.changed || notices.length > 0) this.stateFile.schedule();
+    if (stepped.changed) this.options.changed?.();
   }
 
   /** The verdict changes one step made (compared with each incident's phase and severity before it). */

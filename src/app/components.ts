@@ -77,7 +77,9 @@ export function buildComponents(config: Config, log: Logger): Components {
   // pipeline restores its incidents, the outboxes learn what the incidents say was announced, the
   // incidents follow what the outboxes say receivers were told, and the pipeline follows the store.
   const notifier = buildNotifier(config, metrics, deliveryHttp, log);
-  const alerts = new AlertEngine(config, { log, sink: notifier, carried: (target) => carriedOf(memory, target) });
+  // a verdict that changes an incident may change what a silence holds: the mirror tells Alertmanager at once
+  let changed = () => {};
+  const alerts = new AlertEngine(config, { log, sink: notifier, carried: (target) => carriedOf(memory, target), changed: () => changed() });
   notifier.recordOpen(alerts.toldFiring());
   alerts.reconcile(notifier.told());
   alerts.attach(store);
@@ -93,6 +95,7 @@ export function buildComponents(config: Config, log: Logger): Components {
   };
   const silenceMirrors = new SilenceMirrors(sources, log);
   silenceMirrors.setConfig(config);
+  changed = () => silenceMirrors.nudge();
   const parts: Components = { store, metrics, poller, alerts, notifier, gates, memory, silenceMirrors, deliveryHttp, config };
   return parts;
 }

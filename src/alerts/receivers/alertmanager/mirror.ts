@@ -99,6 +99,15 @@ export class SilenceMirror {
     clearTimeout(this.timer);
   }
 
+  /** A pass now (at the next turn of the event loop), then on the usual schedule: the pipeline changed an incident. */
+  nudge(): void {
+    if (this.stopped || this.timer === undefined) return;
+    // nothing a silence holds, nothing fed to resolve: the change is none of the mirror's business
+    if ((this.fed === undefined || this.fed.size === 0) && this.sources.silences(Date.now()).length === 0) return;
+    clearTimeout(this.timer);
+    this.schedule(0);
+  }
+
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
@@ -246,6 +255,11 @@ export class SilenceMirrors {
   start(): void {
     this.started = true;
     for (const mirror of this.mirrors.values()) mirror.start();
+  }
+
+  /** Every mirror passes now: an incident changed, and with it perhaps what a silence holds. */
+  nudge(): void {
+    for (const mirror of this.mirrors.values()) mirror.nudge();
   }
 
   stop(): void {

@@ -4,7 +4,7 @@
  * registry (src/probes/registry.ts); the poller knows no probe kind. Logs transitions at info/warn
  * and every poll at debug.
  */
-import { limit } from './util/limit.js';
+import pLimit from 'p-limit';
 import type { Config } from './config/load.js';
 import { HttpClient } from './transport/client.js';
 import { RateLimitGate } from './transport/rate-limit.js';
@@ -44,7 +44,7 @@ export class Poller {
     };
     this.context = {
       http: this.http,
-      limit: limit(config.limits.maxConcurrentRequests),
+      limit: pLimit(config.limits.maxConcurrentRequests),
       gate,
       parsed: new ParseCache(),
       shared: new SharedAnswers(),

@@ -1,4 +1,4 @@
-import { limit } from '../../src/util/limit.js';
+import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, ProbeError } from '../../src/transport/client.js';
 import { MAX_OWN_L1_VALIDATIONS, validationRenews, validatorReport, type ScheduleSource } from '../../src/model/validator.js';
@@ -30,7 +30,7 @@ describe('the validator probe: attribution, auto-renewal, large and hostile answ
       { name: 'new', scenario: 'healthy' },
       { name: 'old', scenario: 'version-behind' },
     ]);
-    ctx = { http: new HttpClient({ maxResponseBytes: DEFAULT_CAP }), limit: limit(8) };
+    ctx = { http: new HttpClient({ maxResponseBytes: DEFAULT_CAP }), limit: pLimit(8) };
   });
   afterAll(async () => {
     await ctx.http.close();

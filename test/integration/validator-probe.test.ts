@@ -1,4 +1,4 @@
-import { limit } from '../../src/util/limit.js';
+import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/transport/client.js';
 import type { ProbeContext } from '../../src/probes/types.js';
@@ -20,7 +20,7 @@ describe('the validator probe against simulated nodes', () => {
       { name: 'l1v', scenario: 'healthy', l1: true },
       { name: 'rpc', scenario: 'healthy', validator: false },
     ]);
-    ctx = { http: new HttpClient({ maxResponseBytes: 1 << 20 }), limit: limit(8) };
+    ctx = { http: new HttpClient({ maxResponseBytes: 1 << 20 }), limit: pLimit(8) };
   });
   afterAll(async () => {
     await ctx.http.close();

@@ -9,7 +9,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { limit } from '../../src/util/limit.js';
+import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/transport/client.js';
 import { validatorReport } from '../../src/model/validator.js';
@@ -26,7 +26,7 @@ describe('the validator probe through a v1.15 restart', () => {
 
   beforeAll(async () => {
     sim = await startSim([{ name: 'v', scenario: 'healthy' }]);
-    ctx = { http: new HttpClient({ maxResponseBytes: 4 * 1024 * 1024 }), limit: limit(4) };
+    ctx = { http: new HttpClient({ maxResponseBytes: 4 * 1024 * 1024 }), limit: pLimit(4) };
   });
   afterAll(async () => {
     await ctx.http.close();

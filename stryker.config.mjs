@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Mutation testing of the alert core: `npm run test:mutation` (not part of `npm test` nor CI).
- * StrykerJS 10 wants Node.js 22 (the project's baseline). docs/development.md has how to run it,
+ * StrykerJS 9.5: it runs on Node.js 20 and 22 (10 wants 22). docs/development.md has how to run it,
  * the test set and the last figures.
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */

@@ -71,13 +71,20 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
   const plan = planOf(target);
   const previous = ctx.store.get(target.name)?.jobs.get('node');
   // The schedule is read beside the health endpoints (its own calls never fail the poll), so one timeout bounds both.
-  const [schedule, execution, ...endpoints] = await Promise.all([
+  const [firstRead, execution, ...endpoints] = await Promise.all([
     readSchedule(target, ctx, previous, at),
     readExecution(target, ctx, previous, at),
     ...plan.map((exchange) => ctx.limit(() => probeEndpoint(target, exchange, ctx))),
   ]);
   const nodeId = endpoints.find((e) => e.nodeId)?.nodeId;
-  const unknown = schedule ? unknownOf(target.name, schedule, previous, ctx.store) : [];
+  let schedule = firstRead;
+  let unknown = firstRead ? unknownOf(target.name, firstRead, previous, ctx.store) : [];
+  // News: an upgrade this node's reading lacks, from a node read after it. A running node's schedule
+  // changes only with a restart, which this daemon may have missed: it is read again before it is judged.
+  if (firstRead && unknown.some((u) => !previous?.unknownUpgrades?.some((p) => p.key === u.key) && firstRead.readAt < (ctx.store.get(u.from)?.jobs.get('node')?.schedule?.readAt ?? 0))) {
+    schedule = await readSchedule(target, ctx, previous, at, { force: true });
+    unknown = schedule ? unknownOf(target.name, schedule, previous, ctx.store) : [];
+  }
   const remembered = ctx.memory.missedUpgrades.get(target.name);
   const { missed, remember } = missedUpgrade(previous, remembered, endpoints, at, { ...(schedule ? { schedule } : {}), unknown });
   // Written when the deadline changes, not for every reading of the stake share.

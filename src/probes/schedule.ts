@@ -4,7 +4,8 @@
  * health poll. The schedule changes only with the build, and a new build means a restart: it is read
  * on the first poll, again on the first poll after one the node did not answer, at every poll while
  * the build lacks an upgrade the network schedules (until the build that knows it is installed), and
- * at least every hour. A failed or switched-off info API costs nothing but the schedule (kept as last read): it
+ * at least every hour, and at once when another node's schedule, read after this node's, has an
+ * upgrade this one's reading lacks (probes/node.ts: a verdict rests on readings no older than the news). A failed or switched-off info API costs nothing but the schedule (kept as last read): it
  * never fails the node's poll. The comparison with the fleet is model/schedule.ts.
  */
 import type { NodeTarget } from '../config/load.js';
@@ -37,10 +38,10 @@ function due(memory: ScheduleMemory, previous: TargetObservation | undefined, at
 }
 
 /** The node's schedule as last read (read now when due); undefined until its info API has answered. */
-export async function readSchedule(target: NodeTarget, ctx: Pick<ProbeContext, 'http' | 'limit'>, previous: TargetObservation | undefined, at: number): Promise<NodeSchedule | undefined> {
+export async function readSchedule(target: NodeTarget, ctx: Pick<ProbeContext, 'http' | 'limit'>, previous: TargetObservation | undefined, at: number, { force = false } = {}): Promise<NodeSchedule | undefined> {
   let memory = memories.get(target);
   if (!memory) memories.set(target, (memory = {}));
-  if (!due(memory, previous, at)) return memory.schedule;
+  if (!force && !due(memory, previous, at)) return memory.schedule;
   const ask = async <T>(method: string, parse: (value: unknown) => { ok: true; value: T } | { ok: false; error: string }): Promise<{ value?: T; off?: boolean }> => {
     try {
       const { answer } = await callNode(target, '/ext/info', method, {}, ctx);

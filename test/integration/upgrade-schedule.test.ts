@@ -98,3 +98,62 @@ alerts:
     expect(sample(await scrape(d.url), 'avahealth_node_upgrade_unknown_timestamp_seconds', { target: 'behind' })).toBeUndefined();
   });
 });
+
+/**
+ * A node's schedule is read hourly (it changes only with a restart), so a reading can be older than
+ * the news: another node, read after it, lists an upgrade this one's old reading lacks, though this
+ * one may have been restarted on a build that knows it too without a poll going unanswered. The
+ * node is read again before it is judged: no UpgradeUnknown from a stale reading (seed 2 of the
+ * trust week: every node of the fleet warned at once when one upgraded node was read again).
+ */
+describe('a schedule read before the news', () => {
+  let sim: SimServer;
+  let hook: Awaited<ReturnType<typeof startCapture>>;
+  let d: RunningDaemon | undefined;
+
+  beforeAll(async () => {
+    sim = await startSim([
+      { name: 'one', scenario: 'healthy', validator: false, periodMs: 500 },
+      { name: 'two', scenario: 'healthy', validator: false, periodMs: 500 },
+    ]);
+    hook = await startCapture();
+  }, 30_000);
+
+  afterAll(async () => {
+    await d?.stop();
+    await sim?.close();
+    await hook?.close();
+  });
+
+  it('is read again before the node is judged', async () => {
+    d = await startDaemon(`
+listen: 127.0.0.1:0
+state_dir: ${mkdtempSync(join(tmpdir(), 'avahealth-schedule-'))}
+defaults: {interval: 1s, timeout: 1500ms, endpoints: [health], validator: false}
+nodes:
+  - {name: one, url: "${sim.nodeUrl('one')}"}
+  - {name: two, url: "${sim.nodeUrl('two')}"}
+alerts:
+  for_polls: 1
+  resolve_polls: 1
+  receivers:
+    - {name: oncall, webhook: {url: "${hook.url}/hook"}}
+`);
+    const rounds = (target: string) => d!.daemon.store.get(target)?.rounds ?? 0;
+    await waitForRounds(d, 'one', 2);
+    await waitForRounds(d, 'two', 2);
+    // A release schedules the next upgrade: the simulator's other builds (one's) know it from now on,
+    // and this daemon's reading of one, an hour fresh, does not say so.
+    await setScenario(sim, 'two', 'upgrade-required', { upgradeIn: 20 * DAY });
+    // two goes down and comes back on the build that knows it: its schedule is read again (the newest in the fleet)
+    await setScenario(sim, 'two', 'reset');
+    const down = rounds('two');
+    await waitFor('a poll of two that fails', () => d!.daemon.store.get('two')?.latest?.endpoints.every((e) => !e.ok) === true && rounds('two') > down, 20_000);
+    await setScenario(sim, 'two', 'healthy');
+    await waitFor("two's schedule read again with the upgrade", () => Object.keys(d!.daemon.store.get('two')?.jobs.get('node')?.schedule?.activations ?? {}).includes('nextUpgradeTime'), 20_000);
+    await waitForRounds(d, 'one', rounds('one') + 3);
+    const told = hook.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.labels.alertname === 'AvalancheNodeUpgradeUnknown');
+    expect(told.map((a) => `${a.status} ${a.labels.target}`)).toEqual([]);
+    expect(Object.keys(d.daemon.store.get('one')?.jobs.get('node')?.schedule?.activations ?? {})).toContain('nextUpgradeTime');
+  });
+});

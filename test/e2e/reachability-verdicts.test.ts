@@ -141,7 +141,11 @@ alerts:
     expect(told('resolved', 'AvalancheNodeUpgradeRequired', 'upg')).toEqual([]);
     // its chains lost the upgraded stake: the symptom of the missed upgrade does not page again
     expect(m.filter((x) => x.name === 'avahealth_node_check_passing' && x.labels.target === 'upg' && x.labels.check === 'P')[0]?.value).toBe(0);
-    expect(alerts().filter((a) => a.labels.target === 'upg' && a.labels.alertname !== 'AvalancheNodeUpgradeRequired')).toEqual([]);
+    // The early warning from the node's own schedule (AvalancheNodeUpgradeUnknown) may have come first:
+    // the missed upgrade holds it back, never resolved while the problem grows.
+    expect(alerts().filter((a) => a.labels.target === 'upg' && !['AvalancheNodeUpgradeRequired', 'AvalancheNodeUpgradeUnknown'].includes(a.labels.alertname!))).toEqual([]);
+    expect(told('firing', 'AvalancheNodeUpgradeUnknown', 'upg').length).toBeLessThanOrEqual(1);
+    expect(told('resolved', 'AvalancheNodeUpgradeUnknown', 'upg')).toEqual([]);
     expect(sample(m, 'avahealth_alerts', { alertname: 'AvalancheNodeUpgradeRequired', severity: 'critical', state: 'firing' })).toBeGreaterThanOrEqual(1);
     const status = JSON.parse((await get(`${fleet.url}/api/v1/status`)).body) as { targets: Array<{ name: string; state: string }> };
     expect(status.targets.find((t) => t.name === 'upg')?.state).not.toBe('healthy');

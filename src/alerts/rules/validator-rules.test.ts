@@ -37,12 +37,13 @@ const validating = {
 };
 
 describe('the validator rules are registered under their own source', () => {
-  it('seven rules read the validator poll (AvalancheValidatorEndingSoon needs no chain data)', () => {
+  it('eight rules read the validator poll (AvalancheValidatorEndingSoon needs no chain data)', () => {
     expect(rulesOf('validator').map((r) => r.name)).toEqual([
       'AvalancheValidatorEndingSoon',
       'AvalancheValidatorRewardAtRisk',
       'AvalancheValidatorDowntimeBudgetLow',
       'AvalancheValidatorRewardMissed',
+      'AvalancheValidatorPublicIpChanged',
       'AvalancheL1ValidatorBalanceLow',
       'AvalancheL1ValidatorInactive',
       'AvalancheNodeVersionBehind',

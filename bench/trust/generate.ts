@@ -241,7 +241,7 @@ const TRUTH = {
   disk: (t: string) => `AvalancheDiskLow target=${t} also=AvalancheNodeUnhealthy,AvalancheCheckFailing{check=diskspace}`,
   cut: (n: Node) =>
     `AvalancheCheckFailing target=${n.name} check=network|C|P|X also=AvalancheNodeUnhealthy${n.validator ? ',AvalancheValidatorRewardAtRisk,AvalancheValidatorDowntimeBudgetLow,AvalancheValidatorUnreachableByPeers' : ''}`,
-  upgrade: (t: string) => `AvalancheNodeUpgradeRequired target=${t} also=AvalancheNodeUnhealthy,AvalancheCheckFailing{check=futureupgrade|C|P|X}`,
+  upgrade: (t: string) => `AvalancheNodeUpgradeRequired target=${t} also=AvalancheNodeUpgradeUnknown,AvalancheNodeUnhealthy,AvalancheCheckFailing{check=futureupgrade|C|P|X}`,
   unreachable: (t: string) => `AvalancheNodeUnreachable target=${t}`,
   port: (t: string) => `AvalancheValidatorUnreachableByPeers target=${t} also=AvalancheCheckFailing{check=network},AvalancheNodeUnhealthy`,
   peers: (t: string) => `AvalancheValidatorUnreachableByPeers target=${t} also=AvalancheValidatorRewardAtRisk,AvalancheValidatorDowntimeBudgetLow`,

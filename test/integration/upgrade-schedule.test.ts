@@ -13,7 +13,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EndpointObservation, TargetObservation } from '../../src/model/observation.js';
+import { readSchedule } from '../../src/probes/schedule.js';
+import { HttpClient } from '../../src/transport/client.js';
 import type { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
 import { sample, scrape, setScenario, startDaemon, startSim, waitFor, waitForRounds, type RunningDaemon } from '../helpers/harness.js';
@@ -155,5 +159,56 @@ alerts:
     const told = hook.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.labels.alertname === 'AvalancheNodeUpgradeUnknown');
     expect(told.map((a) => `${a.status} ${a.labels.target}`)).toEqual([]);
     expect(Object.keys(d.daemon.store.get('one')?.jobs.get('node')?.schedule?.activations ?? {})).toContain('nextUpgradeTime');
+  });
+});
+
+describe('info.upgrades beside a poll a second: read again at most every 15 s but for a missed upgrade', () => {
+  let sim: SimServer;
+  const ctx = { http: new HttpClient({ maxResponseBytes: 1 << 20 }), limit: pLimit(8) };
+  const T = 1_800_000_000;
+
+  beforeAll(async () => {
+    sim = await startSim([{ name: 'behind', scenario: 'upgrade-required', upgradeIn: 20 * DAY, validator: false }]);
+  });
+  afterAll(async () => {
+    await ctx.http.close();
+    await sim?.close();
+  });
+
+  const health = (ok: boolean): EndpointObservation => ({ endpoint: 'health', view: 'all', ok, at: 0, durationSeconds: 0, ...(ok ? { report: { healthy: true, checks: [] } } : { reason: 'connect', error: 'ECONNREFUSED' }) });
+  /** Its last poll: answered or not, and behind the network's schedule by an upgrade at `upgradeAt`. */
+  const last = (ok: boolean, upgradeAt?: number): TargetObservation => ({ target: 'behind', kind: 'node', at: 0, endpoints: [health(ok)], ...(upgradeAt !== undefined ? { unknownUpgrades: [{ key: 'nextUpgradeTime', at: upgradeAt, from: 'upgraded', own: 'absent' }] } : {}) });
+  const reads = () => sim.nodes.get('behind')!.economics.calls.filter((m) => m === 'info.upgrades').length;
+
+  it('behind by an upgrade to come: every 15 s, the same schedule object while the values stay', async () => {
+    const target = { baseUrl: sim.nodeUrl('behind'), headers: {}, timeoutMs: 2000, tls: { insecureSkipVerify: false }, secrets: [], network: 'mainnet' as const };
+    const before = reads();
+    const first = await readSchedule(target, ctx, undefined, T);
+    expect(first?.network).toBe('mainnet');
+    const behind = last(true, T + 20 * DAY);
+    for (let at = T + 1; at < T + 15; at++) expect(await readSchedule(target, ctx, behind, at)).toBe(first);
+    expect(reads() - before).toBe(1);
+    // read again: the same values, the same schedule (the fleet comparison has nothing to do)
+    expect(await readSchedule(target, ctx, behind, T + 15)).toBe(first);
+    expect(reads() - before).toBe(2);
+    // not behind: hourly
+    expect(await readSchedule(target, ctx, last(true), T + 40)).toBe(first);
+    expect(reads() - before).toBe(2);
+  });
+
+  it('after a poll it did not answer: once 15 s passed, though the polls after it are answered; a missed upgrade: every poll', async () => {
+    const target = { baseUrl: sim.nodeUrl('behind'), headers: {}, timeoutMs: 2000, tls: { insecureSkipVerify: false }, secrets: [], network: 'mainnet' as const };
+    const before = reads();
+    await readSchedule(target, ctx, undefined, T);
+    await readSchedule(target, ctx, last(false), T + 1);
+    await readSchedule(target, ctx, last(true), T + 2);
+    expect(reads() - before).toBe(1);
+    await readSchedule(target, ctx, last(true), T + 15);
+    expect(reads() - before).toBe(2);
+    await readSchedule(target, ctx, last(true), T + 30);
+    expect(reads() - before).toBe(2);
+    // past the activation its build lacks: each poll reads it, so that installing the build ends the missed upgrade and the warning at once
+    for (let at = T + 31; at < T + 35; at++) await readSchedule(target, ctx, last(true, T - 3600), at);
+    expect(reads() - before).toBe(6);
   });
 });

@@ -2,20 +2,23 @@
  * Probes one AvalancheGo node: every configured endpoint (and tag-filtered view of /ext/health),
  * over plain GET or JSON-RPC 2.0, each exchange classified into success or one failure reason.
  */
-import type { NodeTarget, NodeView } from '../config/load.js';
+import type { Config, NodeTarget, NodeView } from '../config/load.js';
 import { ProbeError, type HttpRequest, type HttpResponse } from '../transport/client.js';
 import { type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../model/observation.js';
 import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
 import { keepRaw, observe, parseJson, readHealthBody, statusError } from './exchange.js';
 import { missedUpgrade } from './missed-upgrade.js';
 import { readSchedule } from './schedule.js';
-import { readExecution } from './execution.js';
+import { EXECUTION_READ_SECONDS, readExecution } from './execution.js';
 import { newestActivations, unknownIn, unknownUpgrades, type FleetSchedule, type NewestActivations, type NodeSchedule, type UnknownUpgrade } from '../model/schedule.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 
 /** One job per node: its health endpoints and views (side by side, so one timeout bounds the poll), on the node's interval or cron schedule. */
 export const nodeProber: Prober<NodeTarget> = {
-  jobs: (config) => perTarget(config.nodes, 'node', { cron: (n) => n.schedule, deadlineMs: (n) => n.timeoutMs }),
+  jobs: (config) => {
+    for (const node of config.nodes) executionEvery.set(node, executionReadSeconds(config, node.name));
+    return perTarget(config.nodes, 'node', { cron: (n) => n.schedule, deadlineMs: (n) => n.timeoutMs });
+  },
   probe: async (target, ctx) => ({ observation: await probeNode(target, ctx) }),
   decidesReachability: true,
 };
@@ -27,6 +30,16 @@ const GET_PATHS: Record<NodeEndpoint, string> = {
 };
 
 let nextRpcId = 1;
+
+/** Seconds between two eth_blockNumber calls per target (readExecution), from the config its jobs were made of. */
+const executionEvery = new WeakMap<NodeTarget, number>();
+
+/** EXECUTION_READ_SECONDS, or an eighth of AvalancheNodeExecutionStalled's threshold for the target when that is longer. */
+export function executionReadSeconds(config: Config, target: string): number {
+  const rule = 'AvalancheNodeExecutionStalled';
+  const threshold = config.alerts.targetRules[target]?.[rule]?.threshold ?? config.alerts.rules[rule]?.threshold;
+  return Math.max(EXECUTION_READ_SECONDS, (threshold ?? 0) / 8);
+}
 
 /** One exchange of a node's poll, worked out once per target config (URL, cache key, request options). */
 interface PlannedExchange {
@@ -73,7 +86,7 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
   // The schedule is read beside the health endpoints (its own calls never fail the poll), so one timeout bounds both.
   const [firstRead, execution, ...endpoints] = await Promise.all([
     readSchedule(target, ctx, previous, at),
-    readExecution(target, ctx, previous, at),
+    readExecution(target, ctx, previous, at, executionEvery.get(target)),
     ...plan.map((exchange) => ctx.limit(() => probeEndpoint(target, exchange, ctx))),
   ]);
   const nodeId = endpoints.find((e) => e.nodeId)?.nodeId;

@@ -6,7 +6,13 @@
  * (vms/saevm/sae/health.go): the node stays healthy. AvalancheNodeExecutionStalled compares the C
  * check's lastAcceptedHeight with eth_blockNumber, in its own words for an RPC node and a validator.
  */
+import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TargetObservation } from '../../src/model/observation.js';
+import { parseConfig } from '../../src/config/load.js';
+import { readExecution } from '../../src/probes/execution.js';
+import { executionReadSeconds } from '../../src/probes/node.js';
+import { HttpClient } from '../../src/transport/client.js';
 import type { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
 import { sample, scrape, setScenario, startDaemon, startSim, waitFor, waitForRounds, type RunningDaemon } from '../helpers/harness.js';
@@ -61,8 +67,9 @@ alerts:
   it('stalled: its own words for an RPC node and a validator, while every health check passes; resolved once it executes again', async () => {
     await setScenario(sim, 'val', 'execution-stalled');
     await setScenario(sim, 'rpc', 'execution-stalled');
-    const rpc = await waitFor('ExecutionStalled for rpc', () => told('firing', 'rpc')[0], 20_000);
-    const val = await waitFor('ExecutionStalled for val', () => told('firing', 'val')[0], 20_000);
+    // eth_blockNumber is asked at most every 15 s (probes/execution.ts): the stall shows at the second reading after it
+    const rpc = await waitFor('ExecutionStalled for rpc', () => told('firing', 'rpc')[0], 45_000);
+    const val = await waitFor('ExecutionStalled for val', () => told('firing', 'val')[0], 45_000);
     expect(rpc.labels).toMatchObject({ severity: 'warning', chain: 'C' });
     expect(rpc.annotations.summary).toMatch(/^rpc: C-Chain execution stalled at block \d+ for \d+s, \d+ accepted blocks not executed: its RPC answers for "latest" are \d+ blocks old$/);
     expect(rpc.annotations.description).toContain('Take it out of the load balancer');
@@ -73,7 +80,71 @@ alerts:
     expect(sample(m, 'avahealth_node_chain_last_accepted_height', { target: 'rpc', chain: 'C' })).toBeGreaterThan(sample(m, 'avahealth_node_chain_last_executed_height', { target: 'rpc', chain: 'C' })!);
 
     await setScenario(sim, 'rpc', 'healthy');
-    const resolved = await waitFor('rpc resolved', () => told('resolved', 'rpc')[0], 20_000);
+    const resolved = await waitFor('rpc resolved', () => told('resolved', 'rpc')[0], 30_000);
     expect(resolved.annotations.summary).toMatch(/^rpc: C executes again: block \d+$/);
+  }, 150_000);
+});
+
+describe('eth_blockNumber beside a poll a second: at most every 15 s', () => {
+  let sim: SimServer;
+  const ctx = { http: new HttpClient({ maxResponseBytes: 1 << 20 }), limit: pLimit(8) };
+
+  beforeAll(async () => {
+    sim = await startSim([{ name: 'rpc', scenario: 'healthy', validator: false, periodMs: 500 }]);
+  });
+  afterAll(async () => {
+    await ctx.http.close();
+    await sim?.close();
+  });
+
+  // its last poll's health: a C-Chain with an accepted height
+  const previous: TargetObservation = {
+    target: 'rpc',
+    kind: 'node',
+    at: 0,
+    endpoints: [{ endpoint: 'health', view: 'all', ok: true, at: 0, durationSeconds: 0, report: { healthy: true, checks: [{ name: 'C', passing: true, notYetRun: false, durationSeconds: 0, contiguousFailures: 0, chain: { lastAcceptedHeight: 10 } }] } }],
+  };
+
+  it('the polls in between carry the last reading, not marked unanswered; a longer threshold asks less often', async () => {
+    const node = sim.nodes.get('rpc')!;
+    const target = { baseUrl: sim.nodeUrl('rpc'), headers: {}, timeoutMs: 2000, tls: { insecureSkipVerify: false }, secrets: [] };
+    const T = 1_800_000_000;
+    const asked = node.requests;
+    const first = await readExecution(target, ctx, previous, T);
+    expect(first).toMatchObject({ at: T, since: T });
+    expect(first!.executedHeight).toBeGreaterThan(0);
+    for (let at = T + 1; at < T + 15; at++) expect(await readExecution(target, ctx, previous, at)).toBe(first);
+    expect(node.requests - asked).toBe(1);
+    const again = await readExecution(target, ctx, previous, T + 15);
+    expect(again!.at).toBe(T + 15);
+    expect(again!.unanswered).toBeUndefined();
+    expect(node.requests - asked).toBe(2);
+
+    // AvalancheNodeExecutionStalled's threshold at 4 minutes: every 30 s
+    const slower = { ...target };
+    await readExecution(slower, ctx, previous, T, 30);
+    for (let at = T + 1; at < T + 30; at += 7) await readExecution(slower, ctx, previous, at, 30);
+    expect(node.requests - asked).toBe(3);
+    await readExecution(slower, ctx, previous, T + 30, 30);
+    expect(node.requests - asked).toBe(4);
+  });
+
+  it("how often, from the rule's threshold for the target: an eighth of it, 15 s at least", () => {
+    const config = parseConfig(
+      `
+nodes:
+  - {name: a, url: "http://127.0.0.1:9650"}
+  - {name: b, url: "http://127.0.0.1:9651"}
+alerts:
+  rules:
+    AvalancheNodeExecutionStalled: {threshold: 240}
+  targets:
+    b: {rules: {AvalancheNodeExecutionStalled: {threshold: 60}}}
+`,
+      'config.yaml',
+    );
+    expect(executionReadSeconds(config, 'a')).toBe(30);
+    expect(executionReadSeconds(config, 'b')).toBe(15);
+    expect(executionReadSeconds(parseConfig('nodes:\n  - {name: a, url: "http://127.0.0.1:9650"}\n', 'config.yaml'), 'a')).toBe(15);
   });
 });

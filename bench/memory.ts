@@ -1,6 +1,7 @@
 /**
- * RSS, V8 heap spaces and CPU per poll of one daemon polling N simulated nodes (bench/RESULTS.md,
- * "Memory"): for A/B runs of builds (ROOT=<checkout with dist/>), environment variables and node
+ * RSS, V8 heap spaces (new, old and the others together), malloc's resident part and CPU per poll
+ * of one daemon polling N simulated nodes (bench/RESULTS.md, "Memory"; docs/scaling.md, "Where a
+ * 1,000-node daemon's RSS goes"): for A/B runs of builds (ROOT=<checkout with dist/>), environment variables and node
  * flags. Prints one JSON line. A node flag `--heapsnapshot-signal=SIGUSR2` also writes a heap
  * snapshot into the working directory at the end.
  *   node --import tsx bench/memory.ts NODES INTERVAL WARM_S WINDOW_S [ENV=VALUE ...] [-- node flags]
@@ -13,7 +14,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { cpuSeconds, freePort, sleep, stop, waitReady } from './lib.js';
+import { cpuSeconds, freePort, mallocResident, sleep, stop, waitReady } from './lib.js';
 const ROOT = process.env.ROOT ?? new URL('../', import.meta.url).pathname;
 const argv = process.argv.slice(2);
 const [nodes, interval, warm, window] = argv.slice(0, 4);
@@ -61,6 +62,6 @@ const text = await (await request(`http://127.0.0.1:${port}/metrics`)).body.text
 const m = (n: string, l = '') => Number(new RegExp(`^${n}${l ? `\\{[^}]*${l}[^}]*\\}` : '(?:\\{[^}]*\\})?'} (\\S+)$`, 'm').exec(text)?.[1]) / 1048576;
 const s = st();
 const r1 = (x: number) => Math.round(x * 10) / 10;
-console.log(JSON.stringify({ nodes, interval, envs, flags, load: loadavg().map(r1), rssEnd: r1(s('VmRSS')), rssMax: r1(Math.max(...rss)), rssMedian: r1(rss.sort((a, b) => a - b)[rss.length >> 1]!), anon: r1(s('RssAnon')), file: r1(s('RssFile')), pollsPerCpuSecond: Math.round((n1 - n0) / (c1 - c0)), pollsPerSecond: Math.round((n1 - n0) / Number(window)), heapTotal: r1(m('nodejs_heap_size_total_bytes')), heapUsed: r1(m('nodejs_heap_size_used_bytes')), external: r1(m('nodejs_external_memory_bytes')), newSpace: r1(m('nodejs_heap_space_size_total_bytes', 'space="new"')), oldSpace: r1(m('nodejs_heap_space_size_total_bytes', 'space="old"')), oldUsed: r1(m('nodejs_heap_space_size_used_bytes', 'space="old"')), ...(traceGc ? { gc: { markCompacts: gc.markCompacts, scavenges: gc.scavenges, pauseMs: Math.round(gc.pauseMs), maxPauseMs: r1(gc.maxPauseMs), allocatedMiB: Math.round(gc.allocatedMiB), promotedMiB: r1(gc.promotedMiB), promotedBytesPerPoll: Math.round((gc.promotedMiB * 1048576) / (n1 - n0)) } } : {}) }));
+console.log(JSON.stringify({ nodes, interval, envs, flags, load: loadavg().map(r1), rssEnd: r1(s('VmRSS')), rssMax: r1(Math.max(...rss)), rssMedian: r1(rss.sort((a, b) => a - b)[rss.length >> 1]!), anon: r1(s('RssAnon')), file: r1(s('RssFile')), pollsPerCpuSecond: Math.round((n1 - n0) / (c1 - c0)), pollsPerSecond: Math.round((n1 - n0) / Number(window)), heapTotal: r1(m('nodejs_heap_size_total_bytes')), heapUsed: r1(m('nodejs_heap_size_used_bytes')), external: r1(m('nodejs_external_memory_bytes')), newSpace: r1(m('nodejs_heap_space_size_total_bytes', 'space="new"')), oldSpace: r1(m('nodejs_heap_space_size_total_bytes', 'space="old"')), oldUsed: r1(m('nodejs_heap_space_size_used_bytes', 'space="old"')), otherSpaces: r1(['code', 'trusted', 'large_object', 'code_large_object', 'new_large_object'].reduce((n, space) => n + m('nodejs_heap_space_size_total_bytes', `space="${space}"`), 0)), malloc: mallocResident(d.pid).mallocMiB, ...(traceGc ? { gc: { markCompacts: gc.markCompacts, scavenges: gc.scavenges, pauseMs: Math.round(gc.pauseMs), maxPauseMs: r1(gc.maxPauseMs), allocatedMiB: Math.round(gc.allocatedMiB), promotedMiB: r1(gc.promotedMiB), promotedBytesPerPoll: Math.round((gc.promotedMiB * 1048576) / (n1 - n0)) } } : {}) }));
 if (flags.some((f) => f.startsWith("--heapsnapshot-signal"))) { d.kill("SIGUSR2"); await sleep(25000); }
 await stop(d); sim.kill('SIGTERM');

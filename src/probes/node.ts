@@ -135,8 +135,16 @@ function unknownOf(target: string, schedule: NodeSchedule, previous: TargetObser
   if (!memo || memo.version !== version) newestByStore.set(store, (memo = { version, networks: new Map() }));
   let newest = memo.networks.get(network);
   if (!newest) memo.networks.set(network, (newest = newestActivations(fleetSchedules(store), network)));
-  return unknownIn({ target, schedule }, newest);
+  // the same schedule against the same newest activations: the answer of its last poll (nothing allocated)
+  const last = answered.get(schedule);
+  if (last && last.newest === newest && last.target === target) return last.unknown;
+  const unknown = unknownIn({ target, schedule }, newest);
+  answered.set(schedule, { newest, target, unknown });
+  return unknown;
 }
+
+/** The last answer per schedule object (a poll a second mostly asks the same again), with what it was worked out from. */
+const answered = new WeakMap<NodeSchedule, { newest: NewestActivations; target: string; unknown: UnknownUpgrade[] }>();
 
 /** Every node's schedule as its own last poll read it. */
 function* fleetSchedules(store: ProbeContext['store']): Iterable<FleetSchedule> {

@@ -75,6 +75,12 @@ alerts:
     // The futureupgrade check says nothing 20 days ahead, and avahealth's own rule from it waits for the last 7.
     expect(told('AvalancheNodeUpgradeRequired')).toEqual([]);
     expect(told('AvalancheNodeUpgradeUnknown').filter((a) => a.labels.target === 'upgraded')).toEqual([]);
+    // While no schedule changes, a poll compares nothing anew: the same answer as the poll before (a poll a second, a fleet of thousands)
+    const unknownNow = () => d!.daemon.store.get('behind')?.jobs.get('node')?.unknownUpgrades;
+    await waitForRounds(d, 'behind', (d.daemon.store.get('behind')?.rounds ?? 0) + 2);
+    const answer = unknownNow();
+    await waitForRounds(d, 'behind', (d.daemon.store.get('behind')?.rounds ?? 0) + 3);
+    expect(unknownNow()).toBe(answer);
     await d.stop();
     d = undefined;
   });

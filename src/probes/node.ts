@@ -10,7 +10,7 @@ import { keepRaw, observe, parseJson, readHealthBody, statusError } from './exch
 import { missedUpgrade } from './missed-upgrade.js';
 import { readSchedule } from './schedule.js';
 import { EXECUTION_READ_SECONDS, readExecution } from './execution.js';
-import { newestActivations, unknownIn, unknownUpgrades, type FleetSchedule, type NewestActivations, type NodeSchedule, type UnknownUpgrade } from '../model/schedule.js';
+import { FleetScheduleIndex, unknownUpgrades, type FleetSchedule, type NodeSchedule, type UnknownUpgrade } from '../model/schedule.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 
 /** One job per node: its health endpoints and views (side by side, so one timeout bounds the poll), on the node's interval or cron schedule. */
@@ -83,6 +83,7 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
   const at = ctx.now() / 1000;
   const plan = planOf(target);
   const previous = ctx.store.get(target.name)?.jobs.get('node');
+  const networks = ctx.store.networksVersion();
   // The schedule is read beside the health endpoints (its own calls never fail the poll), so one timeout bounds both.
   const [firstRead, execution, ...endpoints] = await Promise.all([
     readSchedule(target, ctx, previous, at),
@@ -91,13 +92,15 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
   ]);
   const nodeId = endpoints.find((e) => e.nodeId)?.nodeId;
   let schedule = firstRead;
-  let unknown = firstRead ? unknownOf(target.name, firstRead, previous, ctx.store) : [];
+  let unknown = firstRead ? unknownOf(target.name, firstRead, ctx.store) : [];
   // News: an upgrade this node's reading lacks, from a node read after it. A running node's schedule
   // changes only with a restart, which this daemon may have missed: it is read again before it is judged.
   if (firstRead && unknown.some((u) => !previous?.unknownUpgrades?.some((p) => p.key === u.key) && firstRead.readAt < (ctx.store.get(u.from)?.jobs.get('node')?.schedule?.readAt ?? 0))) {
     schedule = await readSchedule(target, ctx, previous, at, { force: true });
-    unknown = schedule ? unknownOf(target.name, schedule, previous, ctx.store) : [];
+    unknown = schedule ? unknownOf(target.name, schedule, ctx.store) : [];
   }
+  // A node left (or changed networks) while this poll ran: the index is built again from the store next time.
+  if (ctx.store.networksVersion() !== networks) fleets.delete(ctx.store);
   const remembered = ctx.memory.missedUpgrades.get(target.name);
   const { missed, remember } = missedUpgrade(previous, remembered, endpoints, at, { ...(schedule ? { schedule } : {}), unknown });
   // Written when the deadline changes, not for every reading of the stake share.
@@ -117,34 +120,33 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
   };
 }
 
-/**
- * The newest activations of each network, by store: worked out from every node's schedule once
- * after one of them changed (Store.schedulesVersion), not by every poll (at 1,000 nodes a second,
- * a scan of the fleet per poll was a million schedules read and ≈ 1.4 MB allocated a second per node).
- */
-const newestByStore = new WeakMap<ProbeContext['store'], { version: number; networks: Map<string, NewestActivations> }>();
+/** The fleet's schedules by store, and the store's networksVersion they were built at. */
+const fleets = new WeakMap<ProbeContext['store'], { index: FleetScheduleIndex; version: number }>();
 
-/** unknownUpgrades of a node's schedule against the rest of the fleet's. */
-function unknownOf(target: string, schedule: NodeSchedule, previous: TargetObservation | undefined, store: ProbeContext['store']): UnknownUpgrade[] {
-  const network = schedule.network;
-  if (network === undefined) return [];
-  // read again since its last poll: its recorded schedule is not this one, and must not count
-  if (previous?.schedule !== schedule) return unknownUpgrades({ target, schedule }, fleetSchedules(store));
-  const version = store.schedulesVersion();
-  let memo = newestByStore.get(store);
-  if (!memo || memo.version !== version) newestByStore.set(store, (memo = { version, networks: new Map() }));
-  let newest = memo.networks.get(network);
-  if (!newest) memo.networks.set(network, (newest = newestActivations(fleetSchedules(store), network)));
-  // the same schedule against the same newest activations: the answer of its last poll (nothing allocated)
-  const last = answered.get(schedule);
-  if (last && last.newest === newest && last.target === target) return last.unknown;
-  const unknown = unknownIn({ target, schedule }, newest);
-  answered.set(schedule, { newest, target, unknown });
-  return unknown;
+/**
+ * The fleet's schedules for the comparison (model/schedule.ts FleetScheduleIndex): each node's own
+ * poll sets its schedule as it reads it (nothing to do while it stays the same object), so a poll
+ * looks at no other node, and a start's first readings cost each its own upgrade keys, not a scan of
+ * the fleet. Built again from what the store recorded when a node left or changed networks
+ * (networksVersion moves then): removals are rare, and a removed node never polls again.
+ */
+function fleetIndex(store: ProbeContext['store']): FleetScheduleIndex {
+  let fleet = fleets.get(store);
+  const version = store.networksVersion();
+  if (!fleet || fleet.version !== version) {
+    fleet = { index: new FleetScheduleIndex(), version };
+    for (const { target, schedule } of fleetSchedules(store)) fleet.index.set(target, schedule);
+    fleets.set(store, fleet);
+  }
+  return fleet.index;
 }
 
-/** The last answer per schedule object (a poll a second mostly asks the same again), with what it was worked out from. */
-const answered = new WeakMap<NodeSchedule, { newest: NewestActivations; target: string; unknown: UnknownUpgrade[] }>();
+/** unknownUpgrades of a node's schedule (read in this poll) against the rest of the fleet's. */
+function unknownOf(target: string, schedule: NodeSchedule, store: ProbeContext['store']): UnknownUpgrade[] {
+  const index = fleetIndex(store);
+  index.set(target, schedule);
+  return index.unknown(target, schedule);
+}
 
 /** Every node's schedule as its own last poll read it. */
 function* fleetSchedules(store: ProbeContext['store']): Iterable<FleetSchedule> {

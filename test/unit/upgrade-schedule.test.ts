@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EndpointObservation, TargetObservation } from '../../src/model/observation.js';
-import { knowsActivation, newestActivations, unknownIn, unknownUpgrades, upgradeName, type FleetSchedule, type NewestActivations, type NodeSchedule } from '../../src/model/schedule.js';
+import { FleetScheduleIndex, knowsActivation, newestActivations, unknownIn, unknownUpgrades, upgradeName, type FleetSchedule, type NewestActivations, type NodeSchedule } from '../../src/model/schedule.js';
 import { parseUpgradeSchedule } from '../../src/parse/validator.js';
 import { missedUpgrade } from '../../src/probes/missed-upgrade.js';
 
@@ -113,6 +113,83 @@ describe("the fleet's newest activations, worked out once per change (probes/nod
     expect(told).toBeGreaterThan(1000);
   });
 });
+
+describe('FleetScheduleIndex: the comparison kept up to date as schedules change', () => {
+  /** A small seeded generator (mulberry32): the same fleets on every run. */
+  const random = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const TARGETS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+  const NETWORKS = ['mainnet', 'fuji', undefined];
+  const KEYS = ['graniteTime', 'heliconTime', 'nextTime', 'laterTime'];
+  // Few distinct times, so that ties between nodes are common.
+  const TIMES = [GRANITE, HELICON, HELICON + 86_400, null, undefined];
+
+  it('answers as unknownUpgrades over random fleets, with ties, nodes leaving and changing networks', () => {
+    const next = random(44);
+    const pick = <T>(of: readonly T[]): T => of[Math.floor(next() * of.length)]!;
+    const draw = (): NodeSchedule => {
+      const activations: Record<string, number | null> = {};
+      for (const key of KEYS) {
+        const at = pick(TIMES);
+        if (at !== undefined) activations[key] = at;
+      }
+      const network = pick(NETWORKS);
+      return { ...(network ? { network } : {}), activations, readAt: 0 };
+    };
+    let checked = 0;
+    for (let fleetNo = 0; fleetNo < 40; fleetNo++) {
+      const index = new FleetScheduleIndex();
+      const fleet = new Map<string, NodeSchedule>();
+      for (let step = 0; step < 60; step++) {
+        const target = pick(TARGETS);
+        const old = fleet.get(target);
+        const what = next();
+        let schedule: NodeSchedule | undefined;
+        if (what < 0.15) schedule = undefined; // it leaves (or has no schedule)
+        else if (what < 0.3 && old) schedule = { ...old, activations: { ...old.activations } }; // read again, the same values
+        else if (what < 0.45 && old) schedule = { ...old, network: pick(['mainnet', 'fuji']) }; // another network, the same build
+        else schedule = draw();
+        if (schedule) fleet.set(target, schedule);
+        else fleet.delete(target);
+        index.set(target, schedule);
+        const all: FleetSchedule[] = [...fleet].map(([t, s]) => ({ target: t, schedule: s }));
+        // besides every node with its own schedule: one outside the fleet, and a node asking with another schedule than the one set
+        // (the newest activation may be its own: the next one is another node's)
+        for (const own of [...all, { target: 'outsider', schedule: draw() }, { target: pick(TARGETS), schedule: draw() }]) {
+          const expected = unknownUpgrades(own, all);
+          expect(index.unknown(own.target, own.schedule)).toEqual(expected);
+          // asked again with nothing changed: the same answer, kept
+          expect(index.unknown(own.target, own.schedule)).toEqual(expected);
+          checked += expected.length;
+        }
+      }
+    }
+    // the fleets drawn do disagree: most answers above are not empty
+    expect(checked).toBeGreaterThan(1000);
+  });
+
+  it("hands out the answer it kept while neither the node nor its network's newest activations change", () => {
+    const index = new FleetScheduleIndex();
+    const own = schedule({ graniteTime: GRANITE, heliconTime: null });
+    index.set('new', schedule({ graniteTime: GRANITE, heliconTime: HELICON }));
+    index.set('old', own);
+    const first = index.unknown('old', own);
+    expect(first).toEqual([{ key: 'heliconTime', at: HELICON, from: 'new', own: 'unscheduled' }]);
+    index.set('other', schedule({ graniteTime: GRANITE }));
+    expect(index.unknown('old', own)).toBe(first);
+    // a node with the same date and a smaller name is named from now on
+    index.set('early', schedule({ graniteTime: GRANITE, heliconTime: HELICON }));
+    expect(index.unknown('old', own)).toEqual([{ key: 'heliconTime', at: HELICON, from: 'early', own: 'unscheduled' }]);
+    index.set('early', undefined);
+    index.set('new', undefined);
+    expect(index.unknown('old', own)).toEqual([]);
+  });
+});
+
 
 describe('a missed upgrade cross-checked with the node own schedule', () => {
   const futureupgrade = (localTime: number): EndpointObservation => ({

@@ -115,7 +115,6 @@ export class Store {
   /** Height lags by target, derived from the nodes' heights and chain data; dropped when either changes. */
   private lagCache?: Map<string, ChainLag[]>;
   private networkChanges = 0;
-  private scheduleChanges = 0;
 
   onUpdate(listener: StoreListener): void {
     this.listeners.push(listener);
@@ -173,7 +172,6 @@ export class Store {
     const previous = this.targets.get(observation.target);
     // before its first record a node counts as on its configured network, which it carries
     const networkBefore = previous ? this.networkOf(observation.target) : observation.network;
-    if (source === 'node' && observation.schedule !== previous?.jobs.get('node')?.schedule) this.scheduleChanges++;
     let state: TargetState;
     if (previous) {
       for (const e of observation.endpoints) if (e.ok) previous.lastSuccessAt.set(endpointKey(e), e.at + e.durationSeconds);
@@ -215,11 +213,6 @@ export class Store {
     return state?.nodeNetwork ?? state?.observation.network;
   }
 
-  /** Counts the changes of any node's upgrade schedule (its own poll's `schedule`, another object) and of the fleet: what is worked out from every node's schedule holds while it stays the same. */
-  schedulesVersion(): number {
-    return this.scheduleChanges;
-  }
-
   /** Counts the changes of any node's network (networkOf): what is grouped by network holds while it stays the same. */
   networksVersion(): number {
     return this.networkChanges;
@@ -259,7 +252,6 @@ export class Store {
     if (!this.targets.delete(target)) return;
     this.lagCache = undefined;
     this.networkChanges++;
-    this.scheduleChanges++;
     for (const listener of this.removeListeners) listener(target);
   }
 }

@@ -53,31 +53,15 @@ export function upgradeName(key: string): string {
 export function unknownUpgrades(own: FleetSchedule, fleet: Iterable<FleetSchedule>): UnknownUpgrade[] {
   const network = own.schedule.network;
   if (network === undefined) return [];
-  return unknownIn(own, newestActivations(fleet, network, own.target));
-}
-
-/** Each upgrade's latest activation any node of `network` (but `except`) knows, and the node that knows it (the first by name on a tie). */
-export type NewestActivations = Map<string, { at: number; from: string }>;
-
-export function newestActivations(fleet: Iterable<FleetSchedule>, network: string, except?: string): NewestActivations {
-  const newest: NewestActivations = new Map();
+  const newest = new Map<string, { at: number; from: string }>();
   for (const node of fleet) {
-    if (node.target === except || node.schedule.network !== network) continue;
+    if (node.target === own.target || node.schedule.network !== network) continue;
     for (const [key, at] of Object.entries(node.schedule.activations)) {
       if (at === null) continue;
       const known = newest.get(key);
       if (!known || at > known.at || (at === known.at && node.target < known.from)) newest.set(key, { at, from: node.target });
     }
   }
-  return newest;
-}
-
-/**
- * unknownUpgrades against the newest activations of its network. Whether `own` itself is among the
- * nodes they were taken from does not matter: an upgrade it knows is not unknown to it, and one it
- * does not know it gave nothing to.
- */
-export function unknownIn(own: FleetSchedule, newest: NewestActivations): UnknownUpgrade[] {
   const unknown: UnknownUpgrade[] = [];
   for (const [key, { at, from }] of newest) {
     const mine = Object.hasOwn(own.schedule.activations, key) ? own.schedule.activations[key] : undefined;

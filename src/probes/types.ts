@@ -29,7 +29,7 @@ export interface ProbeContext {
   /** What probes remember across restarts (state_dir in the daemon): validation periods, missed upgrades. */
   memory: ProbeMemory;
   /** Read-only view of what earlier jobs recorded (a source may build on its last result). */
-  store: Pick<Store, 'get' | 'entries' | 'networkOf' | 'networksVersion' | 'schedulesVersion' | 'chainData'>;
+  store: Pick<Store, 'get' | 'entries' | 'networkOf' | 'networksVersion' | 'chainData'>;
 }
 
 /** What a probe hands to the store: a target's observation (its own job or an extra one), or chain data. */

@@ -74,22 +74,4 @@ describe('Store', () => {
     store.remove('n1');
     expect(store.networksVersion()).toBe(start + 2);
   });
-
-  it("schedulesVersion changes when a node's own poll brings another schedule, or a node leaves, not with every poll", () => {
-    const store = new Store();
-    const schedule = { network: 'mainnet', activations: { etna: 1_734_022_800 }, readAt: 100 };
-    const withSchedule = (at: number, s = schedule): TargetObservation => ({ ...poll(at, 0.01, HEALTHY()), schedule: s });
-    const start = store.schedulesVersion();
-    store.record(poll(100, 0.01, HEALTHY())); // no schedule yet
-    expect(store.schedulesVersion()).toBe(start);
-    store.record(withSchedule(101));
-    expect(store.schedulesVersion()).toBe(start + 1);
-    store.record(withSchedule(102)); // the same schedule, as read before
-    store.record({ target: 'n1', kind: 'node', source: 'validator', network: 'mainnet', at: 102, endpoints: [] }); // another job's poll
-    expect(store.schedulesVersion()).toBe(start + 1);
-    store.record(withSchedule(103, { ...schedule, readAt: 103 })); // read again
-    expect(store.schedulesVersion()).toBe(start + 2);
-    store.remove('n1');
-    expect(store.schedulesVersion()).toBe(start + 3);
-  });
 });

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EndpointObservation, TargetObservation } from '../../src/model/observation.js';
-import { FleetScheduleIndex, knowsActivation, newestActivations, unknownIn, unknownUpgrades, upgradeName, type FleetSchedule, type NewestActivations, type NodeSchedule } from '../../src/model/schedule.js';
+import { FleetScheduleIndex, knowsActivation, unknownUpgrades, upgradeName, type FleetSchedule, type NodeSchedule } from '../../src/model/schedule.js';
 import { parseUpgradeSchedule } from '../../src/parse/validator.js';
 import { missedUpgrade } from '../../src/probes/missed-upgrade.js';
 
@@ -54,63 +54,6 @@ describe('unknownUpgrades', () => {
   it('names an upgrade as AvalancheGo does', () => {
     expect(upgradeName('heliconTime')).toBe('Helicon');
     expect(upgradeName('apricotPhasePost6Time')).toBe('ApricotPhasePost6');
-  });
-});
-
-describe("the fleet's newest activations, worked out once per change (probes/node.ts)", () => {
-  /** A small seeded generator (mulberry32): the same fleets on every run. */
-  const random = (seed: number) => () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const TARGETS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
-  const NETWORKS = ['mainnet', 'fuji', undefined];
-  const KEYS = ['graniteTime', 'heliconTime', 'nextTime', 'laterTime'];
-  // Few distinct times, so that ties between nodes are common.
-  const TIMES = [GRANITE, HELICON, HELICON + 86_400, null, undefined];
-
-  it('answers every node of the fleet as unknownUpgrades does, over random fleets with ties, nodes leaving and changing networks', () => {
-    const next = random(44);
-    const pick = <T>(of: readonly T[]): T => of[Math.floor(next() * of.length)]!;
-    const draw = (): NodeSchedule => {
-      const activations: Record<string, number | null> = {};
-      for (const key of KEYS) {
-        const at = pick(TIMES);
-        if (at !== undefined) activations[key] = at;
-      }
-      const network = pick(NETWORKS);
-      return { ...(network ? { network } : {}), activations, readAt: 0 };
-    };
-    let told = 0;
-    for (let fleetNo = 0; fleetNo < 40; fleetNo++) {
-      const fleet = new Map<string, NodeSchedule>();
-      for (let step = 0; step < 60; step++) {
-        const target = pick(TARGETS);
-        const old = fleet.get(target);
-        const what = next();
-        if (what < 0.15) fleet.delete(target); // it leaves
-        else if (what < 0.3 && old) fleet.set(target, { ...old, network: pick(['mainnet', 'fuji']) }); // another network, the same build
-        else fleet.set(target, draw());
-        const all: FleetSchedule[] = [...fleet].map(([t, s]) => ({ target: t, schedule: s }));
-        // once per change, for every node of the network: the node itself among those they are taken from
-        const newest = new Map<string, NewestActivations>();
-        for (const own of all) {
-          const expected = unknownUpgrades(own, all);
-          const network = own.schedule.network;
-          if (network === undefined) {
-            expect(expected).toEqual([]);
-            continue;
-          }
-          if (!newest.has(network)) newest.set(network, newestActivations(all, network));
-          expect(unknownIn(own, newest.get(network)!)).toEqual(expected);
-          told += expected.length;
-        }
-      }
-    }
-    // the fleets drawn do disagree: many answers above are not empty
-    expect(told).toBeGreaterThan(1000);
   });
 });
 

@@ -16,11 +16,8 @@ import { setScenario, startDaemon, startSim, waitFor, type RunningDaemon } from 
 
 type AmAlert = { labels: Record<string, string>; endsAt: string; annotations?: Record<string, string> };
 
-describe('a muted alert that ends while avahealth is away', () => {
-  let sim: SimServer;
-  let am: Awaited<ReturnType<typeof startCapture>>;
-  const stateDir = mkdtempSync(join(tmpdir(), 'avahealth-mirror-away-'));
-  const config = () => `
+/** One node polled every second, and an `alertmanager` receiver (the mirror on) at `amUrl`. */
+const mirrorConfig = (stateDir: string, sim: SimServer, amUrl: string) => `
 listen: 127.0.0.1:0
 state_dir: ${stateDir}
 nodes:
@@ -28,8 +25,14 @@ nodes:
 alerts:
   for_polls: 1
   receivers:
-    - {name: am, alertmanager: {url: "${am.url}", resend_interval: 1s}}
+    - {name: am, alertmanager: {url: "${amUrl}", resend_interval: 1s}}
 `;
+
+describe('a muted alert that ends while avahealth is away', () => {
+  let sim: SimServer;
+  let am: Awaited<ReturnType<typeof startCapture>>;
+  const stateDir = mkdtempSync(join(tmpdir(), 'avahealth-mirror-away-'));
+  const config = () => mirrorConfig(stateDir, sim, am.url);
 
   beforeAll(async () => {
     sim = await startSim([{ name: 'n1', scenario: 'healthy', validator: false }]);
@@ -104,16 +107,7 @@ describe('the mirror notes what it sends before it sends it', () => {
   });
 
   it('holds for every muted alert Alertmanager receives', { timeout: 60_000 }, async () => {
-    const d = await startDaemon(`
-listen: 127.0.0.1:0
-state_dir: ${stateDir}
-nodes:
-  - {name: n1, url: "${sim.nodeUrl('n1')}", interval: 1s, validator: false}
-alerts:
-  for_polls: 1
-  receivers:
-    - {name: am, alertmanager: {url: "${am.url}", resend_interval: 1s}}
-`);
+    const d = await startDaemon(mirrorConfig(stateDir, sim, am.url));
     try {
       const res = await fetch(`${d.url}/api/v1/silences`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ matchers: { target: 'n1' }, endsAt: new Date(Date.now() + 3600_000).toISOString(), comment: 'disk swap' }) });
       expect(res.status).toBe(200);

@@ -25,24 +25,26 @@ import { sample, scrape, setScenario, startDaemon, startSim, waitFor, waitForRou
 type Webhook = { alerts: Array<{ status: string; labels: Record<string, string>; annotations: Record<string, string> }> };
 const DAY = 86_400;
 
+/** RPC nodes of the simulator polled every second (health only), paging a webhook at once. */
+const fleetConfig = (stateDir: string, sim: SimServer, hookUrl: string, names: string[]) => `
+listen: 127.0.0.1:0
+state_dir: ${stateDir}
+defaults: {interval: 1s, timeout: 1500ms, endpoints: [health], validator: false}
+nodes:
+${names.map((name) => `  - {name: ${name}, url: "${sim.nodeUrl(name)}"}`).join('\n')}
+alerts:
+  for_polls: 1
+  resolve_polls: 1
+  receivers:
+    - {name: oncall, webhook: {url: "${hookUrl}/hook"}}
+`;
+
 describe('upgrades scheduled that a build does not know', () => {
   let sim: SimServer;
   let hook: Awaited<ReturnType<typeof startCapture>>;
   let d: RunningDaemon | undefined;
 
-  const config = (stateDir: string) => `
-listen: 127.0.0.1:0
-state_dir: ${stateDir}
-defaults: {interval: 1s, timeout: 1500ms, endpoints: [health], validator: false}
-nodes:
-  - {name: upgraded, url: "${sim.nodeUrl('upgraded')}"}
-  - {name: behind, url: "${sim.nodeUrl('behind')}"}
-alerts:
-  for_polls: 1
-  resolve_polls: 1
-  receivers:
-    - {name: oncall, webhook: {url: "${hook.url}/hook"}}
-`;
+  const config = (stateDir: string) => fleetConfig(stateDir, sim, hook.url, ['upgraded', 'behind']);
 
   beforeAll(async () => {
     // Two RPC nodes (no validator poll): 'behind' runs a build that does not know the upgrade a release scheduled in 20 days.
@@ -136,19 +138,7 @@ describe('a schedule read before the news', () => {
   });
 
   it('is read again before the node is judged', async () => {
-    d = await startDaemon(`
-listen: 127.0.0.1:0
-state_dir: ${mkdtempSync(join(tmpdir(), 'avahealth-schedule-'))}
-defaults: {interval: 1s, timeout: 1500ms, endpoints: [health], validator: false}
-nodes:
-  - {name: one, url: "${sim.nodeUrl('one')}"}
-  - {name: two, url: "${sim.nodeUrl('two')}"}
-alerts:
-  for_polls: 1
-  resolve_polls: 1
-  receivers:
-    - {name: oncall, webhook: {url: "${hook.url}/hook"}}
-`);
+    d = await startDaemon(fleetConfig(mkdtempSync(join(tmpdir(), 'avahealth-schedule-')), sim, hook.url, ['one', 'two']));
     const rounds = (target: string) => d!.daemon.store.get(target)?.rounds ?? 0;
     await waitForRounds(d, 'one', 2);
     await waitForRounds(d, 'two', 2);

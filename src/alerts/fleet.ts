@@ -35,6 +35,8 @@ export class FleetView {
 
   /** Networks whose every validator has had a verdict since the start (it stays so). */
   private readonly complete = new Set<string>();
+  /** Per network not complete yet: its validators without a verdict of every scoped rule since the start (kept per verdict, so a poll does not scan the fleet). */
+  private readonly undecided = new Map<string, Set<string>>();
   /** The config's validators by name and by network, built once per config (a verdict asks per poll). */
   private index?: { byName: Map<string, { network: string; position: number }>; byNetwork: Map<string, { names: string[]; longestWaitMs: number }> };
 
@@ -47,6 +49,7 @@ export class FleetView {
     this.config = config;
     this.index = undefined;
     this.complete.clear();
+    this.undecided.clear();
   }
 
   private indexed(): NonNullable<FleetView['index']> {
@@ -84,6 +87,7 @@ export class FleetView {
     let decided = this.decided.get(target);
     if (!decided) this.decided.set(target, (decided = new Map()));
     for (const name of scoped) if (!decided.has(name) || !evaluation.unknown.includes(name)) decided.set(name, evaluation.unknown.includes(name) ? -Infinity : now);
+    this.noteUndecided(network, target);
     const spoken = scoped.filter((name) => !evaluation.unknown.includes(name));
     if (spoken.length === 0) return network;
     let byRule = this.verdicts.get(target);
@@ -102,6 +106,7 @@ export class FleetView {
     const network = this.networkOf(target);
     this.verdicts.delete(target);
     this.decided.delete(target);
+    if (network !== undefined) this.noteUndecided(network, target);
     return network;
   }
 
@@ -112,18 +117,38 @@ export class FleetView {
     for (const [target, byRule] of this.verdicts) if (this.networkOf(target) === network) affected.push({ target, summaries: [...byRule.values()].flat() });
     const position = (target: string) => this.indexed().byName.get(target)?.position ?? 0;
     affected.sort((a, b) => position(a.target) - position(b.target));
-    // Had a verdict of each scoped rule it was evaluated for, since `since`.
-    const decidedSince = (target: string, since: number) => {
-      const times = [...(this.decided.get(target)?.values() ?? [])];
-      return times.length > 0 && times.every((at) => at >= since);
-    };
-    if (!this.complete.has(network) && (now - this.startedAt >= FLEET_WAIT_MS || validators.every((v) => decidedSince(v, 0)))) this.complete.add(network);
+    if (!this.complete.has(network) && (now - this.startedAt >= FLEET_WAIT_MS || this.undecidedOf(network, validators).size === 0)) {
+      this.complete.add(network);
+      this.undecided.delete(network);
+    }
     let onset = this.onsets.get(network);
     if (affected.length === 0) this.onsets.delete(network);
     else if (onset === undefined) this.onsets.set(network, (onset = now));
     const touched = new Set(affected.map((a) => a.target));
-    const settled = onset === undefined || now - onset >= longestWaitMs || validators.every((v) => touched.has(v) || decidedSince(v, onset!));
+    const settled = onset === undefined || now - onset >= longestWaitMs || validators.every((v) => touched.has(v) || this.decidedSince(v, onset!));
     return { network, validators: validators.length, affected, complete: this.complete.has(network), settled };
+  }
+
+  /** Whether `target` had a verdict of each scoped rule it was evaluated for since `since`. */
+  private decidedSince(target: string, since: number): boolean {
+    const decided = this.decided.get(target);
+    if (!decided || decided.size === 0) return false;
+    for (const at of decided.values()) if (at < since) return false;
+    return true;
+  }
+
+  /** The validators of a network not complete yet that lack a verdict since the start: listed once, then kept per verdict. */
+  private undecidedOf(network: string, validators: readonly string[]): Set<string> {
+    let undecided = this.undecided.get(network);
+    if (!undecided) this.undecided.set(network, (undecided = new Set(validators.filter((v) => !this.decidedSince(v, 0)))));
+    return undecided;
+  }
+
+  private noteUndecided(network: string, target: string): void {
+    const undecided = this.undecided.get(network);
+    if (!undecided) return;
+    if (this.decidedSince(target, 0)) undecided.delete(target);
+    else undecided.add(target);
   }
 
   /** The networks this daemon watches validators of. */

@@ -3,7 +3,7 @@
  * (which report them, or lag behind) and the simulated Data API (which reports the latest block).
  */
 import { SimValidatorSet } from './observed.js';
-import { SIM_HELICON_TIME } from './validator-facts.js';
+import { SIM_HELICON_TIME, SIM_NEXT_UPGRADE_KEY } from './validator-facts.js';
 
 export interface SimChain {
   /** The node's check name: `C`, `P`, `X`, or an L1's blockchain ID. */
@@ -20,10 +20,28 @@ export class SimNetwork {
   /** The Primary Network's validators as each node sees them (platform.getCurrentValidators). */
   readonly validators: SimValidatorSet;
   /**
-   * The next network upgrade once a release scheduled it (`upgrade-required` sets it to its node's
-   * upgrade time; epoch seconds): the builds that know it list it in info.upgrades (SimNode.upgradeSchedule).
+   * The network upgrades releases scheduled after Helicon, in the order they were scheduled: each
+   * `upgrade-required` node schedules one (its upgrade time, epoch seconds) under a field of its own
+   * (`nextUpgradeTime`, then `nextUpgrade2Time`, …), and only that node's own scenario moves it (its
+   * deadline drawing nearer). A release never moves another's activation, least of all one already
+   * active (upgrade/upgrade.go: the times are constants of the build). The builds that know an
+   * upgrade list it in info.upgrades (SimNode.upgradeSchedule).
    */
-  scheduledUpgradeAt?: number;
+  readonly scheduledUpgrades: Array<{ key: string; at: number; by: string }> = [];
+
+  /** Schedules (or, for the node whose upgrade it is, moves) the upgrade `by` is left behind by; returns its index. */
+  scheduleUpgrade(by: string, at: number): number {
+    const same = this.scheduledUpgrades.findIndex((u) => u.by === by && u.at === at);
+    if (same >= 0) return same;
+    const own = this.scheduledUpgrades.findIndex((u) => u.by === by && u.at > Date.now() / 1000);
+    if (own >= 0) {
+      this.scheduledUpgrades[own]!.at = at;
+      return own;
+    }
+    const n = this.scheduledUpgrades.length;
+    this.scheduledUpgrades.push({ key: n === 0 ? SIM_NEXT_UPGRADE_KEY : SIM_NEXT_UPGRADE_KEY.replace('Upgrade', `Upgrade${n + 1}`), at, by });
+    return n;
+  }
 
   constructor(
     readonly options: {

@@ -8,7 +8,7 @@ import { formatGoDuration, formatGoTime, GO_ZERO_TIME } from './go-format.js';
 import type { ScenarioName } from './scenarios.js';
 import { SimNetwork } from './network.js';
 import { SIM_HELICON_TIME, SIM_OLD_VERSION, SimValidator } from './validator.js';
-import { SIM_NEXT_UPGRADE_KEY, SIM_UNSCHEDULED_TIME, UPGRADES_BEFORE_HELICON } from './validator-facts.js';
+import { SIM_UNSCHEDULED_TIME, UPGRADES_BEFORE_HELICON } from './validator-facts.js';
 import { networkCheckResult, NO_INGRESS_GRACE_MS } from './network-check.js';
 import { droppedByPeers, futureUpgradeResult, staleStakeRatio, type UpgradeFacts } from './upgrade.js';
 
@@ -84,6 +84,8 @@ export class SimNode {
   validationEndsAt: number;
   /** `upgrade-required`: when the stake majority switches to an upgrade this node does not know (epoch seconds), and its share. */
   upgradeAt: number;
+  /** Under `upgrade-required`: the first of the network's scheduled upgrades its build lacks. */
+  private behindFrom?: number;
   upgradeStakePercent = 71.25;
   /** The newest upgrade its build knows (epoch seconds): leaving `upgrade-required` installs the build that knows upgradeAt. */
   localUpgradeAt?: number;
@@ -315,9 +317,14 @@ export class SimNode {
     return this.stalledExecutionAt ?? this.heights.get('C') ?? this.network.height('C');
   }
 
-  /** `upgrade-required`: a release scheduled the upgrade this node's build does not know, for the network's other builds. */
+  /**
+   * `upgrade-required`: a release scheduled the upgrade this node's build does not know, for the
+   * network's other builds (SimNetwork.scheduleUpgrade): its build lacks that one and every upgrade
+   * scheduled after it, and knows the earlier ones.
+   */
   private noteScheduledUpgrade(): void {
-    if (this.has('upgrade-required')) this.network.scheduledUpgradeAt = this.upgradeAt;
+    if (this.has('upgrade-required')) this.behindFrom = this.network.scheduleUpgrade(this.name, this.upgradeAt);
+    else delete this.behindFrom;
   }
 
   /**
@@ -329,8 +336,11 @@ export class SimNode {
   upgradeSchedule(): Record<string, unknown> {
     const old = this.economics.version === SIM_OLD_VERSION;
     const schedule: Record<string, unknown> = { ...UPGRADES_BEFORE_HELICON, heliconTime: old ? SIM_UNSCHEDULED_TIME : SIM_HELICON_TIME };
-    const next = this.network.scheduledUpgradeAt;
-    if (next !== undefined && !old && !this.has('upgrade-required')) schedule[SIM_NEXT_UPGRADE_KEY] = formatGoTime(next * 1000);
+    if (old) return schedule;
+    for (const [index, upgrade] of this.network.scheduledUpgrades.entries()) {
+      if (this.behindFrom !== undefined && index >= this.behindFrom) break;
+      schedule[upgrade.key] = formatGoTime(upgrade.at * 1000);
+    }
     return schedule;
   }
 

@@ -224,7 +224,14 @@ export async function probeValidator(
   else if (network) problem(network, 'info.getNetworkID');
   if (memory.network) report.network = memory.network;
   const nodeId = memory.nodeId;
+  const unlearnt = nodeId || !learnt ? undefined : learnt.ok === false ? learnt.problem : learnt.ok === 'error' ? { reason: 'rpc_error' as const, error: `JSON-RPC error: ${learnt.message}` } : undefined;
   if (nodeId) report.nodeId = nodeId;
+  else if (unlearnt && unlearnt.reason !== 'disabled') {
+    // Not learnt because the node did not answer (down, restarting, a call failed): its validations
+    // are not known now, which is not "none" (a validation's alerts would resolve and page again).
+    const notAsked = `not asked: the NodeID is not known yet (info.getNodeID: ${unlearnt.error})`;
+    for (const call of ['platform.getCurrentValidators', ...settings.subnets.map((subnetId) => `platform.getCurrentValidators ${subnetId}`)]) report.problems.push({ call, reason: unlearnt.reason, error: notAsked });
+  }
   // Never attribute by subnet alone: without nodeIDs the answer is every validator of the L1.
   else report.nodeIdUnknown = NODE_ID_UNKNOWN;
   const [primary, ...subnets] = nodeId

@@ -7,6 +7,8 @@ import { EMPTY_NODE_ID, probeValidator, validatorChanges, type ValidatorMemory }
 import { SIM_POPULAR_DELEGATORS } from '../../src/sim/validator.js';
 import type { SimServer } from '../../src/sim/server.js';
 import { setScenario, startSim } from '../helpers/harness.js';
+import { reportFor } from '../../src/alerts/rules/validator-facts.js';
+import { UNKNOWN, type ValidatorInput } from '../../src/alerts/rules/rule.js';
 
 const DAY = 86_400;
 /** The daemon's default max_response_size. */
@@ -29,6 +31,7 @@ describe('the validator probe: attribution, auto-renewal, large and hostile answ
       { name: 'hostile', scenario: 'healthy', l1: true },
       { name: 'new', scenario: 'healthy' },
       { name: 'old', scenario: 'version-behind' },
+      { name: 'down', scenario: 'reset', validationEndsIn: 2 * DAY },
     ]);
     ctx = { http: new HttpClient({ maxResponseBytes: DEFAULT_CAP }), limit: pLimit(8) };
   });
@@ -43,6 +46,23 @@ describe('the validator probe: attribution, auto-renewal, large and hostile answ
     return memories.get(name)!;
   };
   const poll = (name: string, subnets: string[] = [], fleet?: () => Iterable<ScheduleSource>) => probeValidator(target(name), { intervalMs: 60_000, subnets }, ctx, memory(name), () => undefined, fleet);
+
+  it('a node that does not answer before its NodeID is learnt: its validations are not known now, not none', async () => {
+    // A new shard owner or a fresh start while the node is down: info.getNodeID fails with the rest.
+    // Taken for "no validation" (NODE_ID_UNKNOWN), an open validator incident (its period ending)
+    // resolved and paged again once the node answered (seeded trust week 4).
+    const down = validatorReport(await poll('down'))!;
+    expect(down.nodeIdUnknown).toBeUndefined();
+    expect(down.primary).toBeUndefined();
+    expect(down.problems).toContainEqual({ call: 'platform.getCurrentValidators', reason: 'connect', error: expect.stringContaining('not asked: the NodeID is not known yet') });
+    // the validator rules hold their verdicts (reportFor: UNKNOWN), as for a call that failed
+    expect(reportFor({ observation: { target: 'down', kind: 'node', at: 0, endpoints: [await poll('down')] } } as ValidatorInput, (call) => call === 'platform.getCurrentValidators')).toBe(UNKNOWN);
+    await setScenario(sim, 'down', 'healthy');
+    const back = validatorReport(await poll('down'))!;
+    expect(back.nodeId).toBe(sim.nodes.get('down')!.nodeId);
+    expect(back.primary?.endTime).toBeDefined();
+    expect(back.problems).toEqual([]);
+  });
 
   it('#24.2 an unknown NodeID (info API off, node-id header stripped): nothing is asked by subnet, nothing attributed, the reason said once', async () => {
     const node = sim.nodes.get('anon')!;

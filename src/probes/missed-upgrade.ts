@@ -56,6 +56,16 @@ function carried(before: MissedUpgrade | undefined, endpoints: readonly Endpoint
   return before;
 }
 
+/**
+ * The futureupgrade check named a deadline at the node's previous poll and answers without one now:
+ * the node may run a build that knows the upgrade (a restart this daemon did not see go unanswered).
+ */
+export function deadlineCleared(previous: TargetObservation | undefined, endpoints: readonly EndpointObservation[]): boolean {
+  if (!previous || upgradeOf(previous.endpoints)?.deadline === undefined) return false;
+  const reported = endpoints.some((e) => e.endpoint === 'health' && e.view === 'all' && e.report);
+  return reported && upgradeOf(endpoints)?.deadline === undefined;
+}
+
 function deadlineOf(upgrade: UpgradeDetails | undefined): MissedUpgrade | undefined {
   if (upgrade?.deadline === undefined) return undefined;
   return { deadline: upgrade.deadline, ...(upgrade.modeWeightRatio !== undefined ? { modeWeightRatio: upgrade.modeWeightRatio } : {}) };

@@ -7,7 +7,7 @@ import { ProbeError, type HttpRequest, type HttpResponse } from '../transport/cl
 import { type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../model/observation.js';
 import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
 import { keepRaw, observe, parseJson, readHealthBody, statusError } from './exchange.js';
-import { missedUpgrade } from './missed-upgrade.js';
+import { deadlineCleared, missedUpgrade } from './missed-upgrade.js';
 import { readSchedule } from './schedule.js';
 import { EXECUTION_READ_SECONDS, readExecution } from './execution.js';
 import { FleetScheduleIndex, unknownUpgrades, type FleetSchedule, type NodeSchedule, type UnknownUpgrade } from '../model/schedule.js';
@@ -93,9 +93,12 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
   const nodeId = endpoints.find((e) => e.nodeId)?.nodeId;
   let schedule = firstRead;
   let unknown = firstRead ? unknownOf(target.name, firstRead, ctx.store) : [];
-  // News: an upgrade this node's reading lacks, from a node read after it. A running node's schedule
-  // changes only with a restart, which this daemon may have missed: it is read again before it is judged.
-  if (firstRead && unknown.some((u) => !previous?.unknownUpgrades?.some((p) => p.key === u.key) && firstRead.readAt < (ctx.store.get(u.from)?.jobs.get('node')?.schedule?.readAt ?? 0))) {
+  // News: an upgrade this node's reading lacks, from a node read after it; or the futureupgrade check
+  // no longer names the deadline it named. A running node's schedule changes only with a restart,
+  // which this daemon may have missed: it is read again before it is judged.
+  const news = firstRead !== undefined && unknown.some((u) => !previous?.unknownUpgrades?.some((p) => p.key === u.key) && firstRead.readAt < (ctx.store.get(u.from)?.jobs.get('node')?.schedule?.readAt ?? 0));
+  const rebuilt = firstRead !== undefined && unknown.length > 0 && firstRead.readAt < at && deadlineCleared(previous, endpoints);
+  if (firstRead && (news || rebuilt)) {
     schedule = await readSchedule(target, ctx, previous, at, { force: true });
     unknown = schedule ? unknownOf(target.name, schedule, ctx.store) : [];
   }

@@ -5,7 +5,8 @@
  * on the first poll, again after a poll the node did not answer (until it answers), while the build
  * lacks an upgrade the network schedules (until the build that knows it is installed), at least
  * every hour, and at once when another node's schedule, read after this node's, has an upgrade this
- * one's reading lacks (probes/node.ts: a verdict rests on readings no older than the news). But for
+ * one's reading lacks, or its futureupgrade check stops naming its deadline (probes/node.ts: a
+ * verdict rests on readings no older than the news). But for
  * the first read, that one and a build that missed an upgrade already (read at every poll), reads
  * are at most SCHEDULE_RETRY_SECONDS apart, so that a node polled every second does not cost a
  * request more per poll. A read that finds the values it read before keeps the schedule it had (the

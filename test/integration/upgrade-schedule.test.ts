@@ -208,3 +208,41 @@ describe('info.upgrades beside a poll a second: read again at most every 15 s bu
     expect(reads() - before).toBe(6);
   });
 });
+
+/**
+ * The futureupgrade check names the deadline while most connected stake advertises an upgrade the
+ * build lacks (node/node.go); it stops naming it when the node runs a build that knows the upgrade.
+ * A restart between two polls goes unseen, and the schedule read before it (at most every 15 s)
+ * still lacks the upgrade: read again at once, else AvalancheNodeUpgradeUnknown, held back by the
+ * upgrade deadline until then, pages as the deadline resolves (seeded trust weeks 6, 7 and 8).
+ */
+describe('a build that knows the upgrade, installed between two polls', () => {
+  let sim: SimServer;
+  let hook: Awaited<ReturnType<typeof startCapture>>;
+  let d: RunningDaemon | undefined;
+
+  beforeAll(async () => {
+    sim = await startSim([
+      { name: 'upgraded', scenario: 'healthy', validator: false, periodMs: 500 },
+      { name: 'behind', scenario: 'upgrade-required', upgradeIn: 2 * DAY, validator: false, periodMs: 500 },
+    ]);
+    hook = await startCapture();
+  }, 30_000);
+
+  afterAll(async () => {
+    await d?.stop();
+    await sim?.close();
+    await hook?.close();
+  });
+
+  it('ends the deadline without a warning about the same upgrade', async () => {
+    d = await startDaemon(fleetConfig(mkdtempSync(join(tmpdir(), 'avahealth-schedule-')), sim, hook.url, ['upgraded', 'behind']));
+    const alerts = () => hook.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.labels.target === 'behind');
+    await waitFor('UpgradeRequired for behind', () => alerts().find((a) => a.labels.alertname === 'AvalancheNodeUpgradeRequired' && a.status === 'firing'), 20_000);
+    await setScenario(sim, 'behind', 'healthy');
+    await waitFor('UpgradeRequired resolved', () => alerts().find((a) => a.labels.alertname === 'AvalancheNodeUpgradeRequired' && a.status === 'resolved'), 20_000);
+    await waitForRounds(d, 'behind', (d.daemon.store.get('behind')?.rounds ?? 0) + 3);
+    expect(alerts().filter((a) => a.labels.alertname === 'AvalancheNodeUpgradeUnknown').map((a) => a.status)).toEqual([]);
+    expect(Object.keys(d.daemon.store.get('behind')?.jobs.get('node')?.schedule?.activations ?? {})).toContain('nextUpgradeTime');
+  });
+});

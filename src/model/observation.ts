@@ -161,6 +161,12 @@ export interface TargetObservation {
   unknownUpgrades?: UnknownUpgrade[];
   /** The C-Chain's last executed block (eth_blockNumber, probes/execution.ts); absent when not read. */
   cChainExecution?: ChainExecution;
+  /**
+   * The node has a validator poll configured, so the fleet observes it (probes/observed.ts) and
+   * AvalancheValidatorUnreachableByPeers speaks for its inbound connections, from its first poll on
+   * (before the validator poll's first report: a start, a new shard owner).
+   */
+  fleetObserves?: true;
 }
 
 /**

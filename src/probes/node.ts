@@ -120,6 +120,7 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
     ...(schedule ? { schedule } : {}),
     ...(unknown.length > 0 ? { unknownUpgrades: unknown } : {}),
     ...(execution ? { cChainExecution: execution } : {}),
+    ...(target.validator ? { fleetObserves: true as const } : {}),
   };
 }
 

@@ -41,11 +41,12 @@ export const NO_INBOUND_ERROR = 'network layer is unhealthy reason: primary netw
 
 /**
  * Whether AvalancheValidatorUnreachableByPeers speaks for a failing check: the `network` check failing
- * for no inbound connection alone, on a node whose validator poll runs (its `validator` or `observed`
- * endpoint: the fleet observes it), so the generic alerts hold back.
+ * for no inbound connection alone, on a node the fleet observes (a validator poll configured, whether
+ * or not it has reported yet: else the check paged first and resolved as the validator poll's first
+ * report came, a false resolve), so the generic alerts hold back.
  */
 export function inboundSpokenFor(facts: NodeFacts, check: CheckResult, observation: TargetObservation): boolean {
-  return check === facts.noInbound && observation.endpoints.some((e) => e.endpoint === 'observed' || e.endpoint === 'validator');
+  return check === facts.noInbound && (observation.fleetObserves === true || observation.endpoints.some((e) => e.endpoint === 'observed' || e.endpoint === 'validator'));
 }
 
 /**

@@ -313,6 +313,15 @@ async function fleetFrom(values: Values): Promise<FleetNode[]> {
   return fleet.map((node) => ({ ...node, periodMs }));
 }
 
+/** `--port` of simulate and demo: a port number (0 picks a free one), else a usage error before anything starts. */
+function portOption(values: Values, fallback: number): number {
+  const text = values.port;
+  if (text === undefined) return fallback;
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(port <= 65_535)) throw new UsageError(`--port must be a port number from 0 to 65535 (0 picks a free one) (got "${text}")`);
+  return port;
+}
+
 async function startSimulator(fleet: FleetNode[], port: number): Promise<SimServer> {
   const { SimServer } = await simulator();
   const sim = new SimServer(fleet);
@@ -323,7 +332,7 @@ async function startSimulator(fleet: FleetNode[], port: number): Promise<SimServ
 async function simulate(values: Values): Promise<number> {
   const fleet = await fleetFrom(values);
   const { DEMO_SIM_PORT, fleetConfigYaml, SCENARIOS } = await simulator();
-  const sim = await startSimulator(fleet, Number(values.port ?? (values.fleet === 'demo' ? DEMO_SIM_PORT : 9650)));
+  const sim = await startSimulator(fleet, portOption(values, values.fleet === 'demo' ? DEMO_SIM_PORT : 9650));
   const listen = listenText(values);
   const problem = listen === undefined ? undefined : listenProblem(listen);
   if (problem) throw new UsageError(`--listen ${problem} (got "${listen}")`);
@@ -354,7 +363,7 @@ async function demo(values: Values): Promise<number> {
   listenOption(values); // a bad --listen is a usage error before anything starts
   const fleet = await fleetFrom({ ...values, fleet: 'demo' });
   const { DEMO_SIM_PORT, fleetConfigYaml } = await simulator();
-  const sim = await startSimulator(fleet, Number(values.port ?? DEMO_SIM_PORT));
+  const sim = await startSimulator(fleet, portOption(values, DEMO_SIM_PORT));
   const listen = listenText(values) ?? '127.0.0.1:9660';
   const dir = mkdtempSync(join(tmpdir(), 'avahealth-demo-'));
   const file = join(dir, 'demo.yaml');

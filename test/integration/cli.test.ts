@@ -428,6 +428,16 @@ describe('start-up errors, help per command, restart-only settings', () => {
     noStack(unusable.stderr);
   });
 
+  it('a --port of simulate or demo out of range, or not a number, is a usage error in words', async () => {
+    for (const [command, port] of [['simulate', '99999'], ['demo', '99999'], ['simulate', 'abc'], ['demo', '80.5']] as const) {
+      const result = await runCli([command, '--port', port, '--listen', '127.0.0.1:0']);
+      expect(result, `${command} --port ${port}`).toMatchObject({ code: 2, stderr: expect.stringContaining(`--port must be a port number from 0 to 65535 (0 picks a free one) (got "${port}")`) });
+      // no Node.js internals ("options.port should be >= 0 and < 65536")
+      expect(result.stderr).not.toContain('options.port');
+      noStack(result.stderr);
+    }
+  });
+
   it('--web.listen-address stands for --listen; giving both with different values is a usage error', async () => {
     const sim = await startSim([{ name: 'n', scenario: 'healthy' }]);
     const file = writeConfig(`listen: 127.0.0.1:${busyPort}\nstate_dir: ${join(tmpdir(), `avahealth-alias-${process.pid}`)}\nnodes:\n  - {name: n, url: "${sim.nodeUrl('n')}"}\n`);

@@ -161,12 +161,25 @@ function locateIssue(doc: Document, issue: z.core.$ZodIssue, at: Locate, knownKe
     const got = describeYaml(nodeAt(doc, issue.path), !secretish);
     const expected = EXPECTED_WORDS[issue.expected] ?? issue.expected;
     message = got === 'nothing' ? `${where}: required (${expected})` : `${where}: expected ${expected}, got ${got}`;
+  } else if ((issue.code === 'too_big' || issue.code === 'too_small') && /^Too (big|small)/.test(issue.message)) {
+    message = `${where}: ${boundWords(issue)}`;
   } else if (issue.code === 'invalid_key') {
     message = `${where}: invalid key: ${issue.issues.map((i) => i.message).join('; ')}`;
   } else if (issue.code === 'invalid_value' && 'values' in issue) {
     message = `${where}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
   }
   return [at(node?.range?.[0], message)];
+}
+
+/** zod's "Too big: expected number to be <=1" in the words of a YAML file: "must be at most 1". */
+function boundWords(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall): string {
+  const big = issue.code === 'too_big';
+  const bound = String(big ? (issue as z.core.$ZodIssueTooBig).maximum : (issue as z.core.$ZodIssueTooSmall).minimum);
+  const inclusive = issue.inclusive !== false;
+  const unit = issue.origin === 'array' || issue.origin === 'set' ? (bound === '1' ? ' item' : ' items') : issue.origin === 'string' ? (bound === '1' ? ' character' : ' characters') : '';
+  const have = unit ? 'have ' : 'be ';
+  if (inclusive) return `must ${have}${big ? 'at most' : 'at least'} ${bound}${unit}`;
+  return unit ? `must have ${big ? 'fewer' : 'more'} than ${bound}${unit}` : `must be ${big ? 'below' : 'above'} ${bound}`;
 }
 
 /** zod's type names in the words of a YAML file. */

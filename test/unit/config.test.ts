@@ -60,6 +60,16 @@ describe('config loading', () => {
     expect(problems('nodes:\n  - name: a\n    url: http://x:1\n    validator: yes\n')).toEqual(['cfg.yaml:4:16: nodes.0.validator: must be false or a mapping (key: value)']);
   });
 
+  it('says a number out of range in words: the bound, and a ratio written as a percentage', () => {
+    const node = (extra: string) => `nodes:\n  - name: a\n    url: http://x:1\n${extra}`;
+    expect(problems(node('    validator:\n      uptime_requirement: 90\n'))).toEqual(['cfg.yaml:5:27: nodes.0.validator.uptime_requirement: must be a ratio from 0.5 to 1 (write 0.9 for 90%)']);
+    expect(problems(node('    validator:\n      uptime_requirement: 0.4\n'))).toEqual(['cfg.yaml:5:27: nodes.0.validator.uptime_requirement: must be a ratio from 0.5 to 1']);
+    expect(problems(node('    validator:\n      staking_port: 70000\n'))).toEqual(['cfg.yaml:5:21: nodes.0.validator.staking_port: must be at most 65535']);
+    expect(problems(node('    validator:\n      network: {observers: 0}\n'))).toEqual(['cfg.yaml:5:28: nodes.0.validator.network.observers: must be at least 1']);
+    // no zod wording left in any of them
+    for (const extra of ['    validator:\n      uptime_requirement: 90\n', '    validator:\n      staking_port: 0\n']) for (const line of problems(node(extra))) expect(line).not.toMatch(/Too (big|small)|expected number to be/);
+  });
+
   it('refuses a node URL copied with an API path, suggesting its base', () => {
     expect(problems('nodes:\n  - {name: a, url: "https://user:pw@node.example:9650/ext/health"}\n')).toEqual([
       'cfg.yaml:2:20: nodes.0.url: is an AvalancheGo API path, not the node\'s base URL: avahealth adds /ext/health, /ext/info and the others itself (did you mean "https://node.example:9650"?)',

@@ -33,8 +33,9 @@ const validatorFields = {
     .describe('Subnet IDs of the L1s the node validates: their balances, runway and fee price are polled.'),
   uptime_requirement: z
     .number({ error: (issue) => (typeof issue.input === 'string' ? `must be a ratio from 0.5 to 1${/%\s*$/.test(issue.input) ? ` (write ${Number.parseFloat(issue.input) / 100} for ${issue.input.trim()})` : ''}` : undefined) })
-    .min(0.5)
-    .max(1).describe("The base uptime requirement (0.8 unless the network runs with another --uptime-requirement, which no API exposes); periods starting at or after Helicon need 0.9 whatever the base (ACP-267)."),
+    .min(0.5, { error: 'must be a ratio from 0.5 to 1' })
+    .max(1, { error: (issue) => `must be a ratio from 0.5 to 1${typeof issue.input === 'number' && issue.input <= 100 ? ` (write ${issue.input / 100} for ${issue.input}%)` : ''}` })
+    .describe("The base uptime requirement (0.8 unless the network runs with another --uptime-requirement, which no API exposes); periods starting at or after Helicon need 0.9 whatever the base (ACP-267)."),
   staking_port: z.number().int().min(1).max(65535).describe("The node's staking port (AvalancheGo --staking-port, default 9651), named when peers cannot reach it."),
 };
 

@@ -146,7 +146,9 @@ function formatText(statuses: TargetStatus[], exitCode: number, color: boolean, 
       .join(' ');
     const paint = (text: string) => (color ? `\u001b[${COLORS[s.state]}m${text}\u001b[0m` : text);
     // Every long-output line is Nagios text too: a `|` there starts performance data as well.
-    lines.push(`${nagiosText(s.name).padEnd(width)}  ${paint(state)} ${nagiosText(`${s.summary}${heights ? `  [${heights}]` : ''}${s.nodeId ? `  ${s.nodeId}` : ''}`)}`);
+    // A target that answered, but not usably, shows its failure (HTTP_STATUS, BAD_JSON) and is counted unreachable: say so.
+    const counted = s.failure ? 'no usable answer (counted unreachable): ' : '';
+    lines.push(`${nagiosText(s.name).padEnd(width)}  ${paint(state)} ${nagiosText(`${counted}${s.summary}${heights ? `  [${heights}]` : ''}${s.nodeId ? `  ${s.nodeId}` : ''}`)}`);
   }
   lines.push(...provenanceLines(provenance, stateDir).map(nagiosText));
   return `${lines.join('\n')}\n`;

@@ -129,6 +129,17 @@ export interface ShownIncident {
 /** Failures where no answer came back: only these make a target "unreachable" on the page and in `check`. */
 const NOT_REACHED = new Set<FailureReason>(['timeout', 'connect', 'dns', 'tls']);
 
+/**
+ * Every health endpoint of a node answering 404: the URL is not the node's API root (a path
+ * prefix too many or missing) or its health API is switched off. Said with where to look, once.
+ */
+function notFoundSummary(endpoints: ReadonlyArray<{ endpoint: string; view: string; error?: string }>): string {
+  const names = [...new Set(endpoints.map((e) => `${e.endpoint}${e.view === 'all' ? '' : `[${e.view}]`}`))];
+  const listed = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}`;
+  const body = endpoints[0]!.error?.replace(/^HTTP 404:?\s*/, '');
+  return `HTTP 404 at ${listed}${body ? ` (${body})` : ''}: is the URL the node's API root (no /ext/… path; a proxy's own prefix if any)? else its health API is off (--api-health-enabled=false)`;
+}
+
 /** Failing checks that only warn: the node's own disk warning, and checks it has not run yet. */
 function isWarningOnly(check: CheckResult): boolean {
   return check.notYetRun || check.name === 'diskspace';
@@ -164,6 +175,7 @@ export function targetStatus(target: Target, store: Store): TargetStatus {
     status = 'unreachable';
     summary = unreachable.map((e) => `${e.endpoint}${e.view === 'all' ? '' : `[${e.view}]`}: ${e.reason} (${e.error ?? ''})`).join('; ');
     if (unreachable.every((e) => e.reason && !NOT_REACHED.has(e.reason))) failure = unreachable[0]!.reason;
+    if (target.kind === 'node' && unreachable.every((e) => e.httpStatus === 404)) summary = notFoundSummary(unreachable);
   } else if (unhealthyServices.length > 0) {
     status = 'unhealthy';
     summary = unhealthyServices.map((e) => `${e.endpoint}: ${e.service!.status}${e.service!.message ? ` (${e.service!.message})` : ''}`).join('; ');

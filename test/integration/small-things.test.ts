@@ -37,7 +37,7 @@ describe('small things (issue 26)', () => {
     try {
       const file = writeConfig(`nodes:\n  - {name: garbled, url: "${sim.nodeUrl('garbled')}"}\n  - {name: gone, url: "http://127.0.0.1:1"}\n`);
       const result = await runCli(['check', '--config', file]);
-      expect(result.stdout).toMatch(/^garbled +BAD_JSON +health: bad_json/m);
+      expect(result.stdout).toMatch(/^garbled +BAD_JSON +no usable answer \(counted unreachable\): health: bad_json/m);
       expect(result.stdout).toMatch(/^gone +UNREACHABLE +health: connect/m);
       const json = JSON.parse((await runCli(['check', '--config', file, '--format', 'json'])).stdout) as { targets: Array<{ name: string; state: string; failure?: string }> };
       expect(json.targets.find((t) => t.name === 'garbled')).toMatchObject({ state: 'unreachable', failure: 'bad_json' });

@@ -294,6 +294,8 @@ describe.skipIf(!kubectl)("the README's sidecar kustomization, applied to a user
     const unlabelled = { ...own, metadata: { ...own.metadata, labels: { app: 'validator' } } };
     writeFileSync(file, stringify(unlabelled));
     expect(() => execFileSync(kubectl!, ['kustomize', dir], { encoding: 'utf8', stdio: 'pipe' })).toThrow(/components\/sidecar.*\/metadata\/labels\/avahealth\.dev~1inject/);
+    // The README quotes the label as the error names it, so that a user can find what it means.
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('its error naming the label as `/metadata/labels/avahealth.dev~1inject`');
     // Another StatefulSet of the same kustomization, labelled "false", is left as it is.
     const database = { ...own, metadata: { name: 'postgres', namespace: 'avalanche', labels: { app: 'db', 'avahealth.dev/inject': 'false' } } };
     writeFileSync(file, `${stringify(own)}---\n${stringify(database)}`);

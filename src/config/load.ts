@@ -4,7 +4,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import { withReceiverSecretsOptional } from '../alerts/receivers/schemas.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
@@ -91,7 +91,21 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   const parse = () => parseYaml(text, file, configSchema, env, { relativePaths: { baseDir, isPathKey }, knownKeys: cachedKnownKeys });
   const { data, doc, at, warnings, templated } = options.receiverSecretsOptional ? withReceiverSecretsOptional(parse) : parse();
   keepTemplatedHeadersSecret(data, templated);
-  return { file, warnings: [...warnings, ...shortSecretWarnings(data, doc, at), ...cleartextWarnings(data, doc, at)], ...data, stateDir: resolvePath(baseDir, data.stateDir) };
+  return {
+    file,
+    warnings: [...warnings, ...shortSecretWarnings(data, doc, at), ...cleartextWarnings(data, doc, at), ...endedSilenceWarnings(data, doc, at)],
+    ...data,
+    stateDir: resolvePath(baseDir, data.stateDir),
+  };
+}
+
+/** A silence of the config whose end has passed holds nothing: said, at its ends_at, rather than kept quietly. */
+function endedSilenceWarnings(config: Pick<Config, 'alerts'>, doc: Document, at: (offset: number | undefined, message: string) => ConfigProblem, now = Date.now()): ConfigProblem[] {
+  return config.alerts.silences.flatMap((silence, i) => {
+    if (silence.endsAt > now) return [];
+    const node = (doc.getIn(['alerts', 'silences', i, 'ends_at'], true) ?? doc.getIn(['alerts', 'silences', i], true)) as { range?: [number, number, number] } | undefined;
+    return [at(node?.range?.[0], `alerts.silences.${i} ended at ${new Date(silence.endsAt).toISOString().replace('.000Z', 'Z')}: it holds nothing; remove it, or give it a later ends_at`)];
+  });
 }
 
 /**

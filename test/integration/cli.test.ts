@@ -48,6 +48,8 @@ describe('avahealth validate', () => {
     for (const file of ['config/avahealth.yaml', 'config/demo.yaml', 'config/full.yaml', 'test/fixtures/config/minimal.yaml']) {
       const result = await runCli(['validate', '--config', file], { DATA_API_KEY: 'k', WEBHOOK_SECRET: 's' });
       expect(result, file).toMatchObject({ code: 0, stdout: expect.stringMatching(/: valid \(\d+ nodes?(, \d+ services?)?\)\n$/) });
+      // no example in them has gone stale (a silence that already ended, say)
+      expect(result.stderr, file).not.toMatch(/silences\.\d+ ended at/);
     }
   });
 

@@ -70,6 +70,13 @@ describe('config loading', () => {
     for (const extra of ['    validator:\n      uptime_requirement: 90\n', '    validator:\n      staking_port: 0\n']) for (const line of problems(node(extra))) expect(line).not.toMatch(/Too (big|small)|expected number to be/);
   });
 
+  it('warns of a silence in the config that has already ended: it holds nothing', () => {
+    const yaml = (endsAt: string) => `nodes:\n  - {name: a, url: "http://127.0.0.1:1"}\nalerts:\n  silences:\n    - {matchers: {target: a}, ends_at: "${endsAt}", comment: swap}\n`;
+    const ended = parseConfig(yaml('2026-01-01T00:00:00Z'), 'cfg.yaml', {});
+    expect(ended.warnings).toEqual([{ file: 'cfg.yaml', line: 5, col: 40, message: 'alerts.silences.0 ended at 2026-01-01T00:00:00Z: it holds nothing; remove it, or give it a later ends_at' }]);
+    expect(parseConfig(yaml(new Date(Date.now() + 3_600_000).toISOString()), 'cfg.yaml', {}).warnings).toEqual([]);
+  });
+
   it('refuses a node URL copied with an API path, suggesting its base', () => {
     expect(problems('nodes:\n  - {name: a, url: "https://user:pw@node.example:9650/ext/health"}\n')).toEqual([
       'cfg.yaml:2:20: nodes.0.url: is an AvalancheGo API path, not the node\'s base URL: avahealth adds /ext/health, /ext/info and the others itself (did you mean "https://node.example:9650"?)',

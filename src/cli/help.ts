@@ -111,12 +111,12 @@ Control API (on the simulator's port):
   POST /sim/services/data-api/scenario     {"scenario":"degraded"} (or metrics-api)
 An L1 node from the start: --fleet demo has l1-node, l1-validator and l1-only.
 `,
-  demo: `Usage: avahealth demo [--port P] [--listen HOST:PORT] [--period DURATION]
+  demo: `Usage: avahealth demo [--port P] [--listen HOST:PORT] [--period DURATION] [--web.enable-admin-api]
 
 Starts a simulated fleet and the daemon together, and prints the URLs to open.
 
 Options:
-  --port P                        the simulator's port
+  --port P                        the simulator's port (default 9651; 0 picks a free one)
   --listen, --web.listen-address  the daemon's address (default 127.0.0.1:9660)
   --period DURATION               the nodes' health-check period (default 3s)
   --web.enable-admin-api          allow POST /api/v1/silences and DELETE /api/v1/silences/{id},
@@ -143,7 +143,7 @@ Usage:
   avahealth simulate [--nodes N] [--port P] [--scenario NAME] [--fleet demo] [--config-out FILE]
                      [--listen HOST:PORT] [--period DURATION]
                                        serve simulated AvalancheGo nodes on loopback
-  avahealth demo [--port P] [--listen HOST:PORT] [--period DURATION]
+  avahealth demo [--port P] [--listen HOST:PORT] [--period DURATION] [--web.enable-admin-api]
                                        simulated fleet + daemon together; prints the URLs to open
   avahealth notify-test --config FILE --receiver NAME
                                        send a test notification to one receiver

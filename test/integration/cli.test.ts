@@ -398,6 +398,18 @@ describe('start-up errors, help per command, restart-only settings', () => {
     expect(simulate).toContain('validationEndsIn');
     // the port it serves on: 9651 with the demo fleet, as the README's curl commands say
     expect(simulate).toMatch(/--port P +port \(default 9650, 9651 with --fleet demo/);
+    // demo's and simulate's options all in their usage line and in the overview, --port with its default
+    for (const command of ['demo', 'simulate']) {
+      const text = (await runCli([command, '--help'])).stdout;
+      const usage = text.split('\n\n')[0]!;
+      const summary = /\n {2}avahealth (demo|simulate) [\s\S]*?\n {39}\S/.exec(overview.slice(overview.indexOf(`avahealth ${command} [`) - 3))![0];
+      const options = [...text.matchAll(/^ {2}(--[\w.-]+)/gm)].map((m) => m[1]!).filter((o) => !o.startsWith('--log.') && o !== '--web.listen-address');
+      for (const option of options) {
+        expect(usage, `${command} usage`).toContain(`[${option}`);
+        expect(summary, `${command} in the overview`).toContain(`[${option}`);
+      }
+      expect(text, command).toMatch(/--port P +(port|the simulator's port) \(default 9650, 9651|the simulator's port \(default 9651/);
+    }
     expect(await runCli(['chek', '--config', 'config/demo.yaml'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "chek" (did you mean check?)') });
   }, 120_000);
 

@@ -103,7 +103,10 @@ export const targetName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$/, 'target names are 1–63 characters of letters, digits, _ . : - (starting with a letter or digit)');
 
 export const isHttpUrl = (u: string) => /^https?:\/\//i.test(u) && URL.canParse(u);
-export const httpUrl = z.string().refine(isHttpUrl, 'must be an http:// or https:// URL');
+/** `127.0.0.1:9650`, as AvalancheGo's docs write a node's address, gets the URL it means as a hint (never when it could carry a credential: user@, a query). */
+const schemeHint = (input: unknown) =>
+  typeof input === 'string' && input !== '' && !/:\/\/|[@?#]/.test(input) && URL.canParse(`http://${input}`) ? ` (did you mean "http://${input}"?)` : '';
+export const httpUrl = z.string().refine(isHttpUrl, { error: (issue) => `must be an http:// or https:// URL${schemeHint(issue.input)}` });
 
 /** Request headers, names lowercased (HTTP names are case-insensitive): a configured `Accept` replaces avahealth's own. */
 export const headers = z

@@ -111,6 +111,9 @@ describe('config loading', () => {
     expect(problems('nodes:\n  - {name: a, url: "http://x:1"}\n  - {name: a, url: "http://y:1"}\n')).toEqual(['cfg.yaml:3:12: duplicate target name "a" (first at nodes[0])']);
     expect(problems('nodes:\n  - {name: a, url: "http://x:1", schedule: "every minute"}\n')[0]).toContain('must be a cron pattern');
     expect(problems('nodes:\n  - {name: a, url: "ftp://x:1"}\n')[0]).toContain('must be an http:// or https:// URL');
+    // a node's address as AvalancheGo's docs write it gets the URL it means
+    expect(problems('nodes:\n  - {name: a, url: "127.0.0.1:9650"}\n')).toEqual(['cfg.yaml:2:20: nodes.0.url: must be an http:// or https:// URL (did you mean "http://127.0.0.1:9650"?)']);
+    expect(problems('nodes:\n  - {name: a, url: "ftp://x:1"}\n')[0]).not.toContain('did you mean');
   });
 
   it('substitutes ${ENV} with defaults and $$ escapes; an unset variable is an empty value, located', () => {

@@ -1,13 +1,17 @@
 /**
  * The status page reads the pipeline's verdicts, in a real browser (Debian's chromium, driven by
  * playwright-core): a period that ended unpaid is a change on the target's page (the incident fired,
- * the target went unhealthy), though the node's health reply never changed; a reward the vote likely
+ * the target went unhealthy), though the node's health reply never changed; the demo's validator-2
+ * has the critical disk the README says; a reward the vote likely
  * pays carries no failure mark; the alerts table of the demo fleet fits a 1,280-pixel window.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoFleet, fleetConfigYaml, type FleetNode } from '../../src/sim/fleet.js';
 import { SimServer } from '../../src/sim/server.js';
+import { ROOT } from '../helpers/cli.js';
 import { get, startDaemon, waitFor, type RunningDaemon } from '../helpers/harness.js';
 import { requireTool } from '../helpers/tools.js';
 
@@ -68,6 +72,12 @@ describe.skipIf(!executablePath)('the status page follows the verdicts', () => {
     expect(text).toContain('70.0 %');
     expect(text).not.toContain('✖');
     await expect(row.locator('.bad').count()).resolves.toBe(0);
+  });
+
+  it("the README says of the demo's validator-2 what the demo shows: a critical disk", async () => {
+    const disk = await waitFor('AvalancheDiskLow of validator-2 firing', async () => (await alerts()).find((a) => a.alertname === 'AvalancheDiskLow' && a.target === 'validator-2'), 20_000);
+    expect(disk.severity).toBe('critical');
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain("The demo serves ten simulated nodes (healthy, disk running low (critical: below AvalancheGo's own 10 %)");
   });
 
   it('the alerts table fits 1,280 pixels: no target name or time breaks over two lines', async () => {

@@ -56,7 +56,8 @@ describe('the validator probe: attribution, auto-renewal, large and hostile answ
     expect(down.primary).toBeUndefined();
     expect(down.problems).toContainEqual({ call: 'platform.getCurrentValidators', reason: 'connect', error: expect.stringContaining('not asked: the NodeID is not known yet') });
     // the validator rules hold their verdicts (reportFor: UNKNOWN), as for a call that failed
-    expect(reportFor({ observation: { target: 'down', kind: 'node', at: 0, endpoints: [await poll('down')] } } as ValidatorInput, (call) => call === 'platform.getCurrentValidators')).toBe(UNKNOWN);
+    const input: ValidatorInput = { observation: await poll('down') };
+    expect(reportFor(input, (call) => call === 'platform.getCurrentValidators')).toBe(UNKNOWN);
     await setScenario(sim, 'down', 'healthy');
     const back = validatorReport(await poll('down'))!;
     expect(back.nodeId).toBe(sim.nodes.get('down')!.nodeId);

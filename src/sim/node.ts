@@ -320,7 +320,7 @@ export class SimNode {
   /**
    * `upgrade-required`: a release scheduled the upgrade this node's build does not know, for the
    * network's other builds (SimNetwork.scheduleUpgrade): its build lacks that one and every upgrade
-   * scheduled after it, and knows the earlier ones.
+   * that activates at or after it, and knows the earlier ones.
    */
   private noteScheduledUpgrade(): void {
     if (this.has('upgrade-required')) this.behindFrom = this.network.scheduleUpgrade(this.name, this.upgradeAt);
@@ -337,10 +337,9 @@ export class SimNode {
     const old = this.economics.version === SIM_OLD_VERSION;
     const schedule: Record<string, unknown> = { ...UPGRADES_BEFORE_HELICON, heliconTime: old ? SIM_UNSCHEDULED_TIME : SIM_HELICON_TIME };
     if (old) return schedule;
-    for (const [index, upgrade] of this.network.scheduledUpgrades.entries()) {
-      if (this.behindFrom !== undefined && index >= this.behindFrom) break;
-      schedule[upgrade.key] = formatGoTime(upgrade.at * 1000);
-    }
+    // Network upgrades activate in the order of their times, so a build that lacks one lacks every later one.
+    const behindAt = this.behindFrom !== undefined ? this.network.scheduledUpgrades[this.behindFrom]!.at : Infinity;
+    for (const upgrade of this.network.scheduledUpgrades) if (upgrade.at < behindAt) schedule[upgrade.key] = formatGoTime(upgrade.at * 1000);
     return schedule;
   }
 

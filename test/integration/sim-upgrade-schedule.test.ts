@@ -3,7 +3,7 @@
  * constants (upgrade/upgrade.go; info.upgrades answers them, api/info/service.go Upgrades): a
  * release schedules an upgrade by adding its time (upgrade/new_upgrade_checklist.md), and no later
  * release moves an upgrade already active. A build left behind lacks that upgrade and every one
- * scheduled after it. Before, the simulator kept one "next upgrade" for the whole network, which a
+ * activating at or after it. Before, the simulator kept one "next upgrade" for the whole network, which a
  * second node's `upgrade-required` moved: an upgrade already active came back as due in 5 days,
  * every node's info.upgrades changed at once, and the node that had missed it was no longer read
  * again at each poll after its restart (seeded trust weeks 4 and 6: AvalancheNodeUpgradeUnknown
@@ -23,6 +23,7 @@ describe('simulator: upgrades a release scheduled keep their times', () => {
       { name: 'missed', scenario: 'upgrade-required', upgradeIn: 1, validator: false },
       { name: 'upgraded', scenario: 'healthy', validator: false },
       { name: 'later', scenario: 'healthy', validator: false },
+      { name: 'sooner', scenario: 'healthy', validator: false },
     ]);
   }, 30_000);
   afterAll(async () => sim?.close());
@@ -55,5 +56,14 @@ describe('simulator: upgrades a release scheduled keep their times', () => {
     // the node that missed the first installs the newest build: it knows both
     await setScenario(sim, 'missed', 'healthy');
     expect(scheduled(await upgrades('missed'))).toEqual(nearer);
+
+    // upgrades activate in the order of their times: a build left behind by one scheduled last but
+    // due sooner than another lacks that other one too (a build that knows a later activation knows
+    // every earlier one: what a missed upgrade's verdict reads from the node's own schedule)
+    await setScenario(sim, 'later', 'healthy');
+    await setScenario(sim, 'sooner', 'upgrade-required', { upgradeIn: DAY / 2 });
+    const three = scheduled(await upgrades('upgraded'));
+    expect(Object.keys(three)).toEqual(['nextUpgradeTime', 'nextUpgrade2Time', 'nextUpgrade3Time']);
+    expect(scheduled(await upgrades('sooner'))).toEqual({ nextUpgradeTime: first });
   });
 });

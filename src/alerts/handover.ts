@@ -8,7 +8,8 @@
  * The record holds the alert's labels (every one, severity included), the startsAt it was announced
  * with, until when it stands (the endsAt sent with it: four re-send intervals), and the facts its
  * target's verdicts rest on that the sources cannot give again (the state map's carried files:
- * a missed upgrade's deadline, the periods and their outcomes). The key is the fleet's
+ * a missed upgrade's deadline, the periods and their outcomes), and `untold` when it was posted
+ * only because a silence mirrored there holds it, before any receiver heard of it. The key is the fleet's
  * (`alerts.handover_key`): Alertmanager's API cannot tell who posted an alert, so nothing is taken
  * from Alertmanager unless this signature checks, and then only the record, never its text.
  */
@@ -26,6 +27,8 @@ const recordSchema = z.strictObject({
   startsAt: z.string().max(64).refine((t) => Number.isFinite(Date.parse(t)), 'not a time'),
   expiresAt: z.number().int().positive(),
   carried: z.record(z.string().max(64), z.unknown()).optional(),
+  /** Posted while a silence held it and before any receiver was told: not announced, so not adopted. */
+  untold: z.literal(true).optional(),
 });
 
 export type HandoverRecord = z.infer<typeof recordSchema>;

@@ -49,6 +49,7 @@ export const noticeSchema: z.ZodType<AlertNotice> = z.object({
   key: z.string().optional(),
   previousLabels: labels.optional(),
   carried: z.record(z.string(), z.unknown()).optional(),
+  untold: z.literal(true).optional(),
 });
 
 const mirroredSilenceSchema = z.object({

@@ -113,7 +113,7 @@ export class Policy {
         // asked here, not read from `inhibitedBy`, which is unknown after a restart until the target's first evaluation
         if (!told && inhibitorOf(state, incidents)) continue;
         const by = this.silences.silencing(gateView(state).labels, now);
-        if (by) held.push({ silence: by.id, notice: noticeOf(state, state.phase === 'resolved' ? 'resolved' : 'firing', now, externalUrl) });
+        if (by) held.push({ silence: by.id, notice: { ...noticeOf(state, state.phase === 'resolved' ? 'resolved' : 'firing', now, externalUrl), ...(told ? {} : { untold: true as const }) } });
       }
     }
     return held;

@@ -127,6 +127,11 @@ export interface AlertNotice {
    * adopts incidents from (Alertmanager); no other receiver gets them.
    */
   carried?: Record<string, unknown>;
+  /**
+   * Sent to a receiver that mutes it itself under its mirror of a silence (Alertmanager) while no
+   * receiver was told of it yet: a new owner reading it there must not take it as announced.
+   */
+  untold?: true;
 }
 
 /** What one evaluation of one target changed: chat receivers send it as one message. */

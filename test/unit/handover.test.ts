@@ -65,3 +65,35 @@ describe('alerts.handover_key', () => {
     expect(load('  handover_key: ""\n').alerts.handoverKey).toBeUndefined();
   });
 });
+
+describe('adopting from Alertmanager', () => {
+  it('never adopts an incident Alertmanager holds only under a mirrored silence, before any receiver was told', async () => {
+    // A daemon killed right after a silence held a new incident: Alertmanager had it (the mirror
+    // sends it there, muted), the webhook never did. Adopted at the restart as announced, it was
+    // taken as told everywhere: the webhook never heard of it at the silence's end (seeded trust week 4).
+    const { createServer } = await import('node:http');
+    const { handedOver } = await import('../../src/alerts/receivers/alertmanager/adopt.js');
+    const { HttpClient } = await import('../../src/transport/client.js');
+    const { createLogger } = await import('../../src/log.js');
+    const told = notice('C', 'firing');
+    const untold = { ...notice('P', 'firing'), untold: true as const };
+    const posted = alertmanagerPayload({ ...batch([told, untold]), muted: true }, NOW, 60_000, KEY);
+    expect(posted.map((a) => [a.labels.check, verifyHandover(KEY, a.annotations[HANDOVER_ANNOTATION], a.labels, NOW)?.untold])).toEqual([
+      ['C', undefined],
+      ['P', true],
+    ]);
+    // Alertmanager's GET /api/v2/alerts answers what it was posted
+    const server = createServer((_req, res) => res.end(JSON.stringify(posted.map((a) => ({ labels: a.labels, annotations: a.annotations })))));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const http = new HttpClient({ maxResponseBytes: 1 << 20 });
+    try {
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const receiver = { name: 'am', kind: 'alertmanager', settings: { url } } as unknown as Parameters<typeof handedOver>[0][number];
+      const adopted = await handedOver([receiver], http, { alertnames: new Set([told.labels.alertname!]), polled: () => true, key: KEY }, createLogger({ level: 'silent', format: 'json' }), NOW);
+      expect(adopted.map((a) => a.labels.check)).toEqual(['C']);
+    } finally {
+      await http.close();
+      server.close();
+    }
+  });
+});

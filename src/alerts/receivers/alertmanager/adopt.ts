@@ -61,6 +61,7 @@ const RANK: Record<string, number> = { warning: 1, critical: 2 };
 export async function handedOver(receivers: ReadonlyArray<ReceiverOf<'alertmanager'>>, http: HttpClient, from: AdoptFrom, log: Logger, now = Date.now()): Promise<Announced[]> {
   const adopted = new Map<string, Announced>();
   let unsigned = 0;
+  let untold = 0;
   for (const receiver of receivers) {
     let body: string;
     try {
@@ -86,12 +87,19 @@ export async function handedOver(receivers: ReadonlyArray<ReceiverOf<'alertmanag
         unsigned++;
         continue;
       }
+      // Posted only because a silence mirrored there holds it, before any receiver was told: nothing
+      // was announced (this owner's own polls find it, and its silence or its end decides the page).
+      if (record.untold) {
+        untold++;
+        continue;
+      }
       const id = JSON.stringify(Object.entries(record.labels).filter(([name]) => name !== 'severity').sort());
       const known = adopted.get(id);
       if (known && (RANK[known.labels.severity ?? ''] ?? 0) >= (RANK[record.labels.severity ?? ''] ?? 0)) continue;
       adopted.set(id, { labels: record.labels, startsAt: record.startsAt, ...(record.carried ? { carried: record.carried } : {}) });
     }
   }
+  if (untold > 0) log.info({ alerts: untold }, 'alerts at Alertmanager only under a silence, never told to a receiver: not adopted, announced afresh if they still hold');
   if (unsigned > 0) log.info({ alerts: unsigned }, 'alerts at Alertmanager for targets polled here without a valid handover record of this fleet (Prometheus rules, or posted by anyone else): not adopted');
   return [...adopted.values()];
 }

@@ -40,7 +40,7 @@ export function alertmanagerPayload(batch: NotificationBatch, now: number, resen
     const endsAt = a.status === 'resolved' ? a.endsAt : new Date(firingUntil).toISOString();
     const copy = (labels: Record<string, string>, until = endsAt): Posted => {
       const standing = handoverKey && until === endsAt && a.status === 'firing';
-      const record = standing ? { [HANDOVER_ANNOTATION]: signHandover(handoverKey, { labels, startsAt: a.startsAt, expiresAt: firingUntil, ...(a.carried ? { carried: a.carried } : {}) }) } : {};
+      const record = standing ? { [HANDOVER_ANNOTATION]: signHandover(handoverKey, { labels, startsAt: a.startsAt, expiresAt: firingUntil, ...(a.carried ? { carried: a.carried } : {}), ...(a.untold ? { untold: true } : {}) }) } : {};
       return { labels, annotations: { ...a.annotations, ...record }, startsAt: a.startsAt, endsAt: until, generatorURL: a.generatorURL };
     };
     const critical = a.labels.severity === 'critical';

@@ -93,7 +93,9 @@ Control API (on the simulator's port):
                                            {"validationEndsIn":60} ends the node's validation
                                            period in 60 s (then "was it paid?" is answered);
                                            {"publicIp":"198.51.100.23:9651"} moves the IP
-                                           info.getNodeIP answers
+                                           info.getNodeIP answers;
+                                           {"version":"avalanchego/1.14.2"}: a build from before
+                                           Helicon (its peers drop it), null: the scenario's
                                            unknown fields are refused
   POST /sim/network                        {"dip":{"connectedPercent":70}}: every node loses its
                                            connection to 30 % of the stake (a network-wide dip);

@@ -7,7 +7,7 @@ import { blockchainIdFor, hashString, l1EvmChainIdFor, nodeIdFor, PRIMARY_SUBNET
 import { formatGoDuration, formatGoTime, GO_ZERO_TIME } from './go-format.js';
 import type { ScenarioName } from './scenarios.js';
 import { SimNetwork } from './network.js';
-import { SIM_HELICON_TIME, SIM_OLD_VERSION, SimValidator } from './validator.js';
+import { SIM_HELICON_TIME, SimValidator } from './validator.js';
 import { SIM_UNSCHEDULED_TIME, UPGRADES_BEFORE_HELICON } from './validator-facts.js';
 import { networkCheckResult, NO_INGRESS_GRACE_MS } from './network-check.js';
 import { droppedByPeers, futureUpgradeResult, staleStakeRatio, type UpgradeFacts } from './upgrade.js';
@@ -38,6 +38,11 @@ export interface SimNodeOptions {
   /** How long the node has run when the simulator starts (a day: past the ingress grace); a restart starts it over. */
   startedAgoMs?: number;
   seed?: number;
+  /**
+   * The build it runs, when not its scenario's (`avalanchego/1.14.2`: a build from before Helicon,
+   * which its upgraded peers drop past the activation; validator-facts.ts SIM_PRE_HELICON_VERSION).
+   */
+  version?: string;
   /** Shared chains; a node on its own gets a network of its own. */
   network?: SimNetwork;
 }
@@ -129,6 +134,7 @@ export class SimNode {
     this.random = prng(options.seed ?? hashString(options.name));
     if (options.l1) this.trackL1();
     this.economics = new SimValidator(this);
+    if (options.version !== undefined) this.economics.build = options.version;
     if (options.validationStartedAgo !== undefined) this.economics.startedAgo(options.validationStartedAgo);
     this.economics.onScenario(this.scenario);
     this.noteScheduledUpgrade();
@@ -331,10 +337,12 @@ export class SimNode {
    * Its build's upgrade.Config, as info.upgrades answers it (api/info/service.go Upgrades,
    * upgrade/upgrade.go): a v1.14 build reads Helicon unscheduled (UnscheduledActivationTime); a build
    * that knows the network's next upgrade has a field for it (upgrade/new_upgrade_checklist.md),
-   * one left behind (`upgrade-required`, `version-behind`) has none.
+   * one left behind (`upgrade-required`, a v1.14 build) has none. `version-behind` (v1.15.0) knows
+   * what its release knew: Helicon, and an upgrade scheduled since by a later release it lacks only
+   * when it is in `upgrade-required` too.
    */
   upgradeSchedule(): Record<string, unknown> {
-    const old = this.economics.version === SIM_OLD_VERSION;
+    const old = !this.economics.knowsHelicon;
     const schedule: Record<string, unknown> = { ...UPGRADES_BEFORE_HELICON, heliconTime: old ? SIM_UNSCHEDULED_TIME : SIM_HELICON_TIME };
     if (old) return schedule;
     // Network upgrades activate in the order of their times, so a build that lacks one lacks every later one.
@@ -345,12 +353,17 @@ export class SimNode {
 
   /** The newest upgrade its build knows: HeliconTime for a v1.15 build (node/node.go), GraniteTime for v1.14. */
   private knownUpgradeAt(): number {
-    return this.localUpgradeAt ?? (this.economics.version === SIM_OLD_VERSION ? GRANITE_TIME : Date.parse(SIM_HELICON_TIME) / 1000);
+    return this.localUpgradeAt ?? (this.economics.knowsHelicon ? Date.parse(SIM_HELICON_TIME) / 1000 : GRANITE_TIME);
   }
 
+  /**
+   * What its futureupgrade check and its peers go by: `upgrade-required`'s upgrade; else, for a build
+   * from before Helicon, Helicon itself, which most stake's builds know (past its time its upgraded
+   * peers drop it: version/constants.go MinimumCompatibleVersion 1.15.0 on v1.15, network/peer/peer.go).
+   */
   private upgradeFacts(): UpgradeFacts {
-    const required = this.has('upgrade-required');
-    return { localAt: this.knownUpgradeAt(), ...(required ? { requiredAt: this.upgradeAt } : {}), stakePercent: this.upgradeStakePercent, alone: this.has('network-down') };
+    const requiredAt = this.has('upgrade-required') ? this.upgradeAt : this.economics.knowsHelicon || this.localUpgradeAt !== undefined ? undefined : Date.parse(SIM_HELICON_TIME) / 1000;
+    return { localAt: this.knownUpgradeAt(), ...(requiredAt !== undefined ? { requiredAt } : {}), stakePercent: this.upgradeStakePercent, alone: this.has('network-down') };
   }
 
   private chainResult(name: string, churnFails: boolean): { message: unknown; error?: string } {

@@ -9,7 +9,9 @@
  *                                        nextPeriodSeconds, delegators, l1Balances: the balances in
  *                                        nAVAX of the node's L1 validations, one per validation)
  *                                        (upgrade-required takes upgradeIn seconds, upgradeStakePercent);
- *                                        publicIp: the IP:port info.getNodeIP answers from now on
+ *                                        publicIp: the IP:port info.getNodeIP answers from now on;
+ *                                        version: the build it runs ("avalanchego/1.14.2": from before Helicon,
+ *                                        dropped by its upgraded peers past the activation), null: its scenario's
  *   POST /sim/scenario                   the same body, for every node
  *   POST /sim/network                    {"dip": {"connectedPercent": 70}} every node loses its connection to
  *                                        validators holding 30 % of the stake at once; observed uptimes then fall
@@ -316,6 +318,7 @@ export class SimServer {
       l1Balances?: unknown;
       upgradeIn?: unknown;
       publicIp?: unknown;
+      version?: unknown;
       upgradeStakePercent?: unknown;
       networkId?: unknown;
       nextPeriodSeconds?: unknown;
@@ -341,6 +344,8 @@ export class SimServer {
       if (typeof request.validationEndsIn === 'number') node.validationEndsAt = Date.now() / 1000 + request.validationEndsIn;
       if (typeof request.upgradeIn === 'number') node.upgradeAt = Math.floor(Date.now() / 1000 + request.upgradeIn);
       if (typeof request.upgradeStakePercent === 'number') node.upgradeStakePercent = request.upgradeStakePercent;
+      if (request.version === null) delete node.economics.build;
+      else if (typeof request.version === 'string' && /^avalanchego\/\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(request.version)) node.economics.build = request.version;
       node.setScenario(scenario, Date.now(), also as ScenarioName[]);
       // After the switch: the scenario sets its own balance, these values override it.
       if (typeof request.rewardingStakePercent === 'number') node.economics.rewardingStakePercent = request.rewardingStakePercent;
@@ -359,7 +364,7 @@ export class SimServer {
 }
 
 /** The fields POST /sim/nodes/{name}/scenario and /sim/scenario take. */
-const SCENARIO_FIELDS = ['scenario', 'also', 'delayMs', 'lagBlocks', 'validationEndsIn', 'rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'upgradeIn', 'upgradeStakePercent', 'networkId', 'nextPeriodSeconds', 'delegators', 'validationStartedAgo', 'uptimeRequirement', 'publicIp'];
+const SCENARIO_FIELDS = ['scenario', 'also', 'delayMs', 'lagBlocks', 'validationEndsIn', 'rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'upgradeIn', 'upgradeStakePercent', 'networkId', 'nextPeriodSeconds', 'delegators', 'validationStartedAgo', 'uptimeRequirement', 'publicIp', 'version'];
 
 /** A control request naming a field the route does not take is refused (a typo would otherwise do nothing, silently). */
 function unknownFields(request: object, known: readonly string[], prefix = ''): string | undefined {

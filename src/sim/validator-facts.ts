@@ -10,7 +10,37 @@ export const SIM_HELICON_TIME = '2026-09-22T15:00:00Z';
  * v1.14.2, 46 in v1.15.0 (this mirror has no later release: 46 is assumed for 1.15.2).
  */
 export const SIM_CURRENT_VERSION = 'avalanchego/1.15.2';
-export const SIM_OLD_VERSION = 'avalanchego/1.14.2';
+/**
+ * The `version-behind` build: behind the version most stake runs, yet one that knows every
+ * activated upgrade. v1.15.0 is the first release with Helicon (releases/v1.15.0-fuji:
+ * RPCChainVMProtocol 46 in version/constants.go, its RELEASES.md schedules ACP-194/236/267/273/283/285;
+ * the Fuji build itself refuses mainnet, so the simulator takes v1.15.0 as the release that
+ * schedules mainnet's activation), and its MinimumCompatibleVersion is 1.15.0: peers on 1.15.2 keep it
+ * connected after the activation.
+ */
+export const SIM_OLD_VERSION = 'avalanchego/1.15.0';
+/**
+ * A build from before Helicon (v1.14.2: RPCChainVMProtocol 45, heliconTime unscheduled), only ever
+ * given explicitly (SimNodeOptions.version, the control API's `version`). After the activation its
+ * upgraded peers drop it (version.GetCompatibility: MinCompatibleAfterUpgrade 1.15.0 on v1.15,
+ * version/constants.go; network/peer/peer.go shouldDisconnect), so its chains lose the stake and it
+ * has missed the upgrade: no real node runs it connected past SIM_HELICON_TIME.
+ */
+export const SIM_PRE_HELICON_VERSION = 'avalanchego/1.14.2';
+
+/** Whether a build of `version` (`avalanchego/1.15.0`) knows Helicon: v1.15.0 and later. */
+export function knowsHelicon(version: string): boolean {
+  const m = /(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!m) return true;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  return major > 1 || minor >= 15;
+}
+
+/** version.RPCChainVMProtocol of a build (version/compatibility.json): 44 for v1.14.0–1, 45 for v1.14.2, 46 for v1.15. */
+export function rpcProtocolOf(version: string): string {
+  if (knowsHelicon(version)) return '46';
+  return /1\.14\.[01]$/.test(version) ? '44' : '45';
+}
 /** AvalancheGo's UnscheduledActivationTime (upgrade/upgrade.go): v1.14.1+ reads heliconTime so until a release schedules it. */
 export const SIM_UNSCHEDULED_TIME = '9999-12-01T00:00:00Z';
 /** How long a restart's info.uptime snapshot lasts by default ("tens of seconds": the first Ping comes 22.5 s after connecting). */
@@ -64,7 +94,7 @@ export const VALIDATOR_SCENARIOS = {
   'reward-at-risk': '72.5 % of stake sees its uptime at or above the requirement (reward still likely, below the 80 % warning); its downtime budget is low',
   'l1-balance-low': 'its L1 validation has 2.3 days of fee balance left (set l1BalanceNAvax)',
   'l1-inactive': 'its L1 validation ran out of balance (balance "0", inactive)',
-  'version-behind': `runs ${SIM_OLD_VERSION} while most stake runs ${SIM_CURRENT_VERSION}: behind the network's schedule (heliconTime ${SIM_UNSCHEDULED_TIME}, unscheduled as far as it knows)`,
+  'version-behind': `runs ${SIM_OLD_VERSION} while most stake runs ${SIM_CURRENT_VERSION}: behind in version, yet it knows every activated upgrade (Helicon included), so its chains are fine (a build from before Helicon: set version)`,
   'not-validator': 'info.uptime answers "node is not a validator"; no current validation',
   'info-api-disabled': '/ext/info answers 404 (the info API is switched off); health is fine',
   'node-id-unknown': '/ext/info answers 404 and a proxy strips the node-id header: the NodeID cannot be learnt',

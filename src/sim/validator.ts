@@ -13,7 +13,7 @@ import { l1Entries, type L1Entry } from './l1-entries.js';
 
 export * from './validator-facts.js';
 import { ACP267_UPTIME_REQUIREMENT, SIM_UPTIME_REQUIREMENT } from './observed.js';
-import { DAY, SIM_CURRENT_VERSION, SIM_FEE_PRICE, SIM_HELICON_TIME, SIM_L1_BALANCE, SIM_OLD_VERSION, SIM_POPULAR_DELEGATORS, SIM_RESTART_SNAPSHOT_MS, SIM_UNSCHEDULED_TIME, UPGRADES_BEFORE_HELICON } from './validator-facts.js';
+import { DAY, knowsHelicon, rpcProtocolOf, SIM_CURRENT_VERSION, SIM_FEE_PRICE, SIM_HELICON_TIME, SIM_L1_BALANCE, SIM_OLD_VERSION, SIM_POPULAR_DELEGATORS, SIM_RESTART_SNAPSHOT_MS, SIM_UNSCHEDULED_TIME, UPGRADES_BEFORE_HELICON } from './validator-facts.js';
 
 /** The node facts the validator APIs answer from (a SimNode provides them). */
 export interface SimValidatorNode {
@@ -80,6 +80,11 @@ export class SimValidator implements ObservedMember {
   uptimeRequirement = SIM_UPTIME_REQUIREMENT;
   /** The IP:port info.getNodeIP answers (documentation range, RFC 5737), per node. */
   publicIp: string;
+  /**
+   * The build it runs when given explicitly (`avalanchego/1.14.2`: a build from before Helicon,
+   * validator-facts.ts SIM_PRE_HELICON_VERSION); else its scenario's (version-behind or current).
+   */
+  build?: string;
 
   constructor(private readonly node: SimValidatorNode, now = Date.now() / 1000) {
     this.validationStartsAt = Math.floor(now - 10 * DAY);
@@ -132,7 +137,7 @@ export class SimValidator implements ObservedMember {
    * Helicon unscheduled.
    */
   requirementFor(startTime: number): number {
-    const helicon = this.version === SIM_OLD_VERSION ? undefined : Date.parse(SIM_HELICON_TIME) / 1000;
+    const helicon = this.knowsHelicon ? Date.parse(SIM_HELICON_TIME) / 1000 : undefined;
     return helicon !== undefined && startTime >= helicon ? ACP267_UPTIME_REQUIREMENT : this.uptimeRequirement;
   }
 
@@ -197,7 +202,12 @@ export class SimValidator implements ObservedMember {
   }
 
   get version(): string {
-    return this.node.has('version-behind') ? SIM_OLD_VERSION : SIM_CURRENT_VERSION;
+    return this.build ?? (this.node.has('version-behind') ? SIM_OLD_VERSION : SIM_CURRENT_VERSION);
+  }
+
+  /** Whether its build knows Helicon (v1.15.0 and later): a v1.14 build reads it unscheduled (upgrade/upgrade.go). */
+  get knowsHelicon(): boolean {
+    return knowsHelicon(this.version);
   }
 
   /** The info API is switched off (HTTP 404). */
@@ -239,7 +249,7 @@ export class SimValidator implements ObservedMember {
    * (api/info/service.go). By default for the first BOOTSTRAP_SHARE of the snapshot.
    */
   inRestartBootstrap(now = Date.now()): boolean {
-    if (this.restartedAt === undefined || this.version === SIM_OLD_VERSION) return false;
+    if (this.restartedAt === undefined || !this.knowsHelicon) return false;
     return now - this.restartedAt < (this.restartBootstrapMs ?? this.restartSnapshotMs * BOOTSTRAP_SHARE);
   }
 
@@ -311,10 +321,10 @@ export class SimValidator implements ObservedMember {
       }
       case 'getNodeVersion': {
         const v = this.version.split('/')[1]!;
-        return { result: { version: this.version, databaseVersion: 'v1.4.5', rpcProtocolVersion: this.version === SIM_OLD_VERSION ? '45' : '46', gitCommit: '6b2f3c1f4dfb5a9e1d0a1b6c5e3b8a7d9c0f1e2d', vmVersions: { avm: `v${v}`, evm: 'v0.15.2', platform: `v${v}` } } };
+        return { result: { version: this.version, databaseVersion: 'v1.4.5', rpcProtocolVersion: rpcProtocolOf(this.version), gitCommit: '6b2f3c1f4dfb5a9e1d0a1b6c5e3b8a7d9c0f1e2d', vmVersions: { avm: `v${v}`, evm: 'v0.15.2', platform: `v${v}` } } };
       }
       case 'upgrades':
-        return { result: this.node.upgradeSchedule?.() ?? { ...UPGRADES_BEFORE_HELICON, heliconTime: this.version === SIM_OLD_VERSION ? SIM_UNSCHEDULED_TIME : SIM_HELICON_TIME } };
+        return { result: this.node.upgradeSchedule?.() ?? { ...UPGRADES_BEFORE_HELICON, heliconTime: this.knowsHelicon ? SIM_HELICON_TIME : SIM_UNSCHEDULED_TIME } };
       case 'getNetworkID':
         return { result: { networkID: String(this.networkId) } };
       case 'getNodeIP':

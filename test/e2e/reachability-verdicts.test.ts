@@ -159,10 +159,10 @@ alerts:
 
   it("the Data API's offline row: the version distribution still reads, and no chain-data error is counted", { timeout: 60_000 }, async () => {
     const behind = await waitFor('VersionBehind for behind', () => told('firing', 'AvalancheNodeVersionBehind', 'behind')[0], 45_000);
-    expect(behind.annotations.summary).toMatch(/^behind runs avalanchego\/1\.14\.2 while 87 % of the network's stake runs newer versions \(most: avalanchego\/1\.15\.2, 62 %\)$/);
+    expect(behind.annotations.summary).toMatch(/^behind runs avalanchego\/1\.15\.0 while 87 % of the network's stake runs newer versions \(most: avalanchego\/1\.15\.2, 62 %\)$/);
     const m = await scrape(fleet.url);
     expect(sample(m, 'avahealth_chain_data_last_refresh_errors')).toBe(0);
-    expect(series(m, 'avahealth_network_version_stake_ratio', { network: 'mainnet' }).map((s) => s.labels.version).sort()).toEqual(['avalanchego/1.14.2', 'avalanchego/1.15.1', 'avalanchego/1.15.2']);
+    expect(series(m, 'avahealth_network_version_stake_ratio', { network: 'mainnet' }).map((s) => s.labels.version).sort()).toEqual(['avalanchego/1.15.0', 'avalanchego/1.15.1', 'avalanchego/1.15.2']);
   });
 
   it('two targets of one node, asked by one observer: one NodeID, padded, so no delegators list comes back', { timeout: 60_000 }, async () => {

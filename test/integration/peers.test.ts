@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimServer } from '../../src/sim/server.js';
-import { SIM_PEERS, SIM_PEERS_ANCIENT, SIM_PEERS_ANCIENT_VERSION, SIM_PEERS_BEHIND, SIM_PEERS_BENCHED } from '../../src/sim/peers.js';
+import { SIM_PEERS, SIM_PEERS_BETWEEN, SIM_PEERS_BETWEEN_VERSION, SIM_PEERS_BEHIND, SIM_PEERS_BENCHED } from '../../src/sim/peers.js';
 import { SIM_CURRENT_VERSION, SIM_OLD_VERSION } from '../../src/sim/validator.js';
 import { sample, scrape, series, startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
 
@@ -41,9 +41,9 @@ nodes:
     const m = await scrape(d.url);
     expect(sample(m, 'avahealth_node_peers', { target: 'a' })).toBe(SIM_PEERS);
     expect(series(m, 'avahealth_node_peers_by_version', { target: 'a' }).map((s) => [s.labels.version, s.value])).toEqual([
-      [SIM_CURRENT_VERSION, SIM_PEERS - SIM_PEERS_BEHIND - SIM_PEERS_ANCIENT],
+      [SIM_CURRENT_VERSION, SIM_PEERS - SIM_PEERS_BEHIND - SIM_PEERS_BETWEEN],
       [SIM_OLD_VERSION, SIM_PEERS_BEHIND],
-      [SIM_PEERS_ANCIENT_VERSION, SIM_PEERS_ANCIENT],
+      [SIM_PEERS_BETWEEN_VERSION, SIM_PEERS_BETWEEN],
     ]);
     expect(sample(m, 'avahealth_node_peers_benched', { target: 'a' })).toBe(SIM_PEERS_BENCHED);
     expect(series(m, 'avahealth_node_peers', { target: 'plain' })).toEqual([]);

@@ -16,7 +16,7 @@ import {
 } from '../../src/parse/validator.js';
 import { isVersionBehind, runwaySeconds } from '../../src/model/validator.js';
 import type { SimServer } from '../../src/sim/server.js';
-import { SIM_FEE_PRICE } from '../../src/sim/validator.js';
+import { SIM_FEE_PRICE, SIM_HELICON_TIME, SIM_PRE_HELICON_VERSION } from '../../src/sim/validator.js';
 import { setScenario, startSim } from '../helpers/harness.js';
 
 let nextId = 1;
@@ -131,15 +131,40 @@ describe('simulated nodes answer info.* and platform.* with AvalancheGo\'s shape
     expect((await mine()).balanceNAvax).toBeGreaterThan(8_000_000_000);
   });
 
-  it('version-behind: an old version without heliconTime, while most of the network\'s stake runs newer', async () => {
+  it('version-behind: an older v1.15 build that knows Helicon, while most of the network\'s stake runs newer; its chains are fine', async () => {
+    // releases/v1.15.0-fuji: version/constants.go RPCChainVMProtocol 46 and MinimumCompatibleVersion 1.15.0; its
+    // RELEASES.md schedules Helicon's ACPs. A 1.15.2 peer keeps a 1.15.0 node connected after the activation.
     await setScenario(sim, 'v', 'version-behind');
     const version = ok(parseNodeVersion(await result('v', '/ext/info', 'info.getNodeVersion')));
-    expect(ok(parseUpgrades(await result('v', '/ext/info', 'info.upgrades')))).toEqual({ heliconTime: null });
+    expect(version).toBe('avalanchego/1.15.0');
+    expect(await result('v', '/ext/info', 'info.getNodeVersion')).toMatchObject({ rpcProtocolVersion: '46' });
+    expect(ok(parseUpgrades(await result('v', '/ext/info', 'info.upgrades')))).toEqual({ heliconTime: Date.parse(SIM_HELICON_TIME) / 1000 });
     const details = await request(`${sim.serviceUrl('data-api')}/v1/networks/mainnet`);
     const distribution = ok(parseStakingDistribution(await details.body.json()));
     expect(isVersionBehind(version, distribution)).toBe(true);
+    const health = (await (await request(`${sim.nodeUrl('v')}/ext/health`)).body.json()) as { healthy: boolean; checks: Record<string, { error?: string }> };
+    expect(health.healthy).toBe(true);
     await setScenario(sim, 'v', 'healthy');
     expect(isVersionBehind(ok(parseNodeVersion(await result('v', '/ext/info', 'info.getNodeVersion'))), distribution)).toBe(false);
+  });
+
+  it('a build from before Helicon, given explicitly: Helicon unscheduled, and past the activation its upgraded peers drop it', async () => {
+    // version/constants.go on v1.15: GetCompatibility's MinCompatibleAfterUpgrade is 1.15.0, so after the upgrade time
+    // network/peer/peer.go disconnects a v1.14.2 peer; upgrade/upgrade.go: v1.14 reads heliconTime as UnscheduledActivationTime.
+    await setScenario(sim, 'v', 'healthy', { version: SIM_PRE_HELICON_VERSION });
+    try {
+      expect(await result('v', '/ext/info', 'info.getNodeVersion')).toMatchObject({ version: SIM_PRE_HELICON_VERSION, rpcProtocolVersion: '45' });
+      expect(ok(parseUpgrades(await result('v', '/ext/info', 'info.upgrades')))).toEqual({ heliconTime: null });
+      const health = (await (await request(`${sim.nodeUrl('v')}/ext/health`)).body.json()) as { healthy: boolean; checks: Record<string, { error?: string; message?: { networking?: { percentConnected: number } } }> };
+      expect(health.healthy).toBe(false);
+      expect(health.checks.C!.error).toMatch(/^not connected to enough stake/);
+      expect(health.checks.C!.message!.networking!.percentConnected).toBeLessThan(0.8);
+      // dropped: the peers it still has advertise its own time, so futureupgrade passes (node/node.go)
+      expect(health.checks.futureupgrade!.error).toBeUndefined();
+    } finally {
+      await setScenario(sim, 'v', 'healthy', { version: null });
+    }
+    expect(await result('v', '/ext/info', 'info.getNodeVersion')).toMatchObject({ version: 'avalanchego/1.15.2' });
   });
 
   it('not-validator: the error answer, no current validation, and no active record in the Data API', async () => {

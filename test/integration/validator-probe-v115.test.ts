@@ -4,7 +4,7 @@ import { HttpClient, ProbeError } from '../../src/transport/client.js';
 import { MAX_OWN_L1_VALIDATIONS, validationRenews, validatorReport, type ScheduleSource } from '../../src/model/validator.js';
 import type { ProbeContext } from '../../src/probes/types.js';
 import { EMPTY_NODE_ID, probeValidator, validatorChanges, type ValidatorMemory } from '../../src/probes/validator.js';
-import { SIM_POPULAR_DELEGATORS } from '../../src/sim/validator.js';
+import { SIM_POPULAR_DELEGATORS, SIM_PRE_HELICON_VERSION } from '../../src/sim/validator.js';
 import type { SimServer } from '../../src/sim/server.js';
 import { setScenario, startSim } from '../helpers/harness.js';
 import { reportFor } from '../../src/alerts/rules/validator-facts.js';
@@ -30,7 +30,8 @@ describe('the validator probe: attribution, auto-renewal, large and hostile answ
       { name: 'popular', scenario: 'popular-validator' },
       { name: 'hostile', scenario: 'healthy', l1: true },
       { name: 'new', scenario: 'healthy' },
-      { name: 'old', scenario: 'version-behind' },
+      // a build from before Helicon, given explicitly (version-behind is a v1.15 build that knows it)
+      { name: 'old', scenario: 'healthy', version: SIM_PRE_HELICON_VERSION },
       { name: 'down', scenario: 'reset', validationEndsIn: 2 * DAY },
     ]);
     ctx = { http: new HttpClient({ maxResponseBytes: DEFAULT_CAP }), limit: pLimit(8) };

@@ -5,6 +5,7 @@ import type { ProbeContext } from '../../src/probes/types.js';
 import { probeValidator, validatorChanges, type ValidatorMemory, type ValidatorSettings } from '../../src/probes/validator.js';
 import { validatorReport } from '../../src/model/validator.js';
 import type { SimServer } from '../../src/sim/server.js';
+import { SIM_PRE_HELICON_VERSION } from '../../src/sim/validator.js';
 import { closedPort, setScenario, startFixtureServer, startSim } from '../helpers/harness.js';
 
 const DAY = 86_400;
@@ -89,9 +90,14 @@ describe('the validator probe against simulated nodes', () => {
 
     await setScenario(sim, 'v', 'version-behind');
     const behind = validatorReport(await poll('v'))!;
-    expect(behind).toMatchObject({ version: 'avalanchego/1.14.2', heliconTime: null });
-    expect(behind.economics!.requirement).toBe(0.8);
-    await setScenario(sim, 'v', 'healthy');
+    expect(behind).toMatchObject({ version: 'avalanchego/1.15.0', heliconTime: Date.UTC(2026, 8, 22, 15) / 1000 });
+    expect(behind.economics!.requirement).toBe(0.9);
+    // a build from before Helicon (given explicitly: past the activation no such node follows its chains)
+    await setScenario(sim, 'v', 'healthy', { version: SIM_PRE_HELICON_VERSION });
+    const preHelicon = validatorReport(await poll('v'))!;
+    expect(preHelicon).toMatchObject({ version: 'avalanchego/1.14.2', heliconTime: null });
+    expect(preHelicon.economics!.requirement).toBe(0.8);
+    await setScenario(sim, 'v', 'healthy', { version: null });
     expect(validatorReport(await poll('v'))!).toMatchObject({ version: 'avalanchego/1.15.2', heliconTime: expect.any(Number) });
   });
 
@@ -100,9 +106,9 @@ describe('the validator probe against simulated nodes', () => {
     expect(validatorReport(await poll('v', [], 0.8))!.economics).toMatchObject({ requirement: 0.9, requirementBasis: 'acp-267' });
     expect(validatorReport(await poll('v', [], 0.85))!.economics).toMatchObject({ requirement: 0.9, requirementBasis: 'acp-267' });
     // a node whose schedule has no Helicon: the base applies
-    await setScenario(sim, 'v', 'version-behind');
+    await setScenario(sim, 'v', 'healthy', { version: SIM_PRE_HELICON_VERSION });
     expect(validatorReport(await poll('v', [], 0.85))!.economics).toMatchObject({ requirement: 0.85, requirementBasis: 'configured-base' });
-    await setScenario(sim, 'v', 'healthy');
+    await setScenario(sim, 'v', 'healthy', { version: null });
   });
 
   it('"node is not a validator" is an answer: a successful poll with no Primary Network part', async () => {

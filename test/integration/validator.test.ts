@@ -145,15 +145,16 @@ alerts:
     expect(sample(m, 'avahealth_l1_validator_runway_seconds', labels)).toBe(0);
   });
 
-  it('version-behind: AvalancheNodeVersionBehind, and the schedule of its network (0.9) for a node whose own reads Helicon unscheduled', async () => {
+  it('version-behind: AvalancheNodeVersionBehind for a v1.15 build behind in version, which knows Helicon (0.9) and missed no upgrade', async () => {
     await setScenario(sim, 'old', 'version-behind');
     await waitFor('VersionBehind at the webhook', () => firing('AvalancheNodeVersionBehind', 'old').length > 0, 15_000);
-    expect(firing('AvalancheNodeVersionBehind', 'old')[0]!.annotations.summary).toBe("old runs avalanchego/1.14.2 while 87 % of the network's stake runs newer versions (most: avalanchego/1.15.2, 62 %)");
+    expect(firing('AvalancheNodeVersionBehind', 'old')[0]!.annotations.summary).toBe("old runs avalanchego/1.15.0 while 87 % of the network's stake runs newer versions (most: avalanchego/1.15.2, 62 %)");
     const m = await scrape(d.url);
     expect(sample(m, 'avahealth_node_version_behind', { target: 'old' })).toBe(1);
-    expect(sample(m, 'avahealth_node_version_info', { target: 'old', version: 'avalanchego/1.14.2' })).toBe(1);
-    // Its own schedule reads Helicon unscheduled (9999-12-01); the fleet's newest mainnet nodes know it (#24.5).
+    expect(sample(m, 'avahealth_node_version_info', { target: 'old', version: 'avalanchego/1.15.0' })).toBe(1);
+    // Its own schedule has Helicon (v1.15.0 knows it), so it missed no upgrade: the drift is a warning only.
     expect(sample(m, 'avahealth_validator_uptime_requirement_ratio', { target: 'old' })).toBe(0.9);
+    expect(alerts().filter((a) => a.labels.target === 'old' && a.labels.alertname === 'AvalancheNodeUpgradeRequired')).toEqual([]);
   });
 
   it('not-validator: a successful poll with no Primary Network series and no alert', async () => {

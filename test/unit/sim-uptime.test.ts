@@ -18,6 +18,7 @@ import { baselineOf, scopeOf } from '../../src/model/observed.js';
 import { parseSeenValidators } from '../../src/parse/observed.js';
 import { SimServer } from '../../src/sim/server.js';
 import type { SimNode } from '../../src/sim/node.js';
+import { SIM_PRE_HELICON_VERSION } from '../../src/sim/validator.js';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -53,7 +54,7 @@ describe('info.uptime from the peers’ measures (network/network.go NodeUptime,
     // One hour into a validation, down for the last 7.5 minutes: every peer measures 86 or 87 %.
     const sim = fleet(['old', 'new', 'peer'], { spec: { old: { validationStartedAgo: HOUR }, new: { validationStartedAgo: HOUR } } });
     const now = Date.now();
-    sim.nodes.get('old')!.setScenario('version-behind');
+    sim.nodes.get('old')!.economics.build = SIM_PRE_HELICON_VERSION; // a v1.14 build, given explicitly (version-behind knows Helicon)
     for (const name of ['old', 'new']) sim.nodes.get(name)!.restartNode({ snapshotMs: 0, downSeconds: 450 }, now);
     const set = sim.network.validators;
     for (const name of ['old', 'new']) {

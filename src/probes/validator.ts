@@ -72,10 +72,19 @@ export const validatorProber: Prober<NodeTarget> = {
     const settled = ctx.memory.settling.get(target.name);
     if (memory.settlingSince === undefined && memory.uptimeUnanswered === undefined && settled) Object.assign(memory, settled);
     memory.settlingBorrowed = ctx.memory.settling.readOnly;
+    // The IP it advertised when last polled, by an earlier daemon too: a change while avahealth was stopped is told.
+    const ips = ctx.memory.publicIps.get(target.name);
+    if (memory.publicIp === undefined && ips) {
+      memory.publicIp = ips.ip;
+      if (ips.change) memory.publicIpChange = ips.change;
+    }
     const endpoint = await probeValidator(target, target.validator!, ctx, memory, () => ctx.store.get(target.name)?.nodeId, (network) => fleetSchedules(ctx.store, ctx.now(), network));
     const report = validatorReport(endpoint)!;
     const settling = settlingMemoryOf(memory);
     if (JSON.stringify(settling) !== JSON.stringify(settled)) ctx.memory.settling.set(target.name, settling);
+    if (memory.publicIp !== undefined && (memory.publicIp !== ips?.ip || memory.publicIpChange?.at !== ips?.change?.at)) {
+      ctx.memory.publicIps.set(target.name, { ip: memory.publicIp, ...(memory.publicIpChange ? { change: memory.publicIpChange } : {}) });
+    }
     if (report.nodeId) {
       const nodeId = report.nodeId;
       const { entry, decided } = await followPeriods(target.name, report, ctx.memory.periods, (txId) => askRewardUtxos(target, ctx, txId), ctx.store.chainData?.validators.get(nodeId)?.completed, endpoint.at);

@@ -3,7 +3,8 @@
  * (written atomically when an entry changed, at most once a second, and on stop: a fleet's first
  * polls change thousands of entries, and one write of the whole file each blocked the daemon): each own validator's
  * periods and their outcomes (`periods.json`), a node's missed network upgrade (`missed-upgrades.json`),
- * a restarted validator's unsettled info.uptime snapshot (`uptime-settling.json`). `avahealth check`
+ * a restarted validator's unsettled info.uptime snapshot (`uptime-settling.json`), the public IP a
+ * validator advertised last and its last change (`public-ips.json`). `avahealth check`
  * reads the daemon's files of its state_dir, when there are some, and never writes them; without a
  * directory they live in memory.
  */
@@ -83,6 +84,10 @@ export class Ledger<T> {
 }
 
 const missedUpgradeSchema = z.object({ deadline: z.number(), modeWeightRatio: z.number().optional() });
+const publicIpSchema = z.object({
+  ip: z.string().min(1).max(64),
+  change: z.object({ from: z.string().min(1).max(64), to: z.string().min(1).max(64), at: z.number() }).optional(),
+});
 const settlingSchema = z.object({ settlingSince: z.number().optional(), settlingLastAt: z.number().optional(), settlingWeighted: z.number().optional(), uptimeUnanswered: z.boolean().optional() });
 
 /** Every ledger probes keep; one set per daemon, kept across a new Poller (reload). */
@@ -92,7 +97,12 @@ export interface ProbeMemory {
   missedUpgrades: Ledger<MissedUpgrade>;
   /** A validator's info.uptime readings while its restart's snapshot settles (model/uptime-snapshot.ts). */
   settling: Ledger<SettlingMemory>;
+  /** The IP:port a validator's info.getNodeIP said last, and its last change (probes/validator.ts). */
+  publicIps: Ledger<PublicIpMemory>;
 }
+
+/** What is kept of a validator's public IP: the last one seen, and its last change (epoch seconds). */
+export type PublicIpMemory = z.infer<typeof publicIpSchema>;
 
 /** Writes every ledger's pending change now. */
 export function flushProbeMemory(memory: ProbeMemory): void {
@@ -106,11 +116,12 @@ export function probeMemory(stateDir?: string, readOnly = false): ProbeMemory {
     periods: new Ledger(periodEntrySchema, at(statePath.periods), readOnly),
     missedUpgrades: new Ledger(missedUpgradeSchema, at(statePath.missedUpgrades), readOnly),
     settling: new Ledger(settlingSchema, at(statePath.uptimeSettling), readOnly),
+    publicIps: new Ledger(publicIpSchema, at(statePath.publicIps), readOnly),
   };
 }
 
 /** Each ledger's file in the state map. */
-const MEMORY_FILES = { periods: 'periods', missedUpgrades: 'missedUpgrades', settling: 'uptimeSettling' } as const satisfies Record<keyof ProbeMemory, StateFileName>;
+const MEMORY_FILES = { periods: 'periods', missedUpgrades: 'missedUpgrades', settling: 'uptimeSettling', publicIps: 'publicIps' } as const satisfies Record<keyof ProbeMemory, StateFileName>;
 
 /** The ledgers whose entries the state map says a reshard carries to a target's new owner, by file name. */
 function carriedLedgers(memory: ProbeMemory): Array<[StateFileName, Ledger<unknown>]> {

@@ -127,6 +127,15 @@ export const STATE_MAP = {
     perTarget: true,
     reshard: "left behind: the new owner watches the snapshot settle from its own readings (a verdict held at most model/uptime-snapshot.ts's SETTLE_MAX_SECONDS longer)",
   },
+  publicIps: {
+    pattern: 'public-ips.json',
+    writer: 'src/state/ledger.ts',
+    for: 'src/probes/validator.ts',
+    holds: "per validator: the IP:port its info.getNodeIP answered last, and its last change, so a change while avahealth was stopped is told at its first poll",
+    kind: 'carried',
+    perTarget: true,
+    reshard: "the moved target's entry goes with it: the node says only its IP now, never the one before",
+  },
   temporary: {
     pattern: '.<file>.<pid>.<random>.tmp',
     writer: 'src/state/atomic.ts, src/state/lock.ts',
@@ -157,6 +166,7 @@ export const statePath = {
   periods: (stateDir: string) => join(stateDir, STATE_MAP.periods.pattern),
   missedUpgrades: (stateDir: string) => join(stateDir, STATE_MAP.missedUpgrades.pattern),
   uptimeSettling: (stateDir: string) => join(stateDir, STATE_MAP.uptimeSettling.pattern),
+  publicIps: (stateDir: string) => join(stateDir, STATE_MAP.publicIps.pattern),
   /** The temporary file a write of `path` goes through (in the same folder, so the rename is atomic; a name no one can guess ahead). */
   temporary: (path: string, pid = process.pid) => join(dirOf(path), `.${baseOf(path)}.${pid}.${randomBytes(8).toString('hex')}.tmp`),
   /** Where a bad file is moved (`at`: when). */

@@ -63,8 +63,11 @@ export interface Fleet {
   stateDir: string;
   /** Every alert the receiver was told, in the order it heard them; `match` keeps some. */
   told: (match?: ToldMatch) => ToldAlert[];
-  /** Ends the daemon (SIGTERM, or SIGKILL as a crash) and starts it again on the same config and state_dir. */
-  restart: (signal?: 'SIGTERM' | 'SIGKILL') => Promise<void>;
+  /**
+   * Ends the daemon (SIGTERM, or SIGKILL as a crash) and starts it again on the same config and
+   * state_dir; `meanwhile` runs while no daemon runs (what changes while avahealth is down).
+   */
+  restart: (signal?: 'SIGTERM' | 'SIGKILL', meanwhile?: () => Promise<void>) => Promise<void>;
   /** For `.catch()` of a wait: the error again, with the daemon's last output. */
   explain: (err: Error) => never;
   stop: () => Promise<void>;
@@ -108,10 +111,11 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
         (path === undefined ? recorded.requests : recorded.on(path))
           .flatMap((r) => (r.json as { alerts?: ToldAlert[] } | undefined)?.alerts ?? [])
           .filter((a) => (status === undefined || a.status === status) && Object.entries(labels).every(([k, v]) => v === undefined || a.labels[k] === v)),
-      restart: async (signal = 'SIGTERM') => {
+      restart: async (signal = 'SIGTERM', meanwhile) => {
         daemon!.child.kill(signal);
         await daemon!.exit;
         daemon = undefined;
+        await meanwhile?.();
         await start();
       },
       explain: (err: Error) => {

@@ -2,7 +2,7 @@
  * The map of state_dir is whole (issue 48): a daemon on the simulator is made to write everything it
  * can there — alert states, outbox journals of three receivers, the notes of a Telegram receiver and
  * of an Alertmanager one (the silence made through the API, mirrored there), a validator's periods,
- * a missed upgrade, a restarted validator's settling snapshot, a file set aside, an earlier
+ * a missed upgrade, a restarted validator's settling snapshot, a validator's public IP, a file set aside, an earlier
  * version's mirror file taken over and removed — and every file and folder it leaves must be named
  * by src/state/map.ts. A temporary file (`.<file>.<pid>.<random>.tmp`, left by a crash mid-write) is not
  * always seen; its pattern is checked on its own below.
@@ -102,7 +102,7 @@ alerts:
     expect(restart.statusCode).toBe(200);
     await restart.body.dump();
 
-    const wanted = new Set<StateFileName>(['lock', 'reserve', 'alerts', 'silences', 'outboxes', 'outbox', 'receiverNotes', 'receiverNote', 'periods', 'missedUpgrades', 'uptimeSettling', 'setAside']);
+    const wanted = new Set<StateFileName>(['lock', 'reserve', 'alerts', 'silences', 'outboxes', 'outbox', 'receiverNotes', 'receiverNote', 'periods', 'missedUpgrades', 'uptimeSettling', 'publicIps', 'setAside']);
     const seen = new Set<StateFileName>();
     await waitFor(
       `a file of each kind (${[...wanted].join(', ')})`,
@@ -141,6 +141,7 @@ describe('the map', () => {
       [rel(statePath.periods(dir)), 'periods'],
       [rel(statePath.missedUpgrades(dir)), 'missedUpgrades'],
       [rel(statePath.uptimeSettling(dir)), 'uptimeSettling'],
+      [rel(statePath.publicIps(dir)), 'publicIps'],
       [rel(statePath.temporary(statePath.alerts(dir), 4242)), 'temporary'],
       [rel(statePath.temporary(statePath.outbox(dir, 'oncall'), 7)), 'temporary'],
       [rel(statePath.temporary(statePath.lock(dir), 7)), 'temporary'],

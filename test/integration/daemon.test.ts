@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimServer } from '../../src/sim/server.js';
 import { OWN_FIXTURES } from '../helpers/fixtures.js';
-import { get, sample, scrape, series, serveFile, setScenario, startDaemon, startFixtureServer, startSim, waitForRounds, type RunningDaemon } from '../helpers/harness.js';
+import { get, sample, scrape, series, serveFile, setScenario, startDaemon, startFixtureServer, startSim, waitFor, waitForRounds, type RunningDaemon } from '../helpers/harness.js';
 
 type RawCheck = { message?: any; error?: string; timestamp: string; duration: number; contiguousFailures?: number };
 
@@ -219,8 +219,11 @@ nodes:
   - {name: hostile, url: "${server.url}", interval: 1s, endpoints: [health]}
 `);
     try {
-      await waitForRounds(d, 'hostile', 1);
-      const m = await scrape(d.url);
+      // a poll that answered (on a busy machine the first may time out, with no checks to show)
+      const m = await waitFor('the hostile checks exported', async () => {
+        const text = await scrape(d.url);
+        return series(text, 'avahealth_node_check_passing', { target: 'hostile' }).length > 0 ? text : undefined;
+      }, 20_000);
       const names = series(m, 'avahealth_node_check_passing', { target: 'hostile' }).map((s) => s.labels.check!);
       expect(names).toHaveLength(4);
       for (const name of names) {

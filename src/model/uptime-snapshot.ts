@@ -10,7 +10,9 @@
  *
  * Unsettled: both figures within OWN_SHARE_MARGIN of the node's own share of the stake (no
  * validator peer's Ping counted yet: the node has just (re)started and few peers are connected),
- * then while the figures climb from one poll to the next (up to SETTLE_CLIMB_SECONDS). Bounded: a node whose
+ * then while the figures climb (up to SETTLE_CLIMB_SECONDS): the climb ends when they have not
+ * risen for a Ping interval (CLIMB_PAUSE_SECONDS), not at the first poll that finds them no
+ * higher (two polls a moment apart, or between two peers' Pings, read the same). Bounded: a node whose
  * figures stay at its own share for SETTLE_MAX_SECONDS is cut off from the network, and that is a
  * verdict, not a snapshot.
  */
@@ -22,6 +24,14 @@ export type { UptimeSettling } from './validator.js';
 export const OWN_SHARE_MARGIN = 0.02;
 /** After a reading at the own share, the figures climb as peers ping (every 22.5 s): hold this long. */
 export const SETTLE_CLIMB_SECONDS = 90;
+/**
+ * A climb that has not risen for this long is over: each peer's Ping comes every 22.5 s
+ * (utils/constants/networking.go, DefaultPingFrequency), so within one interval every connected
+ * peer has counted.
+ */
+export const CLIMB_PAUSE_SECONDS = 22.5;
+/** Figures with this much of the stake rewarding are at the top of a climb: settled, however they got there. */
+const CLIMB_TOP_RATIO = 0.99;
 /** A node at its own share longer than this is cut off, not restarting: its verdict stands. */
 export const SETTLE_MAX_SECONDS = 300;
 
@@ -49,6 +59,8 @@ export interface SettlingMemory {
   settlingSince?: number;
   settlingLastAt?: number;
   settlingWeighted?: number;
+  /** When the weighted figure last rose (epoch seconds): a climb that has not risen for CLIMB_PAUSE_SECONDS is over. */
+  settlingRoseAt?: number;
   /** The last info.uptime was no answer (bootstrapping, or the node down): the next answer starts a climb. */
   uptimeUnanswered?: boolean;
 }
@@ -68,6 +80,7 @@ export function settlingOf(memory: SettlingMemory, uptime: ValidatorUptime | und
     memory.settlingSince ??= at;
     memory.settlingLastAt = at;
     memory.settlingWeighted = uptime.weightedAverageRatio;
+    memory.settlingRoseAt = at;
     return at - memory.settlingSince <= SETTLE_MAX_SECONDS ? { since: memory.settlingSince, ownStakeRatio: own } : undefined;
   }
   // The first answer after none (v1.15 answers "still bootstrapping" until the P-Chain is, while
@@ -76,17 +89,26 @@ export function settlingOf(memory: SettlingMemory, uptime: ValidatorUptime | und
     memory.settlingSince ??= at;
     memory.settlingLastAt = at;
     memory.settlingWeighted = uptime.weightedAverageRatio;
+    memory.settlingRoseAt = at;
     return { since: memory.settlingSince, ownStakeRatio: own ?? 0 };
   }
   const { settlingSince: since, settlingLastAt: last, settlingWeighted: before } = memory;
   // Readings borrowed from the daemon (`avahealth check`): one as high as its latest is the same climb, not a settled one.
-  const climbing = uptime !== undefined && before !== undefined && uptime.weightedAverageRatio > before + (borrowed ? -RISE : RISE);
-  if (climbing && since !== undefined && last !== undefined && at - last <= SETTLE_CLIMB_SECONDS) {
-    memory.settlingWeighted = uptime.weightedAverageRatio;
+  const rose = uptime !== undefined && before !== undefined && uptime.weightedAverageRatio > before + (borrowed ? -RISE : RISE);
+  // No lower than the highest reading of the climb, and it rose within a Ping interval: still climbing
+  // (but for figures at the top already: nothing is left to climb, and they are exported at once).
+  const top = uptime !== undefined && uptime.rewardingStakeRatio >= CLIMB_TOP_RATIO;
+  const paused = uptime !== undefined && before !== undefined && !top && uptime.weightedAverageRatio >= before - RISE && at - (memory.settlingRoseAt ?? last ?? at) <= CLIMB_PAUSE_SECONDS;
+  if ((rose || paused) && since !== undefined && last !== undefined && at - last <= SETTLE_CLIMB_SECONDS) {
+    if (rose) {
+      memory.settlingWeighted = uptime.weightedAverageRatio;
+      memory.settlingRoseAt = at;
+    }
     return { since, ownStakeRatio: own ?? 0 };
   }
   delete memory.settlingSince;
   delete memory.settlingLastAt;
   delete memory.settlingWeighted;
+  delete memory.settlingRoseAt;
   return undefined;
 }

@@ -120,12 +120,13 @@ function fleetSchedules(store: ProbeContext['store'], now: number, network: stri
 
 /** The settling part of a validator's memory, undefined when it holds none. */
 function settlingMemoryOf(memory: ValidatorMemory): SettlingMemory | undefined {
-  const { settlingSince, settlingLastAt, settlingWeighted, uptimeUnanswered } = memory;
+  const { settlingSince, settlingLastAt, settlingWeighted, settlingRoseAt, uptimeUnanswered } = memory;
   if (settlingSince === undefined && !uptimeUnanswered) return undefined;
   return {
     ...(settlingSince !== undefined ? { settlingSince } : {}),
     ...(settlingLastAt !== undefined ? { settlingLastAt } : {}),
     ...(settlingWeighted !== undefined ? { settlingWeighted } : {}),
+    ...(settlingRoseAt !== undefined ? { settlingRoseAt } : {}),
     ...(uptimeUnanswered ? { uptimeUnanswered } : {}),
   };
 }
@@ -142,6 +143,7 @@ export interface ValidatorMemory {
   settlingSince?: number;
   settlingLastAt?: number;
   settlingWeighted?: number;
+  settlingRoseAt?: number;
   /** The settling readings are the daemon's, read by `avahealth check` (model/uptime-snapshot.ts, settlingOf). */
   settlingBorrowed?: boolean;
   /** The last info.uptime was no answer: the node bootstrapping (v1.15) or down (connect, timeout); kept with the settling readings. */

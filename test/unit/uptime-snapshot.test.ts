@@ -5,7 +5,7 @@
  * share and climb as peers ping: held until they settle, never longer than the bounds.
  */
 import { describe, expect, it } from 'vitest';
-import { ownStakeRatio, SETTLE_CLIMB_SECONDS, SETTLE_MAX_SECONDS, settlingOf, type SettlingMemory } from '../../src/model/uptime-snapshot.js';
+import { CLIMB_PAUSE_SECONDS, ownStakeRatio, SETTLE_CLIMB_SECONDS, SETTLE_MAX_SECONDS, settlingOf, type SettlingMemory } from '../../src/model/uptime-snapshot.js';
 import { economicsOf } from '../../src/model/validator.js';
 
 const OWN = 0.004;
@@ -17,21 +17,37 @@ describe('a restart\'s info.uptime snapshot', () => {
     expect(ownStakeRatio({ startTime: 0, endTime: 1, weightNAvax: 2_000e9 }, undefined)).toBeUndefined();
   });
 
-  it('settles: at the own share, then climbing, then a reading no higher than the one before stands', () => {
+  it('settles: at the own share, then climbing, then no rise for a Ping interval stands', () => {
     const memory: SettlingMemory = {};
     expect(settlingOf(memory, up(OWN, OWN), OWN, 100)).toEqual({ since: 100, ownStakeRatio: OWN });
     expect(settlingOf(memory, up(OWN + 0.01, OWN + 0.01), OWN, 110)).toEqual({ since: 100, ownStakeRatio: OWN });
     expect(settlingOf(memory, up(0.45, 0.44), OWN, 120)).toEqual({ since: 100, ownStakeRatio: OWN });
     expect(settlingOf(memory, up(0.97, 0.96), OWN, 130)).toBeDefined();
-    // no rise: settled, its verdict stands
-    expect(settlingOf(memory, up(0.97, 0.96), OWN, 140)).toBeUndefined();
+    // the same a moment later (two polls close together, or between two peers' Pings): still the climb
+    expect(settlingOf(memory, up(0.97, 0.96), OWN, 140)).toBeDefined();
+    // no rise for a Ping interval (every connected peer has pinged since): settled, its verdict stands
+    expect(settlingOf(memory, up(0.97, 0.96), OWN, 130 + CLIMB_PAUSE_SECONDS + 1)).toBeUndefined();
     expect(memory).toEqual({});
+  });
+
+  it('a climb read twice a moment apart is not its end (seeded trust week 6: two validator polls 20 ms apart at load 9)', () => {
+    const memory: SettlingMemory = {};
+    settlingOf(memory, up(OWN, OWN), OWN, 100);
+    expect(settlingOf(memory, up(0.737, 0.72), OWN, 125)).toBeDefined();
+    expect(settlingOf(memory, up(0.738, 0.7205), OWN, 125.02)).toBeDefined();
+    // a fall below the climb's highest reading is no climb: its verdict stands at once
+    expect(settlingOf(memory, up(0.5, 0.5), OWN, 127)).toBeUndefined();
+    // and the top of a climb is settled at once, however soon (its figures exported)
+    const top: SettlingMemory = {};
+    settlingOf(top, up(OWN, OWN), OWN, 100);
+    expect(settlingOf(top, up(0.995, 0.99), OWN, 120)).toBeDefined();
+    expect(settlingOf(top, up(0.995, 0.99), OWN, 121)).toBeUndefined();
   });
 
   it("`avahealth check` judges with the daemon's readings (state_dir): one as high as the daemon's latest is the same climb", () => {
     const daemons: SettlingMemory = { settlingSince: 100, settlingLastAt: 110, settlingWeighted: 0.44 };
-    // the daemon's own next poll reading the same figure has settled; check's one reading is not news
-    expect(settlingOf({ ...daemons }, up(0.45, 0.44), OWN, 125)).toBeUndefined();
+    // the daemon's own poll reading the same figure a Ping interval after its last rise has settled; check's one reading is not news
+    expect(settlingOf({ ...daemons }, up(0.45, 0.44), OWN, 110 + CLIMB_PAUSE_SECONDS + 1)).toBeUndefined();
     expect(settlingOf({ ...daemons }, up(0.45, 0.44), OWN, 125, true)).toEqual({ since: 100, ownStakeRatio: OWN });
     // lower than the daemon's latest, or past the climb window: a verdict for check too
     expect(settlingOf({ ...daemons }, up(0.3, 0.3), OWN, 125, true)).toBeUndefined();

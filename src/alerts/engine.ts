@@ -282,6 +282,7 @@ export class AlertEngine {
     const aboutNetwork = networkOfFleetTarget(target) !== undefined;
     const before = new Map([...incidents.values()].map((s) => [s.key, { phase: s.phase, severity: s.severity }]));
     if (this.unconfirmed.size > 0) for (const s of incidents.values()) if (evaluation.covers.includes(s.alertname)) this.unconfirmed.delete(s.key);
+    for (const s of incidents.values()) if (s.awaitsVerdict && evaluation.covers.includes(s.alertname)) delete s.awaitsVerdict;
     const stepped = step(incidents, evaluation, evaluation.conditions, {
       now,
       settings: (alertname) => this.rules.settings(alertname, target),
@@ -300,7 +301,7 @@ export class AlertEngine {
     const networkIncidents = aboutNetwork ? undefined : this.networkIncidentsOf(target);
     // A target or source that left: nothing holds the resolves of its alerts (a held one would never
     // be let out). Only those: the target's other alerts still pass silences and flap holds.
-    const notices = this.policy.decide(incidents, now, this.config.externalUrl, { ...(resolveAtOnce ? { gone: evaluation.covers } : {}), ...(networkIncidents ? { networkIncidents } : {}) });
+    const notices = this.policy.decide(incidents, now, this.config.externalUrl, { ...(resolveAtOnce ? { gone: evaluation.covers } : {}), ...(networkIncidents ? { networkIncidents } : {}), covers: evaluation.covers });
     this.policy.endFlapHolds(target, incidents, now);
     if (incidents.size === 0) this.book.delete(target);
     if (notices.length > 0) this.sink?.dispatch({ id: randomUUID(), target, createdAt: now, alerts: this.withCarried(notices), ...(handover ? { handover: true } : {}) });

@@ -66,7 +66,7 @@ export class Policy {
    * resolved at once: nothing holds their resolves. Every other incident of the target, from the
    * sources still polled, passes the gate as usual.
    */
-  decide(incidents: Map<string, AlertState>, now: number, externalUrl: string, { gone = [], networkIncidents }: { gone?: readonly string[]; networkIncidents?: ReadonlyMap<string, AlertState> }): AlertNotice[] {
+  decide(incidents: Map<string, AlertState>, now: number, externalUrl: string, { gone = [], networkIncidents, covers }: { gone?: readonly string[]; networkIncidents?: ReadonlyMap<string, AlertState>; covers?: readonly string[] }): AlertNotice[] {
     const notices: AlertNotice[] = [];
     for (const state of [...incidents.values()]) {
       if (state.phase === 'pending') {
@@ -86,8 +86,13 @@ export class Policy {
       }
       const inhibitedBy = inhibitorOf(state, incidents, networkIncidents);
       if (inhibitedBy) state.inhibitedBy = inhibitedBy;
-      else delete state.inhibitedBy;
-      if (hold || inhibitedBy || !kind) continue;
+      else if (state.inhibitedBy !== undefined) {
+        delete state.inhibitedBy;
+        // Its root cause just ended: its own verdict may be from before (a validator poll's reading
+        // while its node was cut off), so what it held back waits for its rule to speak again.
+        if (covers !== undefined && !covers.includes(state.alertname)) state.awaitsVerdict = true;
+      }
+      if (hold || inhibitedBy || state.awaitsVerdict || !kind) continue;
       notices.push(noticeOf(state, kind, now, externalUrl));
       markTold(state, now);
     }

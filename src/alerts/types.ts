@@ -75,6 +75,11 @@ export interface AlertState {
   acknowledged?: { by: string; at: number; severity: Severity };
   /** The root cause (an alertname) that holds this incident's pages back now, when one does (policy.ts); not persisted. */
   inhibitedBy?: string;
+  /**
+   * Its root cause just ended and its own rule has not spoken since: what it held back waits for
+   * that verdict (policy.ts; the engine clears it when an evaluation covers the rule); not persisted.
+   */
+  awaitsVerdict?: boolean;
   notified?: { phase: 'firing' | 'resolved'; severity: Severity; at: number; since?: number; labels?: Record<string, string> };
 }
 

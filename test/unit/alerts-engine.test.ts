@@ -564,3 +564,38 @@ describe('alert identity', () => {
     expect(check.fingerprint).toBe(createHash('sha256').update('AvalancheCheckFailing|v1|network||').digest('hex').slice(0, 16));
   });
 });
+
+/**
+ * A symptom held back by its root cause (AvalancheCheckFailing{check="network"} holds a validator's
+ * AvalancheValidatorRewardAtRisk: a node cut off loses its peers' uptime measure) keeps the verdict
+ * of its own rule's last poll. When the cause ends on the node's poll, that verdict may be from
+ * before (the validator poll read the figures while the node was cut off): telling it then paged a
+ * reward at risk and resolved it a moment later, on the validator poll that followed (seeded trust
+ * week 7). What it held back waits for its own rule's next verdict.
+ */
+describe('a symptom whose root cause just ended', () => {
+  const network: Evaluation['conditions'][number] = { alertname: 'AvalancheCheckFailing', target: 'v1', identity: { check: 'network' }, severity: 'warning', summary: 'v1: check network failing', description: 'd' };
+  const risk: Evaluation['conditions'][number] = { alertname: 'AvalancheValidatorRewardAtRisk', target: 'v1', identity: { scope: 'self' }, severity: 'warning', summary: 'v1: 60 % of stake sees it', description: 'd' };
+  const nodePoll = (cut: boolean): Evaluation => ({ target: 'v1', covers: ['AvalancheCheckFailing'], unknown: [], conditions: cut ? [network] : [] });
+  const validatorPoll = (atRisk: boolean): Evaluation => ({ target: 'v1', covers: ['AvalancheValidatorRewardAtRisk'], unknown: [], conditions: atRisk ? [risk] : [] });
+
+  it('waits for its own rule to speak again: recovered by then, nothing is told of it', () => {
+    const { engine, notices } = setup('  for_polls: 1\n');
+    engine.evaluate(nodePoll(true), T0);
+    engine.evaluate(validatorPoll(true), T0 + 1000);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning']);
+    engine.evaluate(nodePoll(false), T0 + 2000);
+    expect(notices().slice(1)).toEqual(['resolved AvalancheCheckFailing/network warning']);
+    engine.evaluate(validatorPoll(false), T0 + 3000);
+    expect(notices().slice(2)).toEqual([]);
+  });
+
+  it('still true at its own next verdict: told then', () => {
+    const { engine, notices } = setup('  for_polls: 1\n');
+    engine.evaluate(nodePoll(true), T0);
+    engine.evaluate(validatorPoll(true), T0 + 1000);
+    engine.evaluate(nodePoll(false), T0 + 2000);
+    engine.evaluate(validatorPoll(true), T0 + 3000);
+    expect(notices().slice(2)).toEqual(['firing AvalancheValidatorRewardAtRisk warning']);
+  });
+});

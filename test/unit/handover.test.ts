@@ -71,7 +71,7 @@ describe('adopting from Alertmanager', () => {
     // A daemon killed right after a silence held a new incident: Alertmanager had it (the mirror
     // sends it there, muted), the webhook never did. Adopted at the restart as announced, it was
     // taken as told everywhere: the webhook never heard of it at the silence's end (seeded trust week 4).
-    const { createServer } = await import('node:http');
+    const { startFixtureServer } = await import('../helpers/harness.js');
     const { handedOver } = await import('../../src/alerts/receivers/alertmanager/adopt.js');
     const { HttpClient } = await import('../../src/transport/client.js');
     const { createLogger } = await import('../../src/log.js');
@@ -83,17 +83,15 @@ describe('adopting from Alertmanager', () => {
       ['P', true],
     ]);
     // Alertmanager's GET /api/v2/alerts answers what it was posted
-    const server = createServer((_req, res) => res.end(JSON.stringify(posted.map((a) => ({ labels: a.labels, annotations: a.annotations })))));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const server = await startFixtureServer((_req, res) => res.end(JSON.stringify(posted.map((a) => ({ labels: a.labels, annotations: a.annotations })))));
     const http = new HttpClient({ maxResponseBytes: 1 << 20 });
     try {
-      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-      const receiver = { name: 'am', kind: 'alertmanager', settings: { url } } as unknown as Parameters<typeof handedOver>[0][number];
+      const receiver = { name: 'am', kind: 'alertmanager', settings: { url: server.url } } as unknown as Parameters<typeof handedOver>[0][number];
       const adopted = await handedOver([receiver], http, { alertnames: new Set([told.labels.alertname!]), polled: () => true, key: KEY }, createLogger({ level: 'silent', format: 'json' }), NOW);
       expect(adopted.map((a) => a.labels.check)).toEqual(['C']);
     } finally {
       await http.close();
-      server.close();
+      await server.close();
     }
   });
 });

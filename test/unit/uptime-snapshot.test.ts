@@ -24,7 +24,7 @@ describe('a restart\'s info.uptime snapshot', () => {
     expect(settlingOf(memory, up(0.45, 0.44), OWN, 120)).toEqual({ since: 100, ownStakeRatio: OWN });
     expect(settlingOf(memory, up(0.97, 0.96), OWN, 130)).toBeDefined();
     // the same a moment later (two polls close together, or between two peers' Pings): still the climb
-    expect(settlingOf(memory, up(0.97, 0.96), OWN, 140)).toBeDefined();
+    expect(settlingOf(memory, up(0.97, 0.96), OWN, 140)).toEqual({ since: 100, ownStakeRatio: OWN });
     // no rise for a Ping interval (every connected peer has pinged since): settled, its verdict stands
     expect(settlingOf(memory, up(0.97, 0.96), OWN, 130 + CLIMB_PAUSE_SECONDS + 1)).toBeUndefined();
     expect(memory).toEqual({});
@@ -33,14 +33,14 @@ describe('a restart\'s info.uptime snapshot', () => {
   it('a climb read twice a moment apart is not its end (seeded trust week 6: two validator polls 20 ms apart at load 9)', () => {
     const memory: SettlingMemory = {};
     settlingOf(memory, up(OWN, OWN), OWN, 100);
-    expect(settlingOf(memory, up(0.737, 0.72), OWN, 125)).toBeDefined();
-    expect(settlingOf(memory, up(0.738, 0.7205), OWN, 125.02)).toBeDefined();
+    expect(settlingOf(memory, up(0.737, 0.72), OWN, 125)).toEqual({ since: 100, ownStakeRatio: OWN });
+    expect(settlingOf(memory, up(0.738, 0.7205), OWN, 125.02)).toEqual({ since: 100, ownStakeRatio: OWN });
     // a fall below the climb's highest reading is no climb: its verdict stands at once
     expect(settlingOf(memory, up(0.5, 0.5), OWN, 127)).toBeUndefined();
     // and the top of a climb is settled at once, however soon (its figures exported)
     const top: SettlingMemory = {};
     settlingOf(top, up(OWN, OWN), OWN, 100);
-    expect(settlingOf(top, up(0.995, 0.99), OWN, 120)).toBeDefined();
+    expect(settlingOf(top, up(0.995, 0.99), OWN, 120)).toEqual({ since: 100, ownStakeRatio: OWN });
     expect(settlingOf(top, up(0.995, 0.99), OWN, 121)).toBeUndefined();
   });
 

@@ -30,7 +30,7 @@ describe('chaos: SIGKILL during a flapping fleet', () => {
     await sim.listen(0);
     cleanups.push(() => sim.close());
 
-    const progress = () => [...sim.nodes.values()].reduce((sum, node) => sum + node.requests, 0) + capture.requests.length;
+    const polls = () => [...sim.nodes.values()].reduce((sum, node) => sum + node.requests, 0);
     let daemon: LongRunning | undefined;
     let killOnRequest = false;
     const capture = await startCapture(() => {
@@ -54,6 +54,21 @@ alerts:
   receivers:
     - {name: hook, webhook: {url: "${capture.url}/hook"}}
 `);
+    /**
+     * A flapping fleet changes state on every poll, so a daemon that polls on tells something soon. The
+     * budget is polls, not seconds: a slow machine polls slower too, and a daemon that polls but has
+     * stopped telling (a wedged outbox) fails here with its log instead of running into the timeout.
+     */
+    const waitForNotification = async (told: number) => {
+      const budget = polls() + NODES * 120;
+      await waitWhileProgressing(
+        'a notification to kill on',
+        () => capture.requests.length > told || daemon!.child.exitCode !== null || daemon!.child.signalCode !== null,
+        () => Math.min(polls(), budget),
+      ).catch((err: Error) => {
+        throw new Error(`${err.message} (${NODES * 120} polls served, ${capture.requests.length - told} notifications)\n${daemon!.output().slice(-6000)}`);
+      });
+    };
     const start = () => {
       const started = startCli(['run', '--config', file]);
       cleanups.push(() => {
@@ -70,7 +85,7 @@ alerts:
       await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 1800));
       if (kill % 2 === 1) {
         killOnRequest = true;
-        await waitWhileProgressing('a notification to kill on', () => capture.requests.length > told || daemon!.child.exitCode !== null || daemon!.child.signalCode !== null, progress);
+        await waitForNotification(told);
         killOnRequest = false;
       }
       daemon.child.kill('SIGKILL');
@@ -83,8 +98,10 @@ alerts:
     expect(healthy.statusCode).toBe(200);
     await healthy.body.text();
     daemon = start();
-    // Here progress is resolves arriving: a daemon that polls on but never resolves fails after a minute without one.
-    await waitWhileProgressing('every incident resolved at the receiver', () => incidentsOf(capture.requests).open.size === 0, () => capture.requests.length, 60_000).catch((err: Error) => {
+    // Here progress is resolves arriving: a daemon that polls on but never resolves fails after a minute
+    // without one, and one that keeps telling but never closes them all once every node was polled 300 times more.
+    const budget = polls() + NODES * 300;
+    await waitWhileProgressing('every incident resolved at the receiver', () => incidentsOf(capture.requests).open.size === 0, () => (polls() > budget ? -1 : capture.requests.length), 60_000).catch((err: Error) => {
       const open = [...incidentsOf(capture.requests).open.keys()];
       throw new Error(`${err.message}: ${open.length} still open (${open.slice(0, 5).join(', ')})\n${daemon!.output().slice(-3000)}`);
     });

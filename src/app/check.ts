@@ -27,6 +27,7 @@ import { STATE_SEVERITY, targetStatus, type TargetState, type TargetStatus } fro
 import { openIncidents, withIncidents } from '../status/verdict.js';
 import { Store } from '../store.js';
 import { nagiosText } from '../util/visible.js';
+import { otherShardsIncidents, toldIncident, type OtherShards } from './other-shards.js';
 import { daemonVerdicts, type DaemonVerdicts } from './running-daemon.js';
 
 export type CheckFormat = 'text' | 'json' | 'prometheus';
@@ -45,6 +46,8 @@ interface Provenance {
   daemon?: { pid: number; url?: string; error?: string; targets: string[] };
   /** Targets this check's own round judged. */
   round: string[];
+  /** Those, when they are other shards': the Alertmanagers whose signed incidents were taken for them, or why none could be read. */
+  otherShards?: { alertmanager: string[] } | { error: string };
 }
 
 export async function runCheck(config: Config, options: CheckOptions): Promise<{ exitCode: number; output: string }> {
@@ -65,12 +68,16 @@ export async function runCheck(config: Config, options: CheckOptions): Promise<{
   const daemon = await daemonVerdicts(config.stateDir, options.target);
   const fromDaemon = new Map((daemon?.targets ?? []).map((t) => [t.name, t]));
   const rest = printed.filter((t) => !fromDaemon.has(t.name));
-  const round = rest.length > 0 ? await ownRound(config, options.logger, undefined, daemon) : undefined;
+  // Beside one shard: the rest are other shards' targets, whose owners told Alertmanager what is open.
+  const others = daemon?.targets && rest.length > 0 ? await otherShardsIncidents(config, rest.map((t) => t.name)) : undefined;
+  const told = others && 'incidents' in others ? others : undefined;
+  const round = rest.length > 0 ? await ownRound(config, options.logger, undefined, daemon, told) : undefined;
   const judged = new Map(round?.statuses.map((s) => [s.name, s]));
   const statuses = printed.map((t) => fromDaemon.get(t.name) ?? judged.get(t.name)!);
   const provenance: Provenance = {
     ...(daemon ? { daemon: { pid: daemon.pid, ...(daemon.url ? { url: daemon.url } : {}), ...(daemon.error ? { error: daemon.error } : {}), targets: printed.filter((t) => fromDaemon.has(t.name)).map((t) => t.name) } } : {}),
     round: rest.map((t) => t.name),
+    ...(others ? { otherShards: 'error' in others ? { error: others.error } : { alertmanager: others.receivers } } : {}),
   };
   const exitCode = worst(statuses);
   const output =
@@ -94,7 +101,7 @@ function worst(statuses: readonly TargetStatus[]): number {
  * baseline, as the daemon's next poll does), then one round of the pipeline's stages on it. With a
  * daemon whose API could not be asked, its saved open incidents raise the states too.
  */
-async function ownRound(config: Config, logger: Logger, metrics?: MetricsView, daemon?: DaemonVerdicts): Promise<{ statuses: TargetStatus[] }> {
+async function ownRound(config: Config, logger: Logger, metrics?: MetricsView, daemon?: DaemonVerdicts, others?: OtherShards): Promise<{ statuses: TargetStatus[] }> {
   const store = new Store();
   metrics?.attach(store);
   // What the daemon's probes remember (periods, missed upgrades, a restart's snapshot), read from its state_dir, never written.
@@ -115,6 +122,9 @@ async function ownRound(config: Config, logger: Logger, metrics?: MetricsView, d
     const status = targetStatus(target, store);
     for (const lag of lags.get(target.name) ?? []) status.lag[lag.chain] = lag.lagBlocks;
     const own = open.get(target.name) ?? [];
+    // Another shard's target: its owner's incidents, not this round's (which cannot know its holds).
+    const toldByOwner = others?.incidents.get(target.name);
+    if (toldByOwner) return withIncidents(status, toldByOwner.map((alert) => toldIncident(alert, own)), verdicts.unknown.get(target.name) ?? []);
     const theirs = (saved.get(target.name) ?? []).filter((i) => !own.some((o) => incidentKey(o) === incidentKey(i)));
     return withIncidents(status, [...own, ...theirs], verdicts.unknown.get(target.name) ?? []);
   });
@@ -155,7 +165,7 @@ function formatText(statuses: TargetStatus[], exitCode: number, color: boolean, 
 }
 
 /** Whose verdicts these are, in words. */
-function provenanceLines({ daemon, round }: Provenance, stateDir: string): string[] {
+function provenanceLines({ daemon, round, otherShards }: Provenance, stateDir: string): string[] {
   if (!daemon) return [`verdicts: this check's own round (no avahealth daemon runs on ${stateDir})`];
   const where = `pid ${daemon.pid}${daemon.url ? ` at ${daemon.url}` : ''}`;
   const lines: string[] = [];
@@ -164,7 +174,9 @@ function provenanceLines({ daemon, round }: Provenance, stateDir: string): strin
     lines.push(
       daemon.error
         ? `verdicts: this check's own round, with the open incidents the daemon (${where}) saved in ${stateDir}: its API could not be asked (${daemon.error})`
-        : `verdicts: this check's own round for ${round.join(', ')} (not watched by the daemon at ${where}: another shard's)`,
+        : otherShards && 'alertmanager' in otherShards
+          ? `verdicts: for ${round.join(', ')} (not watched by the daemon at ${where}: another shard's), the open incidents their shard told Alertmanager (${otherShards.alertmanager.join(', ')}), signed with the fleet's key; their answers from this check's own round`
+          : `verdicts: this check's own round for ${round.join(', ')} (not watched by the daemon at ${where}: another shard's${otherShards ? `; Alertmanager could not be read: ${otherShards.error}` : ''})`,
     );
   }
   return lines;

@@ -39,10 +39,11 @@ Exit: 0 on a clean stop, 1 when it cannot start (config error, address in use, s
 
 Every target's verdict, printed as a Nagios/Icinga plugin line (text), JSON or the Prometheus
 exposition. When an avahealth daemon runs on the config's state_dir, its verdicts are printed (its
-open incidents are what on-call was told), and the output says so; otherwise, and for targets that
-daemon does not watch, one round of check's own: every target polled once and judged by the same
-alert rules and incident stages as the daemon's. Receivers' secrets are not needed: check sends
-nothing.
+open incidents are what on-call was told), and the output says so; for targets that daemon does
+not watch (another shard's), the open incidents their shard told Alertmanager, signed with the
+fleet's alerts.handover_key; otherwise one round of check's own: every target polled once and judged
+by the same alert rules and incident stages as the daemon's. Receivers' secrets are not needed:
+check sends nothing.
 
 Options:
   --config FILE            config file (or set AVAHEALTH_CONFIG)

@@ -54,29 +54,36 @@ export interface Announced {
 
 const RANK: Record<string, number> = { warning: 1, critical: 2 };
 
-/**
- * The incidents Alertmanager holds for this shard's targets with a handover record signed by the
- * fleet: one per identity (its critical sibling's, when it has one: it was told critical).
- */
-export async function handedOver(receivers: ReadonlyArray<ReceiverOf<'alertmanager'>>, http: HttpClient, from: AdoptFrom, log: Logger, now = Date.now()): Promise<Announced[]> {
-  const adopted = new Map<string, Announced>();
-  let unsigned = 0;
-  let untold = 0;
+/** An incident Alertmanager holds with a record signed by the fleet. */
+export interface SignedAlert extends Announced {
+  /** Posted only because a silence mirrored there holds it, before any receiver was told. */
+  untold?: true;
+}
+
+/** What the fleet's Alertmanagers hold for some targets, as their signed records say. */
+export interface SignedRead {
+  /** One per identity (its critical sibling's, when it has one: it was told critical). */
+  alerts: SignedAlert[];
+  /** Each receiver that could not be read, and why. */
+  unread: Array<{ receiver: string; error: string }>;
+  /** Alerts for those targets without a valid record of this fleet. */
+  unsigned: number;
+}
+
+/** Every alert for `from`'s targets whose record is signed with the fleet's key, one per identity. */
+export async function signedAlerts(receivers: ReadonlyArray<ReceiverOf<'alertmanager'>>, http: HttpClient, from: AdoptFrom, now = Date.now()): Promise<SignedRead> {
+  const found = new Map<string, SignedAlert>();
+  const read: SignedRead = { alerts: [], unread: [], unsigned: 0 };
   for (const receiver of receivers) {
-    let body: string;
+    let parsed: z.infer<typeof activeAlerts>;
     try {
       const response = await http.request({ url: `${receiver.settings.url}/api/v2/alerts?active=true&silenced=true&inhibited=true&unprocessed=true&filter=${encodeURIComponent('alertname=~"Avalanche.+"')}`, method: 'GET', timeoutMs: TIMEOUT_MS });
       if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${snippet(response.body)}`);
-      body = response.body;
+      const result = activeAlerts.safeParse(safeJson(response.body));
+      if (!result.success) throw new Error(`its active alerts in a shape not understood: ${snippet(result.error.message)}`);
+      parsed = result.data;
     } catch (err) {
-      log.warn({ receiver: receiver.name, error: (err as Error).message }, 'incidents handed over by other shards not read from Alertmanager: what still holds is announced afresh');
-      continue;
-    }
-    let parsed: z.infer<typeof activeAlerts>;
-    try {
-      parsed = activeAlerts.parse(JSON.parse(body));
-    } catch (err) {
-      log.warn({ receiver: receiver.name, error: snippet((err as Error).message) }, 'Alertmanager answered its active alerts in a shape not understood: nothing adopted');
+      read.unread.push({ receiver: receiver.name, error: (err as Error).message });
       continue;
     }
     for (const alert of parsed) {
@@ -84,22 +91,39 @@ export async function handedOver(receivers: ReadonlyArray<ReceiverOf<'alertmanag
       if (!alertname || !target || !from.alertnames.has(alertname) || !from.polled(target)) continue;
       const record = verifyHandover(from.key, alert.annotations[HANDOVER_ANNOTATION], alert.labels, now);
       if (!record) {
-        unsigned++;
-        continue;
-      }
-      // Posted only because a silence mirrored there holds it, before any receiver was told: nothing
-      // was announced (this owner's own polls find it, and its silence or its end decides the page).
-      if (record.untold) {
-        untold++;
+        read.unsigned++;
         continue;
       }
       const id = JSON.stringify(Object.entries(record.labels).filter(([name]) => name !== 'severity').sort());
-      const known = adopted.get(id);
-      if (known && (RANK[known.labels.severity ?? ''] ?? 0) >= (RANK[record.labels.severity ?? ''] ?? 0)) continue;
-      adopted.set(id, { labels: record.labels, startsAt: record.startsAt, ...(record.carried ? { carried: record.carried } : {}) });
+      const known = found.get(id);
+      // A told copy outranks an untold one; then the critical sibling the warning one.
+      if (known && (known.untold ? 0 : 4) + (RANK[known.labels.severity ?? ''] ?? 0) >= (record.untold ? 0 : 4) + (RANK[record.labels.severity ?? ''] ?? 0)) continue;
+      found.set(id, { labels: record.labels, startsAt: record.startsAt, ...(record.carried ? { carried: record.carried } : {}), ...(record.untold ? { untold: true } : {}) });
     }
   }
+  read.alerts = [...found.values()];
+  return read;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The incidents Alertmanager holds for this shard's targets with a handover record signed by the
+ * fleet, told to a receiver: one per identity (its critical sibling's, when it has one: it was told critical).
+ */
+export async function handedOver(receivers: ReadonlyArray<ReceiverOf<'alertmanager'>>, http: HttpClient, from: AdoptFrom, log: Logger, now = Date.now()): Promise<Announced[]> {
+  const read = await signedAlerts(receivers, http, from, now);
+  for (const { receiver, error } of read.unread) log.warn({ receiver, error }, 'incidents handed over by other shards not read from Alertmanager: what still holds is announced afresh');
+  // Posted only because a silence mirrored there holds it, before any receiver was told: nothing
+  // was announced (this owner's own polls find it, and its silence or its end decides the page).
+  const untold = read.alerts.filter((a) => a.untold).length;
   if (untold > 0) log.info({ alerts: untold }, 'alerts at Alertmanager only under a silence, never told to a receiver: not adopted, announced afresh if they still hold');
-  if (unsigned > 0) log.info({ alerts: unsigned }, 'alerts at Alertmanager for targets polled here without a valid handover record of this fleet (Prometheus rules, or posted by anyone else): not adopted');
-  return [...adopted.values()];
+  if (read.unsigned > 0) log.info({ alerts: read.unsigned }, 'alerts at Alertmanager for targets polled here without a valid handover record of this fleet (Prometheus rules, or posted by anyone else): not adopted');
+  return read.alerts.filter((a) => !a.untold).map(({ untold: _untold, ...announced }) => announced);
 }

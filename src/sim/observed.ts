@@ -45,6 +45,12 @@ export interface ObservedMember {
   readonly weightNAvax: number;
   /** Its current period's (cycle's) start, epoch seconds. */
   readonly periodStart: number;
+  /**
+   * Whether its P-Chain is still bootstrapping (a v1.15 restart): its uptime calculator is locked
+   * (snow/uptime/locked_calculator.go, errStillBootstrapping), so every Ping it sends says 0
+   * (network/peer/peer.go, getUptime).
+   */
+  bootstrapping?(now: number): boolean;
 }
 
 /** The validation time each validation has behind it when the set is created (10 days). */
@@ -59,6 +65,21 @@ export const SIM_UPTIME_REQUIREMENT = 0.8;
 export const ACP267_UPTIME_REQUIREMENT = 0.9;
 const NORMAL_UPTIME = 99.2;
 
+/**
+ * Upgrade day: validators besides the fleet's holding `stakePercent` of the stake restarted and are
+ * bootstrapping. They are connected (they bootstrap from their peers) and send a Ping every 22.5 s,
+ * but until their P-Chain is bootstrapped their uptime calculator is locked
+ * (snow/uptime/locked_calculator.go, errStillBootstrapping), so each Ping says 0 % for every
+ * validator (network/peer/peer.go, getUptime: `primaryUptime = 0` on error). Every validator's
+ * info.uptime counts them at 0 % and not rewarding (network/network.go, NodeUptime), and its
+ * info.peers shows them with `observedUptime` "0" (network/peer/peer.go, handlePing, Info). Their own
+ * measures of the others, and so the reward vote, do not change: a node that was down credits
+ * everyone with its own downtime when it starts tracking again (snow/uptime/manager.go).
+ */
+export interface NetworkBootstrapping {
+  stakePercent: number;
+}
+
 export interface NetworkDip {
   /** The share of the stake (percent) each node still sees connected; it loses the rest at once. */
   connectedPercent: number;
@@ -71,6 +92,9 @@ export class SimValidatorSet {
   private readonly members = new Map<string, ObservedMember>();
   private others?: OtherValidator[];
   private currentDip?: NetworkDip;
+  private currentBootstrapping?: NetworkBootstrapping;
+  /** The other validators bootstrapping now (NodeIDs), drawn for the current setting. */
+  private bootstrappingIds?: Set<string>;
   /** Per member, the validators it lost in the current dip (NodeIDs). */
   private readonly dipCut = new Map<string, Set<string>>();
   /** Each member's scenario (`a+b` with conditions besides it) as the accounting last settled it (a switch settles the old one first). */
@@ -118,6 +142,70 @@ export class SimValidatorSet {
     this.dipCut.clear();
   }
 
+  /** The validators besides the fleet's that are bootstrapping now (POST /sim/network), if any. */
+  get bootstrapping(): NetworkBootstrapping | undefined {
+    return this.currentBootstrapping;
+  }
+
+  /**
+   * Starts (or, with undefined, ends) upgrade day's bootstrapping: other validators holding about
+   * `stakePercent` of the stake (never more) send Ping 0 for everyone from now on. Nothing accrues
+   * differently: their connections stay, and their measures of the others are what they were.
+   */
+  setBootstrapping(bootstrapping: NetworkBootstrapping | undefined): void {
+    this.currentBootstrapping = bootstrapping;
+    delete this.bootstrappingIds;
+  }
+
+  /** Whether the validator `party` is bootstrapping now (its Pings say 0). */
+  private isBootstrapping(party: Party, now: number): boolean {
+    if (party.member) return party.member.bootstrapping?.(now) === true;
+    if (!this.currentBootstrapping) return false;
+    if (!this.bootstrappingIds) {
+      const ids = new Set<string>();
+      let budget = (this.currentBootstrapping.stakePercent / 100) * this.stakeTotal();
+      // The connected ones (a node not connected sends no Ping at all), in an order drawn from their IDs.
+      const candidates = this.otherValidators()
+        .filter((o) => o.connected)
+        .sort((a, b) => hashString(`bootstrapping>${a.nodeID}`) - hashString(`bootstrapping>${b.nodeID}`));
+      for (const o of candidates) {
+        const weight = o.weight + o.delegatorWeight;
+        if (weight <= budget) {
+          ids.add(o.nodeID);
+          budget -= weight;
+        }
+      }
+      this.bootstrappingIds = ids;
+    }
+    return this.bootstrappingIds.has(party.other.nodeID);
+  }
+
+  /**
+   * The percent `peer`'s last Ping to `to` said (network/peer/peer.go, getUptime): its measure,
+   * whole and floored; 0 while `peer` is bootstrapping (its calculator errs), and 0 for a node that
+   * is not a validator (its start time is not found: database.ErrNotFound).
+   */
+  private pingOf(peer: Party, to: Party, now: number): number {
+    if (this.isBootstrapping(peer, now)) return 0;
+    if (to.member && !to.member.holdsStake) return 0;
+    return Math.floor(this.uptimeSeen(peer, to, now));
+  }
+
+  /**
+   * info.peers of `member` as far as validators go: each validator connected to it, with the percent
+   * its last Ping said of `member` (`observedUptime`, network/peer/peer.go Info). The non-validator
+   * peers are sim/peers.ts's own.
+   */
+  validatorPeers(member: ObservedMember, now = Date.now()): Array<{ nodeId: string; observedUptime: number }> {
+    const to: Party = { member };
+    const peers: Array<{ nodeId: string; observedUptime: number }> = [];
+    for (const [peer] of this.peersOf(member)) {
+      if (!this.linked(peer, to)) continue;
+      peers.push({ nodeId: idOf(peer), observedUptime: this.pingOf(peer, to, now) });
+    }
+    return peers;
+  }
+
   /** A scenario switch (unreachable-by-peers, network-down, inbound-closed…) changes connections from now on: the member's own. */
   onScenario(member: ObservedMember, scenario: string, now = Date.now()): void {
     const before = this.scenarios.get(member.nodeName);
@@ -160,8 +248,8 @@ export class SimValidatorSet {
    * info.uptime of `member` as AvalancheGo computes it (network/network.go, NodeUptime): its own
    * stake at 100 % and rewarding; each connected validator with the percent of its last Ping, whole
    * and floored (network/peer/peer.go, getUptime: `uint32(uptime × 100)`), rewarding when that is at
-   * or above the member's own requirement; a validator not connected 0 % and not rewarding. Never
-   * below the member's own share of the stake.
+   * or above the member's own requirement; a validator not connected 0 % and not rewarding, one
+   * bootstrapping 0 % too (its Pings say 0). Never below the member's own share of the stake.
    */
   nodeUptime(member: ObservedMember, now = Date.now()): { rewarding: number; weighted: number } | undefined {
     const total = this.stakeTotal();
@@ -173,7 +261,7 @@ export class SimValidatorSet {
     const to: Party = { member };
     for (const [peer, weight] of this.peersOf(member)) {
       if (!this.linked(peer, to)) continue;
-      const ping = Math.floor(this.uptimeSeen(peer, to, now));
+      const ping = this.pingOf(peer, to, now);
       weighted += ping * weight;
       if (ping / 100 >= requirement) rewarding += weight;
     }

@@ -16,7 +16,10 @@
  *   POST /sim/network                    {"dip": {"connectedPercent": 70}} every node loses its connection to
  *                                        validators holding 30 % of the stake at once; observed uptimes then fall
  *                                        only as disconnected time accumulates (sim/observed.ts); {"dip": null} ends it;
- *                                        {"uptimeClockFactor": 1} validation time per real second from now on (1 = real time)
+ *                                        {"uptimeClockFactor": 1} validation time per real second from now on (1 = real time);
+ *                                        {"bootstrapping": {"stakePercent": 30}} upgrade day: other validators holding up to 30 % of
+ *                                        the stake are bootstrapping, connected, and their Pings say 0 % for everyone
+ *                                        (network/peer/peer.go getUptime, snow/uptime/locked_calculator.go); null ends it
  *   POST /sim/nodes/{name}/restart       {"l1"?: false, "snapshotSeconds"?: 30, "ingressGraceSeconds"?: 600, "downSeconds"?: 600, "bootstrapSeconds"?: 18}
  *                                        restart, optionally dropping (or adding) the L1 chain; info.uptime reads a restart's
  *                                        snapshot that long; the ingress grace (--network-no-ingress-connections-grace-period)
@@ -263,13 +266,16 @@ export class SimServer {
       return send(res, 200, 'application/json', JSON.stringify({ nodes, scenarios: SCENARIOS }));
     }
     if (method === 'POST' && path === '/sim/network') {
-      let request: { dip?: { uptimePercent?: unknown; connectedPercent?: unknown } | null; uptimeClockFactor?: unknown };
+      let request: { dip?: { uptimePercent?: unknown; connectedPercent?: unknown } | null; uptimeClockFactor?: unknown; bootstrapping?: { stakePercent?: unknown } | null };
       try {
         request = JSON.parse(body || '{}');
       } catch {
         return text(res, 400, 'body must be JSON: {"dip": {"connectedPercent": 70}}\n');
       }
-      const unknown = unknownFields(request, ['dip', 'uptimeClockFactor']) ?? (request.dip ? unknownFields(request.dip, ['connectedPercent', 'uptimePercent'], 'dip.') : undefined);
+      const unknown =
+        unknownFields(request, ['dip', 'uptimeClockFactor', 'bootstrapping']) ??
+        (request.dip ? unknownFields(request.dip, ['connectedPercent', 'uptimePercent'], 'dip.') : undefined) ??
+        (request.bootstrapping ? unknownFields(request.bootstrapping, ['stakePercent'], 'bootstrapping.') : undefined);
       if (unknown) return text(res, 400, unknown);
       const set = this.network.validators;
       if (request.uptimeClockFactor !== undefined) {
@@ -285,7 +291,13 @@ export class SimServer {
         if (typeof connectedPercent !== 'number' || connectedPercent < 0 || connectedPercent > 100) return text(res, 400, 'dip.connectedPercent must be a number from 0 to 100\n');
         set.setDip({ connectedPercent });
       }
-      return send(res, 200, 'application/json', JSON.stringify({ ok: true, dip: set.dip ?? null, uptimeClockFactor: set.clockFactor }));
+      if (request.bootstrapping === null) set.setBootstrapping(undefined);
+      else if (request.bootstrapping) {
+        const { stakePercent } = request.bootstrapping;
+        if (typeof stakePercent !== 'number' || stakePercent < 0 || stakePercent > 100) return text(res, 400, 'bootstrapping.stakePercent must be a number from 0 to 100\n');
+        set.setBootstrapping({ stakePercent });
+      }
+      return send(res, 200, 'application/json', JSON.stringify({ ok: true, dip: set.dip ?? null, bootstrapping: set.bootstrapping ?? null, uptimeClockFactor: set.clockFactor }));
     }
     const restart = /^\/sim\/nodes\/([^/]+)\/restart$/.exec(path);
     if (method === 'POST' && restart) {

@@ -253,6 +253,11 @@ export class SimValidator implements ObservedMember {
     return now - this.restartedAt < (this.restartBootstrapMs ?? this.restartSnapshotMs * BOOTSTRAP_SHARE);
   }
 
+  /** Whether its P-Chain is still bootstrapping after a restart: its Pings say 0 for everyone meanwhile (sim/observed.ts). */
+  bootstrapping(now = Date.now()): boolean {
+    return this.inRestartBootstrap(now);
+  }
+
   /** Whether info.uptime still answers a restart's snapshot. */
   inRestartSnapshot(now = Date.now()): boolean {
     return this.restartedAt !== undefined && now - this.restartedAt < this.restartSnapshotMs;
@@ -332,7 +337,7 @@ export class SimValidator implements ObservedMember {
         // --public-ip-resolution-service does when the resolver reads a new address (utils/dynamicip/updater.go).
         return { result: { ip: this.publicIp } };
       case 'peers':
-        return { result: simPeers(this.node, SIM_CURRENT_VERSION, SIM_OLD_VERSION) };
+        return { result: simPeers(this.node, SIM_CURRENT_VERSION, SIM_OLD_VERSION, Date.now(), this.node.network.validators.validatorPeers(this)) };
       default:
         return undefined;
     }

@@ -10,6 +10,8 @@
  *   (floored), rewarding at or above the node's own requirement (its --uptime-requirement, 0.9 for a
  *   validation started at or after Helicon in its own schedule), one not connected at 0 %;
  * - vms/platformvm/block/executor/options.go prefersCommit: each validator votes with its own measure;
+ * - snow/uptime/locked_calculator.go and network/peer/peer.go getUptime: a node still bootstrapping
+ *   sends 0 % in every Ping (upgrade day); info.peers shows it as `observedUptime` (handlePing, Info);
  * - snow/networking/router/chain_router.go ("Mark myself as connected") and
  *   snow/engine/common/tracker/peers.go: a validator's percentConnected counts itself.
  */
@@ -179,5 +181,51 @@ describe('percentConnected counts the node itself (snow/networking/router/chain_
     expect(connected('v')).toBeCloseTo(sim.network.validators.ownStakePercent(sim.nodes.get('v')!.economics) / 100, 9);
     expect(connected('v')).toBeGreaterThan(0);
     expect(connected('rpc')).toBe(0);
+  });
+});
+
+describe('upgrade day: validators bootstrapping send Ping 0 for everyone (snow/uptime/locked_calculator.go, network/peer/peer.go getUptime)', () => {
+  type Peers = { numPeers: string; peers: Array<{ nodeID: string; observedUptime: string }> };
+  const peersOf = (node: SimNode) => ((node.economics.answer('/ext/info', 'info.peers', {}) as { result: Peers }).result);
+
+  it("every validator's info.uptime falls by their stake, at 0 % in info.peers; no measure and no vote moves", () => {
+    const sim = fleet(['v', 'w'], { others: 40 });
+    const [v, w] = [sim.nodes.get('v')!, sim.nodes.get('w')!];
+    const set = sim.network.validators;
+    const now = Date.now();
+    const before = set.nodeUptime(v.economics, now)!;
+    const measured = seen(sim, 'w', v, now).uptime;
+    expect(peersOf(v).peers.filter((p) => p.observedUptime === '0')).toEqual([]);
+
+    set.setBootstrapping({ stakePercent: 30 });
+    for (const node of [v, w]) {
+      const after = set.nodeUptime(node.economics, now)!;
+      expect(after.rewarding).toBeLessThan(before.rewarding - 25);
+      expect(after.rewarding).toBeGreaterThan(before.rewarding - 30.5);
+    }
+    // Their Pings say 0; the zero reporters hold at most the 30 % asked for, all of them connected validators.
+    const zero = peersOf(v).peers.filter((p) => p.observedUptime === '0').map((p) => p.nodeID);
+    expect(zero.length).toBeGreaterThan(0);
+    const entries = set.view(w.economics, zero, now);
+    const stake = entries.reduce((sum, e) => sum + Number(e.weight) + Number(e.delegatorWeight), 0);
+    expect(entries.every((e) => e.connected === true)).toBe(true);
+    expect(stake / set.totalWeight()).toBeLessThanOrEqual(0.3);
+    expect(stake / set.totalWeight()).toBeGreaterThan(0.25);
+    // What each node measures, and so the reward vote, is untouched.
+    expect(seen(sim, 'w', v, now).uptime).toBe(measured);
+    expect(set.voteCommits(v.economics, now)).toBe(true);
+
+    set.setBootstrapping(undefined);
+    expect(set.nodeUptime(v.economics, now)!.rewarding).toBeCloseTo(before.rewarding, 9);
+  });
+
+  it('a fleet node in its v1.15 restart bootstrap pings 0 to the others meanwhile', () => {
+    const sim = fleet(['v', 'w']);
+    const [v, w] = [sim.nodes.get('v')!, sim.nodes.get('w')!];
+    const now = Date.now();
+    const idOf = (node: SimNode) => node.nodeId;
+    expect(peersOf(v).peers.find((p) => p.nodeID === idOf(w))!.observedUptime).not.toBe('0');
+    w.restartNode({ snapshotMs: 60_000, bootstrapMs: 60_000 }, now);
+    expect(peersOf(v).peers.find((p) => p.nodeID === idOf(w))!.observedUptime).toBe('0');
   });
 });

@@ -164,6 +164,15 @@ export interface ValidatorReport {
   uptimeSettling?: UptimeSettling;
   /** The Primary Network's total validator weight (platform.getTotalStake), asked only while the figures are low. */
   totalWeightNAvax?: number;
+  /**
+   * Upgrade day: the connected validators whose last Ping said 0 % for this node (info.peers
+   * `observedUptime` "0"), asked only while the figures are low (BOOTSTRAPPING_PEERS_ASK). A peer
+   * still bootstrapping sends 0 for every validator (AvalancheGo network/peer/peer.go getUptime,
+   * snow/uptime/locked_calculator.go), and info.uptime counts it at 0 % and not rewarding
+   * (network/network.go NodeUptime): none of it is this node's downtime. `stakeRatio`: their weight
+   * (own stake plus delegations) ÷ the Primary Network's.
+   */
+  bootstrappingPeers?: BootstrappingPeers;
   /** The node said "node is not a validator" (no Primary Network stake): an answer, not a failure. */
   notValidator?: boolean;
   primary?: PrimaryValidation;
@@ -177,6 +186,29 @@ export interface ValidatorReport {
   economics?: ValidatorEconomics;
   /** The period followed and the last ended periods' outcomes ("was it paid?"; model/periods.ts). */
   periods?: PeriodEntry;
+}
+
+export interface BootstrappingPeers {
+  peers: number;
+  stakeRatio: number;
+}
+
+/**
+ * When the validator poll asks info.peers for peers reporting 0 % (about 1 MB on mainnet): the
+ * rewarding stake below `rewarding`, or less than `budgetShare` of the downtime budget left. Above
+ * both, no verdict is near.
+ */
+export const BOOTSTRAPPING_PEERS_ASK = { rewarding: 0.9, budgetShare: 0.5 } as const;
+
+/**
+ * The info.uptime figures without the peers that report 0 % (they count 0 in both numerators and
+ * their stake in the total: network/network.go NodeUptime); undefined when nothing is left to
+ * judge by (they hold half the stake or more: a majority reporting 0 is no upgrade day).
+ */
+export function withoutZeroReporters(uptime: ValidatorUptime, peers: BootstrappingPeers | undefined): ValidatorUptime | undefined {
+  if (!peers || peers.peers === 0 || !(peers.stakeRatio > 0) || peers.stakeRatio >= 0.5) return undefined;
+  const rest = 1 - peers.stakeRatio;
+  return { rewardingStakeRatio: Math.min(1, uptime.rewardingStakeRatio / rest), weightedAverageRatio: Math.min(1, uptime.weightedAverageRatio / rest) };
 }
 
 export interface ValidatorEconomics {

@@ -5,6 +5,7 @@
  */
 import { MAX_PEER_VERSIONS, OTHER_VERSIONS, type PeersReport } from '../model/peers.js';
 import { describe, isObject, type ParseOutcome } from './avalanchego.js';
+import { isNodeId } from './validator.js';
 
 /** More than any node connects to (mainnet has about 1,600 validators). */
 const MAX_PEERS = 20_000;
@@ -30,4 +31,25 @@ export function parsePeers(result: unknown): ParseOutcome<PeersReport> {
   const other = (versions.get(OTHER_VERSIONS) ?? 0) + sorted.slice(MAX_PEER_VERSIONS).reduce((n, [, peers]) => n + peers, 0);
   if (other > 0) byVersion.push({ version: OTHER_VERSIONS, peers: other });
   return { ok: true, value: { peers: counted, byVersion, benched } };
+}
+
+/**
+ * The connected peers of an info.peers answer whose last Ping said 0 % for this node
+ * (`observedUptime`, a json.Uint32 string: network/peer/peer.go, handlePing, Info), by NodeID, and
+ * how many peers were read. A peer still bootstrapping sends 0 in every Ping (getUptime: its uptime
+ * calculator errs, snow/uptime/locked_calculator.go), as does a connection not yet pinged.
+ */
+export function parseZeroReporters(result: unknown): ParseOutcome<{ peers: number; zero: string[] }> {
+  if (!isObject(result)) return { ok: false, error: `info.peers result must be an object, got ${describe(result)}` };
+  const list = result.peers === null && result.numPeers === '0' ? [] : result.peers;
+  if (!Array.isArray(list)) return { ok: false, error: `peers must be an array, got ${describe(list)}` };
+  const zero: string[] = [];
+  let peers = 0;
+  for (const peer of list.slice(0, MAX_PEERS)) {
+    if (!isObject(peer)) continue;
+    peers++;
+    const uptime = peer.observedUptime;
+    if ((uptime === '0' || uptime === 0) && isNodeId(peer.nodeID)) zero.push(peer.nodeID);
+  }
+  return { ok: true, value: { peers, zero } };
 }

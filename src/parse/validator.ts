@@ -435,3 +435,20 @@ export function parseValidatorRecordHealth(record: unknown): ValidatorRecordHeal
   }
   return health;
 }
+
+/**
+ * The weight (own stake plus delegations, nAVAX) of each validator in a platform.getCurrentValidators
+ * answer, by NodeID: what info.uptime weighs a peer's Ping by (network/network.go, NodeUptime:
+ * `Validators.GetWeight`). Entries without a readable NodeID or weight are left out.
+ */
+export function parseValidatorWeights(value: unknown): ParseOutcome<Map<string, number>> {
+  const list = validatorList(value, 'platform.getCurrentValidators');
+  if (!list.ok) return list;
+  const weights = new Map<string, number>();
+  for (const entry of list.value) {
+    const weight = unsigned(entry.weight);
+    if (!isNodeId(entry.nodeID) || weight === undefined) continue;
+    weights.set(entry.nodeID, weight + (unsigned(entry.delegatorWeight) ?? 0));
+  }
+  return okay(weights);
+}

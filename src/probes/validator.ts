@@ -8,7 +8,7 @@
 import { ProbeError } from '../transport/client.js';
 import type { NodeTarget, ValidatorPoll } from '../config/load.js';
 import type { EndpointObservation, TargetObservation } from '../model/observation.js';
-import { economicsOf, MAX_OWN_L1_VALIDATIONS, networkScheduleFor, newestPerNetwork, VALIDATOR_ENDPOINT, validatorReport, type ScheduleSource, type ValidatorProblem, type ValidatorReport } from '../model/validator.js';
+import { BOOTSTRAPPING_PEERS_ASK, economicsOf, MAX_OWN_L1_VALIDATIONS, networkScheduleFor, newestPerNetwork, VALIDATOR_ENDPOINT, validatorReport, type ScheduleSource, type ValidatorProblem, type ValidatorReport } from '../model/validator.js';
 import type { ParseOutcome } from '../parse/avalanchego.js';
 import type { RpcAnswer } from '../parse/jsonrpc.js';
 import {
@@ -24,7 +24,9 @@ import {
   parseUpgrades,
   parseTotalStake,
   parseUptime,
+  parseValidatorWeights,
 } from '../parse/validator.js';
+import { parseZeroReporters } from '../parse/peers.js';
 import { parseRewardUtxos } from '../parse/rewards.js';
 import { mayBeUnsettled, ownStakeRatio, settlingOf, TOTAL_WEIGHT_MAX_AGE_SECONDS, type SettlingMemory } from '../model/uptime-snapshot.js';
 import { prefixWithin, redact } from '../util/text.js';
@@ -129,6 +131,17 @@ function settlingMemoryOf(memory: ValidatorMemory): SettlingMemory | undefined {
     ...(settlingRoseAt !== undefined ? { settlingRoseAt } : {}),
     ...(uptimeUnanswered ? { uptimeUnanswered } : {}),
   };
+}
+
+/** At most this many peers reporting 0 % are weighed (one getCurrentValidators call); mainnet has about 1,600 validators. */
+const MAX_ZERO_REPORTERS = 2_000;
+
+/** Whether the figures are low enough for a verdict to be near (model/validator.ts, BOOTSTRAPPING_PEERS_ASK). */
+function bootstrappingWorthAsking(report: ValidatorReport): boolean {
+  const left = report.economics?.downtimeBudgetRemainingSeconds;
+  const allowance = report.economics?.downtimeAllowanceSeconds;
+  const budgetLow = left !== undefined && allowance !== undefined && allowance > 0 && left / allowance < BOOTSTRAPPING_PEERS_ASK.budgetShare;
+  return report.uptime!.rewardingStakeRatio < BOOTSTRAPPING_PEERS_ASK.rewarding || budgetLow;
 }
 
 /** What the poll remembers between rounds of one target (dropped with the target). */
@@ -316,6 +329,27 @@ export async function probeValidator(
 
   for (const p of report.problems) p.error = redact(p.error, target.secrets);
   report.economics = economicsOf(report, at, settings.uptimeRequirement);
+  // Upgrade day: low figures may be peers bootstrapping, each Ping of theirs 0 % for everyone. An extra: its failure fails nothing.
+  if (report.uptime && report.primary && !report.uptimeSettling && bootstrappingWorthAsking(report)) {
+    const peers = await call('/ext/info', 'info.peers', {}, parseZeroReporters);
+    if (peers.ok === true) {
+      if (peers.value.zero.length === 0) report.bootstrappingPeers = { peers: 0, stakeRatio: 0 };
+      else {
+        const asked = peers.value.zero.slice(0, MAX_ZERO_REPORTERS);
+        // A set of one NodeID brings back its whole delegators list (vms/platformvm/service.go): padded, as above.
+        const [weights, total] = await Promise.all([
+          call('/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: asked.length === 1 ? [...asked, EMPTY_NODE_ID] : asked }, parseValidatorWeights),
+          memory.totalWeight === undefined || at - memory.totalWeight.at > TOTAL_WEIGHT_MAX_AGE_SECONDS ? call('/ext/bc/P', 'platform.getTotalStake', { subnetID: PRIMARY_NETWORK_ID }, parseTotalStake) : undefined,
+        ]);
+        if (total?.ok === true) memory.totalWeight = { nAvax: total.value, at };
+        if (weights.ok === true && memory.totalWeight) {
+          const validators = asked.filter((id) => weights.value.has(id));
+          const stake = validators.reduce((sum, id) => sum + weights.value.get(id)!, 0);
+          report.bootstrappingPeers = { peers: validators.length, stakeRatio: Math.min(1, stake / memory.totalWeight.nAvax) };
+        }
+      }
+    }
+  }
   // A switched-off info API is a failed exchange (HTTP 404), shown as its own state; an older node's missing method is not.
   const failures = report.problems.filter((p) => p.reason !== 'disabled' || (report.infoApiDisabled && p.call.startsWith('info.')));
   const observation: EndpointObservation = {

@@ -5,7 +5,7 @@
 // ava-labs/avalanchego 1cf1fc3d.
 import { describe, expect, it } from 'vitest';
 import { MAX_PEER_VERSIONS } from '../../src/model/peers.js';
-import { parsePeers } from '../../src/parse/peers.js';
+import { parsePeers, parseZeroReporters } from '../../src/parse/peers.js';
 
 const peer = (version: unknown, benched: string[] = []) => ({
   ip: '10.0.0.1:9651',
@@ -44,5 +44,20 @@ describe('info.peers', () => {
     expect(parsePeers({ numPeers: '0', peers: null })).toEqual({ ok: true, value: { peers: 0, benched: 0, byVersion: [] } });
     expect(parsePeers({ numPeers: '1', peers: {} })).toMatchObject({ ok: false, error: expect.stringContaining('peers must be an array') });
     expect(parsePeers('peers')).toMatchObject({ ok: false });
+  });
+});
+
+// A peer still bootstrapping sends 0 in every Ping (network/peer/peer.go getUptime); handlePing keeps
+// it as observedUptime, a json.Uint32 string.
+describe('the peers whose last Ping said 0 % (parseZeroReporters)', () => {
+  it('lists their NodeIDs and counts the peers read; ignores what is not a NodeID', () => {
+    const at = (nodeID: unknown, observedUptime: unknown) => ({ ...peer('avalanchego/1.15.2'), nodeID, observedUptime });
+    const result = {
+      numPeers: '5',
+      peers: [at('NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', '0'), at('NodeID-MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ', '99'), at('NodeID-NFBbbJ4qCmNaCzeW7sxErhvWqvEQMnYcN', 0), at('not-an-id', '0'), 'junk'],
+    };
+    expect(parseZeroReporters(result)).toEqual({ ok: true, value: { peers: 4, zero: ['NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', 'NodeID-NFBbbJ4qCmNaCzeW7sxErhvWqvEQMnYcN'] } });
+    expect(parseZeroReporters({ numPeers: '0', peers: null })).toEqual({ ok: true, value: { peers: 0, zero: [] } });
+    expect(parseZeroReporters({ numPeers: '1', peers: {} })).toMatchObject({ ok: false });
   });
 });

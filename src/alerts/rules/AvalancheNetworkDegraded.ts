@@ -16,6 +16,7 @@ import DowntimeBudgetLow from './AvalancheValidatorDowntimeBudgetLow.js';
 import RewardAtRisk from './AvalancheValidatorRewardAtRisk.js';
 import UnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
 import { listNames } from './format.js';
+import { isUpgradeDaySummary } from './validator-facts.js';
 import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
 
 const HELD = [RewardAtRisk, DowntimeBudgetLow, UnreachableByPeers].filter((r) => r.scoped);
@@ -53,15 +54,22 @@ export default defineRule({
     const names = input.affected.map((a) => a.target);
     const [first] = input.affected;
     const evidence = first?.summaries[0];
+    const affected = `${names.length} of your ${input.validators} validator${input.validators === 1 ? '' : 's'} affected (${listNames(names)})`;
+    // Upgrade day: no dip, peers bootstrapping send 0 % in their Pings for every validator (network/peer/peer.go getUptime).
+    const upgradeDay = input.affected.every((a) => a.summaries.length > 0 && a.summaries.every(isUpgradeDaySummary));
     return [
       {
         identity: { network: ctx.label(input.network), scope: 'network' },
         severity: 'warning',
         // Its notice names every validator it touches: it waits until each has had a verdict since the first.
         ...(input.settled ? {} : { settling: true }),
-        summary: `${input.network}: every validator looks down from the fleet: ${names.length} of your ${input.validators} validator${input.validators === 1 ? '' : 's'} affected (${listNames(names)})`,
+        summary: upgradeDay
+          ? `${input.network}: peers bootstrapping report 0 % for every validator, as on an upgrade day: ${affected}`
+          : `${input.network}: every validator looks down from the fleet: ${affected}`,
         description:
-          "A network-wide dip, or the fleet's own connectivity: no action on one validator helps; check the fleet's network and the network's status. " +
+          (upgradeDay
+            ? "Validators that restarted are bootstrapping: until its P-Chain is, a node sends 0 % in its Pings for everyone, and each validator's info.uptime counts that (nobody was down; the reward vote does not count these Pings). No action helps; the figures climb back as they finish. "
+            : "A network-wide dip, or the fleet's own connectivity: no action on one validator helps; check the fleet's network and the network's status. ") +
           'Their own reward, budget and reachability alerts wait while this lasts; a validator whose own node says it is cut off pages on its own.' +
           (evidence ? ` As ${first!.target} sees it: ${evidence}` : ''),
       },

@@ -2,6 +2,7 @@
  * Little of the period's allowed downtime is left: a few more hours offline and peers stop voting
  * to reward the validator. Remaining = (1 − requirement) × period − (1 − weighted uptime) × elapsed.
  */
+import { downtimeBudgetRemainingSeconds } from '../../model/validator.js';
 import { SCOPE_TEMPLATE } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
 import { aboutPeriod, avax, cycleEnd, endsAt, hours, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, periodEnded, periodOver, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
@@ -71,13 +72,18 @@ export default defineRule({
     const then = report.primary.autoRenewal ? `; ${cycleEnd(report)}` : '';
     const state = left >= 0 ? `${hours(left)} of downtime budget left (${percent(Math.max(0, share))} of the ${period}'s ${hours(allowance)}) until ${end}${then}` : `downtime budget overspent by ${hours(-left)} (${period} ends ${end}${then})`;
     const reward = report.primary.potentialRewardNAvax !== undefined ? ` (${avax(report.primary.potentialRewardNAvax)})` : '';
-    const scope = scopeFor(input, report);
+    // Upgrade day: without the peers that report 0 % for everyone (bootstrapping), enough of the budget is left.
+    const threshold = ctx.settings.threshold ?? 0.25;
+    const scope = scopeFor(input, report, (without) => {
+      const rest = downtimeBudgetRemainingSeconds(economics!.requirement!, report.primary!.startTime, report.primary!.endTime, without.weightedAverageRatio, input.observation.at);
+      return rest / allowance >= threshold ? `${hours(rest)} of the ${hours(allowance)} downtime budget is left` : undefined;
+    });
     return aboutPeriod(wait, report, [
       {
         identity: scope.identity,
-        severity: share < (ctx.settings.criticalThreshold ?? 0.1) ? 'critical' : 'warning',
-        summary: `${ctx.target}: ${scope.lead}${state}`,
-        description: `Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time against a ${percent(economics!.requirement!)} requirement; more downtime before ${end} costs ${period === 'cycle' ? "this cycle's" : 'the'} whole reward${reward}. Avoid restarts and maintenance until then.${scope.note}`,
+        severity: share < (ctx.settings.criticalThreshold ?? 0.1) && !scope.bootstrapping ? 'critical' : 'warning',
+        summary: `${ctx.target}: ${scope.lead}${scope.bootstrapping ? `the budget reads low from those Pings: ${state}` : state}`,
+        description: `Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time against a ${percent(economics!.requirement!)} requirement; more downtime before ${end} costs ${period === 'cycle' ? "this cycle's" : 'the'} whole reward${reward}.${scope.bootstrapping ? '' : ' Avoid restarts and maintenance until then.'}${scope.note}`,
       },
     ]);
   },

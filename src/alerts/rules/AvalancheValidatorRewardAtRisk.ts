@@ -74,8 +74,12 @@ export default defineRule({
     // Without its period (getCurrentValidators not answering it) nothing can be projected: a warning, never "lost" from a snapshot.
     const inReach = projection === undefined || projection.rewardingEndRatio >= (ctx.settings.criticalThreshold ?? REWARD_LIKELY_STAKE_RATIO);
     const atEnd = projection ? `up from now on, the stake that sees it lowest would measure ${percent(projection.laggardsEndUptimeRatio)} when the ${period} ends` : '';
-    const verdict =
-      outlook === 'likely'
+    // Upgrade day: without the peers that report 0 % for everyone (bootstrapping), enough stake sees it at or above the requirement.
+    const threshold = ctx.settings.threshold ?? 0.8;
+    const scope = scopeFor(input, report, (without) => (without.rewardingStakeRatio >= threshold ? `${percent(without.rewardingStakeRatio)} of the stake sees its uptime at or above the requirement` : undefined));
+    const verdict = scope.bootstrapping
+      ? `only ${sees} now, and not for any downtime of its own`
+      : outlook === 'likely'
         ? `${sees}: the reward is still likely, uncertain below ${LIKELY} of stake`
         : inReach
           ? `only ${sees} now: the reward is still in reach${atEnd ? `: ${atEnd}` : ''}`
@@ -85,16 +89,16 @@ export default defineRule({
     const budget = budgetLeft(report);
     const reward = `${period === 'cycle' ? "This cycle's reward" : 'The reward'}${report.primary?.potentialRewardNAvax !== undefined ? ` of ${avax(report.primary.potentialRewardNAvax)}` : ''}`;
     const evidence =
-      inReach && outlook !== 'likely' && projection
+      inReach && outlook !== 'likely' && projection && !scope.bootstrapping
         ? ` It is evidence, not a verdict: ${percent(projection.elapsedSeconds / projection.periodSeconds)} of the ${period} has passed, and each peer's measure climbs back as the node stays up.`
         : '';
-    const scope = scopeFor(input, report);
     return aboutPeriod(state, report, [
       {
         identity: scope.identity,
-        severity: !likely && !inReach ? 'critical' : 'warning',
-        summary: `${ctx.target}: ${scope.lead}${verdict}${budget ? `; ${budget}` : ''}`,
-        description: `${reward} (and its delegators') is all or nothing. ${vote(period)}${evidence} Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time (stake-weighted). ${ACT}${scope.note}`,
+        severity: !likely && !inReach && !scope.bootstrapping ? 'critical' : 'warning',
+        // The budget read from figures the bootstrapping peers pull down is not the node's: left out then.
+        summary: `${ctx.target}: ${scope.lead}${verdict}${budget && !scope.bootstrapping ? `; ${budget}` : ''}`,
+        description: `${reward} (and its delegators') is all or nothing. ${vote(period)}${evidence} Peers see it up ${percent(report.uptime.weightedAverageRatio)} of the time (stake-weighted).${scope.bootstrapping ? '' : ` ${ACT}`}${scope.note}`,
       },
     ]);
   },

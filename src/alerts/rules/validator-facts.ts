@@ -4,7 +4,7 @@
  */
 import { scopeOf } from '../../model/observed.js';
 import { renewalDoubt } from '../../model/reward-vote.js';
-import { validationRenews, validatorReport, type PrimaryValidation, type ValidatorReport } from '../../model/validator.js';
+import { validationRenews, validatorReport, withoutZeroReporters, type PrimaryValidation, type ValidatorReport, type ValidatorUptime } from '../../model/validator.js';
 import type { TargetObservation } from '../../model/observation.js';
 import type { PeriodOutcome } from '../../model/periods.js';
 import { nodeFacts } from './node-facts.js';
@@ -243,13 +243,16 @@ export function shortId(id: string): string {
 
 /**
  * The `scope` of a validator alert (`self`, or `network` when every validator looks down from the
- * fleet's vantage points), its identity label, and the words that lead its summary and end its
- * description.
+ * fleet's vantage points, or, given `upgradeDay`, when the figures are low only because peers are
+ * bootstrapping: see bootstrappingExcuse), its identity label, and the words that lead its summary
+ * and end its description.
  */
-export function scopeFor(input: ValidatorInput, report: ValidatorReport): { identity: { scope: string }; lead: string; note: string } {
+export function scopeFor(input: ValidatorInput, report: ValidatorReport, upgradeDay?: (without: ValidatorUptime) => string | undefined): { identity: { scope: string }; lead: string; note: string; bootstrapping?: true } {
   // Its own node says it is cut off: its own problem, even while the whole network dips.
   const cutOff = ownNodeCutOff(input.node);
   if (cutOff) return { identity: { scope: 'self' }, lead: '', note: ` Its own node says it is cut off: "${cutOff}".` };
+  const excused = upgradeDay ? bootstrappingExcuse(report, upgradeDay) : undefined;
+  if (excused) return { identity: { scope: 'network' }, ...excused, bootstrapping: true };
   const verdict = scopeOf(input.observed?.baseline, report.economics?.requirement ?? 0.8);
   if (verdict.scope === 'network') {
     return {
@@ -259,6 +262,32 @@ export function scopeFor(input: ValidatorInput, report: ValidatorReport): { iden
     };
   }
   return { identity: { scope: 'self' }, lead: '', note: verdict.words ? ` Only this validator: ${verdict.words}.` : '' };
+}
+
+/** Whether a verdict's summary is an upgrade day's (bootstrappingExcuse's lead): the network's alert says so. */
+export function isUpgradeDaySummary(summary: string): boolean {
+  return / bootstrapping and reports? 0 % for everyone; /.test(summary);
+}
+
+/**
+ * Upgrade day: peers bootstrapping report 0 % for every validator (AvalancheGo network/peer/peer.go
+ * getUptime: its uptime calculator errs until the P-Chain is bootstrapped,
+ * snow/uptime/locked_calculator.go), and info.uptime counts them at 0 % and not rewarding
+ * (network/network.go NodeUptime). When the figures without them clear the verdict's bar
+ * (`clears` says how, in words, or undefined when they do not), it is not the validator's doing:
+ * the lead and note that say so.
+ */
+export function bootstrappingExcuse(report: ValidatorReport, clears: (without: ValidatorUptime) => string | undefined): { lead: string; note: string } | undefined {
+  const peers = report.bootstrappingPeers;
+  const without = report.uptime ? withoutZeroReporters(report.uptime, peers) : undefined;
+  if (!peers || !without) return undefined;
+  const cleared = clears(without);
+  if (!cleared) return undefined;
+  const who = `${peers.peers} peer${peers.peers === 1 ? '' : 's'} holding ${percent(peers.stakeRatio)} of the stake ${peers.peers === 1 ? 'is bootstrapping and reports' : 'are bootstrapping and report'} 0 % for everyone`;
+  return {
+    lead: `${who}; `,
+    note: ` Not this validator's doing: ${who} (a node sends 0 % in its Pings until its P-Chain is bootstrapped, as when many validators restart on an upgrade day), and without them ${cleared}. The figures climb back as they finish bootstrapping; the reward vote, each node's own measure since the period started, does not count these Pings.`,
+  };
 }
 
 /**

@@ -514,3 +514,47 @@ describe("docs/validators.md's verdict table: one row per validator and L1 rule,
     }
   });
 });
+
+// Upgrade day (issue 44.4): a peer still bootstrapping sends 0 % in every Ping (AvalancheGo
+// network/peer/peer.go getUptime; snow/uptime/locked_calculator.go errStillBootstrapping), and
+// info.uptime counts it at 0 % and not rewarding (network/network.go NodeUptime).
+describe('peers bootstrapping report 0 % for everyone (upgrade day)', () => {
+  const risk = AvalancheValidatorRewardAtRisk as AnyRule;
+  const budget = AvalancheValidatorDowntimeBudgetLow as AnyRule;
+  // 30 % of the stake pings 0: 70 % rewarding, weighted 69.3 % (99 % of the rest).
+  const upgradeDay = { ...validating, uptime: { rewardingStakeRatio: 0.7, weightedAverageRatio: 0.693 } };
+
+  it('RewardAtRisk: scope="network", a warning that names them and what the rest sees', () => {
+    const [finding] = run(risk, input({ ...upgradeDay, bootstrappingPeers: { peers: 27, stakeRatio: 0.3 } })) as Array<{ identity: object; severity: string; summary: string; description: string }>;
+    expect(finding!.identity).toEqual({ scope: 'network' });
+    expect(finding!.severity).toBe('warning');
+    expect(finding!.summary).toBe('validator-1: 27 peers holding 30 % of the stake are bootstrapping and report 0 % for everyone; only 70 % of stake sees its uptime at or above the 90 % requirement now, and not for any downtime of its own');
+    expect(finding!.description).toContain("Not this validator's doing: 27 peers holding 30 % of the stake are bootstrapping and report 0 % for everyone");
+    expect(finding!.description).toContain('without them 100 % of the stake sees its uptime at or above the requirement.');
+    expect(finding!.description).not.toContain('avoid restarts');
+  });
+
+  it('DowntimeBudgetLow: scope="network" with the budget left without them', () => {
+    const [finding] = run(budget, input({ ...upgradeDay, bootstrappingPeers: { peers: 27, stakeRatio: 0.3 } })) as Array<{ identity: object; severity: string; summary: string; description: string }>;
+    expect(finding!.identity).toEqual({ scope: 'network' });
+    expect(finding!.severity).toBe('warning');
+    expect(finding!.summary).toMatch(/^validator-1: 27 peers holding 30 % of the stake are bootstrapping and report 0 % for everyone; the budget reads low from those Pings: downtime budget overspent by 40\.1 h \(period ends 2026-11-27 00:00 UTC\)$/);
+    // Without them 99 % (2.4 h of 240 h elapsed down) of the 33.6 h allowance (10 % of 14 days).
+    expect(finding!.description).toContain('without them 31.2 h of the 33.6 h downtime budget is left.');
+  });
+
+  it("stays the validator's own when the rest does not clear the bar, when none report 0, or when they hold half the stake", () => {
+    // 30 % pinging 0, and the rest sees it at 60 % rewarding: its own problem too.
+    const low = { ...validating, uptime: { rewardingStakeRatio: 0.42, weightedAverageRatio: 0.6 } };
+    for (const report of [
+      { ...low, bootstrappingPeers: { peers: 27, stakeRatio: 0.3 } },
+      { ...upgradeDay, bootstrappingPeers: { peers: 0, stakeRatio: 0 } },
+      { ...upgradeDay },
+      { ...upgradeDay, uptime: { rewardingStakeRatio: 0.45, weightedAverageRatio: 0.45 }, bootstrappingPeers: { peers: 900, stakeRatio: 0.55 } },
+    ]) {
+      const [finding] = run(risk, input(report)) as Array<{ identity: object; summary: string }>;
+      expect(finding!.identity).toEqual({ scope: 'self' });
+      expect(finding!.summary).not.toContain('bootstrapping');
+    }
+  });
+});

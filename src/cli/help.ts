@@ -103,6 +103,9 @@ Control API (on the simulator's port):
                                            {"dip":null} ends it; {"uptimeClockFactor":1}:
                                            validation time per real second (1 = real time,
                                            the default; 3600 an hour a second)
+                                           {"bootstrapping":{"stakePercent":30}}: upgrade day,
+                                           other validators holding 30 % of the stake
+                                           bootstrap and ping 0 % for everyone; null ends it
   POST /sim/nodes/NAME/restart             {"l1":true} restarts the node tracking an L1 chain
                                            (a health check named after its blockchain ID);
                                            {"l1":false} drops it; {} restarts it as it was

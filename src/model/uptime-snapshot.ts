@@ -61,6 +61,8 @@ export interface SettlingMemory {
   settlingWeighted?: number;
   /** When the weighted figure last rose (epoch seconds): a climb that has not risen for CLIMB_PAUSE_SECONDS is over. */
   settlingRoseAt?: number;
+  /** The climb held is only the daemon's first answer (model/validator.ts, UptimeSettling.firstAnswer). */
+  settlingFirstAnswer?: boolean;
   /** The last info.uptime was no answer (bootstrapping, or the node down): the next answer starts a climb. */
   uptimeUnanswered?: boolean;
 }
@@ -75,8 +77,10 @@ const RISE = 0.001;
  * before is settled: its verdict stands. `borrowed`: the memory is the daemon's, read by
  * `avahealth check` (state/ledger.ts).
  */
-export function settlingOf(memory: SettlingMemory, uptime: ValidatorUptime | undefined, own: number | undefined, at: number, borrowed = false, afterGap = false): UptimeSettling | undefined {
+export function settlingOf(memory: SettlingMemory, uptime: ValidatorUptime | undefined, own: number | undefined, at: number, borrowed = false, afterGap: boolean | 'first answer' = false): UptimeSettling | undefined {
+  const held = (settling: UptimeSettling): UptimeSettling => (memory.settlingFirstAnswer ? { ...settling, firstAnswer: true } : settling);
   if (uptime && own !== undefined && atOwnShare(uptime, own)) {
+    delete memory.settlingFirstAnswer;
     memory.settlingSince ??= at;
     memory.settlingLastAt = at;
     memory.settlingWeighted = uptime.weightedAverageRatio;
@@ -84,13 +88,16 @@ export function settlingOf(memory: SettlingMemory, uptime: ValidatorUptime | und
     return at - memory.settlingSince <= SETTLE_MAX_SECONDS ? { since: memory.settlingSince, ownStakeRatio: own } : undefined;
   }
   // The first answer after none (v1.15 answers "still bootstrapping" until the P-Chain is, while
-  // peers connect and ping meanwhile): it may land anywhere on the climb, so it starts one.
-  if (uptime && afterGap) {
+  // peers connect and ping meanwhile): it may land anywhere on the climb, so it starts one (but at
+  // the top: nothing is left to climb).
+  if (uptime && afterGap && uptime.rewardingStakeRatio < CLIMB_TOP_RATIO) {
+    if (memory.settlingSince === undefined && afterGap === 'first answer') memory.settlingFirstAnswer = true;
+    else if (afterGap === true) delete memory.settlingFirstAnswer;
     memory.settlingSince ??= at;
     memory.settlingLastAt = at;
     memory.settlingWeighted = uptime.weightedAverageRatio;
     memory.settlingRoseAt = at;
-    return { since: memory.settlingSince, ownStakeRatio: own ?? 0 };
+    return held({ since: memory.settlingSince, ownStakeRatio: own ?? 0 });
   }
   const { settlingSince: since, settlingLastAt: last, settlingWeighted: before } = memory;
   // Readings borrowed from the daemon (`avahealth check`): one as high as its latest is the same climb, not a settled one.
@@ -99,13 +106,17 @@ export function settlingOf(memory: SettlingMemory, uptime: ValidatorUptime | und
   // (but for figures at the top already: nothing is left to climb, and they are exported at once).
   const top = uptime !== undefined && uptime.rewardingStakeRatio >= CLIMB_TOP_RATIO;
   const paused = uptime !== undefined && before !== undefined && !top && uptime.weightedAverageRatio >= before - RISE && at - (memory.settlingRoseAt ?? last ?? at) <= CLIMB_PAUSE_SECONDS;
-  if ((rose || paused) && since !== undefined && last !== undefined && at - last <= SETTLE_CLIMB_SECONDS) {
+  // A climb held only as the daemon's first answer: the node was answering before (its peers are
+  // connected), so within a Ping interval of that answer every one of them has counted.
+  const firstOver = memory.settlingFirstAnswer === true && since !== undefined && at - since > CLIMB_PAUSE_SECONDS;
+  if ((rose || paused) && !firstOver && since !== undefined && last !== undefined && at - last <= SETTLE_CLIMB_SECONDS) {
     if (rose) {
       memory.settlingWeighted = uptime.weightedAverageRatio;
       memory.settlingRoseAt = at;
     }
-    return { since, ownStakeRatio: own ?? 0 };
+    return held({ since, ownStakeRatio: own ?? 0 });
   }
+  delete memory.settlingFirstAnswer;
   delete memory.settlingSince;
   delete memory.settlingLastAt;
   delete memory.settlingWeighted;

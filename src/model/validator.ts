@@ -30,6 +30,16 @@ export interface UptimeSettling {
   since: number;
   /** The node's own share of the Primary Network's stake (its weight ÷ the total weight). */
   ownStakeRatio: number;
+  /**
+   * Held only because it is this daemon's first answer (a fresh start, a new shard owner): a climb
+   * is not ruled out, so verdicts wait, but nothing says it is one, so the figures are shown as read.
+   */
+  firstAnswer?: true;
+}
+
+/** The figures are a restart's snapshot, not the cumulative uptime peers hold: not shown, no budget from them. */
+export function snapshotHidden(report: Pick<ValidatorReport, 'uptimeSettling'>): boolean {
+  return report.uptimeSettling !== undefined && report.uptimeSettling.firstAnswer !== true;
 }
 
 /** The node's own Primary Network validation (platform.getCurrentValidators). */
@@ -283,7 +293,7 @@ export function economicsOf(report: Pick<ValidatorReport, 'primary' | 'uptime' |
   economics.requirementBasis = requirementBasis(primary.startTime, effectiveHeliconTime(report), base);
   economics.downtimeAllowanceSeconds = downtimeAllowanceSeconds(requirement, primary.startTime, primary.endTime);
   // A snapshot taken right after a restart is not the cumulative uptime peers hold: no budget from it.
-  if (report.uptime && !report.uptimeSettling) {
+  if (report.uptime && !snapshotHidden(report)) {
     economics.downtimeBudgetRemainingSeconds = downtimeBudgetRemainingSeconds(requirement, primary.startTime, primary.endTime, report.uptime.weightedAverageRatio, now);
     const projection = projectReward({ requirement, start: primary.startTime, end: primary.endTime, now, ...report.uptime });
     if (projection) economics.projection = projection;

@@ -122,13 +122,14 @@ function fleetSchedules(store: ProbeContext['store'], now: number, network: stri
 
 /** The settling part of a validator's memory, undefined when it holds none. */
 function settlingMemoryOf(memory: ValidatorMemory): SettlingMemory | undefined {
-  const { settlingSince, settlingLastAt, settlingWeighted, settlingRoseAt, uptimeUnanswered } = memory;
+  const { settlingSince, settlingLastAt, settlingWeighted, settlingRoseAt, settlingFirstAnswer, uptimeUnanswered } = memory;
   if (settlingSince === undefined && !uptimeUnanswered) return undefined;
   return {
     ...(settlingSince !== undefined ? { settlingSince } : {}),
     ...(settlingLastAt !== undefined ? { settlingLastAt } : {}),
     ...(settlingWeighted !== undefined ? { settlingWeighted } : {}),
     ...(settlingRoseAt !== undefined ? { settlingRoseAt } : {}),
+    ...(settlingFirstAnswer ? { settlingFirstAnswer } : {}),
     ...(uptimeUnanswered ? { uptimeUnanswered } : {}),
   };
 }
@@ -157,10 +158,13 @@ export interface ValidatorMemory {
   settlingLastAt?: number;
   settlingWeighted?: number;
   settlingRoseAt?: number;
+  settlingFirstAnswer?: boolean;
   /** The settling readings are the daemon's, read by `avahealth check` (model/uptime-snapshot.ts, settlingOf). */
   settlingBorrowed?: boolean;
   /** The last info.uptime was no answer: the node bootstrapping (v1.15) or down (connect, timeout); kept with the settling readings. */
   uptimeUnanswered?: boolean;
+  /** This process has had an info.uptime answer from the node (not kept: a new daemon or shard owner starts without one). */
+  uptimeAnswered?: boolean;
   /** The Primary Network's total weight (platform.getTotalStake), asked while the figures are low. */
   totalWeight?: { nAvax: number; at: number };
   /** The IP:port info.getNodeIP said last, and its last change. */
@@ -272,7 +276,10 @@ export async function probeValidator(
   else if (uptime.ok === 'error' && isBootstrappingError(uptime.message)) report.uptimeBootstrapping = true;
   else problem(uptime, 'info.uptime');
   // The first answer after none (the node bootstrapping, or down while it restarted) may land anywhere on the climb back.
-  const afterGap = memory.uptimeUnanswered === true;
+  // So may this daemon's first answer (a fresh start, a new shard owner): nothing it saw says when
+  // the node last started. Not `check`'s round, which reads the daemon's readings or has none.
+  const afterGap = memory.uptimeUnanswered === true ? true : memory.uptimeAnswered !== true && memory.settlingBorrowed !== true ? 'first answer' : false;
+  if (uptime.ok === true) memory.uptimeAnswered = true;
   memory.uptimeUnanswered = report.uptimeBootstrapping === true || (uptime.ok === false && (uptime.problem.reason === 'connect' || uptime.problem.reason === 'timeout'));
 
   if (version.ok === true) report.version = version.value;

@@ -88,7 +88,7 @@ const publicIpSchema = z.object({
   ip: z.string().min(1).max(64),
   change: z.object({ from: z.string().min(1).max(64), to: z.string().min(1).max(64), at: z.number() }).optional(),
 });
-const settlingSchema = z.object({ settlingSince: z.number().optional(), settlingLastAt: z.number().optional(), settlingWeighted: z.number().optional(), settlingRoseAt: z.number().optional(), uptimeUnanswered: z.boolean().optional() });
+const settlingSchema = z.object({ settlingSince: z.number().optional(), settlingLastAt: z.number().optional(), settlingWeighted: z.number().optional(), settlingRoseAt: z.number().optional(), settlingFirstAnswer: z.boolean().optional(), uptimeUnanswered: z.boolean().optional() });
 
 /** Every ledger probes keep; one set per daemon, kept across a new Poller (reload). */
 export interface ProbeMemory {

@@ -17,7 +17,7 @@ import { validatorPanel } from '../../src/status/validator.js';
 import type { ProbeContext } from '../../src/probes/types.js';
 import { probeValidator, validatorChanges, type ValidatorMemory } from '../../src/probes/validator.js';
 import type { SimServer } from '../../src/sim/server.js';
-import { startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
+import { sample, scrape, startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
 
 describe('the validator probe through a v1.15 restart', () => {
   let sim: SimServer;
@@ -108,6 +108,53 @@ nodes:
       expect(first.uptime!.rewardingStakeRatio).toBeGreaterThan(0.1);
       expect(first.uptime!.rewardingStakeRatio).toBeLessThan(0.99);
       expect(first.uptimeSettling).toBeDefined();
+    } finally {
+      await d.stop();
+    }
+  });
+});
+
+/**
+ * A daemon that never saw the node restart: a new shard owner after the shard count changed, or a
+ * fresh state_dir. Its first answer lands mid-climb with no gap before it (the node was answering
+ * long before this daemon asked), and nothing it saw says when the node started: it is held as a
+ * climb all the same, never judged as the node's uptime (trust week of seed 6: a RewardAtRisk page
+ * 4 s after a reshard, 23 s into a 32-s restart snapshot).
+ */
+describe('a restart the daemon never saw', () => {
+  let sim: SimServer;
+  const config = () => `
+listen: 127.0.0.1:0
+state_dir: ${mkdtempSync(join(tmpdir(), 'avahealth-unseen-restart-'))}
+nodes:
+  - {name: v, url: "${sim.nodeUrl('v')}", interval: 1s, validator: {interval: 1s, network: false}}
+alerts: {for_polls: 1}
+`;
+
+  beforeAll(async () => {
+    sim = await startSim([{ name: 'v', scenario: 'healthy' }]);
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+
+  const report = (d: RunningDaemon) => validatorReport(d.daemon.store.get('v')?.jobs.get('validator')?.endpoints[0]);
+
+  it('holds its first answer mid-climb as a restart, pages nothing, and lets go at the top', { timeout: 60_000 }, async () => {
+    const node = sim.nodes.get('v')!;
+    node.restartNode({ snapshotMs: 16_000, bootstrapMs: 12_000 });
+    await waitFor('the node past its bootstrap', () => !node.economics.inRestartBootstrap(), 20_000);
+    const d = await startDaemon(config());
+    try {
+      const first = await waitFor('the first answer', () => (report(d)?.uptime ? report(d) : undefined), 20_000);
+      expect(first.uptime!.rewardingStakeRatio).toBeGreaterThan(0.1);
+      expect(first.uptime!.rewardingStakeRatio).toBeLessThan(0.99);
+      // verdicts wait; the figures are shown as read (nothing says they are a snapshot)
+      expect(first.uptimeSettling).toMatchObject({ firstAnswer: true });
+      expect(sample(await scrape(d.url), 'avahealth_validator_uptime_rewarding_stake_ratio', { target: 'v' })).toBeGreaterThan(0.1);
+      await waitFor('settled at the top', () => (report(d)?.uptime?.rewardingStakeRatio ?? 0) > 0.99 && report(d)?.uptimeSettling === undefined, 30_000);
+      const alerts = JSON.parse(await (await fetch(`${d.url}/api/v1/alerts`)).text()) as { alerts: Array<{ alertname: string }> };
+      expect(alerts.alerts.map((a) => a.alertname)).not.toContain('AvalancheValidatorRewardAtRisk');
     } finally {
       await d.stop();
     }

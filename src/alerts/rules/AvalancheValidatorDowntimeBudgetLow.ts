@@ -2,7 +2,7 @@
  * Little of the period's allowed downtime is left: a few more hours offline and peers stop voting
  * to reward the validator. Remaining = (1 − requirement) × period − (1 − weighted uptime) × elapsed.
  */
-import { downtimeBudgetRemainingSeconds } from '../../model/validator.js';
+import { downtimeBudgetRemainingSeconds, snapshotHidden } from '../../model/validator.js';
 import { SCOPE_TEMPLATE } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
 import { aboutPeriod, avax, cycleEnd, endsAt, hours, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, periodEnded, periodOver, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
@@ -59,14 +59,14 @@ export default defineRule({
     const report = reportFor(input, (call) => call === 'info.uptime' || call === 'info.upgrades' || call === 'platform.getCurrentValidators');
     if (report === null || typeof report === 'string') return report === null ? noVerdict(wait) : report;
     // A snapshot right after a restart is not cumulative uptime (no budget is computed from it): hold.
-    if (report.uptimeSettling) return UNKNOWN;
+    if (snapshotHidden(report)) return UNKNOWN;
     const economics = report.economics;
     const allowance = economics?.downtimeAllowanceSeconds;
     const left = economics?.downtimeBudgetRemainingSeconds;
     if (report.notValidator || !report.primary || !report.uptime || allowance === undefined || left === undefined || allowance <= 0) return noVerdict(wait);
     const share = left / allowance;
     if (share >= (ctx.settings.threshold ?? 0.25)) return noVerdict(wait);
-    if (uptimeVerdictWaits(input, report) || scopeWaits(input, wait)) return UNKNOWN;
+    if (uptimeVerdictWaits(input, report, wait) || scopeWaits(input, wait)) return UNKNOWN;
     const end = endsAt(report.primary.endTime);
     const period = periodOf(report.primary);
     const then = report.primary.autoRenewal ? `; ${cycleEnd(report)}` : '';

@@ -99,7 +99,7 @@ export default defineRule({
     }
     const doubt = renews ? renewalDoubt(report) : undefined;
     if (renews && !doubt) return noVerdict(state);
-    if (doubt && (uptimeVerdictWaits(input, report) || scopeWaits(input, state))) return UNKNOWN;
+    if (doubt && (uptimeVerdictWaits(input, report, state) || scopeWaits(input, state))) return UNKNOWN;
     const scope = doubt ? scopeFor(input, report) : { identity: { scope: 'self' }, lead: '', note: '' };
     state.periodEnd = primary.endTime;
     const end = new Date(primary.endTime * 1000).toISOString();

@@ -64,7 +64,7 @@ export default defineRule({
     const ratio = report.uptime.rewardingStakeRatio;
     if (ratio >= (ctx.settings.threshold ?? 0.8)) return noVerdict(state);
     // A restart's snapshot (both figures about the own stake share) or a scope not decided yet: hold.
-    if (uptimeVerdictWaits(input, report) || scopeWaits(input, state)) return UNKNOWN;
+    if (uptimeVerdictWaits(input, report, state) || scopeWaits(input, state)) return UNKNOWN;
     const requirement = report.economics?.requirement;
     const projection = report.economics?.projection;
     const period = periodOf(report.primary);

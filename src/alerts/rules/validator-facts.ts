@@ -73,7 +73,10 @@ export function cycleEnd(report: ValidatorReport): string {
  * (re)started, model/uptime-snapshot.ts), or its scope is not decided yet (the fleet's view or the
  * network's first baseline is awaited). Its alerts then stay as they are (UNKNOWN).
  */
-export function uptimeVerdictWaits(input: ValidatorInput, report: ValidatorReport): boolean {
+export function uptimeVerdictWaits(input: ValidatorInput, report: ValidatorReport, state?: ScopeWait): boolean {
+  // Held only as this daemon's first answer: the figures were seen from that answer on, which is the
+  // verdict's onset (its scope then waits for no baseline read after the hold).
+  if (report.uptimeSettling?.firstAnswer && state && !input.oneRound) state.onset ??= input.observation.at;
   return report.uptimeSettling !== undefined || input.scopeAwaited === true;
 }
 

@@ -6,7 +6,7 @@
  * (never a made-up value); a node that is not a validator has no Primary Network series.
  */
 import type { EndpointObservation } from '../../model/observation.js';
-import { isVersionBehind, nAvaxToAvax, VALIDATOR_ENDPOINT, validatorReport, versionStakeRatios, type ValidatorReport } from '../../model/validator.js';
+import { isVersionBehind, nAvaxToAvax, snapshotHidden, VALIDATOR_ENDPOINT, validatorReport, versionStakeRatios, type ValidatorReport } from '../../model/validator.js';
 import { sanitizeLabelValue } from '../../util/labels.js';
 import { escapeLabel } from '../exposition.js';
 import { defineCollector, defineFamilies, gauge } from './collector.js';
@@ -57,7 +57,7 @@ export default defineCollector({
     if (report.publicIpChange) w.add(I.publicIpChanged, base, report.publicIpChange.at);
     // A snapshot right after a restart (about the node's own stake share, model/uptime-snapshot.ts) is
     // not exported: the Prometheus twins see no series, and no budget, until it settles.
-    if (report.uptime && !report.uptimeSettling) {
+    if (report.uptime && !snapshotHidden(report)) {
       w.add(I.rewardingStake, base, report.uptime.rewardingStakeRatio);
       w.add(I.weightedUptime, base, report.uptime.weightedAverageRatio);
     }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import AvalancheValidatorRewardAtRisk from '../../src/alerts/rules/AvalancheValidatorRewardAtRisk.js';
 import AvalancheValidatorUnreachableByPeers from '../../src/alerts/rules/AvalancheValidatorUnreachableByPeers.js';
-import { ruleSettings, UNKNOWN, type AnyRule } from '../../src/alerts/rules/index.js';
+import { ruleSettings, Unknown, UNKNOWN, type AnyRule } from '../../src/alerts/rules/index.js';
 import type { ObservedInput, RuleContext } from '../../src/alerts/rules/rule.js';
 import type { EndpointObservation, TargetObservation } from '../../src/model/observation.js';
 import { baselineOf, scopeOf, type NetworkBaselineViews, type ObservedReport, type SeenValidator } from '../../src/model/observed.js';
@@ -106,11 +106,11 @@ describe('validator alerts carry scope', () => {
   it('RewardAtRisk: scope="network" and says so first when every validator looks down from here; "self" otherwise', () => {
     const rule = AvalancheValidatorRewardAtRisk as AnyRule;
     const observed: ObservedReport = { nodeId: 'NodeID-A', network: 'mainnet', stakingPort: 9651, views: [], baseline: dip };
-    const network = rule.evaluate({ observation, observed }, ctx(rule), undefined) as Array<{ identity: object; summary: string; description: string }>;
+    const network = rule.evaluate({ observation, observed }, ctx(rule), rule.newState?.()) as Array<{ identity: object; summary: string; description: string }>;
     expect(network[0]!.identity).toEqual({ scope: 'network' });
     expect(network[0]!.summary).toMatch(/^validator-1: every validator looks down from here: median observed uptime 65 % \(70 % of the stake connected\) as validator-2 sees it; only 30 % of stake/);
     expect(network[0]!.description).toContain("most likely not this validator's own fault");
-    const self = rule.evaluate({ observation }, ctx(rule), undefined) as Array<{ identity: object; summary: string }>;
+    const self = rule.evaluate({ observation }, ctx(rule), rule.newState?.()) as Array<{ identity: object; summary: string }>;
     expect(self[0]!.identity).toEqual({ scope: 'self' });
     expect(self[0]!.summary).toMatch(/^validator-1: only 30 % of stake/);
   });
@@ -136,7 +136,7 @@ describe('AvalancheValidatorUnreachableByPeers', () => {
       { observer: 'validator-3', uptimeRatio: 0.8, connected: false, witness: true, validator: true },
       { observer: 'validator-4', uptimeRatio: 0.99, connected: true, witness: true, validator: true },
     ];
-    expect(rule.evaluate(input(views, true, 19651), ctx, undefined)).toEqual([
+    expect(rule.evaluate(input(views, true, 19651), ctx, rule.newState?.())).toEqual([
       {
         identity: { scope: 'self' },
         severity: 'warning',
@@ -145,7 +145,7 @@ describe('AvalancheValidatorUnreachableByPeers', () => {
           'validator-1 sees it disconnected (uptime 81.2 %), validator-3 sees it disconnected (uptime 80 %); validator-4 sees it connected (uptime 99 %). A node dials every validator and connected counts either direction, so it cannot reach them either: look for a network partition, an outbound firewall or a node that is stuck (its own health passes, so it still answers). Its rewarding stake falls while this lasts.',
       },
     ]);
-    expect(JSON.stringify(rule.evaluate(input(views, true, 19651), ctx, undefined))).not.toContain('dials out fine');
+    expect(JSON.stringify(rule.evaluate(input(views, true, 19651), ctx, rule.newState?.()))).not.toContain('dials out fine');
   });
 
   it('a closed staking port from its own network check (no inbound connections after the grace), naming the port', () => {
@@ -156,14 +156,41 @@ describe('AvalancheValidatorUnreachableByPeers', () => {
       endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: { healthy: false, checks: [{ name: 'network', passing: false, notYetRun: false, error: 'network layer is unhealthy reason: primary network validator has no inbound connections', durationSeconds: 0, contiguousFailures: 3, network: { connectedPeers: 1300, ingressConnections: 0, primaryNetworkValidator: true } }] } }],
     };
     const views = [{ observer: 'validator-1', connected: true, witness: true, validator: true }];
-    const [alert] = rule.evaluate({ ...input(views, true, 19651), node: closed }, ctx, undefined) as Array<{ summary: string; description: string }>;
+    const [alert] = rule.evaluate({ ...input(views, true, 19651), node: closed }, ctx, rule.newState?.()) as Array<{ summary: string; description: string }>;
     expect(alert!.summary).toBe('validator-2: no inbound connections: nobody can connect to its staking port 19651');
     expect(alert!.description).toContain('ingressConnectionCount 0');
     expect(alert!.description).toContain('Check that inbound TCP 19651 reaches the node');
     // no peers at all: no inbound connection either, but that is its network down (NodeUnhealthy speaks), not a closed port
     const down = structuredClone(closed);
     down.endpoints[0]!.report!.checks[0]!.error = 'network layer is unhealthy reason: not connected to a minimum of 1 peer(s) only 0, primary network validator has no inbound connections';
-    expect(rule.evaluate({ ...input(views, true, 19651), node: down }, ctx, undefined)).toEqual([]);
+    expect(rule.evaluate({ ...input(views, true, 19651), node: down }, ctx, rule.newState?.())).toEqual([]);
+  });
+
+  it('inside the ingress grace with no non-validator witness, a daemon that never learnt the port says it is unknown', () => {
+    // network/network.go HealthCheck: `primary network validator health` (the ingress count) only after the grace
+    const withNetwork = (network: Record<string, unknown>, passing = true): TargetObservation => ({
+      target: 'validator-2',
+      kind: 'node',
+      at: 0,
+      endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: { healthy: passing, checks: [{ name: 'network', passing, notYetRun: false, durationSeconds: 0, contiguousFailures: 0, network }] } }],
+    });
+    const inGrace = withNetwork({ connectedPeers: 1300 });
+    const views = [
+      { observer: 'validator-1', connected: true, witness: true, validator: true },
+      { observer: 'validator-3', connected: true, witness: true, validator: true },
+    ];
+    const fresh = rule.newState!();
+    const unknown = rule.evaluate({ ...input(views), node: inGrace }, ctx, fresh);
+    expect(unknown).toBeInstanceOf(Unknown);
+    expect((unknown as Unknown).what).toBe('whether its staking port is open');
+    // one witness only: still unknown, not "fine"
+    expect(rule.evaluate({ ...input(views.slice(0, 1)), node: inGrace }, ctx, rule.newState!())).toBeInstanceOf(Unknown);
+    // a non-validator witness that reaches it answers the question
+    expect(rule.evaluate({ ...input([...views, { observer: 'rpc-1', connected: true, witness: true, validator: false }]), node: inGrace }, ctx, rule.newState!())).toEqual([]);
+    // the node's own count seen open before its restart: the port was open, nothing is unknown
+    const learnt = rule.newState!();
+    expect(rule.evaluate({ ...input(views), node: withNetwork({ connectedPeers: 1300, ingressConnections: 702, primaryNetworkValidator: true }) }, ctx, learnt)).toEqual([]);
+    expect(rule.evaluate({ ...input(views), node: inGrace }, ctx, learnt)).toEqual([]);
   });
 
   it('a closed staking port from observers: non-validators cannot connect while validators can', () => {
@@ -171,17 +198,17 @@ describe('AvalancheValidatorUnreachableByPeers', () => {
       { observer: 'rpc-1', connected: false, witness: true, validator: false },
       { observer: 'validator-1', connected: true, witness: true, validator: true },
     ];
-    const [alert] = rule.evaluate(input(views, true, 19651), ctx, undefined) as Array<{ summary: string }>;
+    const [alert] = rule.evaluate(input(views, true, 19651), ctx, rule.newState?.()) as Array<{ summary: string }>;
     expect(alert!.summary).toBe('validator-2: non-validator fleet nodes cannot connect to it while validators can: its staking port 19651 looks closed to inbound connections');
   });
 
   it('only witnesses count, and a verdict needs a strict majority of at least two', () => {
     const liar = { observer: 'liar', connected: false, witness: false, notWitness: 'it sees only 0 of 2 other fleet validators connected', validator: true };
     const honest = { observer: 'validator-1', connected: true, witness: true, validator: true };
-    expect(rule.evaluate(input([liar, honest]), ctx, undefined)).toEqual([]);
+    expect(rule.evaluate(input([liar, honest]), ctx, rule.newState?.())).toEqual([]);
     // one of two is no majority, and one witness alone is no verdict
-    expect(rule.evaluate(input([{ ...liar, witness: true }, honest]), ctx, undefined)).toEqual([]);
-    expect(rule.evaluate(input([{ ...liar, witness: true }]), ctx, undefined)).toEqual([]);
+    expect(rule.evaluate(input([{ ...liar, witness: true }, honest]), ctx, rule.newState?.())).toEqual([]);
+    expect(rule.evaluate(input([{ ...liar, witness: true }]), ctx, rule.newState?.())).toEqual([]);
   });
 
   it('right after a (re)start it waits until every observer is judged: a verdict from the others could resolve an open incident', () => {
@@ -191,12 +218,12 @@ describe('AvalancheValidatorUnreachableByPeers', () => {
     ];
     // probes/witness.ts: an observer whose own health was not polled yet since the start is not judged
     const unjudged = { observer: 'validator-4', connected: true, witness: false, notWitness: 'its own health is not known yet', pending: true, validator: true };
-    expect(rule.evaluate(input([...apart, unjudged]), ctx, undefined)).toBe(UNKNOWN);
-    expect(rule.evaluate(input([apart[0]!, unjudged]), ctx, undefined)).toBe(UNKNOWN);
-    expect(rule.evaluate(input([...apart, { ...unjudged, pending: false, witness: true }]), ctx, undefined)).not.toBe(UNKNOWN);
+    expect(rule.evaluate(input([...apart, unjudged]), ctx, rule.newState?.())).toBe(UNKNOWN);
+    expect(rule.evaluate(input([apart[0]!, unjudged]), ctx, rule.newState?.())).toBe(UNKNOWN);
+    expect(rule.evaluate(input([...apart, { ...unjudged, pending: false, witness: true }]), ctx, rule.newState?.())).not.toBe(UNKNOWN);
     // nor before its own health is polled: the fleet's view may come first after a start
     const { node: _, ...withoutOwnHealth } = input(apart);
-    expect(rule.evaluate(withoutOwnHealth, ctx, undefined)).toBe(UNKNOWN);
+    expect(rule.evaluate(withoutOwnHealth, ctx, rule.newState?.())).toBe(UNKNOWN);
   });
 
   it('with scope="network" it says first that the fleet is cut off, and does not blame the staking port', () => {
@@ -207,7 +234,7 @@ describe('AvalancheValidatorUnreachableByPeers', () => {
     const baseline: NetworkBaselineViews = { network: 'mainnet', views: [{ observer: 'validator-1', medianUptimeRatio: 0.98, connectedStakeRatio: 0, at: 0 }] };
     const base = input(views);
     const detail = { ...(base.observation.detail as ObservedReport), baseline };
-    const [alert] = rule.evaluate({ ...base, observation: { ...base.observation, detail } }, ctx, undefined) as Array<{ identity: object; summary: string; description: string }>;
+    const [alert] = rule.evaluate({ ...base, observation: { ...base.observation, detail } }, ctx, rule.newState?.()) as Array<{ identity: object; summary: string; description: string }>;
     expect(alert!.identity).toEqual({ scope: 'network' });
     expect(alert!.summary).toBe('validator-2: the network looks cut off from here: 0 % of the stake connected as validator-1 sees it; 2 of 2 witnessing fleet nodes (validator-1 and validator-3) see it disconnected while its own health passes: it cannot reach them either');
     expect(alert!.description).toContain("this may be the fleet's own vantage point");
@@ -219,8 +246,8 @@ describe('AvalancheValidatorUnreachableByPeers', () => {
       { observer: 'validator-3', connected: true },
       { observer: 'validator-4', connected: true },
     ];
-    expect(rule.evaluate(input(one), ctx, undefined)).toEqual([]);
-    expect(rule.evaluate(input([{ observer: 'validator-1', connected: false }], false), ctx, undefined)).toEqual([]);
-    expect(rule.evaluate(input([{ observer: 'validator-1', error: 'timeout' }]), ctx, undefined)).toEqual([]);
+    expect(rule.evaluate(input(one), ctx, rule.newState?.())).toEqual([]);
+    expect(rule.evaluate(input([{ observer: 'validator-1', connected: false }], false), ctx, rule.newState?.())).toEqual([]);
+    expect(rule.evaluate(input([{ observer: 'validator-1', error: 'timeout' }]), ctx, rule.newState?.())).toEqual([]);
   });
 });

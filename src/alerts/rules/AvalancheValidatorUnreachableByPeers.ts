@@ -18,7 +18,7 @@
 import { observedReport, scopeOf, type ObserverView } from '../../model/observed.js';
 import { nodeFacts } from './node-facts.js';
 import { SCOPE_TEMPLATE } from './promql.js';
-import { defineRule, NO_TUNING, promAlert, UNKNOWN, type Finding } from './rule.js';
+import { defineRule, NO_TUNING, promAlert, Unknown, UNKNOWN, type Finding } from './rule.js';
 import { listNames } from './format.js';
 import { percent } from './validator-facts.js';
 
@@ -26,6 +26,16 @@ import { percent } from './validator-facts.js';
 export const MIN_WITNESSES = 2;
 
 type View = ObserverView & { connected: boolean };
+
+/**
+ * What this daemon last knew of the staking port: `open` from the node's own ingress count or from
+ * non-validator witnesses that reach it, `closed` from either failing. Kept between evaluations
+ * because inside AvalancheGo's ingress grace (a restart starts it over) the node does not report
+ * the count, and a shard may have no fleet node that is not a validator to ask.
+ */
+interface PortMemory {
+  port?: 'open' | 'closed';
+}
 
 /** More than half of `views` say `connected` is `value` (and there is at least one). */
 function most(views: readonly View[], value: boolean): boolean {
@@ -44,6 +54,7 @@ export default defineRule({
   phrases: { firing: 'unreachable by peers', resolved: 'reachable by peers again' },
   // Its findings say whose problem it is (`scope`): AvalancheNetworkDegraded speaks for the network-wide ones.
   scoped: true,
+  newState: (): PortMemory => ({}),
   prometheus: [
     promAlert(
       'AvalancheValidatorUnreachableByPeers',
@@ -63,7 +74,7 @@ export default defineRule({
       "AvalancheGo's own network check fails: a Primary Network validator with no inbound connection after the grace (network/no_ingress_conn_alert.go). It still dials out, so validators see it connected; nobody can dial in. Check that inbound TCP to its staking port (9651 unless --staking-port) reaches it: firewall, NAT, security group, --public-ip.",
     ),
   ],
-  evaluate(input, ctx) {
+  evaluate(input, ctx, memory) {
     const report = observedReport(input.observation);
     if (!report) return input.observation.ok ? [] : UNKNOWN;
     // Its own health not polled yet (a (re)start): nothing is known of it, its incident stays as it is.
@@ -83,8 +94,12 @@ export default defineRule({
     const finding = (summary: string, description: string): Finding[] => [{ identity: { scope: scope.scope }, severity: 'warning', summary, description: description + notCounted }];
     const portAdvice = `Check that inbound TCP ${port} reaches the node from the internet (firewall, NAT port forward, cloud security group, its --public-ip or --public-ip-resolution-service, --staking-port).`;
 
+    const ingress = facts.report.checks.find((c) => c.name === 'network')?.network;
+    if (ingress?.ingressConnections !== undefined && ingress.ingressConnections > 0) memory.port = 'open';
+
     // 1. Its own network check: no inbound connection after the grace (the node's own count).
     if (facts.noInbound) {
+      memory.port = 'closed';
       return finding(
         `${ctx.target}: no inbound connections: nobody can connect to its staking port ${port}`,
         `Its own network check fails: "${facts.noInbound.error ?? 'primary network validator has no inbound connections'}" (ingressConnectionCount 0 after AvalancheGo's grace). It still dials out, so validators see it connected and its uptime holds for now, but no peer can dial in. ${portAdvice}` +
@@ -96,17 +111,27 @@ export default defineRule({
     // Right after a (re)start, observers whose own health is not polled yet are not judged: a verdict
     // from the others could resolve an open incident and page it again a poll later.
     if (answered.some((v) => v.pending)) return UNKNOWN;
-    if (witnesses.length < MIN_WITNESSES) return [];
+    // Inside the ingress grace with no non-validator witness, nothing says whether the port is open:
+    // a daemon that never learnt it (a restart of its own, a new shard owner) does not resolve what
+    // it cannot judge, nor call it healthy.
+    const portUnknown = others.length === 0 && ingress !== undefined && ingress.ingressConnections === undefined && memory.port !== 'open';
+    const cannotJudgePort = () =>
+      portUnknown
+        ? new Unknown('whether its staking port is open', "inside AvalancheGo's ingress grace after a restart the node does not report its inbound connections, and no fleet node that is not a validator witnesses it")
+        : ([] as Finding[]);
+    if (witnesses.length < MIN_WITNESSES) return cannotJudgePort();
 
     // 2. Non-validators cannot connect while validators can: the port is closed, before the node's own grace ends.
     if (most(others, false) && most(validators, true)) {
+      memory.port = 'closed';
       return finding(
         `${ctx.target}: non-validator fleet nodes cannot connect to it while validators can: its staking port ${port} looks closed to inbound connections`,
         `${sees([...others, ...validators])}. A node dials every validator, so validators see it connected over its own outbound connections; nodes that are not validators can only wait for it to accept theirs. ${portAdvice}`,
       );
     }
+    if (most(others, true)) memory.port = 'open';
     // 3. Most witnesses see it disconnected.
-    if (!most(witnesses, false)) return [];
+    if (!most(witnesses, false)) return cannotJudgePort();
     const apart = witnesses.filter((v) => !v.connected);
     const together = witnesses.filter((v) => v.connected);
     const byValidators = most(validators, false);

@@ -19,7 +19,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCapture } from '../helpers/capture.js';
-import { get, startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
+import { get, sample, scrape, startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
 import type { SimServer } from '../../src/sim/server.js';
 
 type WebhookAlert = { status: string; fingerprint: string; labels: Record<string, string>; annotations: Record<string, string> };
@@ -87,5 +87,13 @@ alerts:
     expect(network.annotations.description).toContain(`As v1 sees it: ${held.find((i) => i.summary.startsWith('v1:'))!.summary}`);
     expect(selfPages()).toEqual([]);
     expect(told().filter((a) => a.labels.severity === 'critical')).toEqual([]);
+
+    // The Prometheus twins read the peers' share of the stake (deploy/prometheus/tests/validator.rules.test.yml, "upgrade day").
+    const m = await scrape(d.url);
+    for (const target of ['v1', 'v2', 'v3']) {
+      const share = sample(m, 'avahealth_validator_bootstrapping_peers_stake_ratio', { target });
+      expect(share, target).toBeGreaterThan(0.2);
+      expect(share, target).toBeLessThan(0.5);
+    }
   });
 });

@@ -3,10 +3,12 @@
  * to reward the validator. Remaining = (1 − requirement) × period − (1 − weighted uptime) × elapsed.
  */
 import { downtimeBudgetRemainingSeconds, snapshotHidden } from '../../model/validator.js';
-import { SCOPE_TEMPLATE } from './promql.js';
+import { scopeTemplate, UPGRADE_DAY } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
 import { aboutPeriod, avax, cycleEnd, endsAt, hours, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, periodEnded, periodOver, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
 
+/** Upgrade day: without the peers reporting 0 % for everyone, a quarter of the budget is left (never critical then). */
+const PROM_SCOPE = scopeTemplate(`min(${UPGRADE_DAY.budgetShare('{target=%[1]q}')}) >= 0.25`);
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.25, criticalThreshold: 0.1 };
 
 export default defineRule({
@@ -28,16 +30,16 @@ export default defineRule({
       'warning',
       "{{ $labels.target }}: {{ $value | humanizePercentage }} of the period's downtime budget left",
       'More downtime before the period ends costs the whole reward. Avoid restarts and maintenance until it ends.',
-      { scope: SCOPE_TEMPLATE },
+      { scope: PROM_SCOPE },
     ),
     promAlert(
       'AvalancheValidatorDowntimeBudgetLowCritical',
-      'avahealth_validator_downtime_budget_remaining_seconds / ((1 - avahealth_validator_uptime_requirement_ratio) * (avahealth_validator_period_end_timestamp_seconds - avahealth_validator_period_start_timestamp_seconds)) < 0.1',
+      `avahealth_validator_downtime_budget_remaining_seconds / ((1 - avahealth_validator_uptime_requirement_ratio) * (avahealth_validator_period_end_timestamp_seconds - avahealth_validator_period_start_timestamp_seconds)) < 0.1 unless on (target) (${UPGRADE_DAY.budgetShare('')} >= 0.25)`,
       '5m',
       'critical',
       "{{ $labels.target }}: {{ $value | humanizePercentage }} of the period's downtime budget left",
       'Almost no downtime is left before the reward is lost. Keep the node up until the period ends.',
-      { scope: SCOPE_TEMPLATE },
+      { scope: PROM_SCOPE },
     ),
   ],
   newState: newScopeWait,

@@ -10,7 +10,7 @@
  * the budget is left and when the period ends.
  */
 import { REWARD_LIKELY_STAKE_RATIO, REWARD_LOST_STAKE_RATIO, rewardOutlook, SNOWMAN_ALPHA, SNOWMAN_K } from '../../model/reward-vote.js';
-import { SCOPE_TEMPLATE } from './promql.js';
+import { scopeTemplate, UPGRADE_DAY } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
 import { aboutPeriod, avax, budgetLeft, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, periodEnded, periodOver, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
 
@@ -25,6 +25,8 @@ const ACT = 'Check inbound connectivity on the staking port, the node clock, and
 const PROM_SUMMARY = `{{ $labels.target }}: {{ $value | humanizePercentage }} of stake sees its uptime at or above the requirement now`;
 const PROM_BUDGET = '{{ with printf "avahealth_validator_downtime_budget_remaining_seconds{target=%q}" $labels.target | query }}{{ with . | first | value }}{{ if ge . 0.0 }}{{ humanizeDuration . }} of downtime budget left this period. {{ else }}Downtime budget overspent this period. {{ end }}{{ end }}{{ end }}';
 const PROM_PROJECTION = '{{ with printf "avahealth_validator_projected_rewarding_stake_ratio{target=%q}" $labels.target | query }}Up from now on, {{ . | first | value | humanizePercentage }} of stake would see it at or above the requirement when the period ends. {{ end }}';
+/** Upgrade day: without the peers reporting 0 % for everyone, 80 % of stake sees it at or above the requirement (never critical then). */
+const PROM_SCOPE = scopeTemplate(`min(${UPGRADE_DAY.rewarding('{target=%[1]q}')}) >= 0.8`);
 /** The projection's series beside the snapshot's: even up from now on, not enough stake would see it at or above the requirement at the end. */
 const OUT_OF_REACH = `and on (target) (avahealth_validator_projected_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO})`;
 
@@ -40,8 +42,8 @@ export default defineRule({
   // Its text ends with the downtime budget left: the budget is this problem's evidence, not a second page.
   inhibits: [{ alertname: 'AvalancheValidatorDowntimeBudgetLow', because: 'the downtime budget runs low because peers see the uptime low, and the reward alert says how much budget is left' }],
   prometheus: [
-    promAlert('AvalancheValidatorRewardAtRisk', 'avahealth_validator_uptime_rewarding_stake_ratio < 0.8', '5m', 'warning', PROM_SUMMARY, `${PROM_BUDGET}${PROM_PROJECTION}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
-    promAlert('AvalancheValidatorRewardAtRiskCritical', `avahealth_validator_uptime_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO} ${OUT_OF_REACH}`, '5m', 'critical', `${PROM_SUMMARY}, and even up from now on not enough of it would by the period's end: the reward is {{ if lt $value ${REWARD_LOST_STAKE_RATIO} }}likely lost{{ else }}uncertain{{ end }}`, `${PROM_BUDGET}${PROM_PROJECTION}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: SCOPE_TEMPLATE }),
+    promAlert('AvalancheValidatorRewardAtRisk', 'avahealth_validator_uptime_rewarding_stake_ratio < 0.8', '5m', 'warning', PROM_SUMMARY, `${PROM_BUDGET}${PROM_PROJECTION}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: PROM_SCOPE }),
+    promAlert('AvalancheValidatorRewardAtRiskCritical', `avahealth_validator_uptime_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO} ${OUT_OF_REACH} unless on (target) (${UPGRADE_DAY.rewarding('')} >= 0.8)`, '5m', 'critical', `${PROM_SUMMARY}, and even up from now on not enough of it would by the period's end: the reward is {{ if lt $value ${REWARD_LOST_STAKE_RATIO} }}likely lost{{ else }}uncertain{{ end }}`, `${PROM_BUDGET}${PROM_PROJECTION}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: PROM_SCOPE }),
   ],
   newState: newScopeWait,
   over: (input, ctx, state) => periodOver(input, ctx.now / 1000, state),

@@ -16,6 +16,7 @@ const F = defineFamilies({
   weightedUptime: gauge('validator_uptime_weighted_average_ratio', "Stake-weighted average of this validator's uptime as its peers observe it (info.uptime, 0–1)."),
   requirement: gauge('validator_uptime_requirement_ratio', 'Uptime needed for the reward: 0.9 for periods starting at or after Helicon whatever the base (ACP-267); before, the base: 0.8, or the configured uptime_requirement (a custom network\'s --uptime-requirement).'),
   downtimeBudget: gauge('validator_downtime_budget_remaining_seconds', 'Downtime still allowed this period: (1 − requirement) × (end − start) − (1 − weighted average) × (now − start). Negative when overspent.'),
+  bootstrappingPeersStake: gauge('validator_bootstrapping_peers_stake_ratio', "Share of the Primary Network's stake held by connected validators whose last Ping reported 0 % for this node (info.peers observedUptime 0): peers still bootstrapping, as on an upgrade day, report 0 % for everyone (AvalancheGo network/peer/peer.go). Read only while the uptime figures are low (rewarding stake under 0.9 or under half the downtime budget left); absent otherwise."),
   projectedRewarding: gauge('validator_projected_rewarding_stake_ratio', "Were the node up from now to the period's end, the share of stake that would see its uptime at or above the requirement then (an estimate, 0–1): 1 when the stake that sees it below now can climb back by the end, else today's share. The reward vote is cast once, at the end, on each node's cumulative measure since the period's start: below 0.6 the reward is out of reach."),
   potentialReward: gauge('validator_potential_reward_avax', 'Reward of the current validation if it meets the uptime requirement (AVAX).'),
   periodStart: gauge('validator_period_start_timestamp_seconds', 'Start of the current Primary Network validation period.'),
@@ -66,6 +67,7 @@ export default defineCollector({
       w.add(I.requirement, base, economics?.requirement);
       w.add(I.downtimeBudget, base, economics?.downtimeBudgetRemainingSeconds);
       w.add(I.projectedRewarding, base, economics?.projection?.rewardingEndRatio);
+      w.add(I.bootstrappingPeersStake, base, report.bootstrappingPeers?.stakeRatio);
       if (primary.potentialRewardNAvax !== undefined) w.add(I.potentialReward, base, nAvaxToAvax(primary.potentialRewardNAvax));
       w.add(I.periodStart, base, primary.startTime);
       w.add(I.periodEnd, base, primary.endTime);

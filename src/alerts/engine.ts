@@ -48,10 +48,11 @@ export class AlertEngine {
   /** The validators' network-wide verdicts, for the networks' own alerts (fleet.ts). */
   private readonly fleet: FleetView;
   /**
-   * The restored incidents no verdict has spoken for since the start (their keys): state_dir is a
+   * The restored incidents no verdict has found true since the start (their keys): state_dir is a
    * cache, and a shard that comes back on a volume from an earlier layout may hold incidents another
-   * shard resolved since. They are not re-sent to receivers that forget (Alertmanager) until their
-   * target's next verdict covers their rule, and a signed handover record replaces them.
+   * shard resolved since. They are not re-sent to receivers that forget (Alertmanager) until a
+   * verdict of their target finds them (one that does not find them counts toward their resolve),
+   * and a signed handover record replaces them.
    */
   private readonly unconfirmed = new Set<string>();
   private sink?: BatchSink;
@@ -281,7 +282,6 @@ export class AlertEngine {
     const incidents = this.incidentsOf(target);
     const aboutNetwork = networkOfFleetTarget(target) !== undefined;
     const before = new Map([...incidents.values()].map((s) => [s.key, { phase: s.phase, severity: s.severity }]));
-    if (this.unconfirmed.size > 0) for (const s of incidents.values()) if (evaluation.covers.includes(s.alertname)) this.unconfirmed.delete(s.key);
     for (const s of incidents.values()) if (s.awaitsVerdict && evaluation.covers.includes(s.alertname)) delete s.awaitsVerdict;
     const stepped = step(incidents, evaluation, evaluation.conditions, {
       now,
@@ -293,6 +293,12 @@ export class AlertEngine {
       ...(resolveAtOnce ? { resolveAtOnce } : {}),
       ...(gone ? { gone } : {}),
     });
+    if (this.unconfirmed.size > 0) {
+      for (const s of incidents.values()) {
+        const found = s.phase === 'firing' && s.okPolls === 0 && evaluation.covers.includes(s.alertname) && !evaluation.unknown.includes(s.alertname);
+        if (found || s.phase !== 'firing') this.unconfirmed.delete(s.key);
+      }
+    }
     this.policy.recordTransitions(stepped.transitions, incidents, now, { forced: resolveAtOnce === true });
     this.noteChanges(target, before, incidents, now);
     // The network's alert first: while it lasts it holds back this validator's network-wide copies.

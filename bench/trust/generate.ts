@@ -133,6 +133,14 @@ class Week {
   readonly silenced: Window[] = [];
   /** Port stories inside an ingress grace: the RPC nodes stay witnesses (healthy but for their disk). */
   readonly witnessed: Window[] = [];
+  /**
+   * When the week's upgrade stories schedule their upgrades (week seconds). AvalancheGo's upgrades
+   * activate in the order releases schedule them, and a build that knows one knows every earlier one
+   * (the simulator refuses anything else): the missed upgrade, days before any other, is scheduled
+   * before the week's one far upgrade, whose node's build would otherwise know a later one.
+   */
+  missedUpgradeAt?: number;
+  farUpgradeAt?: number;
   /** Stories whose validator alerts must stay `scope="self"` (no dip over them). */
   readonly selfOnly: Window[] = [];
   /** Changes at a hosted API (one story at a time per API). */
@@ -350,6 +358,8 @@ const diskWhileUnreachable: Story = (w, n, at) => {
 /** An upgrade is due (warning), may turn critical, may be joined by a low disk or a cut-off, then the build is installed. */
 const upgrade: Story = (w, n, at) => {
   if (!n.validator || !episodesLeft(n, 'upgrade', 1)) return false;
+  // one far upgrade a week, scheduled after the missed one (see Week.missedUpgradeAt)
+  if (w.farUpgradeAt !== undefined || (w.missedUpgradeAt !== undefined && at <= w.missedUpgradeAt)) return false;
   const variant = w.rng.pick(['plain', 'critical', 'disk', 'cut'] as const);
   if (variant === 'cut' && (n.observer || n.l1 || !episodesLeft(n, 'chains', 1))) return false;
   if (variant === 'disk' && (n.l1 || !episodesLeft(n, 'disk', 1))) return false;
@@ -373,6 +383,7 @@ const upgrade: Story = (w, n, at) => {
   }
   const end = t;
   if (!fits(w, n, { from: at, to: end })) return false;
+  w.farUpgradeAt = at;
   w.add(at, `scenario ${n.name} ${w.scenario(n, ['upgrade-required'])} upgradeIn=432000`, `open ${up}: ${TRUTH.upgrade(n.name)}`);
   for (const m of middle) m();
   w.add(end, `restart ${n.name}`);
@@ -394,6 +405,8 @@ const missedUpgrade: Story = (w, n, at) => {
   // its new shard must judge the missed deadline it never saw
   if (!w.moves(n.name, at + deadline + 25, end - 12)) return false;
   if (!fits(w, n, { from: at, to: end })) return false;
+  if (w.missedUpgradeAt !== undefined || (w.farUpgradeAt !== undefined && w.farUpgradeAt <= at)) return false;
+  w.missedUpgradeAt = at;
   const up = w.id('missed-up');
   w.add(at, `scenario ${n.name} ${w.scenario(n, ['upgrade-required'])} upgradeIn=${deadline}`, `open ${up}: ${TRUTH.upgrade(n.name)}`);
   w.add(end, `restart ${n.name}`);

@@ -351,6 +351,22 @@ export class SimNode {
     return schedule;
   }
 
+  /**
+   * Why this node's build cannot lack a network upgrade at `at` (epoch seconds), or undefined.
+   * AvalancheGo's upgrades activate in the order releases schedule them (upgrade/upgrade.go), so a
+   * build that knows an upgrade knows every earlier one, and a running build's schedule changes only
+   * with a new version (a restart): a node whose build knows an upgrade after `at` cannot be left
+   * behind by one at `at` (one at the same time is the same release's).
+   */
+  cannotLackUpgradeAt(at: number): string | undefined {
+    const behindAt = this.behindFrom !== undefined ? this.network.scheduledUpgrades[this.behindFrom]!.at : Infinity;
+    const known = this.economics.knowsHelicon ? this.network.scheduledUpgrades.filter((u) => u.at < behindAt && u.by !== this.name).map((u) => u.at) : [];
+    if (this.localUpgradeAt !== undefined) known.push(this.localUpgradeAt);
+    const later = known.filter((t) => t > at);
+    if (later.length === 0) return undefined;
+    return `${this.name}'s build knows a network upgrade at ${formatGoTime(Math.max(...later) * 1000)}, so it knows every earlier one: it cannot lack one at ${formatGoTime(at * 1000)} (AvalancheGo schedules upgrades in order; a build changes only with a restart onto a new version)`;
+  }
+
   /** The newest upgrade its build knows: HeliconTime for a v1.15 build (node/node.go), GraniteTime for v1.14. */
   private knownUpgradeAt(): number {
     return this.localUpgradeAt ?? (this.economics.knowsHelicon ? Date.parse(SIM_HELICON_TIME) / 1000 : GRANITE_TIME);

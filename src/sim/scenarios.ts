@@ -21,7 +21,7 @@ export const SCENARIOS = {
   'wrong-id': 'JSON-RPC echoes a different id (GET is unaffected)',
   huge: 'a body of several MiB (thousands of disconnected validators)',
   'upgrade-required':
-    "most stake (71.25 %) advertises an upgrade in 5 days this node's build does not know (futureupgrade with AvalancheGo's escalation; set upgradeIn, upgradeStakePercent); past the time its upgraded peers drop it; switching to another scenario installs the build that knows it",
+    "most stake (71.25 %) advertises an upgrade in 5 days this node's build does not know (futureupgrade with AvalancheGo's escalation; set upgradeIn, upgradeStakePercent); past the time its upgraded peers drop it; switching to another scenario installs the build that knows it; an upgrade due before one the node's build already knows is refused (409: upgrades activate in order)",
   'inbound-closed':
     'its staking port is closed to inbound connections: it dials validators (they see it connected), nodes that are not validators cannot connect to it, and after the ingress grace (ingressGraceMs, 10 min) its network check fails with no inbound connections',
   'execution-stalled':

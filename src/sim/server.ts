@@ -8,7 +8,8 @@
  *                                        weightedAveragePercent, l1BalanceNAvax, networkId,
  *                                        nextPeriodSeconds, delegators, l1Balances: the balances in
  *                                        nAVAX of the node's L1 validations, one per validation)
- *                                        (upgrade-required takes upgradeIn seconds, upgradeStakePercent);
+ *                                        (upgrade-required takes upgradeIn seconds, upgradeStakePercent;
+ *                                        409 when due before an upgrade the node's build knows);
  *                                        publicIp: the IP:port info.getNodeIP answers from now on;
  *                                        version: the build it runs ("avalanchego/1.14.2": from before Helicon,
  *                                        dropped by its upgraded peers past the activation), null: its scenario's
@@ -350,6 +351,16 @@ export class SimServer {
     for (const name of also) if (typeof name !== 'string' || !isScenario(name)) return text(res, 400, `unknown scenario "${String(name)}" in also\n`);
     const targets = one ? [this.nodes.get(decodeURIComponent(one[1]!))] : [...this.nodes.values()];
     if (targets.some((n) => n === undefined)) return text(res, 404, 'unknown node\n');
+    // Left behind by an upgrade: only one no earlier than every upgrade its build knows (checked before
+    // anything changes). A node already left behind may move its own deadline: an accelerated week's
+    // way of letting its time pass.
+    if (scenario === 'upgrade-required' || also.includes('upgrade-required')) {
+      for (const node of targets as SimNode[]) {
+        const at = typeof request.upgradeIn === 'number' ? Math.floor(Date.now() / 1000 + request.upgradeIn) : node.upgradeAt;
+        const impossible = node.has('upgrade-required') ? undefined : node.cannotLackUpgradeAt(at);
+        if (impossible) return text(res, 409, `${impossible}\n`);
+      }
+    }
     for (const node of targets as SimNode[]) {
       if (typeof request.delayMs === 'number') node.slowDelayMs = request.delayMs;
       if (typeof request.lagBlocks === 'number') node.lagBlocks = request.lagBlocks;

@@ -368,6 +368,17 @@ describe('weeks no one wrote by hand (bench/trust/generate.ts)', () => {
     }
   });
 
+  it("schedules network upgrades in AvalancheGo's order: none due before an upgrade another node scheduled earlier in the week", () => {
+    // A build that knows an upgrade knows every earlier one, and a running build's schedule does not change (src/sim/node.ts cannotLackUpgradeAt).
+    for (const [seed, script] of scripts) {
+      const upgrades = script.events.filter((e) => typeof e.params.upgradeIn === 'number').map((e) => ({ node: e.args[0]!, at: e.at, activates: e.at + (e.params.upgradeIn as number), text: e.text }));
+      for (const later of upgrades) {
+        const passed = upgrades.filter((earlier) => earlier.at < later.at && earlier.node !== later.node && earlier.activates >= later.activates);
+        expect(passed.map((e) => e.text), `seed ${seed}: ${later.text}`).toEqual([]);
+      }
+    }
+  });
+
   it('leaves the baseline observers their view and the RPC witnesses healthy inside an ingress grace', () => {
     for (const [seed, script] of scripts) {
       const observers = script.fleet.filter((n) => n.options.role === 'validator').slice(0, 3).map((n) => n.name);

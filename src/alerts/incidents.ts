@@ -82,6 +82,17 @@ export function step(incidents: Map<string, AlertState>, evaluation: Evaluation,
     // labels, so a flipped `scope` would be a resolve and a new alert there. Its text says what is true now.
     const told = state.notified?.phase === 'firing' ? state.notified.labels : undefined;
     if (told) labels = { ...labels, ...Object.fromEntries(ATTRIBUTE_LABELS.filter((name) => told[name] !== undefined).map((name) => [name, told[name]!])) };
+    // Not told yet and the network's until now (a notice held under the network's alert): as the
+    // validator's own problem it holds for its own for_polls first, from fresh answers (the views
+    // read inside a dip outlive it by up to an interval).
+    else if (state.labels.scope === 'network' && labels.scope === 'self') {
+      state.consecutive = 0;
+      state.activeSince = now;
+      if (state.phase === 'firing') {
+        state.phase = 'pending';
+        delete state.firingSince;
+      }
+    }
     if (!sameLabels(state.labels, labels)) [state.labels, changed] = [labels, true];
     state.consecutive++;
     state.okPolls = 0;

@@ -136,6 +136,26 @@ describe('incidents stage', () => {
     expect(state.fingerprint).toBe(fingerprint('AvalancheCheckFailing|v1|C||'));
   });
 
+  it("a notice the network's alert held, untold, that turns the validator's own holds for its own for_polls first; a told one stays one incident", () => {
+    const reward = (scope: string): Condition => ({ alertname: 'AvalancheCheckFailing', target: 'v1', identity: { check: 'C', scope }, severity: 'warning', summary: `C failing (${scope})`, description: 'x' });
+    const incidents = new Map<string, AlertState>();
+    const key = keyOf('AvalancheCheckFailing', 'v1', { check: 'C', scope: 'network' });
+    run(incidents, [reward('network')], T0);
+    run(incidents, [reward('network')], T0 + 1000);
+    expect(incidents.get(key)!.phase).toBe('firing'); // held back under the network's alert, never told
+    // the dip ends: the first verdict that calls it the validator's own does not page yet
+    expect(run(incidents, [reward('self')], T0 + 2000).transitions).toEqual([]);
+    expect(incidents.get(key)).toMatchObject({ phase: 'pending', labels: { scope: 'self' }, activeSince: T0 + 2000 });
+    expect(dueNotice(incidents.get(key)!, 0, T0 + 2000)).toBeUndefined();
+    expect(run(incidents, [reward('self')], T0 + 3000).transitions).toEqual([key]);
+    expect(incidents.get(key)!.firingSince).toBe(T0 + 3000);
+    // told as its own, then the network's and back: one incident, updated, never pending again
+    markTold(incidents.get(key)!, T0 + 3000);
+    run(incidents, [reward('network')], T0 + 4000);
+    run(incidents, [reward('self')], T0 + 5000);
+    expect(incidents.get(key)).toMatchObject({ phase: 'firing', firingSince: T0 + 3000, labels: { scope: 'self' } });
+  });
+
   it('a pending condition that clears goes back to inactive: nothing is left listed, and it starts over', () => {
     const incidents = new Map<string, AlertState>();
     expect(run(incidents, [check('C')], T0)).toEqual({ changed: true, transitions: [] });

@@ -346,7 +346,7 @@ export class SimNode {
     const schedule: Record<string, unknown> = { ...UPGRADES_BEFORE_HELICON, heliconTime: old ? SIM_UNSCHEDULED_TIME : SIM_HELICON_TIME };
     if (old) return schedule;
     // Network upgrades activate in the order of their times, so a build that lacks one lacks every later one.
-    const behindAt = this.behindFrom !== undefined ? this.network.scheduledUpgrades[this.behindFrom]!.at : Infinity;
+    const behindAt = this.behindAt();
     for (const upgrade of this.network.scheduledUpgrades) if (upgrade.at < behindAt) schedule[upgrade.key] = formatGoTime(upgrade.at * 1000);
     return schedule;
   }
@@ -359,12 +359,17 @@ export class SimNode {
    * behind by one at `at` (one at the same time is the same release's).
    */
   cannotLackUpgradeAt(at: number): string | undefined {
-    const behindAt = this.behindFrom !== undefined ? this.network.scheduledUpgrades[this.behindFrom]!.at : Infinity;
+    const behindAt = this.behindAt();
     const known = this.economics.knowsHelicon ? this.network.scheduledUpgrades.filter((u) => u.at < behindAt && u.by !== this.name).map((u) => u.at) : [];
     if (this.localUpgradeAt !== undefined) known.push(this.localUpgradeAt);
     const later = known.filter((t) => t > at);
     if (later.length === 0) return undefined;
     return `${this.name}'s build knows a network upgrade at ${formatGoTime(Math.max(...later) * 1000)}, so it knows every earlier one: it cannot lack one at ${formatGoTime(at * 1000)} (AvalancheGo schedules upgrades in order; a build changes only with a restart onto a new version)`;
+  }
+
+  /** When the first scheduled upgrade its build lacks activates (Infinity: it lacks none). */
+  private behindAt(): number {
+    return this.behindFrom !== undefined ? this.network.scheduledUpgrades[this.behindFrom]!.at : Infinity;
   }
 
   /** The newest upgrade its build knows: HeliconTime for a v1.15 build (node/node.go), GraniteTime for v1.14. */

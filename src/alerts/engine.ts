@@ -75,6 +75,8 @@ export class AlertEngine {
     for (const state of restored.incidents) {
       this.incidentsOf(state.target).set(state.key, state);
       this.unconfirmed.add(state.key);
+      // What held it back is not kept: one receivers never heard of waits for its rule to speak again.
+      if (state.phase === 'firing' && state.notified?.phase !== 'firing') state.awaitsVerdict = true;
     }
     const held = restored.incidents.filter((s) => s.state === 'flapping').map((s) => s.key);
     this.policy = new Policy(config.alerts, this.silences, log, { flaps: restored.flaps, held });

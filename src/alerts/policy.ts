@@ -92,7 +92,10 @@ export class Policy {
         // while its node was cut off), so what it held back waits for its rule to speak again.
         if (covers !== undefined && !covers.includes(state.alertname)) state.awaitsVerdict = true;
       }
-      if (hold || inhibitedBy || state.awaitsVerdict || !kind) continue;
+      // Receivers never heard of it and its rule's latest verdict no longer finds it: it is on its way
+      // out (resolve_polls), not news (a cause that held it ended as it cleared, across a restart too).
+      const fading = state.okPolls > 0 && state.notified?.phase !== 'firing';
+      if (hold || inhibitedBy || state.awaitsVerdict || fading || !kind) continue;
       notices.push(noticeOf(state, kind, now, externalUrl));
       markTold(state, now);
     }

@@ -599,3 +599,47 @@ describe('a symptom whose root cause just ended', () => {
     expect(notices().slice(2)).toEqual(['firing AvalancheValidatorRewardAtRisk warning']);
   });
 });
+
+/**
+ * Seeded trust week 8 (issue 43): a node that missed an upgrade was restarted on the build that
+ * knows it; AvalancheNodeUpgradeRequired resolved and released AvalancheNodeUpgradeUnknown, which it
+ * had held back and whose own verdict no longer found it (counting down resolve_polls). A kill, a
+ * start, and the daemon paged it on its first verdict, to resolve it two seconds later. What
+ * receivers never heard of is not news once its own rule no longer finds it, and a restart (what
+ * held it back is not kept) waits for its rule to speak.
+ */
+describe('a held symptom that cleared before it was told', () => {
+  const network: Evaluation['conditions'][number] = { alertname: 'AvalancheCheckFailing', target: 'v1', identity: { check: 'network' }, severity: 'warning', summary: 'v1: check network failing', description: 'd' };
+  const risk: Evaluation['conditions'][number] = { alertname: 'AvalancheValidatorRewardAtRisk', target: 'v1', identity: { scope: 'self' }, severity: 'warning', summary: 'v1: 60 % of stake sees it', description: 'd' };
+  const nodePoll = (cut: boolean): Evaluation => ({ target: 'v1', covers: ['AvalancheCheckFailing'], unknown: [], conditions: cut ? [network] : [] });
+  const validatorPoll = (atRisk: boolean): Evaluation => ({ target: 'v1', covers: ['AvalancheValidatorRewardAtRisk'], unknown: [], conditions: atRisk ? [risk] : [] });
+
+  it('is not told when its cause ends while its own verdicts count down resolve_polls', () => {
+    const { engine, notices } = setup('  for_polls: 1\n  resolve_polls: 3\n');
+    engine.evaluate(nodePoll(true), T0);
+    engine.evaluate(validatorPoll(true), T0 + 1000);
+    engine.evaluate(validatorPoll(false), T0 + 2000);
+    for (let i = 0; i < 3; i++) engine.evaluate(nodePoll(false), T0 + 3000 + i * 1000);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning', 'resolved AvalancheCheckFailing/network warning']);
+    engine.evaluate(validatorPoll(false), T0 + 7000);
+    engine.evaluate(validatorPoll(false), T0 + 8000);
+    expect(notices().slice(2)).toEqual([]);
+    expect(engine.list().map((a) => a.alertname)).toEqual([]);
+    // found again, it is news
+    engine.evaluate(validatorPoll(true), T0 + 9000);
+    expect(notices().slice(2)).toEqual(['firing AvalancheValidatorRewardAtRisk warning']);
+  });
+
+  it('after a restart, one receivers never heard of waits for its own rule', () => {
+    const { engine, notices, make } = setup('  for_polls: 1\n');
+    engine.evaluate(nodePoll(true), T0);
+    engine.evaluate(validatorPoll(true), T0 + 1000);
+    engine.evaluate(nodePoll(false), T0 + 2000);
+    engine.flush();
+    const restarted = make();
+    restarted.evaluate(nodePoll(false), T0 + 5000);
+    restarted.evaluate(validatorPoll(false), T0 + 6000);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning', 'resolved AvalancheCheckFailing/network warning']);
+    expect(restarted.list().map((a) => a.alertname)).toEqual([]);
+  });
+});

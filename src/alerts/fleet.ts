@@ -7,13 +7,16 @@
  */
 import type { Config } from '../config/load.js';
 import { keyOf } from './incidents.js';
-import { ruleNamed, type FleetInput } from './rules/index.js';
-import type { AlertState, Evaluation } from './types.js';
+import { ruleNamed, RULES, type AnyRule, type FleetInput } from './rules/index.js';
+import type { AlertName, AlertState, Evaluation } from './types.js';
 
 /** How long after a start a network with a validator not heard from yet waits before it is judged unaffected. */
 export const FLEET_WAIT_MS = 5 * 60_000;
 
 const SUFFIX = ' network';
+
+/** The scoped rules: every validator is evaluated for each (its validator poll's, and the fleet's view of it once that poll reported). */
+const SCOPED = RULES.filter((rule) => (rule as AnyRule).scoped).map((rule) => rule.name);
 
 /** The target a network's fleet alerts are about. */
 export function fleetTargetOf(network: string): string {
@@ -86,7 +89,9 @@ export class FleetView {
     if (scoped.length === 0) return undefined;
     let decided = this.decided.get(target);
     if (!decided) this.decided.set(target, (decided = new Map()));
-    for (const name of scoped) if (!decided.has(name) || !evaluation.unknown.includes(name)) decided.set(name, evaluation.unknown.includes(name) ? -Infinity : now);
+    // An unknown that is the validator's own whatever it is (rules' `ownOnly`) decides that it is not network-wide.
+    const undecided = (name: AlertName) => evaluation.unknown.includes(name) && !evaluation.unknownOwnOnly?.includes(name);
+    for (const name of scoped) if (!decided.has(name) || !undecided(name)) decided.set(name, undecided(name) ? -Infinity : now);
     this.noteUndecided(network, target);
     const spoken = scoped.filter((name) => !evaluation.unknown.includes(name));
     if (spoken.length === 0) return network;
@@ -129,11 +134,11 @@ export class FleetView {
     return { network, validators: validators.length, affected, complete: this.complete.has(network), settled };
   }
 
-  /** Whether `target` had a verdict of each scoped rule it was evaluated for since `since`. */
+  /** Whether `target` had a verdict of every scoped rule since `since` (not only of those whose source spoke first). */
   private decidedSince(target: string, since: number): boolean {
     const decided = this.decided.get(target);
-    if (!decided || decided.size === 0) return false;
-    for (const at of decided.values()) if (at < since) return false;
+    if (!decided) return false;
+    for (const name of SCOPED) if (!((decided.get(name) ?? -Infinity) >= since)) return false;
     return true;
   }
 

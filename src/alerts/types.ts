@@ -21,6 +21,8 @@ export interface Evaluation {
    * (`version drift`, `the Data API could not be read (…)`): every view says it.
    */
   unknownWhy?: Partial<Record<AlertName, UnknownVerdict>>;
+  /** Rules in `unknown` whose truth, whatever it is, is not network-wide (rules' `Unknown` `ownOnly`): the fleet's network alert does not wait for them. */
+  unknownOwnOnly?: AlertName[];
   conditions: Condition[];
   /** The rule's words for a resolve from what this evaluation saw (rules' `recovered`), asked only for an incident it resolves. */
   recovered?: (alertname: string, labels: Readonly<Record<string, string>>) => string | undefined;

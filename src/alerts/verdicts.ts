@@ -129,6 +129,7 @@ export class RuleStage {
       if (result === UNKNOWN || result instanceof Unknown) {
         evaluation.unknown.push(rule.name);
         if (result instanceof Unknown && !settings.disabled) (evaluation.unknownWhy ??= {})[rule.name] = { what: result.what, because: result.because };
+        if (result instanceof Unknown && result.options.ownOnly) (evaluation.unknownOwnOnly ??= []).push(rule.name);
       } else {
         for (const finding of result) evaluation.conditions.push({ ...finding, alertname: rule.name, target });
         if (result.length === 0 && rule.over && this.isolated(`${rule.name} over`, target, () => rule.over!(input, contextOf(rule), this.ruleState(rule, target))) === true) (evaluation.over ??= []).push(rule.name);

@@ -67,4 +67,27 @@ alerts:
     expect(resolved[0]!.startsAt).toBe(paged!.startsAt);
     expect((await shown()).unknown ?? []).not.toContainEqual(expect.stringContaining('staking port'));
   });
+
+  // Issue 43, seed 9: a daemon restarted just after a dip kept the network's alert open while a
+  // validator's port could not be judged, though whatever it is, it is that node's own.
+  it("a port nobody can judge does not keep the network's alert open after a dip", { timeout: 180_000 }, async () => {
+    const network = () => fleet.told({ path: '/hook', alertname: 'AvalancheNetworkDegraded' });
+    const dip = async (value: { connectedPercent: number } | null) => {
+      const response = await fetch(`${fleet.sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: value }) });
+      expect(response.status).toBe(200);
+    };
+    // The node restarts (its grace starts over) and runs healthy through a dip.
+    await restartNode(600);
+    const node = fleet.sim.nodes.get('validator-4')!;
+    await waitFor('the restarted node healthy', () => node.health(undefined).healthy, 30_000);
+    await dip({ connectedPercent: 70 });
+    await waitFor("the network's alert", () => network().some((a) => a.status === 'firing'), 60_000);
+    // The dip ends and the daemon starts again, knowing nothing of the port.
+    await dip(null);
+    await fleet.restart('SIGKILL');
+    await waitFor('the port shown unknown', async () => (await shown()).unknown?.some((u) => u.startsWith('whether its staking port is open unknown')), 60_000);
+    // FLEET_WAIT_MS (5 minutes) is what a network with a validator still to hear from waits after a start.
+    await waitFor("the network's alert resolved", () => network().some((a) => a.status === 'resolved'), 90_000);
+    expect(new Set(network().map((a) => a.startsAt)).size).toBe(1);
+  });
 });

@@ -531,7 +531,9 @@ describe('alert identity', () => {
     const batches: NotificationBatch[] = [];
     const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto(batches) });
     const told = () => batches.flatMap((b) => b.alerts.map((a) => `${a.kind} ${a.labels.alertname} ${a.labels.target}${a.labels.scope ? ` ${a.labels.scope}` : ''}`));
-    // v1's own problem, paged
+    // v1's own problem, paged; the other scoped rules (the fleet's view of each, its period, its budget) find nothing
+    const others = ['AvalancheValidatorEndingSoon', 'AvalancheValidatorDowntimeBudgetLow', 'AvalancheValidatorUnreachableByPeers'] as const;
+    for (const v of ['v1', 'v2', 'v3']) engine.evaluate({ target: v, covers: [...others], unknown: [], conditions: [] }, T0);
     for (const v of ['v1', 'v2', 'v3']) engine.evaluate(atRisk(v, v === 'v1' ? 'self' : undefined), T0);
     expect(told()).toEqual(['firing AvalancheValidatorRewardAtRisk v1 self']);
     // the network dips: each validator's verdict says so, one after the other

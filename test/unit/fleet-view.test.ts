@@ -18,7 +18,10 @@ function view(names: string[]) {
   return { fleet: new FleetView(config, T0), network: config.nodes[0]!.network, config };
 }
 
-const verdict = (target: string, unknown: boolean): Evaluation => ({ target, covers: [RULE], unknown: unknown ? [RULE] : [], conditions: [] });
+/** Its validator poll's scoped rules, and the fleet's view of it (AvalancheValidatorUnreachableByPeers). */
+const POLLED = ['AvalancheValidatorEndingSoon', RULE, 'AvalancheValidatorDowntimeBudgetLow'] as const;
+const PORT = 'AvalancheValidatorUnreachableByPeers';
+const verdict = (target: string, unknown: boolean): Evaluation => ({ target, covers: [...POLLED, PORT], unknown: unknown ? [...POLLED, PORT] : [], conditions: [] });
 
 describe('FleetView: when a network is complete', () => {
   it('waits for every validator, an unknown verdict included, then stays complete', () => {
@@ -35,6 +38,14 @@ describe('FleetView: when a network is complete', () => {
     // a later unknown verdict does not undo it
     fleet.note(verdict('v1', true), new Map(), T0 + 5);
     expect(fleet.input(network, T0 + 5).complete).toBe(true);
+  });
+
+  it("an unknown that is the validator's own whatever it is (a port inside the ingress grace) decides it", () => {
+    const { fleet, network } = view(['v1', 'v2']);
+    fleet.note(verdict('v1', false), new Map(), T0 + 1);
+    fleet.note({ target: 'v2', covers: [...POLLED], unknown: [], conditions: [] }, new Map(), T0 + 2);
+    fleet.note({ target: 'v2', covers: [PORT], unknown: [PORT], unknownOwnOnly: [PORT], conditions: [] }, new Map(), T0 + 3);
+    expect(fleet.input(network, T0 + 3).complete).toBe(true);
   });
 
   it('counts a validator noted before the network was first asked', () => {
@@ -58,12 +69,15 @@ describe('FleetView: when a network is complete', () => {
     expect(other.fleet.input(other.network, T0 + FLEET_WAIT_MS).complete).toBe(true);
   });
 
-  it('a new scoped rule without a verdict yet holds a network not complete', () => {
+  it('a scoped rule without a verdict yet holds a network not complete', () => {
     const { fleet, network } = view(['v1']);
     expect(fleet.input(network, T0).complete).toBe(false);
-    fleet.note({ target: 'v1', covers: [RULE, 'AvalancheValidatorDowntimeBudgetLow'], unknown: ['AvalancheValidatorDowntimeBudgetLow'], conditions: [] }, new Map(), T0 + 1);
+    fleet.note({ target: 'v1', covers: [...POLLED], unknown: ['AvalancheValidatorDowntimeBudgetLow'], conditions: [] }, new Map(), T0 + 1);
     expect(fleet.input(network, T0 + 1).complete).toBe(false);
-    fleet.note({ target: 'v1', covers: [RULE, 'AvalancheValidatorDowntimeBudgetLow'], unknown: [], conditions: [] }, new Map(), T0 + 2);
-    expect(fleet.input(network, T0 + 2).complete).toBe(true);
+    fleet.note({ target: 'v1', covers: [...POLLED], unknown: [], conditions: [] }, new Map(), T0 + 2);
+    // its validator poll spoke; the fleet's view of it (asked once that poll reported) has not yet
+    expect(fleet.input(network, T0 + 2).complete).toBe(false);
+    fleet.note({ target: 'v1', covers: [PORT], unknown: [], conditions: [] }, new Map(), T0 + 3);
+    expect(fleet.input(network, T0 + 3).complete).toBe(true);
   });
 });

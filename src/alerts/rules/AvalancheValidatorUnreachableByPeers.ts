@@ -113,11 +113,12 @@ export default defineRule({
     if (answered.some((v) => v.pending)) return UNKNOWN;
     // Inside the ingress grace with no non-validator witness, nothing says whether the port is open:
     // a daemon that never learnt it (a restart of its own, a new shard owner) does not resolve what
-    // it cannot judge, nor call it healthy.
+    // it cannot judge, nor call it healthy. Whatever the port is, it is this node's own (witnesses
+    // see it connected, or too few witness it): the network's alert does not wait for it.
     const portUnknown = others.length === 0 && ingress !== undefined && ingress.ingressConnections === undefined && memory.port !== 'open';
     const cannotJudgePort = () =>
       portUnknown
-        ? new Unknown('whether its staking port is open', "inside AvalancheGo's ingress grace after a restart the node does not report its inbound connections, and no fleet node that is not a validator witnesses it")
+        ? new Unknown('whether its staking port is open', "inside AvalancheGo's ingress grace after a restart the node does not report its inbound connections, and no fleet node that is not a validator witnesses it", { ownOnly: true })
         : ([] as Finding[]);
     if (witnesses.length < MIN_WITNESSES) return cannotJudgePort();
 

@@ -80,6 +80,12 @@ export class Unknown {
   constructor(
     readonly what: string,
     readonly because: string,
+    /**
+     * Set by a `scoped` rule when, whatever the truth turns out to be, it is the target's own and not
+     * network-wide (a closed port only the node itself can tell of): the fleet's network alert does
+     * not wait for it.
+     */
+    readonly options: { ownOnly?: boolean } = {},
   ) {}
 }
 

@@ -11,11 +11,11 @@ import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store.js';
 import { fleetTargetOf, FleetView, networkOfFleetTarget } from './fleet.js';
-import { noticeOf, step } from './incidents.js';
+import { awaitingOutcomeOnly, noticeOf, step } from './incidents.js';
 import type { OpenIncident } from './persisted.js';
 import { announcedIncident, reconcile, reopen, StateFile, type IncidentBook, type Told } from './persistence.js';
 import { Policy } from './policy.js';
-import type { RuleInputs, RuleSource, SourceUpdate } from './rules/index.js';
+import { resolveSummary, ruleNamed, type RuleInputs, type RuleSource, type SourceUpdate } from './rules/index.js';
 import { Silences } from './silences.js';
 import type { AlertNotice, AlertState, BatchSink, Evaluation, UnknownVerdict, VerdictChange } from './types.js';
 import { noteUnknown, RuleStage, type UnknownBook, type Verdict } from './verdicts.js';
@@ -34,6 +34,9 @@ export interface EngineOptions {
 
 /** Verdict changes kept per target for its page. */
 const MAX_CHANGES = 20;
+
+/** How long a resolve that said "outcome not known yet" waits for the outcome before it says nothing more. */
+export const OUTCOME_WAIT_MS = 6 * 3600_000;
 
 export class AlertEngine {
   readonly silences: Silences;
@@ -285,6 +288,7 @@ export class AlertEngine {
     const aboutNetwork = networkOfFleetTarget(target) !== undefined;
     const before = new Map([...incidents.values()].map((s) => [s.key, { phase: s.phase, severity: s.severity }]));
     for (const s of incidents.values()) if (s.awaitsVerdict && evaluation.covers.includes(s.alertname)) delete s.awaitsVerdict;
+    const awaitingOutcome = [...incidents.values()].filter((s) => s.awaitsOutcome && awaitingOutcomeOnly(s) && evaluation.covers.includes(s.alertname));
     const stepped = step(incidents, evaluation, evaluation.conditions, {
       now,
       settings: (alertname) => this.rules.settings(alertname, target),
@@ -309,12 +313,38 @@ export class AlertEngine {
     const networkIncidents = aboutNetwork ? undefined : this.networkIncidentsOf(target);
     // A target or source that left: nothing holds the resolves of its alerts (a held one would never
     // be let out). Only those: the target's other alerts still pass silences and flap holds.
-    const notices = this.policy.decide(incidents, now, this.config.externalUrl, { ...(resolveAtOnce ? { gone: evaluation.covers } : {}), ...(networkIncidents ? { networkIncidents } : {}), covers: evaluation.covers });
+    const notices = [
+      ...this.outcomesTold(awaitingOutcome, incidents, evaluation, now),
+      ...this.policy.decide(incidents, now, this.config.externalUrl, { ...(resolveAtOnce ? { gone: evaluation.covers } : {}), ...(networkIncidents ? { networkIncidents } : {}), covers: evaluation.covers }),
+    ];
     this.policy.endFlapHolds(target, incidents, now);
     if (incidents.size === 0) this.book.delete(target);
     if (notices.length > 0) this.sink?.dispatch({ id: randomUUID(), target, createdAt: now, alerts: this.withCarried(notices), ...(handover ? { handover: true } : {}) });
     if (stepped.changed || notices.length > 0) this.stateFile.schedule();
     if (stepped.changed) this.options.changed?.();
+  }
+
+  /**
+   * Resolved incidents whose resolve said an outcome still to come ("outcome not known yet"): once
+   * their rule's words tell it ("validation period ended, paid 117.4 AVAX"), receivers hear it on the
+   * same incident (a resolve again, same fingerprint and startsAt), once. Words that no longer speak
+   * of it, or OUTCOME_WAIT_MS without it, end the wait silently (the target's page still says it).
+   */
+  private outcomesTold(awaiting: readonly AlertState[], incidents: Map<string, AlertState>, evaluation: Evaluation, now: number): AlertNotice[] {
+    const told: AlertNotice[] = [];
+    for (const s of awaiting) {
+      // fired again meanwhile (a new incident), or its rule cannot say now
+      if (incidents.get(s.key) !== s || evaluation.unknown.includes(s.alertname) || this.policy.hold(s, now)) continue;
+      const words = evaluation.recovered?.(s.alertname, s.labels);
+      const outcome = ruleNamed(s.alertname)?.outcome;
+      if (words !== undefined && outcome?.pending(words) && now - (s.endedAt ?? now) < OUTCOME_WAIT_MS) continue;
+      incidents.delete(s.key);
+      this.stateFile.schedule();
+      if (words === undefined || !outcome?.told(words)) continue;
+      s.annotations = { ...s.annotations, summary: resolveSummary(s.alertname, s.target, s.labels, words) };
+      told.push({ ...noticeOf(s, 'resolved', now, this.config.externalUrl), startsAt: new Date(s.awaitsOutcome!.since).toISOString() });
+    }
+    return told;
   }
 
   /** The verdict changes one step made (compared with each incident's phase and severity before it). */

@@ -9,7 +9,7 @@
  * incident, and stay as told from then on (its text keeps saying what is true now).
  */
 import { createHash } from 'node:crypto';
-import { resolveSummary, type RuleSettings } from './rules/index.js';
+import { resolveSummary, ruleNamed, type RuleSettings } from './rules/index.js';
 import { ZERO_TIME, type AlertNotice, type AlertState, type Condition, type Evaluation, type NoticeKind, type Severity } from './types.js';
 
 /** Finding labels that describe an incident rather than name it: a change of one never opens another incident, and once told it stays as told. */
@@ -132,6 +132,8 @@ export function step(incidents: Map<string, AlertState>, evaluation: Evaluation,
       // A resolve says what ended and how, from what is true now: never the firing's words again.
       const facts = ctx.resolveAtOnce ? undefined : evaluation.recovered?.(state.alertname, state.labels);
       state.annotations = { ...state.annotations, summary: resolveSummary(state.alertname, target, state.labels, facts, ctx.resolveAtOnce ? (ctx.gone ?? 'no longer evaluated') : undefined) };
+      // "outcome not known yet": receivers hear the outcome on this incident once its rule says it (engine.ts).
+      if (facts !== undefined && ruleNamed(state.alertname)?.outcome?.pending(facts)) state.awaitsOutcome = { since: startsAt(state) };
       transitions.push(state.key);
       changed = true;
     }
@@ -157,6 +159,11 @@ export function dueNotice(state: AlertState, repeatIntervalMs: number, now: numb
 /** Records that receivers were told this (firing) incident as it is now. */
 export function markTold(state: AlertState, now: number): void {
   state.notified = { phase: 'firing', severity: state.severity, at: now, since: startsAt(state), labels: { ...state.labels } };
+}
+
+/** Resolved, its resolve told, and kept only for the outcome its rule tells later (`awaitsOutcome`): not an alert any more. */
+export function awaitingOutcomeOnly(state: AlertState): boolean {
+  return state.phase === 'resolved' && state.notified?.phase === 'resolved';
 }
 
 /** While receivers have it open, the startsAt they were told; else when it fired. */

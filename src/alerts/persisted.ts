@@ -29,6 +29,7 @@ export const alertStateSchema: z.ZodType<AlertState> = z
   until: z.number().optional(),
   notified: z.object({ phase: z.enum(['firing', 'resolved']), severity, at: z.number(), since: z.number().optional(), labels: labels.optional() }).optional(),
   acknowledged: z.object({ by: z.string().max(256), at: z.number(), severity }).optional(),
+  awaitsOutcome: z.object({ since: z.number() }).optional(),
   })
   .transform((state) => ({ ...state, state: state.state ?? state.phase }));
 

@@ -10,7 +10,7 @@ import type { AlertsConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { Flaps } from './flaps.js';
 import { NotificationGate } from './gate.js';
-import { dueNotice, markTold, noticeOf } from './incidents.js';
+import { awaitingOutcomeOnly, dueNotice, markTold, noticeOf } from './incidents.js';
 import { INHIBITIONS } from './rules/index.js';
 import type { Silences } from './silences.js';
 import type { AlertNotice, AlertState } from './types.js';
@@ -77,10 +77,13 @@ export class Policy {
       this.showFlapping(state, hold?.kind === 'flapping');
       const kind = dueNotice(state, this.alerts.repeatIntervalMs, now);
       if (state.phase === 'resolved') {
-        if (!kind) incidents.delete(state.key); // never announced: nothing to take back
-        else if (!hold) {
+        // never announced: nothing to take back; or its resolve told and no outcome to follow
+        if (!kind) {
+          if (!(state.awaitsOutcome && awaitingOutcomeOnly(state)) || gone.includes(state.alertname)) incidents.delete(state.key);
+        } else if (!hold) {
           notices.push(noticeOf(state, kind, now, externalUrl));
-          incidents.delete(state.key);
+          if (state.awaitsOutcome) state.notified = { ...state.notified!, phase: 'resolved', at: now };
+          else incidents.delete(state.key);
         }
         continue;
       }

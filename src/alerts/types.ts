@@ -82,6 +82,12 @@ export interface AlertState {
    * that verdict (policy.ts; the engine clears it when an evaluation covers the rule); not persisted.
    */
   awaitsVerdict?: boolean;
+  /**
+   * Resolved with words that say an outcome still to come (rules' `outcome`): kept after its resolve
+   * is told, until the outcome is told on the same incident (engine.ts); `since` is the startsAt
+   * receivers were told.
+   */
+  awaitsOutcome?: { since: number };
   notified?: { phase: 'firing' | 'resolved'; severity: Severity; at: number; since?: number; labels?: Record<string, string> };
 }
 

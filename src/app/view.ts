@@ -1,6 +1,7 @@
 /** The routes the daemon serves, and the read-only views of the components' state behind them. */
 import type { Silence } from '../alerts/silences.js';
 import { pagingCheck } from '../alerts/paging.js';
+import { awaitingOutcomeOnly } from '../alerts/incidents.js';
 import type { ShownAlert } from '../alerts/types.js';
 import type { Route } from '../http/route.js';
 import { adminRoutes, type AdminActions } from '../http/routes/admin.js';
@@ -27,7 +28,8 @@ export function stateView(parts: Components, { ready, schedulerLagMs }: DaemonSt
    */
   const shownAlerts = (): ShownAlert[] => {
     const now = Date.now();
-    return parts.alerts.list().map((a) => {
+    // a resolve already told, kept only for the outcome its rule tells later, is no alert to show
+    return parts.alerts.list().filter((a) => !awaitingOutcomeOnly(a)).map((a) => {
       if (a.phase === 'resolved') return a;
       const by = parts.alerts.silences.silencing({ ...a.labels, severity: a.severity }, now);
       if (by) return { ...a, state: 'silenced' as const, silencedBy: by };

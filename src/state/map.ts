@@ -50,7 +50,7 @@ export const STATE_MAP = {
   alerts: {
     pattern: 'alerts.json',
     writer: 'src/alerts/persistence.ts',
-    holds: 'the incident book (identity, labels, phase, startsAt, polls counted) with what receivers were last told of each (`notified`), and the flap history',
+    holds: 'the incident book (identity, labels, phase, startsAt, polls counted) with what receivers were last told of each (`notified`), resolves told as "outcome not known yet" until the outcome is told (`awaitsOutcome`), and the flap history',
     kind: 'delivery',
     reshard:
       "stays; a moved target's open incidents go to its new owner as alerts (labels, startsAt) with the handover record; the polls counted and the flap history start again there from the sources",

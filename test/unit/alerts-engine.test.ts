@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { AlertEngine } from '../../src/alerts/engine.js';
+import { AlertEngine, OUTCOME_WAIT_MS } from '../../src/alerts/engine.js';
 import type { ValidatorInput } from '../../src/alerts/rules/index.js';
 import type { Evaluation, NotificationBatch } from '../../src/alerts/types.js';
 import { parseConfig } from '../../src/config/load.js';
@@ -643,5 +643,77 @@ describe('a held symptom that cleared before it was told', () => {
     restarted.evaluate(validatorPoll(false), T0 + 6000);
     expect(notices()).toEqual(['firing AvalancheCheckFailing/network warning', 'resolved AvalancheCheckFailing/network warning']);
     expect(restarted.list().map((a) => a.alertname)).toEqual([]);
+  });
+});
+
+/**
+ * A period's end is told when the first poll after `endTime` sees it, and AvalancheGo decides the
+ * reward a block or two later (vms/platformvm/txs/executor/proposal_tx_executor.go): the resolve may
+ * say "outcome not known yet" (issue 44). The outcome then follows on the same incident, once, as a
+ * second resolve with the same fingerprint and startsAt, across a restart too.
+ */
+describe('the outcome after "outcome not known yet"', () => {
+  const ending: Evaluation['conditions'][number] = { alertname: 'AvalancheValidatorEndingSoon', target: 'v1', identity: { scope: 'self' }, severity: 'critical', summary: 'v1: validation ends in 2m', description: 'd' };
+  const poll = (words?: string, firing = false): Evaluation => ({
+    target: 'v1',
+    covers: ['AvalancheValidatorEndingSoon'],
+    unknown: [],
+    conditions: firing ? [ending] : [],
+    ...(firing ? {} : { over: ['AvalancheValidatorEndingSoon' as const] }),
+    recovered: () => words,
+  });
+  const resolves = (batches: NotificationBatch[]) => batches.flatMap((b) => b.alerts).filter((a) => a.status === 'resolved');
+
+  it('is told once the words tell it, on the same incident, after a restart too', () => {
+    const { engine, batches, make } = setup('  for_polls: 1\n');
+    engine.evaluate(poll(undefined, true), T0);
+    engine.evaluate(poll('validation period ended; outcome not known yet'), T0 + 1000);
+    engine.evaluate(poll('validation period ended; outcome not known yet'), T0 + 2000);
+    expect(resolves(batches).map((a) => a.annotations.summary)).toEqual(['v1: validation period ended; outcome not known yet']);
+    // not an alert any more: the views leave it out (src/app/view.ts)
+    expect(engine.list().map((a) => [a.phase, a.notified?.phase])).toEqual([['resolved', 'resolved']]);
+    engine.flush();
+    const restarted = make();
+    restarted.evaluate(poll('validation period ended, paid 117.4 AVAX'), T0 + 5000);
+    restarted.evaluate(poll('validation period ended, paid 117.4 AVAX'), T0 + 6000);
+    const [first, outcome, ...more] = resolves(batches);
+    expect(more).toEqual([]);
+    expect(outcome!.annotations.summary).toBe('v1: validation period ended, paid 117.4 AVAX');
+    expect([outcome!.fingerprint, outcome!.startsAt, outcome!.endsAt]).toEqual([first!.fingerprint, first!.startsAt, first!.endsAt]);
+    expect(restarted.list()).toEqual([]);
+  });
+
+  it('unpaid is told the same way; words that are no outcome end the wait silently', () => {
+    const unpaid = setup('  for_polls: 1\n');
+    unpaid.engine.evaluate(poll(undefined, true), T0);
+    unpaid.engine.evaluate(poll('validation period ended; outcome not known yet'), T0 + 1000);
+    unpaid.engine.evaluate(poll('validation period ended unpaid: 117.4 AVAX forfeited'), T0 + 2000);
+    expect(resolves(unpaid.batches).map((a) => a.annotations.summary)).toEqual(['v1: validation period ended; outcome not known yet', 'v1: validation period ended unpaid: 117.4 AVAX forfeited']);
+
+    const silent = setup('  for_polls: 1\n');
+    silent.engine.evaluate(poll(undefined, true), T0);
+    silent.engine.evaluate(poll('validation period ended; outcome not known yet'), T0 + 1000);
+    silent.engine.evaluate(poll('validating until 2027-01-01 00:00 UTC'), T0 + 2000);
+    silent.engine.evaluate(poll('validation period ended, paid 117.4 AVAX'), T0 + 3000);
+    expect(resolves(silent.batches)).toHaveLength(1);
+    expect(silent.engine.list()).toEqual([]);
+
+    // nor does it wait for good: OUTCOME_WAIT_MS after the end, the target's page says what there is
+    const late = setup('  for_polls: 1\n');
+    late.engine.evaluate(poll(undefined, true), T0);
+    late.engine.evaluate(poll('validation period ended; outcome not known yet'), T0 + 1000);
+    late.engine.evaluate(poll('validation period ended; outcome not known yet'), T0 + 1000 + OUTCOME_WAIT_MS);
+    expect(late.engine.list()).toEqual([]);
+    late.engine.evaluate(poll('validation period ended, paid 117.4 AVAX'), T0 + 2000 + OUTCOME_WAIT_MS);
+    expect(resolves(late.batches)).toHaveLength(1);
+  });
+
+  it('ends with its target: nothing is kept for a target that left', () => {
+    const { engine, batches } = setup('  for_polls: 1\n');
+    engine.evaluate(poll(undefined, true), T0);
+    engine.evaluate(poll('validation period ended; outcome not known yet'), T0 + 1000);
+    engine.removeTarget('v1', T0 + 2000);
+    expect(engine.list()).toEqual([]);
+    expect(resolves(batches)).toHaveLength(1);
   });
 });

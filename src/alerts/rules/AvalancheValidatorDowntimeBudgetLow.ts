@@ -5,7 +5,7 @@
 import { downtimeBudgetRemainingSeconds, snapshotHidden } from '../../model/validator.js';
 import { scopeTemplate, UPGRADE_DAY } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
-import { aboutPeriod, avax, cycleEnd, endsAt, hours, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, periodEnded, periodOver, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
+import { aboutPeriod, avax, cycleEnd, endsAt, hours, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, periodEnded, periodOver, PERIOD_OUTCOME, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
 
 /** Upgrade day: without the peers reporting 0 % for everyone, a quarter of the budget is left (never critical then). */
 const PROM_SCOPE = scopeTemplate(`min(${UPGRADE_DAY.budgetShare('{target=%[1]q}')}) >= 0.25`);
@@ -43,6 +43,7 @@ export default defineRule({
     ),
   ],
   newState: newScopeWait,
+  outcome: PERIOD_OUTCOME,
   over: (input, ctx, state) => periodOver(input, ctx.now / 1000, state),
   recovered(input, ctx, _labels, state) {
     // The period the verdict was about ended: its outcome, never good news.

@@ -19,7 +19,7 @@ import { renewalDoubt } from '../../model/reward-vote.js';
 import { formatDuration } from './format.js';
 import { SCOPE_TEMPLATE } from './promql.js';
 import { defineRule, durationThresholdTuning, promAlert, UNKNOWN, type RuleDefaults } from './rule.js';
-import { endsAt, newScopeWait, noVerdict, periodEnded, periodOf, reportFor, scopeFor, scopeWaits, uptimeVerdictWaits, type ScopeWait } from './validator-facts.js';
+import { endsAt, newScopeWait, PERIOD_OUTCOME, noVerdict, periodEnded, periodOf, reportFor, scopeFor, scopeWaits, uptimeVerdictWaits, type ScopeWait } from './validator-facts.js';
 
 const DAY = 86_400;
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 7 * DAY, criticalThreshold: DAY };
@@ -65,6 +65,7 @@ export default defineRule({
     ),
   ],
   newState: newScopeWait,
+  outcome: PERIOD_OUTCOME,
   over(input, ctx, state) {
     const report = reportFor(input, (call) => call === 'platform.getCurrentValidators');
     return state.periodEnd !== undefined && ctx.now / 1000 >= state.periodEnd && report !== null && typeof report !== 'string';

@@ -12,7 +12,7 @@
 import { REWARD_LIKELY_STAKE_RATIO, REWARD_LOST_STAKE_RATIO, rewardOutlook, SNOWMAN_ALPHA, SNOWMAN_K } from '../../model/reward-vote.js';
 import { scopeTemplate, UPGRADE_DAY } from './promql.js';
 import { defineRule, promAlert, thresholdTuning, UNKNOWN, type RuleDefaults } from './rule.js';
-import { aboutPeriod, avax, budgetLeft, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, periodEnded, periodOver, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
+import { aboutPeriod, avax, budgetLeft, percent, periodOf, reportFor, scopeFor, newScopeWait, noVerdict, periodEnded, periodOver, PERIOD_OUTCOME, scopeWaits, uptimeVerdictWaits } from './validator-facts.js';
 
 const defaults: RuleDefaults = { severity: 'warning', forPolls: 1, threshold: 0.8, criticalThreshold: REWARD_LIKELY_STAKE_RATIO };
 const LIKELY = percent(REWARD_LIKELY_STAKE_RATIO);
@@ -46,6 +46,7 @@ export default defineRule({
     promAlert('AvalancheValidatorRewardAtRiskCritical', `avahealth_validator_uptime_rewarding_stake_ratio < ${REWARD_LIKELY_STAKE_RATIO} ${OUT_OF_REACH} unless on (target) (${UPGRADE_DAY.rewarding('')} >= 0.8)`, '5m', 'critical', `${PROM_SUMMARY}, and even up from now on not enough of it would by the period's end: the reward is {{ if lt $value ${REWARD_LOST_STAKE_RATIO} }}likely lost{{ else }}uncertain{{ end }}`, `${PROM_BUDGET}${PROM_PROJECTION}The reward is all or nothing. ${VOTE} ${ACT}`, { scope: PROM_SCOPE }),
   ],
   newState: newScopeWait,
+  outcome: PERIOD_OUTCOME,
   over: (input, ctx, state) => periodOver(input, ctx.now / 1000, state),
   recovered(input, ctx, _labels, state) {
     // The period the verdict was about ended: its outcome, never good news.

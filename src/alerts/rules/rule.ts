@@ -164,6 +164,12 @@ export interface AlertRule<Name extends string = string, Source extends RuleSour
    */
   recovered?(input: RuleInputs[Source], ctx: RuleContext, labels: Readonly<Record<string, string>>, state?: State): string | undefined;
   /**
+   * Resolve words (`recovered`) that say an outcome still to come ("validation period ended; outcome
+   * not known yet") are `pending`; receivers then hear the outcome on the same incident once
+   * `recovered` says words that are `told` ("validation period ended, paid 117.4 AVAX").
+   */
+  outcome?: { pending(words: string): boolean; told(words: string): boolean };
+  /**
    * Whether what its incidents are about is over for good now (a validation period ended): asked
    * when an evaluation finds nothing, its incidents then resolve at once instead of after
    * `resolve_polls` good polls.

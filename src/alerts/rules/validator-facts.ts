@@ -138,6 +138,12 @@ export function periodEnded(report: ValidatorReport, now: number, about?: number
   return undefined;
 }
 
+/** Resolve words of a period's end (periodEnded): an outcome still to come, or the outcome (rules' `outcome`). */
+export const PERIOD_OUTCOME = {
+  pending: (words: string) => / ended; outcome not known yet$/.test(words),
+  told: (words: string) => /^validation (period|cycle) ended(, paid| unpaid|; outcome not known$)/.test(words),
+};
+
 /** "validation cycle ended, paid 117.4 AVAX" (and its restaked part), unpaid, or not known. */
 export function outcomeWords(outcome: PeriodOutcome): string {
   const kind = outcome.autoRenewed ? 'cycle' : 'period';

@@ -73,7 +73,7 @@ alerts:
     // The sim keeps it listed REWARD_DELAY_SECONDS past endTime, as AvalancheGo does until the reward
     // proposal: the first poll after the end (1 s apart) does not know yet, and the outcome follows on
     // the same incident once the reward records tell it.
-    await waitFor('EndingSoon resolved with the outcome', () => resolvedEnding('paid').some((a) => a.annotations.summary.includes(', paid')), 20_000);
+    await waitFor('EndingSoon resolved with the outcome', () => resolvedEnding('paid').some((a) => a.annotations.summary?.includes(', paid')), 20_000);
     const resolves = resolvedEnding('paid');
     expect(resolves.map((a) => a.annotations.summary)).toEqual([
       ...(resolves.length === 2 ? ['paid: validation period ended; outcome not known yet'] : []),

@@ -567,6 +567,12 @@ describe('alert identity', () => {
   });
 });
 
+/** A root cause and its symptom on one validator, each from its own poll (the two describes below). */
+const network: Evaluation['conditions'][number] = { alertname: 'AvalancheCheckFailing', target: 'v1', identity: { check: 'network' }, severity: 'warning', summary: 'v1: check network failing', description: 'd' };
+const risk: Evaluation['conditions'][number] = { alertname: 'AvalancheValidatorRewardAtRisk', target: 'v1', identity: { scope: 'self' }, severity: 'warning', summary: 'v1: 60 % of stake sees it', description: 'd' };
+const nodePoll = (cut: boolean): Evaluation => ({ target: 'v1', covers: ['AvalancheCheckFailing'], unknown: [], conditions: cut ? [network] : [] });
+const validatorPoll = (atRisk: boolean): Evaluation => ({ target: 'v1', covers: ['AvalancheValidatorRewardAtRisk'], unknown: [], conditions: atRisk ? [risk] : [] });
+
 /**
  * A symptom held back by its root cause (AvalancheCheckFailing{check="network"} holds a validator's
  * AvalancheValidatorRewardAtRisk: a node cut off loses its peers' uptime measure) keeps the verdict
@@ -576,10 +582,6 @@ describe('alert identity', () => {
  * week 7). What it held back waits for its own rule's next verdict.
  */
 describe('a symptom whose root cause just ended', () => {
-  const network: Evaluation['conditions'][number] = { alertname: 'AvalancheCheckFailing', target: 'v1', identity: { check: 'network' }, severity: 'warning', summary: 'v1: check network failing', description: 'd' };
-  const risk: Evaluation['conditions'][number] = { alertname: 'AvalancheValidatorRewardAtRisk', target: 'v1', identity: { scope: 'self' }, severity: 'warning', summary: 'v1: 60 % of stake sees it', description: 'd' };
-  const nodePoll = (cut: boolean): Evaluation => ({ target: 'v1', covers: ['AvalancheCheckFailing'], unknown: [], conditions: cut ? [network] : [] });
-  const validatorPoll = (atRisk: boolean): Evaluation => ({ target: 'v1', covers: ['AvalancheValidatorRewardAtRisk'], unknown: [], conditions: atRisk ? [risk] : [] });
 
   it('waits for its own rule to speak again: recovered by then, nothing is told of it', () => {
     const { engine, notices } = setup('  for_polls: 1\n');
@@ -611,10 +613,6 @@ describe('a symptom whose root cause just ended', () => {
  * held it back is not kept) waits for its rule to speak.
  */
 describe('a held symptom that cleared before it was told', () => {
-  const network: Evaluation['conditions'][number] = { alertname: 'AvalancheCheckFailing', target: 'v1', identity: { check: 'network' }, severity: 'warning', summary: 'v1: check network failing', description: 'd' };
-  const risk: Evaluation['conditions'][number] = { alertname: 'AvalancheValidatorRewardAtRisk', target: 'v1', identity: { scope: 'self' }, severity: 'warning', summary: 'v1: 60 % of stake sees it', description: 'd' };
-  const nodePoll = (cut: boolean): Evaluation => ({ target: 'v1', covers: ['AvalancheCheckFailing'], unknown: [], conditions: cut ? [network] : [] });
-  const validatorPoll = (atRisk: boolean): Evaluation => ({ target: 'v1', covers: ['AvalancheValidatorRewardAtRisk'], unknown: [], conditions: atRisk ? [risk] : [] });
 
   it('is not told when its cause ends while its own verdicts count down resolve_polls', () => {
     const { engine, notices } = setup('  for_polls: 1\n  resolve_polls: 3\n');

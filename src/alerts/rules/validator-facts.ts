@@ -107,6 +107,9 @@ export function periodOver(input: ValidatorInput, now: number, state: ScopeWait 
   return state?.periodEnd !== undefined && now >= state.periodEnd && typeof reportFor(input, (call) => call === 'platform.getCurrentValidators') === 'object';
 }
 
+/** How periodEnded's words end while the reward vote or its records have not told. */
+const NOT_KNOWN_YET = '; outcome not known yet';
+
 /** How long after a period's end a verdict that ends without knowing which period it was about says that period's outcome. */
 export const PERIOD_END_TOLD_SECONDS = 3600;
 
@@ -121,7 +124,7 @@ export const PERIOD_END_TOLD_SECONDS = 3600;
 export function periodEnded(report: ValidatorReport, now: number, about?: number): string | undefined {
   const outcomes = report.periods?.outcomes ?? [];
   const kind = (autoRenewed: boolean) => (autoRenewed ? 'cycle' : 'period');
-  const notYet = (autoRenewed: boolean) => `validation ${kind(autoRenewed)} ended; outcome not known yet`;
+  const notYet = (autoRenewed: boolean) => `validation ${kind(autoRenewed)} ended${NOT_KNOWN_YET}`;
   if (about !== undefined) {
     if (now < about) return undefined;
     const outcome = outcomes.find((o) => o.endTime === about);
@@ -140,8 +143,8 @@ export function periodEnded(report: ValidatorReport, now: number, about?: number
 
 /** Resolve words of a period's end (periodEnded): an outcome still to come, or the outcome (rules' `outcome`). */
 export const PERIOD_OUTCOME = {
-  pending: (words: string) => / ended; outcome not known yet$/.test(words),
-  told: (words: string) => /^validation (period|cycle) ended(, paid| unpaid|; outcome not known$)/.test(words),
+  pending: (words: string) => words.endsWith(NOT_KNOWN_YET),
+  told: (words: string) => /^validation (period|cycle) ended/.test(words) && !words.endsWith(NOT_KNOWN_YET),
 };
 
 /** "validation cycle ended, paid 117.4 AVAX" (and its restaked part), unpaid, or not known. */

@@ -97,7 +97,7 @@ Control API (on the simulator's port):
                                            info.getNodeIP answers;
                                            {"version":"avalanchego/1.14.2"}: a build from before
                                            Helicon (its peers drop it), null: the scenario's
-                                           unknown fields are refused
+                                           build again. Unknown fields are refused
   POST /sim/network                        {"dip":{"connectedPercent":70}}: every node loses its
                                            connection to 30 % of the stake (a network-wide dip);
                                            {"dip":null} ends it; {"uptimeClockFactor":1}:

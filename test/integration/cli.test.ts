@@ -396,6 +396,8 @@ describe('start-up errors, help per command, restart-only settings', () => {
     const simulate = (await runCli(['simulate', '--help'])).stdout;
     expect(simulate).toContain('POST /sim/network');
     expect(simulate).toContain('validationEndsIn');
+    // the control API's sentences end where they should (one lost its ending once)
+    expect(simulate.replace(/\s+/g, ' ')).toContain("null: the scenario's build again. Unknown fields are refused");
     // the port it serves on: 9651 with the demo fleet, as the README's curl commands say
     expect(simulate).toMatch(/--port P +port \(default 9650, 9651 with --fleet demo/);
     // demo's and simulate's options all in their usage line and in the overview, --port with its default

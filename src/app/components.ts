@@ -10,9 +10,10 @@ import { handedOver } from '../alerts/receivers/alertmanager/adopt.js';
 import { SilenceMirrors } from '../alerts/receivers/alertmanager/mirror.js';
 import { RULES } from '../alerts/rules/index.js';
 import { IDENTITY_LABELS } from '../alerts/rules/rule.js';
-import type { SilenceScope } from '../alerts/silences.js';
+import { silenceScopeProblem, type SilenceScope } from '../alerts/silences.js';
 import type { ReceiverOf } from '../alerts/receivers/schemas.js';
-import type { Config, NodeTarget } from '../config/load.js';
+import { keyPosition, type Config, type NodeTarget } from '../config/load.js';
+import { matcherText } from '../config/primitives.js';
 import { HttpClient } from '../transport/client.js';
 import { RateLimitGate } from '../transport/rate-limit.js';
 import type { Logger } from '../log.js';
@@ -135,6 +136,24 @@ export function silenceScopeOf(base: Config, discovered: NodeTarget[], shard: Sh
   const labelNames = new Set<string>(['alertname', 'target', 'severity', ...IDENTITY_LABELS]);
   for (const t of here) for (const name of Object.keys(t.labels)) labelNames.add(name);
   return { targets, labelNames, alertnames: new Set(RULES.map((r) => r.name)), otherShards: new Set(all.map((t) => t.name).filter((n) => !targets.has(n))) };
+}
+
+/**
+ * The config's silences and maintenance windows that would match nothing (a target, label or alert
+ * name that none has: a typo holds no page while the operator believes it does), as
+ * `FILE:LINE:COL: message`: warned by `validate` and at start, as the API refuses such a silence.
+ * With discovery, targets and their labels are known only later, so only alert names are checked.
+ */
+export function idleSilenceWarnings(config: Config): string[] {
+  const scope = silenceScopeOf(config, [], undefined);
+  const lists = { silences: config.alerts.silences, maintenance: config.alerts.maintenance };
+  return Object.entries(lists).flatMap(([key, entries]) =>
+    entries.flatMap(({ matchers }, i) => {
+      const checked = matchers.filter((m) => !config.discovery || m.name === 'alertname');
+      const problem = silenceScopeProblem(Object.fromEntries(checked.map((m) => [m.name, matcherText(m)])), scope);
+      return problem ? [`${keyPosition(config.file, ['alerts', key, i])}: alerts.${key}.${i}: ${problem}`] : [];
+    }),
+  );
 }
 
 /**

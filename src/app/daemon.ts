@@ -28,7 +28,7 @@ import { watchStateWrites } from '../state/write-health.js';
 import { forgetReserve, keepReserve } from '../state/reserve.js';
 import type { Store } from '../store.js';
 import { VERSION } from '../version.js';
-import { adoptHandedOver, buildComponents, effectiveConfig, silenceScopeOf, type Components, type DaemonOptions } from './components.js';
+import { adoptHandedOver, buildComponents, effectiveConfig, idleSilenceWarnings, silenceScopeOf, type Components, type DaemonOptions } from './components.js';
 import type { CommandActions } from '../alerts/receivers/telegram/commands.js';
 import { silenceScopeProblem, type SilenceInput } from '../alerts/silences.js';
 import { fleetText } from '../status/fleet-text.js';
@@ -204,6 +204,7 @@ export class Daemon {
     if (this.gate) this.watchers.watch(() => this.gate!.current.files, () => reloadWebConfig(this.options.webConfigFile!, this.gate!, this.server, log, this.webConfigApplied));
     if (this.options.watchConfig) this.watchers.watch(() => [this.baseConfig.file], () => void this.reload());
     for (const warning of config.warnings) log.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
+    for (const warning of idleSilenceWarnings(this.baseConfig)) log.warn(warning);
     log.info({ address: `${this.address.address}:${this.address.port}`, targets: this.pending.size, version: VERSION }, 'avahealth started');
     this.sayPaging();
   }

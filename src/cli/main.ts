@@ -18,6 +18,7 @@ import { redact } from '../util/text.js';
 import { VERSION } from '../version.js';
 import { COMMAND_HELP, HELP } from './help.js';
 import { StartError } from '../app/daemon.js';
+import { idleSilenceWarnings } from '../app/components.js';
 import { listenOrExplain } from '../app/listen.js';
 
 const OPTIONS = {
@@ -265,6 +266,7 @@ function validate(values: Values): number {
   const path = configPath(values);
   const config = loadConfigFile(path);
   for (const warning of config.warnings) process.stderr.write(`${formatProblem(warning)} (warning)\n`);
+  for (const warning of idleSilenceWarnings(config)) process.stderr.write(`${warning} (warning)\n`);
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   const services = config.services.length > 0 ? `, ${count(config.services.length, 'service')}` : '';
   process.stdout.write(`${path}: valid (${count(config.nodes.length, 'node')}${services})\n`);

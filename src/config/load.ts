@@ -66,15 +66,15 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
 }
 
 /**
- * Where a top-level key stands in a config file, as `FILE:LINE:COL` (`FILE` alone when the key is
- * not written there, as a default): for errors found after loading, such as a state_dir that
- * cannot be used.
+ * Where a key (a top-level name, or a path such as `['alerts', 'silences', 0]`) stands in a config
+ * file, as `FILE:LINE:COL` (`FILE` alone when it is not written there, as a default): for problems
+ * found after loading, such as a state_dir that cannot be used.
  */
-export function keyPosition(file: string, key: string): string {
+export function keyPosition(file: string, key: string | Array<string | number>): string {
   try {
     const lines = new LineCounter();
     const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines });
-    const node = doc.get(key, true) as { range?: [number, number, number] } | undefined;
+    const node = doc.getIn(typeof key === 'string' ? [key] : key, true) as { range?: [number, number, number] } | undefined;
     if (node?.range) {
       const { line, col } = lines.linePos(node.range[0]);
       return `${file}:${line}:${col}`;

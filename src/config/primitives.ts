@@ -144,6 +144,9 @@ export function parseMatchers(record: Record<string, string> | undefined): Match
   return Object.entries(record ?? {}).map(([name, value]) => ({ name, value: value.startsWith('~') ? new RegExp(`^(?:${value.slice(1)})$`) : value }));
 }
 
+/** A matcher's value as the config wrote it (`~regex` for a regular expression): `parseMatchers` undone. */
+export const matcherText = ({ value }: Matcher): string => (typeof value === 'string' ? value : `~${value.source.slice('^(?:'.length, -')$'.length)}`);
+
 export const matchers = z
   .record(z.string(), z.string())
   .describe('Label matchers: exact values, or a regular expression written as ~regex (e.g. target: "~validator-.*").')

@@ -50,7 +50,26 @@ describe('avahealth validate', () => {
       expect(result, file).toMatchObject({ code: 0, stdout: expect.stringMatching(/: valid \(\d+ nodes?(, \d+ services?)?\)\n$/) });
       // no example in them has gone stale (a silence that already ended, say)
       expect(result.stderr, file).not.toMatch(/silences\.\d+ ended at/);
+      expect(result.stderr, file).not.toContain('would match nothing');
     }
+  });
+
+  it('warns, at its line, of a config silence or maintenance window that would match nothing', async () => {
+    const file = join(tmpdir(), `avahealth-idle-silence-${process.pid}.yaml`);
+    const silences = ['{matchers: {target: node-l}, ends_at: "2099-01-01T00:00:00Z"}', '{matchers: {tagret: node-1}, ends_at: "2099-01-01T00:00:00Z"}', '{matchers: {target: node-1, alertname: AvalancheNodeUnhealty}, ends_at: "2099-01-01T00:00:00Z"}', '{matchers: {target: node-1}, ends_at: "2099-01-01T00:00:00Z"}'];
+    const nodes = 'nodes:\n  - {name: node-1, url: "http://127.0.0.1:1"}\n';
+    writeFileSync(file, `${nodes}alerts:\n  silences:\n${silences.map((s) => `    - ${s}\n`).join('')}  maintenance:\n    - {matchers: {target: "~validator-.*"}, schedule: "0 3 * * 0", duration: 1h}\n`);
+    const result = await runCli(['validate', '--config', file]);
+    expect(result.code).toBe(0);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `${file}:5:7: alerts.silences.0: matchers.target: no target is named "node-l" (did you mean "node-1"?); the silence would match nothing (warning)`,
+      expect.stringMatching(new RegExp(`^${file}:6:7: alerts\\.silences\\.1: matchers\\.tagret: no alert carries the label "tagret" \\(did you mean "target"\\?\\); the silence would match nothing`)),
+      `${file}:7:7: alerts.silences.2: matchers.alertname: no alert is named "AvalancheNodeUnhealty" (did you mean "AvalancheNodeUnhealthy"?); the silence would match nothing (warning)`,
+      `${file}:10:7: alerts.maintenance.0: matchers.target: "~validator-.*" matches no target today; the silence would match nothing (warning)`,
+    ]);
+    // with discovery the targets and their labels come later: only alert names are checked
+    writeFileSync(file, `discovery: {file_sd: [{files: [nodes.json]}]}\nalerts:\n  silences:\n${silences.map((s) => `    - ${s}\n`).join('')}`);
+    expect((await runCli(['validate', '--config', file])).stderr.trim().split('\n')).toEqual([expect.stringContaining('alerts.silences.2: matchers.alertname: no alert is named "AvalancheNodeUnhealty"')]);
   });
 
   it('the services example from the docs works as written, with and without DATA_API_KEY', async () => {

@@ -10,6 +10,8 @@
  *   (floored), rewarding at or above the node's own requirement (its --uptime-requirement, 0.9 for a
  *   validation started at or after Helicon in its own schedule), one not connected at 0 %;
  * - vms/platformvm/block/executor/options.go prefersCommit: each validator votes with its own measure;
+ * - snow/uptime/manager.go CalculateUptime before StartTracking: a node that was stopped credits every
+ *   validator with its own downtime (it assumes they were online since its last update);
  * - snow/uptime/locked_calculator.go and network/peer/peer.go getUptime: a node still bootstrapping
  *   sends 0 % in every Ping (upgrade day); info.peers shows it as `observedUptime` (handlePing, Info);
  * - snow/networking/router/chain_router.go ("Mark myself as connected") and
@@ -90,6 +92,20 @@ describe('each measure starts with its validation and each cycle (vms/platformvm
     // 3,600 s at the pair's base (about 99.2 %) less 600 s: about 83 %
     for (const peer of ['p1', 'p2']) expect(seen(sim, peer, v, now).uptime).toBeGreaterThan(82);
     for (const peer of ['p1', 'p2']) expect(seen(sim, peer, v, now).uptime).toBeLessThan(84);
+  });
+
+  it('a node stopped for 3 h credits every peer with its own downtime (snow/uptime/manager.go, CalculateUptime before StartTracking: "assume that the node has been online since their last update")', () => {
+    const sim = fleet(['v', 'p'], { spec: { v: { validationStartedAgo: 6 * HOUR, validationEndsIn: 6 * HOUR }, p: { validationStartedAgo: 6 * HOUR, validationEndsIn: 6 * HOUR } } });
+    const v = sim.nodes.get('v')!;
+    const p = sim.nodes.get('p')!;
+    const now = Date.now();
+    const before = seen(sim, 'v', p, now).uptime;
+    v.restartNode({ snapshotMs: 0, downSeconds: 3 * HOUR }, now);
+    // the peer measured the stopped node down for 3 of its 6 hours …
+    expect(seen(sim, 'p', v, now).uptime).toBeLessThan(51);
+    // … while the stopped node's own measure of the peer counts those hours as connected
+    expect(seen(sim, 'v', p, now).uptime).toBe(before);
+    expect(before).toBeGreaterThan(98);
   });
 
   it('the next cycle of an auto-renewed validator starts its measure at zero: the last cycle’s downtime is gone', () => {

@@ -6,7 +6,10 @@
  * paid by reward UTXOs) or starts its next cycle at the old endTime (an auto-renewed one whose vote
  * committed)). From endTime on, the status page, /api/v1/status and /api/v1/targets/<name> never
  * say unhealthy; AvalancheValidatorEndingSoon, critical before the end, ends with "paid" (told as a
- * second resolve of the same incident when its first said "outcome not known yet").
+ * second resolve of the same incident when its first said "outcome not known yet"). The Data API is
+ * read once, before the end, and not again while the test watches (chain_data every 10 minutes): a
+ * validation it still lists as current past its end must not make the validator look unhealthy,
+ * since the node's own platform.getCurrentValidators knows within a poll.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleet, type Fleet } from '../helpers/fleet.js';
@@ -15,7 +18,7 @@ import { get, waitFor } from '../helpers/harness.js';
 type Status = { targets: Array<{ name: string; state: string }> };
 
 /** Long enough for the daemon to start and see each period before it ends. */
-const ENDS_IN = 15;
+const ENDS_IN = 25;
 /** How long after the end the views are read. */
 const WATCH_AFTER_END_SECONDS = 20;
 const TARGETS = ['paid', 'renewed'];
@@ -33,10 +36,13 @@ describe("a paid validator at its period's end", () => {
       prepare: (sim) => {
         sim.nodes.get('renewed')!.economics.nextPeriodSeconds = 3600;
       },
-      config: ({ hook, node }) => `
+      config: ({ sim, hook, node }) => `
 defaults: {interval: 1s, timeout: 2s, endpoints: [health], validator: {interval: 1s, network: false}}
 nodes:
 ${TARGETS.map((name) => node(name)).join('\n')}
+services:
+  - {name: data-api, kind: data-api, url: "${sim.serviceUrl('data-api')}"}
+chain_data: {interval: 10m}
 alerts:
   for_polls: 1
   receivers:
@@ -53,10 +59,15 @@ alerts:
     const shown: Array<{ at: number; where: string; target: string; state: string }> = [];
     // the page's first badge is the target's state
     const page = (html: string) => /class="badge (\w+)"/.exec(html)?.[1] ?? 'no badge';
+    // the fleet page's row of the target: its class is the target's state
+    const row = (html: string, name: string) => new RegExp(`<tr class="(\\w+)">\\s*<td data-label="Node"><a href="/targets/${name}">`).exec(html)?.[1] ?? 'no row';
+    await waitFor('the Data API read once', async () => /^avahealth_chain_data_last_refresh_timestamp_seconds [1-9]/m.test((await get(`${fleet.url}/metrics`)).body), 15_000);
     while (Date.now() / 1000 < endsAt + WATCH_AFTER_END_SECONDS) {
       const at = Date.now() / 1000;
       const status = JSON.parse((await get(`${fleet.url}/api/v1/status`)).body) as Status;
+      const fleetPage = (await get(`${fleet.url}/`)).body;
       for (const name of TARGETS) {
+        shown.push({ at, where: '/', target: name, state: row(fleetPage, name) });
         shown.push({ at, where: '/api/v1/status', target: name, state: status.targets.find((t) => t.name === name)?.state ?? 'absent' });
         shown.push({ at, where: '/api/v1/targets', target: name, state: (JSON.parse((await get(`${fleet.url}/api/v1/targets/${name}`)).body) as { state: string }).state });
         shown.push({ at, where: '/targets', target: name, state: page((await get(`${fleet.url}/targets/${name}`)).body) });
@@ -66,6 +77,10 @@ alerts:
     const ended = (name: string) => ends.get(name)!;
     // each period really ended while watched (the renewed one's next cycle started at the old end)
     expect(shown.filter((s) => s.at >= endsAt).length).toBeGreaterThan(0);
+    expect(shown.filter((s) => s.where === '/' && s.state === 'no row')).toEqual([]);
+    // the Data API's answer the daemon holds is from before the end: it still lists both validations as current
+    const refreshed = Number(/^avahealth_chain_data_last_refresh_timestamp_seconds (\S+)/m.exec((await get(`${fleet.url}/metrics`)).body)?.[1]);
+    expect(refreshed).toBeLessThan(Math.min(...ends.values()));
     // critical before the end (the last 1/14 of the period): the views did show it, as they should
     expect(shown.some((s) => s.at < ended(s.target) && s.state === 'unhealthy')).toBe(true);
     expect(shown.filter((s) => s.at >= ended(s.target) && s.state === 'unhealthy')).toEqual([]);

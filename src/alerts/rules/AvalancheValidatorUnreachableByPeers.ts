@@ -35,6 +35,8 @@ type View = ObserverView & { connected: boolean };
  */
 interface PortMemory {
   port?: 'open' | 'closed';
+  /** When most witnesses first saw it disconnected, while they still do (the baseline wait's start). */
+  apartSince?: number;
 }
 
 /** More than half of `views` say `connected` is `value` (and there is at least one). */
@@ -75,6 +77,9 @@ export default defineRule({
     ),
   ],
   evaluate(input, ctx, memory) {
+    // Kept only while most witnesses keep seeing it disconnected (case 3 below puts it back).
+    const apartSince = memory.apartSince;
+    delete memory.apartSince;
     const report = observedReport(input.observation);
     if (!report) return input.observation.ok ? [] : UNKNOWN;
     // Its own health not polled yet (a (re)start): nothing is known of it, its incident stays as it is.
@@ -133,6 +138,13 @@ export default defineRule({
     if (most(others, true)) memory.port = 'open';
     // 3. Most witnesses see it disconnected.
     if (!most(witnesses, false)) return cannotJudgePort();
+    // In a network-wide dip the witnesses' answers change at once, while a baseline read before the
+    // dip still shows the network normal: deciding then pages the validator as its own fault. Wait
+    // for a baseline read after the onset, at most the baseline's refresh time (as scopeWaits does
+    // for the validator poll's rules; never in one round, where no later read comes).
+    const at = input.observation.at;
+    memory.apartSince = apartSince ?? at;
+    if (!input.oneRound && report.baseline?.refreshSeconds && report.baseline.views.some((v) => v.at < memory.apartSince!) && at - memory.apartSince < report.baseline.refreshSeconds) return UNKNOWN;
     const apart = witnesses.filter((v) => !v.connected);
     const together = witnesses.filter((v) => v.connected);
     const byValidators = most(validators, false);

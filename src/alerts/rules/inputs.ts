@@ -57,6 +57,8 @@ export interface ObservedInput {
   node?: TargetObservation;
   /** Its latest validator poll (for the uptime requirement). */
   validator?: ValidatorReport;
+  /** `check`'s one round: no later baseline read comes, so nothing waits for one. */
+  oneRound?: boolean;
 }
 
 /** The fleet's own validators of one network, as their latest verdicts say (fed by the alert pipeline, not by a probe). */

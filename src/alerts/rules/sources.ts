@@ -115,7 +115,7 @@ export const RULE_SOURCES = {
       // learnt yet) nothing is known, and its open incidents stay; after it, the node is no validator to ask about.
       if (!observation) return validator ? null : undefined;
       const node = u.jobs.get('node');
-      return { observation, ...(node ? { node } : {}), ...(validator ? { validator } : {}) };
+      return { observation, ...(node ? { node } : {}), ...(validator ? { validator } : {}), ...(u.oneRound ? { oneRound: true } : {}) };
     },
   }),
   /**

@@ -51,6 +51,13 @@ export interface ObservedMember {
    * (network/peer/peer.go, getUptime).
    */
   bootstrapping?(now: number): boolean;
+  /**
+   * After a restart, while its peers reconnect: the window over which their first Pings arrive
+   * (epoch ms from, and its length). A peer sends its first Ping one ping period after it connected
+   * (network/peer/peer.go sendNetworkMessages: a ticker, nothing at the handshake), and until then
+   * its `observedUptime` reads 0 (handlePing sets it). Undefined once every peer has pinged.
+   */
+  firstPings?(now: number): { from: number; spreadMs: number } | undefined;
 }
 
 /** The validation time each validation has behind it when the set is created (10 days). */
@@ -186,9 +193,35 @@ export class SimValidatorSet {
    * is not a validator (its start time is not found: database.ErrNotFound).
    */
   private pingOf(peer: Party, to: Party, now: number): number {
+    if (!this.hasPinged(peer, to, now)) return 0;
+    return this.lastPing(peer, to, now);
+  }
+
+  /** What `peer`'s Pings to `to` say now, whether or not one has reached it since its restart. */
+  private lastPing(peer: Party, to: Party, now: number): number {
     if (this.isBootstrapping(peer, now)) return 0;
     if (to.member && !to.member.holdsStake) return 0;
     return Math.floor(this.uptimeSeen(peer, to, now));
+  }
+
+  /** Whether `peer` has sent `to` a Ping since `to` last restarted: each peer's first comes at a moment drawn from the pair, inside the window. */
+  private hasPinged(peer: Party, to: Party, now: number): boolean {
+    const window = to.member?.firstPings?.(now);
+    if (!window) return true;
+    return now >= window.from + window.spreadMs * ((hashString(`ping ${idOf(to)}<${idOf(peer)}`) % 1000) / 1000);
+  }
+
+  /** The share of the stake linked to `member` (peers only) whose first Ping since its restart has come (1 outside a restart). */
+  pingedShare(member: ObservedMember, now = Date.now()): number {
+    const to: Party = { member };
+    let linked = 0;
+    let pinged = 0;
+    for (const [peer, weight] of this.peersOf(member)) {
+      if (!this.linked(peer, to)) continue;
+      linked += weight;
+      if (this.hasPinged(peer, to, now)) pinged += weight;
+    }
+    return linked === 0 ? 1 : pinged / linked;
   }
 
   /**
@@ -249,9 +282,11 @@ export class SimValidatorSet {
    * stake at 100 % and rewarding; each connected validator with the percent of its last Ping, whole
    * and floored (network/peer/peer.go, getUptime: `uint32(uptime × 100)`), rewarding when that is at
    * or above the member's own requirement; a validator not connected 0 % and not rewarding, one
-   * bootstrapping 0 % too (its Pings say 0). Never below the member's own share of the stake.
+   * bootstrapping 0 % too (its Pings say 0), one that has not pinged since the member restarted 0 %
+   * too. Never below the member's own share of the stake. `asItSees` false: the peers' last Pings,
+   * whether or not they reached it since a restart (what the network measures, not the node's own API).
    */
-  nodeUptime(member: ObservedMember, now = Date.now()): { rewarding: number; weighted: number } | undefined {
+  nodeUptime(member: ObservedMember, now = Date.now(), asItSees = true): { rewarding: number; weighted: number } | undefined {
     const total = this.stakeTotal();
     if (total === 0) return undefined;
     const own = member.weightNAvax;
@@ -261,7 +296,7 @@ export class SimValidatorSet {
     const to: Party = { member };
     for (const [peer, weight] of this.peersOf(member)) {
       if (!this.linked(peer, to)) continue;
-      const ping = this.pingOf(peer, to, now);
+      const ping = asItSees ? this.pingOf(peer, to, now) : this.lastPing(peer, to, now);
       weighted += ping * weight;
       if (ping / 100 >= requirement) rewarding += weight;
     }

@@ -264,34 +264,45 @@ export class SimValidator implements ObservedMember {
   }
 
   /**
+   * While peers reconnect after a restart, the window their first Pings arrive in: none for the
+   * first half of the snapshot, then one per peer, at a moment drawn from the pair, until its end
+   * (network/peer/peer.go: the first Ping one ping period, 22.5 s, after a peer connected).
+   */
+  firstPings(now = Date.now()): { from: number; spreadMs: number } | undefined {
+    if (!this.inRestartSnapshot(now)) return undefined;
+    return { from: this.restartedAt! + this.restartSnapshotMs / 2, spreadMs: this.restartSnapshotMs / 2 };
+  }
+
+  /**
    * info.uptime as AvalancheGo computes it (network/network.go, NodeUptime): own stake counted 100 %
    * and rewarding, each connected validator with the uptime of its last Ping (network/peer/peer.go,
-   * handlePing), a validator not connected or not yet pinged 0 % and not rewarding. After a restart,
-   * for the first half of the snapshot no peer has pinged (both figures = the own stake share), then
-   * peers' Pings arrive (every 22.5 s, utils/constants/networking.go) until the figures are back.
+   * handlePing), a validator not connected or not yet pinged 0 % and not rewarding. After a restart
+   * the figures climb in steps, one per peer's first Ping (firstPings), from the own share back to
+   * what the peers measure; figures set by a scenario climb by the share of stake that has pinged.
    */
   infoUptime(now = Date.now()): { rewarding: number; weighted: number } {
-    const settled = this.uptimePercents(now);
-    if (!this.inRestartSnapshot(now)) return settled;
-    const own = this.node.network.validators.ownStakePercent(this);
-    const pinged = Math.max(0, ((now - this.restartedAt!) / this.restartSnapshotMs - 0.5) * 2);
-    return { rewarding: own + (settled.rewarding - own) * pinged, weighted: own + (settled.weighted - own) * pinged };
+    return this.uptimePercents(now, true);
   }
 
   /**
    * info.uptime as its peers' measures give it (sim/observed.ts, nodeUptime: network/network.go),
    * unless figures are set (the reward-at-risk scenario's, or the control API's); never below the
    * node's own share of the stake, which it always counts at 100 % and rewarding. The Data API's
-   * uptimePerformance follows the weighted figure.
+   * uptimePerformance follows the weighted figure. `asItSees`: as the node's own info.uptime reads
+   * it (after a restart, only the peers that pinged since count).
    */
-  uptimePercents(now = Date.now()): { rewarding: number; weighted: number } {
+  uptimePercents(now = Date.now(), asItSees = false): { rewarding: number; weighted: number } {
     const atRisk = this.node.has('reward-at-risk');
     const set = this.node.network.validators;
-    const measured = set.nodeUptime(this, now) ?? { rewarding: 100, weighted: 100 };
+    const measured = set.nodeUptime(this, now, asItSees) ?? { rewarding: 100, weighted: 100 };
     const own = set.ownStakePercent(this);
+    const rewardingSet = this.rewardingStakePercent ?? (atRisk ? 72.5 : undefined);
+    const weightedSet = this.weightedAveragePercent ?? (atRisk ? 66 : undefined);
+    const pinged = asItSees && (rewardingSet !== undefined || weightedSet !== undefined) ? set.pingedShare(this, now) : 1;
+    const climbed = (figure: number) => own + (figure - own) * pinged;
     return {
-      rewarding: Math.max(own, this.rewardingStakePercent ?? (atRisk ? 72.5 : measured.rewarding)),
-      weighted: Math.max(own, this.weightedAveragePercent ?? (atRisk ? 66 : measured.weighted)),
+      rewarding: Math.max(own, rewardingSet !== undefined ? climbed(rewardingSet) : measured.rewarding),
+      weighted: Math.max(own, weightedSet !== undefined ? climbed(weightedSet) : measured.weighted),
     };
   }
 

@@ -12,6 +12,9 @@
  * - vms/platformvm/block/executor/options.go prefersCommit: each validator votes with its own measure;
  * - snow/uptime/manager.go CalculateUptime before StartTracking: a node that was stopped credits every
  *   validator with its own downtime (it assumes they were online since its last update);
+ * - network/peer/peer.go sendNetworkMessages and handlePing: a peer's first Ping comes one ping period
+ *   after it connected (a ticker; nothing at the handshake) and its observedUptime reads 0 until
+ *   then, so a restarted node's info.uptime climbs back one peer at a time;
  * - snow/uptime/locked_calculator.go and network/peer/peer.go getUptime: a node still bootstrapping
  *   sends 0 % in every Ping (upgrade day); info.peers shows it as `observedUptime` (handlePing, Info);
  * - snow/networking/router/chain_router.go ("Mark myself as connected") and
@@ -243,5 +246,39 @@ describe('upgrade day: validators bootstrapping send Ping 0 for everyone (snow/u
     expect(peersOf(v).peers.find((p) => p.nodeID === idOf(w))!.observedUptime).not.toBe('0');
     w.restartNode({ snapshotMs: 60_000, bootstrapMs: 60_000 }, now);
     expect(peersOf(v).peers.find((p) => p.nodeID === idOf(w))!.observedUptime).toBe('0');
+  });
+});
+
+describe('after a restart, info.uptime climbs back one peer Ping at a time (network/peer/peer.go)', () => {
+  it('a peer counts from its first Ping, until then 0 in info.uptime and info.peers: steps, never a ramp', () => {
+    const sim = fleet(['v', 'w'], { others: 12 });
+    const v = sim.nodes.get('v')!;
+    const set = sim.network.validators;
+    const start = Date.now();
+    v.restartNode({ snapshotMs: 60_000, bootstrapMs: 0 }, start);
+    const own = set.ownStakePercent(v.economics);
+    const settled = v.economics.uptimePercents(start + 60_000);
+    const zeros = (at: number) => set.validatorPeers(v.economics, at).filter((p) => p.observedUptime === 0).length;
+    const peers = set.validatorPeers(v.economics, start).length;
+
+    // Reconnected, nobody has pinged yet: only the node's own stake counts.
+    expect(v.economics.infoUptime(start + 29_000).rewarding).toBeCloseTo(own, 9);
+    expect(zeros(start + 29_000)).toBe(peers);
+
+    const readings: number[] = [];
+    for (let t = 30_000; t < 60_000; t += 250) readings.push(v.economics.infoUptime(start + t).rewarding);
+    // One rise per peer's Ping (a few may share a sample): at most one distinct figure per peer, not a ramp of 120.
+    const distinct = new Set(readings.map((r) => r.toFixed(9)));
+    expect(distinct.size).toBeGreaterThan(3);
+    expect(distinct.size).toBeLessThanOrEqual(peers + 1);
+    expect(readings.every((r, i) => i === 0 || r >= readings[i - 1]!)).toBe(true);
+    // Midway some peers have pinged and some not, in info.peers as in info.uptime.
+    expect(zeros(start + 45_000)).toBeGreaterThan(0);
+    expect(zeros(start + 45_000)).toBeLessThan(peers);
+    // Every peer has pinged by the end: the figures are the peers' measures again.
+    expect(zeros(start + 60_000)).toBe(0);
+    expect(v.economics.infoUptime(start + 60_000).rewarding).toBeCloseTo(settled.rewarding, 9);
+    // What the network measures of it (the Data API's figure, the reward vote) never climbed.
+    expect(v.economics.uptimePercents(start + 45_000).rewarding).toBeCloseTo(settled.rewarding, 6);
   });
 });

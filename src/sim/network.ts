@@ -2,7 +2,7 @@
  * The simulated network's chains: heights that advance with time, shared by the simulated nodes
  * (which report them, or lag behind) and the simulated Data API (which reports the latest block).
  */
-import { SimValidatorSet } from './observed.js';
+import { SimValidatorSet, type NetworkDip } from './observed.js';
 import { SIM_HELICON_TIME, SIM_NEXT_UPGRADE_KEY } from './validator-facts.js';
 
 export interface SimChain {
@@ -13,6 +13,15 @@ export interface SimChain {
   base: number;
   blockMs: number;
 }
+
+/** The Primary Network's chains, which a dip can stall (an L1's validators are its own). */
+const PRIMARY_CHAINS = new Set(['C', 'P', 'X']);
+/**
+ * Below this share of connected stake a node's engine sends no query, so accepts nothing
+ * (snow/engine/snowman/engine.go abortDueToInsufficientConnectedStake: AlphaConfidence ÷ K, 15 ÷ 20
+ * on mainnet, snow/consensus/snowball/parameters.go).
+ */
+export const QUERY_MIN_CONNECTED_RATIO = 15 / 20;
 
 export class SimNetwork {
   readonly startMs = Date.now();
@@ -28,6 +37,25 @@ export class SimNetwork {
    * upgrade list it in info.upgrades (SimNode.upgradeSchedule).
    */
   readonly scheduledUpgrades: Array<{ key: string; at: number; by: string }> = [];
+  /** Milliseconds the Primary Network's chains stood still in dips that ended, and when the current stall began. */
+  private stalledMs = 0;
+  private stalledSince?: number;
+
+  /**
+   * Starts (or, with undefined, ends) a network-wide dip (SimValidatorSet.setDip). Every node then
+   * sees the connected stake at about `connectedPercent`: below AlphaConfidence ÷ K no node queries,
+   * so the Primary Network's chains accept no block until the dip ends (heights stand still for
+   * the fleet and the Data API alike), then go on from where they stood.
+   */
+  setDip(dip: NetworkDip | undefined, now = Date.now()): void {
+    this.validators.setDip(dip, now);
+    const stalls = dip !== undefined && dip.connectedPercent / 100 < QUERY_MIN_CONNECTED_RATIO;
+    if (stalls && this.stalledSince === undefined) this.stalledSince = now;
+    if (!stalls && this.stalledSince !== undefined) {
+      this.stalledMs += now - this.stalledSince;
+      delete this.stalledSince;
+    }
+  }
 
   /** Schedules (or, for the node whose upgrade it is, moves) the upgrade `by` is left behind by; returns its index. */
   scheduleUpgrade(by: string, at: number): number {
@@ -68,7 +96,8 @@ export class SimNetwork {
   height(check: string, now = Date.now()): number {
     const chain = this.chains.get(check);
     if (!chain) return 0;
-    return chain.base + Math.floor((now - this.startMs) / chain.blockMs);
+    const stalled = PRIMARY_CHAINS.has(check) ? this.stalledMs + (this.stalledSince !== undefined ? Math.max(0, now - this.stalledSince) : 0) : 0;
+    return chain.base + Math.floor((now - this.startMs - stalled) / chain.blockMs);
   }
 
   byEvmChainId(id: string): SimChain | undefined {

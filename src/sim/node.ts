@@ -396,7 +396,9 @@ export class SimNode {
     // With no peer, a node still counts itself connected (snow/networking/router/chain_router.go "Mark myself as
     // connected"; snow/engine/common/tracker/peers.go): a validator's percentConnected is its own share, never 0.
     const alone = () => (this.economics.holdsStake ? this.economics.ownStakeRatio() : 0);
-    const stake = this.has('network-down') ? (isL1 ? 0 : alone()) : isL1 ? 1 : (dropped ?? 0.9987312046551713);
+    // In a network-wide dip its chains see what it is still connected to (sim/observed.ts), at the next health run.
+    const dip = isL1 ? undefined : this.network.validators.dipConnectedRatio({ nodeName: this.name, nodeId: this.nodeId });
+    const stake = this.has('network-down') ? (isL1 ? 0 : alone()) : isL1 ? 1 : Math.min(dropped ?? 0.9987312046551713, dip ?? 1);
     const disconnected = stake === 1 ? [] : ['NodeID-74WBanSkJPoyUFEaZZH5Su79HUuiPTNx', 'NodeID-9MmzdcZ3rPJgrf5LkHJjzKRfTdeTTyhod'];
     const slowBlock = (this.has('flapping') && name === 'C' && this.period % 2 === 1) || (churnFails && name === 'C');
     const consensus =

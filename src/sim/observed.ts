@@ -404,12 +404,12 @@ export class SimValidatorSet {
   }
 
   /** The validators `member` loses in the current dip: in an order drawn from the pair, until the lost stake reaches 100 − connectedPercent. */
-  private cutOf(member: ObservedMember): Set<string> {
+  private cutOf(member: { nodeName: string; nodeId: string }): Set<string> {
     let cut = this.dipCut.get(member.nodeName);
     if (cut) return cut;
     cut = new Set();
     const candidates: Array<[string, number]> = [
-      ...[...this.members.values()].filter((m) => m !== member && m.holdsStake).map((m): [string, number] => [m.nodeId, m.weightNAvax]),
+      ...[...this.members.values()].filter((m) => m.nodeId !== member.nodeId && m.holdsStake).map((m): [string, number] => [m.nodeId, m.weightNAvax]),
       ...this.otherValidators().map((o): [string, number] => [o.nodeID, o.weight + o.delegatorWeight]),
     ].sort((a, b) => hashString(`${member.nodeId}>${a[0]}`) - hashString(`${member.nodeId}>${b[0]}`));
     let budget = ((100 - (this.currentDip?.connectedPercent ?? 100)) / 100) * this.stakeTotal();
@@ -421,6 +421,23 @@ export class SimValidatorSet {
     }
     this.dipCut.set(member.nodeName, cut);
     return cut;
+  }
+
+  /**
+   * In a dip, the share of the Primary Network's stake a node is connected to, itself counted when
+   * it validates (its chains' `percentConnected`: snow/networking/handler/health.go,
+   * snow/engine/common/tracker/peers.go): what it lost is cut from its own side, a node that is no
+   * validator (an RPC node) loses its connections too. Undefined outside a dip.
+   */
+  dipConnectedRatio(node: { nodeName: string; nodeId: string }): number | undefined {
+    if (!this.currentDip) return undefined;
+    const total = this.stakeTotal();
+    if (total === 0) return undefined;
+    const cut = this.cutOf(node);
+    let lost = 0;
+    for (const m of this.members.values()) if (m.holdsStake && cut.has(m.nodeId)) lost += m.weightNAvax;
+    for (const o of this.otherValidators()) if (cut.has(o.nodeID)) lost += o.weight + o.delegatorWeight;
+    return (total - lost) / total;
   }
 
   /** totalWeight without settling periods (called while one is being settled). */

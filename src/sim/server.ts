@@ -284,13 +284,13 @@ export class SimServer {
         if (typeof factor !== 'number' || !(factor > 0) || factor > 1e6) return text(res, 400, 'uptimeClockFactor must be a number above 0 (1 = real time)\n');
         set.setClockFactor(factor);
       }
-      if (request.dip === null) set.setDip(undefined);
+      if (request.dip === null) this.network.setDip(undefined);
       else if (request.dip) {
         const { uptimePercent, connectedPercent } = request.dip;
         // AvalancheGo cannot make an uptime jump (snow/uptime/manager.go: it accrues with connected time).
         if (uptimePercent !== undefined) return text(res, 400, 'dip.uptimePercent is not accepted: observed uptime is cumulative and falls only with disconnected time; give dip.connectedPercent\n');
         if (typeof connectedPercent !== 'number' || connectedPercent < 0 || connectedPercent > 100) return text(res, 400, 'dip.connectedPercent must be a number from 0 to 100\n');
-        set.setDip({ connectedPercent });
+        this.network.setDip({ connectedPercent });
       }
       if (request.bootstrapping === null) set.setBootstrapping(undefined);
       else if (request.bootstrapping) {

@@ -82,6 +82,19 @@ export interface CheckResult {
   upgrade?: UpgradeDetails;
 }
 
+/** A chain's health error when its connected stake is below the threshold (snow/networking/handler/health.go), alone. */
+const NOT_ENOUGH_STAKE = /^(?:networking: )?not connected to enough stake: /;
+
+/** Whether a check fails only because the chain is connected to too little stake. */
+export function lostConnectedStake(check: CheckResult): boolean {
+  return !check.passing && NOT_ENOUGH_STAKE.test(check.error ?? '');
+}
+
+/** A Primary Network chain's check (C, P, X), whose stake is the network baseline's. */
+export function isPrimaryChainCheck(check: CheckResult): boolean {
+  return check.name === 'C' || check.name === 'P' || check.name === 'X';
+}
+
 export interface HealthReport {
   healthy: boolean;
   checks: CheckResult[];
@@ -167,6 +180,23 @@ export interface TargetObservation {
    * (before the validator poll's first report: a start, a new shard owner).
    */
   fleetObserves?: true;
+  /**
+   * The network baseline beside a node whose Primary Network chain fails for connected stake, without
+   * its own view (probes/observed.ts baselineBeside): whether the stake it lost is the network's.
+   */
+  networkBaseline?: NetworkBaselineViews;
+}
+
+/** The baseline of a validator's network at the time its observers were asked: one entry per baseline observer with fresh data. */
+export interface NetworkBaselineViews {
+  network: string;
+  views: Array<{ observer: string; medianUptimeRatio: number; connectedStakeRatio: number; at: number }>;
+  /**
+   * Seconds a reading newer than now takes at most to reach the verdicts it feeds: the longest
+   * baseline interval of its observers, plus the interval of the poll that carries it (a
+   * validator's observed job, a node's own poll).
+   */
+  refreshSeconds?: number;
 }
 
 /**

@@ -7,7 +7,7 @@
  * our vantage point's), not one validator's.
  */
 
-import type { EndpointObservation } from './observation.js';
+import type { EndpointObservation, NetworkBaselineViews } from './observation.js';
 
 /** The endpoints the two probe kinds record (`endpoint="observed"` on the validator, `endpoint="baseline"` on the observer). */
 export const OBSERVED_ENDPOINT = 'observed';
@@ -72,16 +72,7 @@ export interface BaselineReport {
   connectedStakeRatio: number;
 }
 
-/** The baseline of a validator's network at the time its observers were asked: one entry per baseline observer with fresh data. */
-export interface NetworkBaselineViews {
-  network: string;
-  views: Array<{ observer: string; medianUptimeRatio: number; connectedStakeRatio: number; at: number }>;
-  /**
-   * Seconds a reading newer than now takes at most to reach the validator's verdicts: the longest
-   * baseline interval of its observers, plus the validator's own interval (its observed job carries it).
-   */
-  refreshSeconds?: number;
-}
+export type { NetworkBaselineViews } from './observation.js';
 
 /** What the fleet's other nodes see of one own validator, and its network's baseline. */
 export interface ObservedReport {

@@ -4,19 +4,24 @@
  */
 import type { Config, NodeTarget, NodeView } from '../config/load.js';
 import { ProbeError, type HttpRequest, type HttpResponse } from '../transport/client.js';
-import { type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../model/observation.js';
+import { isPrimaryChainCheck, lostConnectedStake, type EndpointObservation, type HealthReport, type NodeEndpoint, type TargetObservation } from '../model/observation.js';
 import { parseHealthReport, unwrapJsonRpc } from '../parse/avalanchego.js';
 import { keepRaw, observe, parseJson, readHealthBody, statusError } from './exchange.js';
 import { deadlineCleared, missedUpgrade } from './missed-upgrade.js';
 import { readSchedule } from './schedule.js';
 import { EXECUTION_READ_SECONDS, readExecution } from './execution.js';
 import { FleetScheduleIndex, unknownUpgrades, type FleetSchedule, type NodeSchedule, type UnknownUpgrade } from '../model/schedule.js';
+import { baselineBeside, fleetBaselines, type ByNetwork } from './observed.js';
 import { perTarget, type ProbeContext, type Prober } from './types.js';
 
 /** One job per node: its health endpoints and views (side by side, so one timeout bounds the poll), on the node's interval or cron schedule. */
 export const nodeProber: Prober<NodeTarget> = {
   jobs: (config) => {
-    for (const node of config.nodes) executionEvery.set(node, executionReadSeconds(config, node.name));
+    const baselines = fleetBaselines(config.nodes);
+    for (const node of config.nodes) {
+      executionEvery.set(node, executionReadSeconds(config, node.name));
+      baselinesOf.set(node, baselines);
+    }
     return perTarget(config.nodes, 'node', { cron: (n) => n.schedule, deadlineMs: (n) => n.timeoutMs });
   },
   probe: async (target, ctx) => ({ observation: await probeNode(target, ctx) }),
@@ -33,6 +38,9 @@ let nextRpcId = 1;
 
 /** Seconds between two eth_blockNumber calls per target (readExecution), from the config its jobs were made of. */
 const executionEvery = new WeakMap<NodeTarget, number>();
+
+/** The baseline observers of the config a target's jobs were made of. */
+const baselinesOf = new WeakMap<NodeTarget, ByNetwork>();
 
 /** EXECUTION_READ_SECONDS, or an eighth of AvalancheNodeExecutionStalled's threshold for the target when that is longer. */
 export function executionReadSeconds(config: Config, target: string): number {
@@ -104,6 +112,10 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
   }
   // A node left (or changed networks) while this poll ran: the index is built again from the store next time.
   if (ctx.store.networksVersion() !== networks) fleets.delete(ctx.store);
+  // A Primary Network chain that lost connected stake: did the network lose it too (a dip)?
+  const baselines = baselinesOf.get(target);
+  const health = endpoints.find((e) => e.endpoint === 'health' && e.view === 'all' && e.report);
+  const networkBaseline = baselines && health?.report!.checks.some((c) => isPrimaryChainCheck(c) && lostConnectedStake(c)) ? baselineBeside(target, baselines, ctx, at) : undefined;
   const remembered = ctx.memory.missedUpgrades.get(target.name);
   const { missed, remember } = missedUpgrade(previous, remembered, endpoints, at, { ...(schedule ? { schedule } : {}), unknown });
   // Written when the deadline changes, not for every reading of the stake share.
@@ -121,6 +133,7 @@ export async function probeNode(target: NodeTarget, ctx: ProbeContext): Promise<
     ...(unknown.length > 0 ? { unknownUpgrades: unknown } : {}),
     ...(execution ? { cChainExecution: execution } : {}),
     ...(target.validator ? { fleetObserves: true as const } : {}),
+    ...(networkBaseline ? { networkBaseline } : {}),
   };
 }
 

@@ -88,6 +88,22 @@ function baselineCandidates(nodes: readonly NodeTarget[]): NodeTarget[] {
   return nodes.filter((n) => n.validator?.network);
 }
 
+/** The baseline observers of each network among a config's nodes (shared by the jobs made of that config). */
+export function fleetBaselines(nodes: readonly NodeTarget[]): ByNetwork {
+  return baselineObservers(baselineCandidates(nodes));
+}
+
+/**
+ * The fresh baseline of a node's network without the node's own view (it says what the node's own
+ * chains say, no more), for its own poll: whether a chain that lost connected stake lost it with the
+ * whole network (rules/node-facts.ts networkLostStake). Undefined with no other observer's reading.
+ */
+export function baselineBeside(target: NodeTarget, baselines: ByNetwork, ctx: ProbeContext, at: number): NetworkBaselineViews | undefined {
+  const network = networkOf(target, ctx);
+  const others = baselines.of(network, ctx).filter((o) => o !== target);
+  return others.length > 0 ? baselineViews(network, others, ctx, at, target.intervalMs) : undefined;
+}
+
 /** The baseline observers of each network: its first candidates, as many as the most any of them asks for. */
 function baselineObservers(candidates: readonly NodeTarget[]): ByNetwork {
   return new ByNetwork(candidates, (on) => on.slice(0, on.reduce((most, n) => Math.max(most, n.validator!.network!.observers), 0)));
@@ -190,7 +206,7 @@ function baselineAwaited(target: NodeTarget, observers: readonly NodeTarget[], c
 }
 
 /** The fresh baselines of a network, as the store holds them now. */
-function baselineViews(network: string, observers: readonly NodeTarget[], ctx: ProbeContext, now: number, validatorIntervalMs: number): NetworkBaselineViews | undefined {
+function baselineViews(network: string, observers: readonly NodeTarget[], ctx: ProbeContext, now: number, carrierIntervalMs: number): NetworkBaselineViews | undefined {
   const views: NetworkBaselineViews['views'] = [];
   let longest = 0;
   for (const observer of observers) {
@@ -201,7 +217,7 @@ function baselineViews(network: string, observers: readonly NodeTarget[], ctx: P
     views.push({ observer: observer.name, medianUptimeRatio: median, connectedStakeRatio: baseline.connectedStakeRatio, at: e.at });
     longest = Math.max(longest, observer.validator!.network!.intervalMs);
   }
-  return views.length > 0 ? { network, views, refreshSeconds: (longest + validatorIntervalMs) / 1000 } : undefined;
+  return views.length > 0 ? { network, views, refreshSeconds: (longest + carrierIntervalMs) / 1000 } : undefined;
 }
 
 /** A node's NodeID, configured or as learned (undefined while not known), and its validator poll's report. */

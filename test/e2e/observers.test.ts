@@ -19,7 +19,7 @@ describe('the fleet as observers, end to end through the real daemon', () => {
 
   beforeAll(async () => {
     fleet = await startFleet({
-      nodes: ['v1', 'v2', 'v3', 'v4'].map((name) => ({ name, scenario: 'healthy' as const, periodMs: 3_600_000 })),
+      nodes: ['v1', 'v2', 'v3', 'v4'].map((name) => ({ name, scenario: 'healthy' as const, periodMs: 5_000 })),
       config: ({ hook, node }) => `
 defaults: {interval: 2s, timeout: 1500ms, endpoints: [health], validator: {interval: 2s, network: {interval: 2s, observers: 2}}}
 nodes:
@@ -111,9 +111,34 @@ alerts:
       expect(notice.labels).toMatchObject({ scope: 'network', network: 'mainnet', severity: 'warning' });
       expect(notice.annotations.summary).toMatch(/^mainnet: every validator looks down from the fleet: \d of your 4 validators affected \(.*v1.*v3.*\)$/);
       expect(alerts().filter((a) => a.labels.alertname === 'AvalancheValidatorRewardAtRisk')).toEqual([]);
+
+      // Below 80 % connected every node's C, P and X checks fail alike (snow/networking/handler/health.go):
+      // the network's notice speaks for them, no node pages its chains.
+      const failingChains = async () => {
+        const m = await scrape(fleet.url);
+        return series(m, 'avahealth_node_check_passing', { check: 'C', endpoint: 'health', view: 'all' }).filter((s) => s.value === 0).map((s) => s.labels.target);
+      };
+      await waitFor('every node to report its C check failing', async () => ((await failingChains()).length === 4 ? true : undefined), 60_000);
+      const chainsTold = () => alerts().filter((a) => ['AvalancheCheckFailing', 'AvalancheNodeUnhealthy'].includes(a.labels.alertname ?? ''));
+      // a node whose own network goes down inside the dip is its own problem: it pages, its chains with it
+      await setScenario(fleet.sim, 'v4', 'network-down');
+      const own = await waitFor('v4 to page its own network', () => named('AvalancheCheckFailing', 'v4').find((a) => a.status === 'firing' && a.labels.check === 'network'), 30_000);
+      expect(own.labels.check).toBe('network');
+      await waitFor("v4's chains to page with it", () => (['C', 'P', 'X'].every((c) => named('AvalancheCheckFailing', 'v4').some((a) => a.labels.check === c)) ? true : undefined), 30_000);
+      await setScenario(fleet.sim, 'v4', 'healthy');
+      expect(chainsTold().filter((a) => a.labels.target !== 'v4')).toEqual([]);
     } finally {
       const end = await request(`${fleet.sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: null }) });
       await end.body.dump();
     }
-  }, 120_000);
+    // the dip ends: each node's chains pass again at their next health run, read before or after the
+    // baseline sees the network normal again; none of the other nodes pages on the way out
+    await waitFor('every C check to pass again', async () => {
+      const m = await scrape(fleet.url);
+      const c = series(m, 'avahealth_node_check_passing', { check: 'C', endpoint: 'health', view: 'all' });
+      return c.length === 4 && c.every((s) => s.value === 1) ? true : undefined;
+    }, 60_000);
+    await waitFor('the network alert to resolve', () => named('AvalancheNetworkDegraded', 'mainnet network').find((a) => a.status === 'resolved'), 60_000);
+    expect(alerts().filter((a) => ['AvalancheCheckFailing', 'AvalancheNodeUnhealthy'].includes(a.labels.alertname ?? '') && a.labels.target !== 'v4')).toEqual([]);
+  }, 240_000);
 });

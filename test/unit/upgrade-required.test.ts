@@ -75,7 +75,7 @@ describe('AvalancheNodeUpgradeRequired', () => {
 
   it('speaks for the failing futureupgrade check, so AvalancheCheckFailing does not page for it twice', () => {
     const obs = observation(unknown);
-    const checkFailing = (enabled: boolean) => AvalancheCheckFailing.evaluate(obs, ctx(AvalancheCheckFailing as AnyRule, DEADLINE - 3600, enabled), undefined);
+    const checkFailing = (enabled: boolean) => AvalancheCheckFailing.evaluate(obs, ctx(AvalancheCheckFailing as AnyRule, DEADLINE - 3600, enabled), AvalancheCheckFailing.newState!());
     expect(checkFailing(true)).toEqual([]);
     expect(checkFailing(false)).toMatchObject([{ identity: { check: 'futureupgrade' } }]);
   });

@@ -1,8 +1,13 @@
-/** One alert per failing check that may page; the node's own contiguousFailures can fire it at once. */
+/**
+ * One alert per failing check that may page; the node's own contiguousFailures can fire it at once.
+ * A Primary Network chain that lost connected stake with the whole network (a dip: most of the
+ * fleet's baseline observers see it too) does not page: AvalancheNetworkDegraded speaks for the
+ * network (node-facts.ts networkLostStake).
+ */
 import DiskLow from './AvalancheDiskLow.js';
 import UpgradeRequired from './AvalancheNodeUpgradeRequired.js';
 import UnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
-import { BLOCKCHAIN_ID, inboundSpokenFor, missedUpgradeSymptom, nodeFacts, PRIMARY_CHAINS } from './node-facts.js';
+import { BLOCKCHAIN_ID, inboundSpokenFor, missedUpgradeSymptom, networkLostStake, nodeFacts, PRIMARY_CHAINS, type DipMemory } from './node-facts.js';
 import { HEALTH, NOT_READY } from './promql.js';
 import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
 
@@ -39,8 +44,10 @@ export default defineRule({
       'Check {{ $labels.check }} of {{ $labels.target }} fails; the node counted {{ with query (printf "avahealth_node_check_contiguous_failures{target=%q,check=%q,endpoint=\\"health\\",view=\\"all\\"}" $labels.target $labels.check) }}{{ . | first | value }}{{ end }} failures in a row. The error text is on the avahealth status page.',
     ),
   ],
-  evaluate(observation, ctx) {
+  newState: (): DipMemory => ({}),
+  evaluate(observation, ctx, dips) {
     const facts = nodeFacts(observation);
+    const lostWith = networkLostStake(observation, dips);
     if (facts.health && !facts.health.ok) return UNKNOWN;
     // With the free ratio known, AvalancheDiskLow speaks for the disk (with its runway): one alert, not two.
     const diskSpokenFor = facts.diskCheck !== undefined && ctx.enabled(DiskLow.name);
@@ -51,12 +58,20 @@ export default defineRule({
     const inboundHeld = (check: (typeof facts.pageable)[number]) => ctx.enabled(UnreachableByPeers.name) && inboundSpokenFor(facts, check, observation);
     return facts.pageable
       .filter((check) => !(diskSpokenFor && check === facts.diskCheck) && !(upgradeSpokenFor && (check.upgrade?.deadline !== undefined || missedUpgradeSymptom(check, observation))) && !inboundHeld(check))
-      .map((check) => ({
-        identity: { check: ctx.label(check.name) },
-        severity: 'warning' as const,
-        summary: `${ctx.target}: check ${check.name} failing`,
-        description: check.error ?? 'failing',
-        nodeFailures: check.contiguousFailures,
-      }));
+      .flatMap((check) => {
+        const lost = lostWith(check);
+        if (lost === 'network') return [];
+        return [
+          {
+            identity: { check: ctx.label(check.name) },
+            severity: 'warning' as const,
+            summary: `${ctx.target}: check ${check.name} failing`,
+            description: check.error ?? 'failing',
+            nodeFailures: check.contiguousFailures,
+            // Until a baseline read after it began says whether the network lost that stake too.
+            ...(lost === 'settling' ? { settling: true } : {}),
+          },
+        ];
+      });
   },
 });

@@ -2,7 +2,7 @@
 import { listNames } from './format.js';
 import UnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
 import UpgradeRequired from './AvalancheNodeUpgradeRequired.js';
-import { inboundSpokenFor, missedUpgradeSymptom, nodeFacts } from './node-facts.js';
+import { inboundSpokenFor, missedUpgradeSymptom, networkLostStake, nodeFacts, type DipMemory } from './node-facts.js';
 import { HEALTH, NOT_READY } from './promql.js';
 import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
 
@@ -23,21 +23,28 @@ export default defineRule({
       '{{ $labels.target }} reports healthy=false; {{ with query (printf "avahealth:node_failing_checks:count{target=%q}" $labels.target) }}{{ $n := . | first | value }}{{ $n }} check{{ if ne $n 1.0 }}s{{ end }} failing{{ else }}checks failing{{ end }}.',
     ),
   ],
-  evaluate(observation, ctx) {
+  newState: (): DipMemory => ({}),
+  evaluate(observation, ctx, dips) {
     const facts = nodeFacts(observation);
     if (facts.health && !facts.health.ok) return UNKNOWN;
-    if (facts.pageable.length === 0) return [];
+    // Chains that lost their stake with the whole network (a dip): AvalancheNetworkDegraded speaks for them.
+    const lostWith = networkLostStake(observation, dips);
+    const losses = new Map(facts.pageable.map((c) => [c, lostWith(c)]));
+    const pageable = facts.pageable.filter((c) => losses.get(c) !== 'network');
+    if (pageable.length === 0) return [];
     // A closed staking port alone: AvalancheValidatorUnreachableByPeers says so, with the port to open.
-    if (facts.pageable.length === 1 && ctx.enabled(UnreachableByPeers.name) && inboundSpokenFor(facts, facts.pageable[0]!, observation)) return [];
+    if (pageable.length === 1 && ctx.enabled(UnreachableByPeers.name) && inboundSpokenFor(facts, pageable[0]!, observation)) return [];
     // An upgrade it does not know: AvalancheNodeUpgradeRequired says so (with the date); its failing
     // futureupgrade check, and after a missed upgrade its chains' lost stake, are the symptoms.
-    if (ctx.enabled(UpgradeRequired.name) && facts.pageable.every((c) => c.upgrade?.deadline !== undefined || missedUpgradeSymptom(c, observation))) return [];
+    if (ctx.enabled(UpgradeRequired.name) && pageable.every((c) => c.upgrade?.deadline !== undefined || missedUpgradeSymptom(c, observation))) return [];
     return [
       {
         identity: {},
         severity: 'warning',
-        summary: `${ctx.target} is unhealthy: ${listNames(facts.pageable.map((c) => c.name))} failing`,
-        description: facts.pageable.map((c) => `${c.name}: ${c.error ?? 'failing'}`).join('\n'),
+        summary: `${ctx.target} is unhealthy: ${listNames(pageable.map((c) => c.name))} failing`,
+        description: pageable.map((c) => `${c.name}: ${c.error ?? 'failing'}`).join('\n'),
+        // Every check left is a chain's lost stake not yet read against a fresh baseline.
+        ...(pageable.every((c) => losses.get(c) === 'settling') ? { settling: true } : {}),
       },
     ];
   },

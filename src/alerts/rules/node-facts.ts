@@ -2,7 +2,8 @@
  * What the node rules share about one poll of a node: is it reachable, is it still bootstrapping,
  * which failing checks may page, where its disk reading is. Derived once per observation.
  */
-import type { CheckResult, EndpointObservation, HealthReport, TargetObservation } from '../../model/observation.js';
+import { isPrimaryChainCheck, lostConnectedStake, type CheckResult, type EndpointObservation, type HealthReport, type TargetObservation } from '../../model/observation.js';
+import { CONNECTED_STAKE_NORMAL } from '../../model/observed.js';
 
 export interface NodeFacts {
   /** The main health reply (`health`, view `all`), when the node was polled at all. */
@@ -34,6 +35,60 @@ export function missedUpgradeSymptom(check: CheckResult, observation: TargetObse
   // Past the time, while peers are still dropping it, the check names the deadline yet.
   const deadline = nodeFacts(observation).report?.checks.find((c) => c.upgrade?.deadline !== undefined)?.upgrade?.deadline;
   return deadline !== undefined && deadline <= observation.at;
+}
+
+/**
+ * What a node rule remembers of its network's dips (its state per target): a chain check read inside
+ * a dip reports the dip, even when the baseline that ended it was read before the check ran again.
+ */
+export interface DipMemory {
+  /** Most of the baseline looked cut off at the last evaluation. */
+  degraded?: boolean;
+  /** The newest baseline reading of the evaluation that first saw the network normal again after a dip. */
+  normalAgainAt?: number;
+}
+
+/**
+ * Whose a Primary Network chain's lost stake is, as the network baseline beside the node tells it
+ * (the node's own poll carries it, probes/observed.ts baselineBeside): `network` while most of the
+ * fleet's baseline observers see the connected stake below 80 % too (or the check last ran before the
+ * network was seen normal again): a network-wide dip, which AvalancheNetworkDegraded speaks for, and
+ * every node's chains fail alike (snow/networking/handler/health.go: below 80 % connected);
+ * `settling` while the baseline was read before the check began failing and a fresh reading is on
+ * its way (the onset of a dip: each node's chains fail at their next health run, a baseline can be
+ * one interval old); undefined when it is the node's own, as without a baseline, and whenever its
+ * own network check says it is cut off. Called once per evaluation (it updates `memory`).
+ */
+export function networkLostStake(observation: TargetObservation, memory: DipMemory): (check: CheckResult) => 'network' | 'settling' | undefined {
+  const baseline = observation.networkBaseline;
+  const views = baseline?.views ?? [];
+  if (views.length === 0) {
+    delete memory.degraded;
+    delete memory.normalAgainAt;
+    return () => undefined;
+  }
+  const degraded = views.filter((v) => v.connectedStakeRatio < CONNECTED_STAKE_NORMAL).length * 2 > views.length;
+  if (degraded) delete memory.normalAgainAt;
+  else if (memory.degraded) memory.normalAgainAt = Math.max(...views.map((v) => v.at));
+  memory.degraded = degraded;
+  const cutOff = ownNetworkFailing(nodeFacts(observation)) !== undefined;
+  return (check) => {
+    if (cutOff || !isPrimaryChainCheck(check) || !lostConnectedStake(check)) return undefined;
+    if (degraded || (check.lastRun ?? observation.at) <= (memory.normalAgainAt ?? -Infinity)) return 'network';
+    const onset = check.failingSince ?? observation.at;
+    const refresh = baseline!.refreshSeconds;
+    if (refresh !== undefined && views.some((v) => v.at < onset) && observation.at - onset < refresh) return 'settling';
+    return undefined;
+  };
+}
+
+/**
+ * The node's own `network` check when it fails for its own connectivity (no peers, no messages
+ * either way, sends failing: network/network.go HealthCheck), not only for a closed staking port.
+ */
+export function ownNetworkFailing(facts: NodeFacts): CheckResult | undefined {
+  const network = facts.report?.checks.find((c) => c.name === 'network');
+  return network && !network.passing && !network.notYetRun && network !== facts.noInbound ? network : undefined;
 }
 
 /** AvalancheGo's network check failing for no inbound connection alone (network/network.go HealthCheck). */

@@ -7,7 +7,7 @@ import { renewalDoubt } from '../../model/reward-vote.js';
 import { validationRenews, validatorReport, withoutZeroReporters, type PrimaryValidation, type ValidatorReport, type ValidatorUptime } from '../../model/validator.js';
 import type { TargetObservation } from '../../model/observation.js';
 import type { PeriodOutcome } from '../../model/periods.js';
-import { nodeFacts } from './node-facts.js';
+import { nodeFacts, ownNetworkFailing } from './node-facts.js';
 import { UNKNOWN } from './rule.js';
 import type { ValidatorInput } from './rule.js';
 
@@ -308,9 +308,6 @@ export function bootstrappingExcuse(report: ValidatorReport, clears: (without: V
  * port (AvalancheValidatorUnreachableByPeers speaks for that one).
  */
 export function ownNodeCutOff(node: TargetObservation | undefined): string | undefined {
-  if (!node) return undefined;
-  const facts = nodeFacts(node);
-  const network = facts.report?.checks.find((c) => c.name === 'network');
-  if (!network || network.passing || network.notYetRun || network === facts.noInbound) return undefined;
-  return network.error ?? 'network failing';
+  const network = node ? ownNetworkFailing(nodeFacts(node)) : undefined;
+  return network ? (network.error ?? 'network failing') : undefined;
 }

@@ -175,11 +175,12 @@ export class SimNode {
    * Switches behaviour: to `scenario` with the conditions `also` besides it (none unless given).
    * `bootstrapping` and `restarted` are restarts: readiness starts over.
    */
-  setScenario(scenario: ScenarioName, now = Date.now(), also: readonly ScenarioName[] = []): void {
+  setScenario(scenario: ScenarioName, now = Date.now(), also: readonly ScenarioName[] = [], options: { forgotLocalUpgradeTime?: boolean } = {}): void {
     const next = [scenario, ...also];
     const restart = (next.includes('bootstrapping') && !this.has('bootstrapping')) || scenario === 'restarted';
-    // The operator installed the build that knows the upgrade (a new version: localUpgradeTime moves on).
-    if (this.has('upgrade-required') && !next.includes('upgrade-required')) this.localUpgradeAt = Math.max(this.knownUpgradeAt(), this.upgradeAt);
+    // The operator installed the build that knows the upgrade (a new version: localUpgradeTime moves on),
+    // unless its release forgot to move that constant (node/node.go: edited by hand each release).
+    if (this.has('upgrade-required') && !next.includes('upgrade-required')) this.localUpgradeAt = options.forgotLocalUpgradeTime ? this.knownUpgradeAt() : Math.max(this.knownUpgradeAt(), this.upgradeAt);
     this.scenario = scenario;
     this.also = also.filter((name) => name !== scenario);
     this.economics.onScenario(this.conditions);
@@ -360,7 +361,8 @@ export class SimNode {
    */
   cannotLackUpgradeAt(at: number): string | undefined {
     const behindAt = this.behindAt();
-    const known = this.economics.knowsHelicon ? this.network.scheduledUpgrades.filter((u) => u.at < behindAt && u.by !== this.name).map((u) => u.at) : [];
+    // Its own scheduled upgrade is the one it lacks while left behind, and one its build knows once it left.
+    const known = this.economics.knowsHelicon ? this.network.scheduledUpgrades.filter((u) => u.at < behindAt && (u.by !== this.name || this.behindFrom === undefined)).map((u) => u.at) : [];
     if (this.localUpgradeAt !== undefined) known.push(this.localUpgradeAt);
     const later = known.filter((t) => t > at);
     if (later.length === 0) return undefined;

@@ -9,7 +9,9 @@
  *                                        nextPeriodSeconds, delegators, l1Balances: the balances in
  *                                        nAVAX of the node's L1 validations, one per validation)
  *                                        (upgrade-required takes upgradeIn seconds, upgradeStakePercent;
- *                                        409 when due before an upgrade the node's build knows);
+ *                                        409 when due before an upgrade the node's build knows; leaving it with
+ *                                        "forgotLocalUpgradeTime": true installs a build that knows the upgrade
+ *                                        in info.upgrades whose futureupgrade localUpgradeTime was not moved);
  *                                        publicIp: the IP:port info.getNodeIP answers from now on;
  *                                        version: the build it runs ("avalanchego/1.14.2": from before Helicon,
  *                                        dropped by its upgraded peers past the activation), null: its scenario's
@@ -333,6 +335,7 @@ export class SimServer {
       publicIp?: unknown;
       version?: unknown;
       upgradeStakePercent?: unknown;
+      forgotLocalUpgradeTime?: unknown;
       networkId?: unknown;
       nextPeriodSeconds?: unknown;
       delegators?: unknown;
@@ -361,6 +364,10 @@ export class SimServer {
         if (impossible) return text(res, 409, `${impossible}\n`);
       }
     }
+    const forgotLocalUpgradeTime = request.forgotLocalUpgradeTime === true;
+    if (request.forgotLocalUpgradeTime !== undefined && typeof request.forgotLocalUpgradeTime !== 'boolean') return text(res, 400, 'forgotLocalUpgradeTime must be true or false\n');
+    if (forgotLocalUpgradeTime && (targets as SimNode[]).some((n) => !n.has('upgrade-required') || scenario === 'upgrade-required' || also.includes('upgrade-required')))
+      return text(res, 400, 'forgotLocalUpgradeTime is the build installed on leaving upgrade-required: give it with another scenario, to a node in upgrade-required\n');
     for (const node of targets as SimNode[]) {
       if (typeof request.delayMs === 'number') node.slowDelayMs = request.delayMs;
       if (typeof request.lagBlocks === 'number') node.lagBlocks = request.lagBlocks;
@@ -369,7 +376,7 @@ export class SimServer {
       if (typeof request.upgradeStakePercent === 'number') node.upgradeStakePercent = request.upgradeStakePercent;
       if (request.version === null) delete node.economics.build;
       else if (typeof request.version === 'string' && /^avalanchego\/\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(request.version)) node.economics.build = request.version;
-      node.setScenario(scenario, Date.now(), also as ScenarioName[]);
+      node.setScenario(scenario, Date.now(), also as ScenarioName[], { forgotLocalUpgradeTime });
       // After the switch: the scenario sets its own balance, these values override it.
       if (typeof request.rewardingStakePercent === 'number') node.economics.rewardingStakePercent = request.rewardingStakePercent;
       if (typeof request.weightedAveragePercent === 'number') node.economics.weightedAveragePercent = request.weightedAveragePercent;
@@ -387,7 +394,7 @@ export class SimServer {
 }
 
 /** The fields POST /sim/nodes/{name}/scenario and /sim/scenario take. */
-const SCENARIO_FIELDS = ['scenario', 'also', 'delayMs', 'lagBlocks', 'validationEndsIn', 'rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'upgradeIn', 'upgradeStakePercent', 'networkId', 'nextPeriodSeconds', 'delegators', 'validationStartedAgo', 'uptimeRequirement', 'publicIp', 'version'];
+const SCENARIO_FIELDS = ['scenario', 'also', 'delayMs', 'lagBlocks', 'validationEndsIn', 'rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'upgradeIn', 'upgradeStakePercent', 'forgotLocalUpgradeTime', 'networkId', 'nextPeriodSeconds', 'delegators', 'validationStartedAgo', 'uptimeRequirement', 'publicIp', 'version'];
 
 /** A control request naming a field the route does not take is refused (a typo would otherwise do nothing, silently). */
 function unknownFields(request: object, known: readonly string[], prefix = ''): string | undefined {

@@ -109,6 +109,27 @@ describe('upgrades scheduled that a build does not know', () => {
     await waitFor('UpgradeRequired resolved', () => fresh().find((a) => a.labels.alertname === 'AvalancheNodeUpgradeRequired' && a.status === 'resolved'), 20_000);
     expect(sample(await scrape(d.url), 'avahealth_node_upgrade_unknown_timestamp_seconds', { target: 'behind' })).toBeUndefined();
   });
+
+  it("resolves for a build that knows the upgrade though its release forgot to move localUpgradeTime", async () => {
+    // node/node.go's localUpgradeTime is a constant edited by hand each release (master once still had
+    // Granite there with Helicon scheduled): the new build's futureupgrade check goes on naming the old
+    // time, its info.upgrades lists the activation it now follows.
+    await d?.stop();
+    await setScenario(sim, 'behind', 'upgrade-required', { upgradeIn: -3600 });
+    const deadline = sim.nodes.get('behind')!.upgradeAt;
+    const before = hook.on('/hook').length;
+    d = await startDaemon(config(mkdtempSync(join(tmpdir(), 'avahealth-schedule-'))));
+    const fresh = () => hook.on('/hook').slice(before).flatMap((r) => (r.json as Webhook).alerts);
+    await waitFor('UpgradeRequired for behind', () => fresh().find((a) => a.labels.alertname === 'AvalancheNodeUpgradeRequired' && a.status === 'firing'), 20_000);
+    await setScenario(sim, 'behind', 'healthy', { forgotLocalUpgradeTime: true });
+    const futureupgrade = sim.nodes.get('behind')!.health(undefined).checks.futureupgrade!;
+    expect(futureupgrade.error).toBeUndefined();
+    expect(Date.parse((futureupgrade.message as { localUpgradeTime: string }).localUpgradeTime) / 1000).toBeLessThan(deadline);
+    await waitFor('UpgradeRequired resolved', () => fresh().find((a) => a.labels.alertname === 'AvalancheNodeUpgradeRequired' && a.status === 'resolved'), 20_000);
+    expect(sample(await scrape(d!.url), 'avahealth_node_upgrade_deadline_timestamp_seconds', { target: 'behind' })).toBeUndefined();
+    // A build installed on leaving the scenario; no other node can forget what it never lacked.
+    await expect(setScenario(sim, 'upgraded', 'healthy', { forgotLocalUpgradeTime: true })).rejects.toThrow(/^scenario switch failed: 400 forgotLocalUpgradeTime is the build installed on leaving upgrade-required/);
+  });
 });
 
 /**

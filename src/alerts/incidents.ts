@@ -93,6 +93,11 @@ export function step(incidents: Map<string, AlertState>, evaluation: Evaluation,
         delete state.firingSince;
       }
     }
+    // Its cause changed while it was pending: it holds from then, with that cause's own alert.
+    else if (condition.holdFrom !== undefined && state.phase === 'pending' && state.activeSince < condition.holdFrom) {
+      state.consecutive = 0;
+      state.activeSince = now;
+    }
     if (!sameLabels(state.labels, labels)) [state.labels, changed] = [labels, true];
     state.consecutive++;
     state.okPolls = 0;

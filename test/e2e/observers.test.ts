@@ -125,6 +125,12 @@ alerts:
       const own = await waitFor('v4 to page its own network', () => named('AvalancheCheckFailing', 'v4').find((a) => a.status === 'firing' && a.labels.check === 'network'), 30_000);
       expect(own.labels.check).toBe('network');
       await waitFor("v4's chains to page with it", () => (['C', 'P', 'X'].every((c) => named('AvalancheCheckFailing', 'v4').some((a) => a.labels.check === c)) ? true : undefined), 30_000);
+      // in one notification: its chains, failing since the dip began, wait for their cause
+      const v4Deliveries = fleet.capture
+        .on('/hook')
+        .map((r) => (r.json as { alerts: Array<{ status: string; labels: Record<string, string> }> }).alerts.filter((a) => a.status === 'firing' && a.labels.alertname === 'AvalancheCheckFailing' && a.labels.target === 'v4'))
+        .filter((firing) => firing.length > 0);
+      expect(v4Deliveries.map((firing) => firing.map((a) => a.labels.check).sort())).toEqual([['C', 'P', 'X', 'network']]);
       await setScenario(fleet.sim, 'v4', 'healthy');
       expect(chainsTold().filter((a) => a.labels.target !== 'v4')).toEqual([]);
     } finally {

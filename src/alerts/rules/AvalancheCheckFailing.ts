@@ -47,7 +47,7 @@ export default defineRule({
   newState: (): DipMemory => ({}),
   evaluate(observation, ctx, dips) {
     const facts = nodeFacts(observation);
-    const lostWith = networkLostStake(observation, dips);
+    const lostWith = networkLostStake(observation, dips, ctx.now);
     if (facts.health && !facts.health.ok) return UNKNOWN;
     // With the free ratio known, AvalancheDiskLow speaks for the disk (with its runway): one alert, not two.
     const diskSpokenFor = facts.diskCheck !== undefined && ctx.enabled(DiskLow.name);
@@ -60,16 +60,18 @@ export default defineRule({
       .filter((check) => !(diskSpokenFor && check === facts.diskCheck) && !(upgradeSpokenFor && (check.upgrade?.deadline !== undefined || missedUpgradeSymptom(check, observation))) && !inboundHeld(check))
       .flatMap((check) => {
         const lost = lostWith(check);
-        if (lost === 'network') return [];
+        if (lost?.whose === 'network') return [];
         return [
           {
             identity: { check: ctx.label(check.name) },
             severity: 'warning' as const,
             summary: `${ctx.target}: check ${check.name} failing`,
             description: check.error ?? 'failing',
-            nodeFailures: check.contiguousFailures,
+            nodeFailures: lost?.whose === 'cut-off' ? lost.nodeFailures : check.contiguousFailures,
             // Until a baseline read after it began says whether the network lost that stake too.
-            ...(lost === 'settling' ? { settling: true } : {}),
+            ...(lost?.whose === 'settling' ? { settling: true } : {}),
+            // The node lost its own network: the chain pages with that check, not ahead of it.
+            ...(lost?.whose === 'cut-off' ? { holdFrom: lost.holdFrom } : {}),
           },
         ];
       });

@@ -2,7 +2,7 @@
 import { listNames } from './format.js';
 import UnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
 import UpgradeRequired from './AvalancheNodeUpgradeRequired.js';
-import { inboundSpokenFor, missedUpgradeSymptom, networkLostStake, nodeFacts, type DipMemory } from './node-facts.js';
+import { inboundSpokenFor, missedUpgradeSymptom, networkLostStake, nodeFacts, type DipMemory, type LostStake } from './node-facts.js';
 import { HEALTH, NOT_READY } from './promql.js';
 import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
 
@@ -28,9 +28,9 @@ export default defineRule({
     const facts = nodeFacts(observation);
     if (facts.health && !facts.health.ok) return UNKNOWN;
     // Chains that lost their stake with the whole network (a dip): AvalancheNetworkDegraded speaks for them.
-    const lostWith = networkLostStake(observation, dips);
+    const lostWith = networkLostStake(observation, dips, ctx.now);
     const losses = new Map(facts.pageable.map((c) => [c, lostWith(c)]));
-    const pageable = facts.pageable.filter((c) => losses.get(c) !== 'network');
+    const pageable = facts.pageable.filter((c) => losses.get(c)?.whose !== 'network');
     if (pageable.length === 0) return [];
     // A closed staking port alone: AvalancheValidatorUnreachableByPeers says so, with the port to open.
     if (pageable.length === 1 && ctx.enabled(UnreachableByPeers.name) && inboundSpokenFor(facts, pageable[0]!, observation)) return [];
@@ -44,8 +44,15 @@ export default defineRule({
         summary: `${ctx.target} is unhealthy: ${listNames(pageable.map((c) => c.name))} failing`,
         description: pageable.map((c) => `${c.name}: ${c.error ?? 'failing'}`).join('\n'),
         // Every check left is a chain's lost stake not yet read against a fresh baseline.
-        ...(pageable.every((c) => losses.get(c) === 'settling') ? { settling: true } : {}),
+        ...(pageable.every((c) => losses.get(c)?.whose === 'settling') ? { settling: true } : {}),
+        // Held pending in a dip until the node's own network failed: it holds from then.
+        ...holdFrom(pageable.map((c) => losses.get(c))),
       },
     ];
   },
 });
+
+function holdFrom(losses: ReadonlyArray<LostStake | undefined>): { holdFrom?: number } {
+  const cutOff = losses.find((l) => l?.whose === 'cut-off');
+  return cutOff?.whose === 'cut-off' ? { holdFrom: cutOff.holdFrom } : {};
+}

@@ -46,38 +46,53 @@ export interface DipMemory {
   degraded?: boolean;
   /** The newest baseline reading of the evaluation that first saw the network normal again after a dip. */
   normalAgainAt?: number;
+  /** Epoch milliseconds of the evaluation that first saw the node's own network check failing, while it does. */
+  cutOffSince?: number;
 }
 
 /**
- * Whose a Primary Network chain's lost stake is, as the network baseline beside the node tells it
- * (the node's own poll carries it, probes/observed.ts baselineBeside): `network` while most of the
- * fleet's baseline observers see the connected stake below 80 % too (or the check last ran before the
- * network was seen normal again): a network-wide dip, which AvalancheNetworkDegraded speaks for, and
- * every node's chains fail alike (snow/networking/handler/health.go: below 80 % connected);
- * `settling` while the baseline was read before the check began failing and a fresh reading is on
- * its way (the onset of a dip: each node's chains fail at their next health run, a baseline can be
- * one interval old); undefined when it is the node's own, as without a baseline, and whenever its
- * own network check says it is cut off. Called once per evaluation (it updates `memory`).
+ * Whose a Primary Network chain's lost stake is: `network` (a dip, which AvalancheNetworkDegraded
+ * speaks for: do not page), `settling` (not known yet: hold it pending), `cut-off` (the node's own
+ * network check fails: the chain pages with it, its hold counted from the cut-off and by that
+ * check's failures, so a chain held in a dip does not page ahead of its cause); undefined: the
+ * node's own, as without a baseline.
  */
-export function networkLostStake(observation: TargetObservation, memory: DipMemory): (check: CheckResult) => 'network' | 'settling' | undefined {
+export type LostStake = { whose: 'network' } | { whose: 'settling' } | { whose: 'cut-off'; holdFrom: number; nodeFailures: number };
+
+/**
+ * Whose a Primary Network chain's lost stake is, as the network baseline beside the node tells it
+ * (the node's own poll carries it, probes/observed.ts baselineBeside): the network's while most of
+ * the fleet's baseline observers see the connected stake below 80 % too (or the check last ran
+ * before the network was seen normal again), as every node's chains fail alike in a dip
+ * (snow/networking/handler/health.go: below 80 % connected); settling while the baseline was read
+ * before the check began failing and a fresh reading is on its way (the onset of a dip: each node's
+ * chains fail at their next health run, a baseline can be one interval old); the node's own
+ * otherwise, and whenever its own network check says it is cut off. Called once per evaluation at
+ * `now` (epoch ms; it updates `memory`).
+ */
+export function networkLostStake(observation: TargetObservation, memory: DipMemory, now: number): (check: CheckResult) => LostStake | undefined {
   const baseline = observation.networkBaseline;
   const views = baseline?.views ?? [];
   if (views.length === 0) {
     delete memory.degraded;
     delete memory.normalAgainAt;
+    delete memory.cutOffSince;
     return () => undefined;
   }
   const degraded = views.filter((v) => v.connectedStakeRatio < CONNECTED_STAKE_NORMAL).length * 2 > views.length;
   if (degraded) delete memory.normalAgainAt;
   else if (memory.degraded) memory.normalAgainAt = Math.max(...views.map((v) => v.at));
   memory.degraded = degraded;
-  const cutOff = ownNetworkFailing(nodeFacts(observation)) !== undefined;
+  const network = ownNetworkFailing(nodeFacts(observation));
+  if (!network) delete memory.cutOffSince;
+  else memory.cutOffSince ??= now;
   return (check) => {
-    if (cutOff || !isPrimaryChainCheck(check) || !lostConnectedStake(check)) return undefined;
-    if (degraded || (check.lastRun ?? observation.at) <= (memory.normalAgainAt ?? -Infinity)) return 'network';
+    if (!isPrimaryChainCheck(check) || !lostConnectedStake(check)) return undefined;
+    if (network) return { whose: 'cut-off', holdFrom: memory.cutOffSince!, nodeFailures: Math.min(check.contiguousFailures, network.contiguousFailures) };
+    if (degraded || (check.lastRun ?? observation.at) <= (memory.normalAgainAt ?? -Infinity)) return { whose: 'network' };
     const onset = check.failingSince ?? observation.at;
     const refresh = baseline!.refreshSeconds;
-    if (refresh !== undefined && views.some((v) => v.at < onset) && observation.at - onset < refresh) return 'settling';
+    if (refresh !== undefined && views.some((v) => v.at < onset) && observation.at - onset < refresh) return { whose: 'settling' };
     return undefined;
   };
 }

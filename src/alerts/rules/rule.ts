@@ -61,6 +61,12 @@ export interface Finding {
   /** True while the rule still gathers what its first notice must say: the incident stays pending (holding back its symptoms) and does not fire yet. */
   settling?: boolean;
   /**
+   * Epoch milliseconds from which a pending incident holds its for_polls over: the finding's cause
+   * changed then (a chain's lost stake, held as a network dip's, became the node's own when its
+   * network check failed), so it pages with that cause, not ahead of it.
+   */
+  holdFrom?: number;
+  /**
    * Epoch milliseconds after which the finding is no longer true whatever the next evaluation says
    * (a validation's end): from then the target's state does not count the incident, while it waits
    * for the evaluation that ends it.

@@ -197,6 +197,8 @@ export interface NetworkBaselineViews {
    * validator's observed job, a node's own poll).
    */
   refreshSeconds?: number;
+  /** No view yet: the first reading of an observer is on its way (since a start, for one baseline interval at most). */
+  awaited?: true;
 }
 
 /**

@@ -96,12 +96,15 @@ export function fleetBaselines(nodes: readonly NodeTarget[]): ByNetwork {
 /**
  * The fresh baseline of a node's network without the node's own view (it says what the node's own
  * chains say, no more), for its own poll: whether a chain that lost connected stake lost it with the
- * whole network (rules/node-facts.ts networkLostStake). Undefined with no other observer's reading.
+ * whole network (rules/node-facts.ts networkLostStake). With no other observer's reading: `awaited`
+ * while their first one is on its way (a start inside a dip, bounded by one baseline interval),
+ * else undefined.
  */
 export function baselineBeside(target: NodeTarget, baselines: ByNetwork, ctx: ProbeContext, at: number): NetworkBaselineViews | undefined {
   const network = networkOf(target, ctx);
   const others = baselines.of(network, ctx).filter((o) => o !== target);
-  return others.length > 0 ? baselineViews(network, others, ctx, at, target.intervalMs) : undefined;
+  if (others.length === 0) return undefined;
+  return baselineViews(network, others, ctx, at, target.intervalMs) ?? (baselineAwaited(target, others, ctx, at) ? { network, views: [], awaited: true } : undefined);
 }
 
 /** The baseline observers of each network: its first candidates, as many as the most any of them asks for. */

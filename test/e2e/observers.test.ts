@@ -119,6 +119,10 @@ alerts:
         return series(m, 'avahealth_node_check_passing', { check: 'C', endpoint: 'health', view: 'all' }).filter((s) => s.value === 0).map((s) => s.labels.target);
       };
       await waitFor('every node to report its C check failing', async () => ((await failingChains()).length === 4 ? true : undefined), 60_000);
+      // a daemon killed and started again inside the dip: its first polls see every chain failing
+      // before any observer has reported; they wait for that first baseline
+      await fleet.restart('SIGKILL');
+      await waitFor('the new daemon to see every C check failing', async () => ((await failingChains()).length === 4 ? true : undefined), 60_000);
       const chainsTold = () => alerts().filter((a) => ['AvalancheCheckFailing', 'AvalancheNodeUnhealthy'].includes(a.labels.alertname ?? ''));
       // a node whose own network goes down inside the dip is its own problem: it pages, its chains with it
       await setScenario(fleet.sim, 'v4', 'network-down');

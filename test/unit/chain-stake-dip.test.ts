@@ -26,7 +26,7 @@ describe("a Primary Network chain's lost stake: the node's own, or the network's
   });
   const L1 = '2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5';
   /** v4's poll at `at`: its chains as given, its network check passing unless `cutOff`, the baseline as read by v1 and v2 (excluding v4's own). */
-  const poll = (at: number, options: { failing?: string[]; lastRun?: number; failingSince?: number; baseline?: Array<[number, number]>; cutOff?: boolean; networkFailures?: number }): TargetObservation => {
+  const poll = (at: number, options: { failing?: string[]; lastRun?: number; failingSince?: number; baseline?: Array<[number, number]>; awaited?: boolean; cutOff?: boolean; networkFailures?: number }): TargetObservation => {
     const checks = ['C', 'P', 'X', L1].map((name) => chain(name, options.failing?.includes(name) ?? false, options.lastRun ?? at, options.failingSince));
     checks.push({ name: 'network', passing: !options.cutOff, notYetRun: false, durationSeconds: 0, contiguousFailures: options.cutOff ? (options.networkFailures ?? 9) : 0, ...(options.cutOff ? { error: 'network layer is unhealthy reason: not connected to a minimum of 1 peer(s) only 0' } : {}) });
     return {
@@ -34,6 +34,7 @@ describe("a Primary Network chain's lost stake: the node's own, or the network's
       kind: 'node',
       at,
       endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at, report: { healthy: false, checks } }],
+      ...(options.awaited ? { networkBaseline: { network: 'mainnet', views: [], awaited: true as const } } : {}),
       ...(options.baseline
         ? { networkBaseline: { network: 'mainnet', refreshSeconds: 60, views: options.baseline.map(([ratio, seenAt], i) => ({ observer: `v${i + 1}`, medianUptimeRatio: 0.99, connectedStakeRatio: ratio, at: seenAt })) } }
         : {}),
@@ -69,6 +70,16 @@ describe("a Primary Network chain's lost stake: the node's own, or the network's
     const dip: Array<[number, number]> = [[0.6, 150], [0.6, 160]];
     expect(checks(AvalancheCheckFailing.evaluate(poll(200, { failing: ['C', 'P', 'X'], baseline: dip, cutOff: true }), ctx(AvalancheCheckFailing as AnyRule, 200), AvalancheCheckFailing.newState!()))).toEqual(['C', 'P', 'X', 'network']);
     expect(checks(AvalancheCheckFailing.evaluate(poll(200, { failing: ['C', L1], baseline: dip }), ctx(AvalancheCheckFailing as AnyRule, 200), AvalancheCheckFailing.newState!()))).toEqual([L1]);
+  });
+
+  it("holds them pending while a start's first baseline is on its way, then reads it", () => {
+    // A daemon started inside a dip: every node's chains already fail (failingSince long before), no
+    // observer has reported since the start (probes/observed.ts baselineAwaited, one interval at most).
+    const state = AvalancheCheckFailing.newState!();
+    expect(checks(AvalancheCheckFailing.evaluate(poll(200, { failing: ['C', 'P', 'X', L1], awaited: true }), ctx(AvalancheCheckFailing as AnyRule, 200), state))).toEqual(['C (settling)', 'P (settling)', 'X (settling)', L1]);
+    expect(checks(AvalancheCheckFailing.evaluate(poll(202, { failing: ['C', 'P', 'X'], baseline: [[0.6, 201], [0.62, 201]] }), ctx(AvalancheCheckFailing as AnyRule, 202), state))).toEqual([]);
+    // cut off meanwhile: its own
+    expect(checks(AvalancheCheckFailing.evaluate(poll(200, { failing: ['C'], awaited: true, cutOff: true }), ctx(AvalancheCheckFailing as AnyRule, 200), AvalancheCheckFailing.newState!()))).toEqual(['C', 'network']);
   });
 
   it("a chain held pending in a dip pages with the node's own network check once that fails, not ahead of it", () => {

@@ -66,29 +66,31 @@ export type LostStake = { whose: 'network' } | { whose: 'settling' } | { whose: 
  * before the network was seen normal again), as every node's chains fail alike in a dip
  * (snow/networking/handler/health.go: below 80 % connected); settling while the baseline was read
  * before the check began failing and a fresh reading is on its way (the onset of a dip: each node's
- * chains fail at their next health run, a baseline can be one interval old); the node's own
- * otherwise, and whenever its own network check says it is cut off. Called once per evaluation at
+ * chains fail at their next health run, a baseline can be one interval old), or while the first
+ * reading since a start is awaited (a start inside a dip); the node's own otherwise, and whenever
+ * its own network check says it is cut off. Called once per evaluation at
  * `now` (epoch ms; it updates `memory`).
  */
 export function networkLostStake(observation: TargetObservation, memory: DipMemory, now: number): (check: CheckResult) => LostStake | undefined {
+  const network = ownNetworkFailing(nodeFacts(observation));
+  if (!network) delete memory.cutOffSince;
+  else memory.cutOffSince ??= now;
+  const cutOff = (check: CheckResult): LostStake => ({ whose: 'cut-off', holdFrom: memory.cutOffSince!, nodeFailures: Math.min(check.contiguousFailures, network!.contiguousFailures) });
   const baseline = observation.networkBaseline;
   const views = baseline?.views ?? [];
   if (views.length === 0) {
     delete memory.degraded;
     delete memory.normalAgainAt;
-    delete memory.cutOffSince;
-    return () => undefined;
+    // Started inside a dip, the baseline's first reading on its way: not known yet.
+    return (check) => (!isPrimaryChainCheck(check) || !lostConnectedStake(check) ? undefined : network ? cutOff(check) : baseline?.awaited ? { whose: 'settling' } : undefined);
   }
   const degraded = views.filter((v) => v.connectedStakeRatio < CONNECTED_STAKE_NORMAL).length * 2 > views.length;
   if (degraded) delete memory.normalAgainAt;
   else if (memory.degraded) memory.normalAgainAt = Math.max(...views.map((v) => v.at));
   memory.degraded = degraded;
-  const network = ownNetworkFailing(nodeFacts(observation));
-  if (!network) delete memory.cutOffSince;
-  else memory.cutOffSince ??= now;
   return (check) => {
     if (!isPrimaryChainCheck(check) || !lostConnectedStake(check)) return undefined;
-    if (network) return { whose: 'cut-off', holdFrom: memory.cutOffSince!, nodeFailures: Math.min(check.contiguousFailures, network.contiguousFailures) };
+    if (network) return cutOff(check);
     if (degraded || (check.lastRun ?? observation.at) <= (memory.normalAgainAt ?? -Infinity)) return { whose: 'network' };
     const onset = check.failingSince ?? observation.at;
     const refresh = baseline!.refreshSeconds;

@@ -90,9 +90,12 @@ export function lostConnectedStake(check: CheckResult): boolean {
   return !check.passing && NOT_ENOUGH_STAKE.test(check.error ?? '');
 }
 
+/** The Primary Network's chains, as AvalancheGo names their health checks. */
+export const PRIMARY_CHAINS = ['C', 'P', 'X'] as const;
+
 /** A Primary Network chain's check (C, P, X), whose stake is the network baseline's. */
 export function isPrimaryChainCheck(check: CheckResult): boolean {
-  return check.name === 'C' || check.name === 'P' || check.name === 'X';
+  return (PRIMARY_CHAINS as readonly string[]).includes(check.name);
 }
 
 export interface HealthReport {

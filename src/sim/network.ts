@@ -2,6 +2,7 @@
  * The simulated network's chains: heights that advance with time, shared by the simulated nodes
  * (which report them, or lag behind) and the simulated Data API (which reports the latest block).
  */
+import { PRIMARY_CHAINS } from '../model/observation.js';
 import { SimValidatorSet, type NetworkDip } from './observed.js';
 import { SIM_HELICON_TIME, SIM_NEXT_UPGRADE_KEY } from './validator-facts.js';
 
@@ -14,8 +15,6 @@ export interface SimChain {
   blockMs: number;
 }
 
-/** The Primary Network's chains, which a dip can stall (an L1's validators are its own). */
-const PRIMARY_CHAINS = new Set(['C', 'P', 'X']);
 /**
  * Below this share of connected stake a node's engine sends no query, so accepts nothing
  * (snow/engine/snowman/engine.go abortDueToInsufficientConnectedStake: AlphaConfidence ÷ K, 15 ÷ 20
@@ -96,7 +95,8 @@ export class SimNetwork {
   height(check: string, now = Date.now()): number {
     const chain = this.chains.get(check);
     if (!chain) return 0;
-    const stalled = PRIMARY_CHAINS.has(check) ? this.stalledMs + (this.stalledSince !== undefined ? Math.max(0, now - this.stalledSince) : 0) : 0;
+    // A dip stalls the Primary Network's chains; an L1's validators are its own.
+    const stalled = (PRIMARY_CHAINS as readonly string[]).includes(check) ? this.stalledMs + (this.stalledSince !== undefined ? Math.max(0, now - this.stalledSince) : 0) : 0;
     return chain.base + Math.floor((now - this.startMs - stalled) / chain.blockMs);
   }
 

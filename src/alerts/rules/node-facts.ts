@@ -2,7 +2,7 @@
  * What the node rules share about one poll of a node: is it reachable, is it still bootstrapping,
  * which failing checks may page, where its disk reading is. Derived once per observation.
  */
-import { isPrimaryChainCheck, lostConnectedStake, type CheckResult, type EndpointObservation, type HealthReport, type TargetObservation } from '../../model/observation.js';
+import { isPrimaryChainCheck, lostConnectedStake, PRIMARY_CHAINS, type CheckResult, type EndpointObservation, type HealthReport, type TargetObservation } from '../../model/observation.js';
 import { CONNECTED_STAKE_NORMAL } from '../../model/observed.js';
 
 export interface NodeFacts {
@@ -30,7 +30,7 @@ export interface NodeFacts {
  * an upgrade (network/peer/peer.go): AvalancheNodeUpgradeRequired speaks for it (the root cause).
  */
 export function missedUpgradeSymptom(check: CheckResult, observation: TargetObservation): boolean {
-  if (check.chain === undefined || !/^(?:networking: )?not connected to enough stake: /.test(check.error ?? '')) return false;
+  if (check.chain === undefined || !lostConnectedStake(check)) return false;
   if (observation.missedUpgrade !== undefined) return true;
   // Past the time, while peers are still dropping it, the check names the deadline yet.
   const deadline = nodeFacts(observation).report?.checks.find((c) => c.upgrade?.deadline !== undefined)?.upgrade?.deadline;
@@ -163,8 +163,7 @@ export function endpointName(e: EndpointObservation): string {
   return e.view === 'all' ? e.endpoint : `${e.endpoint}[${e.view}]`;
 }
 
-/** The Primary Network's chains, as AvalancheGo names their health checks. */
-export const PRIMARY_CHAINS = ['C', 'P', 'X'] as const;
+export { PRIMARY_CHAINS } from '../../model/observation.js';
 /** An L1 chain's check: its blockchain ID (CB58). */
 export const BLOCKCHAIN_ID = '[1-9A-HJ-NP-Za-km-z]{49,50}';
 

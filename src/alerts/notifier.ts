@@ -145,7 +145,6 @@ export class Notifier implements BatchSink {
    * has passed, and only when nothing is queued for it (a backlog already carries them).
    */
   private resend(batch: NotificationBatch, now = Date.now()): void {
-    const { resend: _, ...plain } = batch;
     for (const receiver of this.config.alerts.receivers) {
       const every = resendIntervalOf(receiver);
       const outbox = this.outboxes.get(receiver.name);
@@ -154,7 +153,7 @@ export class Notifier implements BatchSink {
       if (now - (this.resentAt.get(receiver.name) ?? 0) < every * 0.9) continue;
       this.resentAt.set(receiver.name, now);
       const alerts = routeTo(receiver, batch.alerts);
-      if (alerts.length > 0) outbox.enqueue({ ...plain, alerts: forReceiver(receiver, alerts) });
+      if (alerts.length > 0) outbox.enqueue({ ...batch, alerts: forReceiver(receiver, alerts) });
     }
   }
 

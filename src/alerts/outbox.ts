@@ -79,6 +79,11 @@ function incidentsOf(batch: NotificationBatch): { target: string; incidents: Arr
   return { target: batch.target, incidents: shown };
 }
 
+/** A re-send of the firing alerts (journals written before it was marked: the engine's `*` batch of firing alerts only). */
+function isResend(batch: NotificationBatch): boolean {
+  return batch.resend === true || (batch.target === '*' && !batch.muted && !batch.silences && batch.alerts.length > 0 && batch.alerts.every((a) => a.status === 'firing'));
+}
+
 export function outboxFile(stateDir: string, receiver: string): string {
   return statePath.outbox(stateDir, receiver);
 }
@@ -150,8 +155,22 @@ export class Outbox {
       const movedTo = setAsideFile(this.journal.path);
       log.error({ receiver: config.name, file: this.journal.path, movedTo, error: (err as Error).message }, movedTo ? 'outbox file unreadable; set aside' : 'outbox file unreadable and cannot be moved');
     }
+    this.dropStaleResends();
     if (this.items.length > 0) log.info({ receiver: config.name, queued: this.items.length }, 'undelivered notifications restored');
     events.queueLength(config.name, this.items.length);
+  }
+
+  /**
+   * A re-send queued before the stop said what fired then. The alert engine re-sends what its
+   * verdicts find firing now; an old one delivered at a start may re-open at the receiver an
+   * incident another shard has resolved since (a volume back from an earlier layout).
+   */
+  private dropStaleResends(): void {
+    const stale = this.items.filter((item) => isResend(item.batch));
+    if (stale.length === 0) return;
+    this.items = this.items.filter((item) => !isResend(item.batch));
+    void this.journal.append(stale.map((item) => ({ done: item.batch.id })));
+    this.log.info({ receiver: this.config.name, dropped: stale.length }, 'undelivered re-sends of firing alerts dropped: what still fires is re-sent once confirmed');
   }
 
   get length(): number {

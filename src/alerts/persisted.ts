@@ -75,6 +75,7 @@ const batchSchema: z.ZodType<NotificationBatch> = z.object({
   createdAt: z.number(),
   alerts: z.array(noticeSchema),
   handover: z.boolean().optional(),
+  resend: z.boolean().optional(),
   muted: z.boolean().optional(),
   silences: z.array(silenceOpSchema).optional(),
 });

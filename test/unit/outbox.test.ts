@@ -85,4 +85,30 @@ describe('outbox', () => {
     expect([...restarted.openIncidents().keys()]).toEqual(['a']);
     await restarted.stop();
   });
+
+  it('a re-send queued before a stop is not delivered at the next start; the pages queued beside it are', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-outbox-'));
+    const config = parseConfig(`state_dir: ${dir}\nalerts:\n  receivers:\n    - {name: am, alertmanager: {url: "http://127.0.0.1:9"}}\n`, join(dir, 'c.yaml'), {});
+    const receiver = config.alerts.receivers[0]!;
+    const events = { delivered: () => undefined, failed: () => undefined, queueLength: () => undefined };
+    const log = createLogger({ level: 'fatal', format: 'json', destination: new PassThrough() });
+    const notice = (fingerprint: string) => ({ status: 'firing' as const, kind: 'firing' as const, labels: { alertname: 'AvalancheDiskLow', target: fingerprint }, annotations: { summary: '', description: '' }, startsAt: '2026-01-01T00:00:00.000Z', endsAt: '0001-01-01T00:00:00Z', fingerprint, generatorURL: '' });
+    // Alertmanager does not answer: everything stays queued, and the daemon stops
+    const stopped = new Outbox(receiver, dir, async () => Promise.reject(new Error('connection refused')), () => '', events, log);
+    stopped.enqueue({ id: 'resend', target: '*', createdAt: 1, alerts: [notice('a')], resend: true });
+    stopped.enqueue({ id: 'page', target: 'b', createdAt: 2, alerts: [notice('b')] });
+    // as journals written before re-sends were marked hold them
+    stopped.enqueue({ id: 'unmarked-resend', target: '*', createdAt: 3, alerts: [notice('a'), notice('b')] });
+    await stopped.stop();
+
+    const delivered: string[] = [];
+    const restarted = new Outbox(receiver, dir, async (request) => void delivered.push(...(JSON.parse(request.body ?? '[]') as Array<{ labels: { target: string } }>).map((a) => a.labels.target)), () => '', events, log);
+    expect(restarted.queued().map((item) => item.batch.id)).toEqual(['page']);
+    restarted.start();
+    await waitFor('the page delivered', () => restarted.length === 0, 30_000);
+    await restarted.stop();
+    expect(delivered).toEqual(['b']);
+    // both incidents are still open at the receiver: the re-sends only told it again
+    expect([...restarted.openIncidents().keys()].sort()).toEqual(['a', 'b']);
+  });
 });

@@ -30,6 +30,9 @@
  *   uptimes for good) and once a week (each dip changes every validator's reward alert twice);
  * - the baseline observers (the first three validators in config order) keep their view of the
  *   network: no outage, transport failure or lie of theirs;
+ * - a validator the witnesses see apart is not split by a kill of the daemons: its finding waits a
+ *   baseline read after they saw it apart, and a start waits for the first baseline ("The scope is
+ *   decided before the first notification"), longer than a short episode leaves on either side;
  * - inside the ingress grace (a restart with `ingressGraceSeconds`) a closed staking port is paged
  *   from the witnesses that are not validators, so the RPC nodes stay witnesses meanwhile;
  * - a period's end (a node line's validationEndsIn) is paid at ≥ 50 % rewarding stake, unpaid below
@@ -441,7 +444,9 @@ const port: Story = (w, n, at) => {
 const peers: Story = (w, n, at) => {
   const end = at + w.rng.int(15, 28);
   if (!n.validator || n.observer || n.l1 || !episodesLeft(n, 'peers', 1) || !w.holdsStake(n, end + 10)) return false;
-  if (!fits(w, n, { from: at, to: end }, { noDip: true })) return false;
+  // Seen from both sides of a kill, 15 to 28 s is too short: the witnesses' finding waits a baseline
+  // read after they saw it apart, and a start waits for the first baseline (docs/validators.md).
+  if (!fits(w, n, { from: at, to: end }, { noDip: true }) || w.down.some((d) => overlaps(d, { from: at, to: end }))) return false;
   const id = w.id('peers');
   w.add(at, `scenario ${n.name} ${w.scenario(n, ['unreachable-by-peers'])}`, `open ${id}: ${TRUTH.peers(n.name)}`);
   w.add(end, `scenario ${n.name} ${w.scenario(n, [])}`, `close ${id}`);

@@ -8,7 +8,7 @@ import DiskLow from './AvalancheDiskLow.js';
 import UpgradeRequired from './AvalancheNodeUpgradeRequired.js';
 import UnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
 import { BLOCKCHAIN_ID, inboundSpokenFor, missedUpgradeSymptom, networkLostStake, nodeFacts, PRIMARY_CHAINS, type DipMemory } from './node-facts.js';
-import { HEALTH, NOT_READY } from './promql.js';
+import { CHAINS_LOST_WITH_NETWORK, HEALTH, NOT_READY } from './promql.js';
 import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
 
 export default defineRule({
@@ -37,7 +37,7 @@ export default defineRule({
   prometheus: [
     promAlert(
       'AvalancheCheckFailing',
-      `(avahealth_node_check_passing{${HEALTH}} == 0 and on (target, endpoint, view, check) avahealth_node_check_not_yet_run == 0) unless ${NOT_READY}`,
+      `(avahealth_node_check_passing{${HEALTH}} == 0 and on (target, endpoint, view, check) avahealth_node_check_not_yet_run == 0) unless ${NOT_READY} unless ${CHAINS_LOST_WITH_NETWORK}`,
       '1m',
       'warning',
       '{{ $labels.target }}: check {{ $labels.check }} failing',

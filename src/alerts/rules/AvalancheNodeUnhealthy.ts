@@ -3,7 +3,7 @@ import { listNames } from './format.js';
 import UnreachableByPeers from './AvalancheValidatorUnreachableByPeers.js';
 import UpgradeRequired from './AvalancheNodeUpgradeRequired.js';
 import { inboundSpokenFor, missedUpgradeSymptom, networkLostStake, nodeFacts, type DipMemory, type LostStake } from './node-facts.js';
-import { HEALTH, NOT_READY } from './promql.js';
+import { HEALTH, NODE_LOST_WITH_NETWORK, NOT_READY } from './promql.js';
 import { defineRule, NO_TUNING, promAlert, UNKNOWN } from './rule.js';
 
 export default defineRule({
@@ -16,7 +16,7 @@ export default defineRule({
   prometheus: [
     promAlert(
       'AvalancheNodeUnhealthy',
-      `avahealth_node_healthy{${HEALTH}} == 0 unless ${NOT_READY}`,
+      `avahealth_node_healthy{${HEALTH}} == 0 unless ${NOT_READY} unless ${NODE_LOST_WITH_NETWORK}`,
       '1m',
       'warning',
       '{{ $labels.target }} is unhealthy',

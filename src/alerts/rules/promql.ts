@@ -3,6 +3,24 @@ export const HEALTH = 'endpoint="health",view="all"';
 /** Series of nodes whose readiness is false (still bootstrapping): `… unless NOT_READY`. */
 export const NOT_READY = `on (target) (avahealth_node_healthy{endpoint="readiness",view="all"} == 0)`;
 
+/**
+ * The network lost stake as the fleet sees it: most of its baseline observers are connected to
+ * less than 80 % of the stake (AvalancheNetworkDegraded's leg; over every network watched, since a
+ * node's series carry no network). `… and NETWORK_DIP` keeps a series only while it holds.
+ */
+const NETWORK_DIP = 'on () (count(avahealth_network_connected_stake_ratio < 0.8) > count(avahealth_network_connected_stake_ratio) / 2)';
+
+/**
+ * A node's C, P and X checks failing while the network dips and the node's own `network` check
+ * passes: the chains lost their stake with the network, which AvalancheNetworkDegraded speaks for
+ * (the daemon's rules read it per chain and per network: node-facts.ts networkLostStake).
+ * `… unless CHAINS_LOST_WITH_NETWORK`.
+ */
+export const CHAINS_LOST_WITH_NETWORK = `on (target, check) ((avahealth_node_check_passing{${HEALTH},check=~"C|P|X"} == 0 unless on (target) (avahealth_node_check_passing{${HEALTH},check="network"} == 0)) and ${NETWORK_DIP})`;
+
+/** Unhealthy only for chains that lost their stake with the network (see above): `… unless NODE_LOST_WITH_NETWORK`. */
+export const NODE_LOST_WITH_NETWORK = `on (target) ((avahealth_node_healthy{${HEALTH}} == 0 and ${NETWORK_DIP}) unless on (target) (avahealth_node_check_passing{${HEALTH},check!~"C|P|X"} == 0))`;
+
 /** The baseline legs of `scope`: every validator looks down from the fleet's nodes. */
 const BASELINE_LOW =
   'avg(avahealth_network_observed_uptime_ratio{quantile=\\"0.5\\"}) < scalar(max(avahealth_validator_uptime_requirement_ratio{target=%[1]q}) or vector(0.8)) or avg(avahealth_network_connected_stake_ratio) < 0.8';

@@ -33,8 +33,10 @@
  * - a validator the witnesses see apart is not split by a kill of the daemons: its finding waits a
  *   baseline read after they saw it apart, and a start waits for the first baseline ("The scope is
  *   decided before the first notification"), longer than a short episode leaves on either side;
- * - inside the ingress grace (a restart with `ingressGraceSeconds`) a closed staking port is paged
- *   from the witnesses that are not validators, so the RPC nodes stay witnesses meanwhile;
+ * - inside the ingress grace (10 minutes from a node's start, or a restart with
+ *   `ingressGraceSeconds`) a closed staking port is paged from the witnesses that are not
+ *   validators, so one RPC node of the validator's shard stays a witness meanwhile (all of them in a
+ *   restart's grace);
  * - a period's end (a node line's validationEndsIn) is paid at ≥ 50 % rewarding stake, unpaid below
  *   (src/sim/periods.ts plays AvalancheGo's vote): an unpaid one pages RewardMissed, open for a day.
  */
@@ -165,6 +167,12 @@ class Week {
   /** Whether the node changes shard at a reshard inside (from, to). */
   moves(name: string, from: number, to: number): boolean {
     return this.reshards.some((t, i) => t > from && t < to && shardOf(name, this.countAt(t - 1)) !== shardOf(name, this.counts[i]!));
+  }
+
+  /** Whether two nodes are polled by the same shard all along `win` (in every layout it spans). */
+  sameShard(a: string, b: string, win: Window): boolean {
+    const counts = [this.countAt(win.from), ...this.reshards.flatMap((t, i) => (t > win.from && t <= win.to ? [this.counts[i]!] : []))];
+    return counts.every((count) => shardOf(a, count) === shardOf(b, count));
   }
 
   id(kind: string): string {
@@ -428,13 +436,17 @@ const port: Story = (w, n, at) => {
   if (!n.validator || n.observer || n.l1 || !episodesLeft(n, 'peers', 1) || !w.holdsStake(n, end + 10)) return false;
   if (!fits(w, n, { from: at, to: end }, grace ? { noDip: true } : { startOutsideDip: 15 })) return false;
   if (grace && w.nodes.some((r) => !r.validator && r.busy.some(([f, t]) => overlaps({ from: f, to: t }, { from: at, to: end })))) return false;
+  // Inside AvalancheGo's ingress grace (10 minutes from a node's start: a whole week) the closed port
+  // is told only by a fleet node that is not a validator, and only to the shard polling both.
+  const witness = w.nodes.find((r) => !r.validator && w.sameShard(r.name, n.name, { from: at, to: end }) && w.free(r, { from: at, to: end }));
+  if (!witness) return false;
   const id = w.id('port');
   w.add(at, `scenario ${n.name} ${w.scenario(n, ['inbound-closed'])}`, `open ${id}: ${TRUTH.port(n.name)}`);
   if (grace) {
     // a restart starts AvalancheGo's ingress grace over: its own check passes meanwhile, the RPC nodes still cannot connect
     w.add(restartAt, `restart ${n.name} ingressGraceSeconds=${w.rng.int(6, 14)}`);
     w.witnessed.push({ from: at, to: end });
-  }
+  } else witness.busy.push([at, end]); // kept a witness: no story of its own meanwhile
   w.add(end, `scenario ${n.name} ${w.scenario(n, [])}`, `close ${id}`);
   w.reserve(n, { from: at, to: end });
   episode(n, 'peers');

@@ -25,7 +25,6 @@ const alertmanagerBin = requireTool('prometheus-alertmanager', "check beside one
 const KEY = 'a-handover-key-the-shards-share-0123456789';
 const MOVED = '198.51.100.23:9651';
 
-type HookAlert = { status: string; labels: Record<string, string> };
 type CheckJson = { verdicts: { otherShards?: { alertmanager?: string[]; error?: string } }; targets: Array<{ name: string; state: string; summary: string; incidents?: Array<{ alertname: string }> }> };
 
 describe.skipIf(!alertmanagerBin)('check beside shard 0 of 2', () => {
@@ -100,7 +99,7 @@ alerts:
     // the owner keeps the IP it read (state/ledger.ts): only then can it tell a change
     await waitFor("the owner's first reading of the IP", () => remembered(stateDirs[1]!).includes(before), 30_000);
     await setScenario(sim, there, 'healthy', { publicIp: MOVED });
-    await waitFor('the owner to page the change', () => hook.on('/hook').some((r) => (r.json as { alerts: HookAlert[] }).alerts.some((a) => a.status === 'firing' && a.labels.target === there && a.labels.alertname === 'AvalancheValidatorPublicIpChanged')), 30_000);
+    await waitFor('the owner to page the change', () => hook.told({ path: '/hook', status: 'firing', target: there, alertname: 'AvalancheValidatorPublicIpChanged' }).length > 0, 30_000);
     await waitFor('the signed record at Alertmanager', async () => (await atAlertmanager()).some((a) => a.labels.alertname === 'AvalancheValidatorPublicIpChanged' && a.annotations.avahealth_handover), 30_000);
     // Anyone can post to Alertmanager: an unsigned critical for the same target changes nothing.
     const forged = await request(`${amUrl}/api/v2/alerts`, {

@@ -33,7 +33,6 @@ const TOKEN = '7012345678:AAHk3-SECRETtokenPART_0123456789ab';
 const CHAT = '-1001234567890';
 const ATTACKER = 'FORGED - wallet compromised, send funds to https://evil.example/rescue';
 
-type HookAlert = { status: string; startsAt: string; labels: Record<string, string>; annotations: Record<string, string> };
 
 describe.skipIf(!alertmanagerBin)('forged alerts at Alertmanager change nothing a receiver hears', () => {
   let sim: SimServer;
@@ -105,7 +104,7 @@ ${smtp ? `    - {name: mail, email: {to: ops@example.com, from: avahealth@exampl
     await sim?.close();
   });
 
-  const told = () => hook.on('/hook').flatMap((r) => (r.json as { alerts: HookAlert[] }).alerts);
+  const told = () => hook.told({ path: '/hook' });
   const lastPoll = async (target: string) => (JSON.parse((await get(`${daemon.url}/api/v1/status`)).body) as { targets: Array<{ name: string; lastPollAt?: number }> }).targets.find((t) => t.name === target)?.lastPollAt ?? 0;
 
   it('the real outage pages as the control does, under its own startsAt; nothing is adopted, resolved or said in the attacker\'s words', { timeout: 120_000 }, async () => {

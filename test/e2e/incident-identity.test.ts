@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { parse, stringify } from 'yaml';
 import { SimServer } from '../../src/sim/server.js';
-import { startCapture } from '../helpers/capture.js';
+import { startCapture, type ToldAlert } from '../helpers/capture.js';
 import { ROOT, startCli, type LongRunning, stopCli } from '../helpers/cli.js';
 import { closedPort, get, setScenario, waitFor } from '../helpers/harness.js';
 import { requireTool } from '../helpers/tools.js';
@@ -24,7 +24,6 @@ const alertmanagerBin = requireTool('prometheus-alertmanager', 'the incident ide
 const HOUR = 3600;
 
 type AmAlert = { labels: Record<string, string>; startsAt: string; endsAt: string };
-type HookAlert = { status: string; fingerprint: string; startsAt: string; labels: Record<string, string>; annotations: Record<string, string> };
 
 describe.skipIf(!alertmanagerBin)('an incident whose severity changes, through the daemon to a real Alertmanager', () => {
   let sim: SimServer;
@@ -94,7 +93,7 @@ alerts:
     expect(new Set(alerts.map((a) => a.startsAt)).size).toBe(1);
   }, 120_000);
 
-  const told = () => hook.requests.flatMap((r) => (r.json as { alerts: HookAlert[] }).alerts);
+  const told = () => hook.told();
 });
 
 /**
@@ -152,9 +151,8 @@ alerts:
     await sim?.close();
   });
 
-  type Told = { alerts: HookAlert[] };
-  const heard = (path: string) => hook.on(path).flatMap((r) => (r.json as Told).alerts);
-  const line = (a: HookAlert) => `${a.status} ${a.labels.alertname} ${a.labels.target}${a.labels.scope ? ` ${a.labels.scope}` : ''}`;
+  const heard = (path: string) => hook.told({ path });
+  const line = (a: ToldAlert) => `${a.status} ${a.labels.alertname} ${a.labels.target}${a.labels.scope ? ` ${a.labels.scope}` : ''}`;
   const dip = async (connectedPercent: number | null) => {
     const res = await request(`${sim.baseUrl}/sim/network`, { method: 'POST', body: JSON.stringify({ dip: connectedPercent === null ? null : { connectedPercent } }) });
     await res.body.dump();
@@ -166,7 +164,7 @@ alerts:
     };
     // v1's own problem: little stake sees its uptime
     await setScenario(sim, 'v1', 'reward-at-risk', { rewardingStakePercent: 45 });
-    const own = (a: HookAlert) => a.labels.alertname === 'AvalancheValidatorRewardAtRisk' && a.labels.target === 'v1';
+    const own = (a: ToldAlert) => a.labels.alertname === 'AvalancheValidatorRewardAtRisk' && a.labels.target === 'v1';
     await waitFor('v1 told at Alertmanager and the webhook, as its own problem', () => [...heard('/chat'), ...heard('/pager')].some(own) && heard('/daemon').some(own), 60_000).catch(explain);
     const first = heard('/daemon').find(own)!;
     expect(first.labels.scope).toBe('self');
@@ -174,7 +172,7 @@ alerts:
     // the network dips: one notice of its own, naming the validators
     await dip(70);
     try {
-      const notice = (a: HookAlert) => a.labels.alertname === 'AvalancheNetworkDegraded' && a.status === 'firing';
+      const notice = (a: ToldAlert) => a.labels.alertname === 'AvalancheNetworkDegraded' && a.status === 'firing';
       await waitFor('the network notice at chat and at the webhook', () => heard('/chat').some(notice) && heard('/daemon').some(notice), 60_000).catch(explain);
       expect(heard('/daemon').filter(notice).map((a) => a.annotations.summary)).toEqual([expect.stringMatching(/^mainnet: every validator looks down from the fleet: \d of your 4 validators affected \(/)]);
       expect(heard('/pager').filter((a) => a.labels.alertname === 'AvalancheNetworkDegraded')).toEqual([]);

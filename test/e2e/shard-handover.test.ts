@@ -24,7 +24,6 @@ const alertmanagerBin = requireTool('prometheus-alertmanager', 'the shard handov
 /** The fleet's handover key, the same for every shard (the sharded overlay takes it from a Secret). */
 const KEY = 'a-handover-key-the-shards-share-0123456789';
 
-type HookAlert = { status: string; fingerprint: string; startsAt: string; labels: Record<string, string>; annotations: Record<string, string> };
 
 describe.skipIf(!alertmanagerBin)('a shard count change hands an open incident over through Alertmanager', () => {
   // a node that is in shard 0 of 1 and moves to shard 1 of 2
@@ -44,7 +43,7 @@ describe.skipIf(!alertmanagerBin)('a shard count change hands an open incident o
     daemons = [];
   };
   const lastPoll = async (url: string) => (JSON.parse((await get(`${url}/api/v1/status`)).body) as { targets: Array<{ name: string; lastPollAt?: number }> }).targets.find((t) => t.name === moved)?.lastPollAt ?? 0;
-  const told = () => hook.on('/hook').flatMap((r) => (r.json as { alerts: HookAlert[] }).alerts).filter((a) => a.labels.target === moved && a.labels.alertname === 'AvalancheDiskLow');
+  const told = () => hook.told({ path: '/hook', target: moved, alertname: 'AvalancheDiskLow' });
 
   beforeAll(async () => {
     sim = new SimServer([{ name: moved, scenario: 'disk-low', periodMs: 1000 }]);
@@ -133,7 +132,7 @@ describe.skipIf(!alertmanagerBin)('1 → 3 → 1 shards with a missed upgrade an
     await Promise.all(daemons.map((d) => d.exit));
     daemons = [];
   };
-  const told = () => hook.on('/hook').flatMap((r) => (r.json as { alerts: HookAlert[] }).alerts).filter((a) => [upgrade, unpaid].includes(a.labels.target!));
+  const told = () => hook.told({ path: '/hook' }).filter((a) => [upgrade, unpaid].includes(a.labels.target!));
   const polls = async (url: string, target: string) => (JSON.parse((await get(`${url}/api/v1/status`)).body) as { targets: Array<{ name: string; lastPollAt?: number }> }).targets.find((t) => t.name === target)?.lastPollAt ?? 0;
   const owner = (target: string) => daemons.find((_, i) => inShard(target, { index: i, count: daemons.length }))!;
   /** Some polls of both nodes by their owners now, validator polls included. */
@@ -263,7 +262,7 @@ describe.skipIf(!alertmanagerBin)('a shard back on its volume from an earlier la
     proxy.requests
       .filter((r) => r.method === 'POST' && r.path === '/api/v2/alerts' && r.at >= since)
       .flatMap((r) => (r.json as SentAlert[]).map((a) => ({ ...a, firing: a.endsAt === undefined || Date.parse(a.endsAt) > r.at })));
-  const told = (target: string) => hook.on('/hook').flatMap((r) => (r.json as { alerts: HookAlert[] }).alerts).filter((a) => a.labels.target === target && a.labels.alertname === 'AvalancheDiskLow');
+  const told = (target: string) => hook.told({ path: '/hook', target, alertname: 'AvalancheDiskLow' });
 
   beforeAll(async () => {
     sim = new SimServer([

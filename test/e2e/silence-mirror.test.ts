@@ -22,7 +22,6 @@ const alertmanagerBin = requireTool('prometheus-alertmanager', 'the silence mirr
 
 type AmAlert = { labels: Record<string, string>; endsAt: string; status: { state: string; silencedBy: string[] } };
 type AmSilence = { id: string; comment: string; createdBy: string; endsAt: string; status: { state: string }; matchers: Array<{ name: string; value: string; isRegex: boolean }> };
-type Webhook = { alerts: Array<{ status: string; labels: Record<string, string> }> };
 
 describe.skipIf(!alertmanagerBin)('avahealth silences mirrored to a real Alertmanager', () => {
   let sim: SimServer;
@@ -36,7 +35,7 @@ describe.skipIf(!alertmanagerBin)('avahealth silences mirrored to a real Alertma
   const amAlerts = async () => (JSON.parse((await get(`${amUrl}/api/v2/alerts`)).body) as AmAlert[]).filter((a) => a.labels.target === 'n1');
   const ours = async () => (JSON.parse((await get(`${amUrl}/api/v2/silences`)).body) as AmSilence[]).filter((s) => s.comment.includes('(avahealth '));
   const active = async () => (await ours()).filter((s) => s.status.state === 'active');
-  const told = (status: string) => hook.on('/hook').flatMap((r) => (r.json as Webhook).alerts.filter((a) => a.status === status && a.labels.target === 'n1'));
+  const told = (status: string) => hook.told({ path: '/hook', status, target: 'n1' });
   const reload = async () => {
     const res = await request(`${d.url}/-/reload`, { method: 'POST' });
     expect([res.statusCode, await res.body.text()]).toEqual([200, 'config reloaded\n']);

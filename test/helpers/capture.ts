@@ -14,6 +14,28 @@ export interface Captured {
   at: number;
 }
 
+/** One alert of a webhook body (docs/alerting.md, the webhook receiver). */
+export interface ToldAlert {
+  status: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  startsAt: string;
+  endsAt: string;
+  fingerprint: string;
+  generatorURL?: string;
+}
+
+/** Which alerts `told()` keeps: the request's path, the alert's status, and any labels, each equal. */
+export type ToldMatch = { path?: string; status?: string } & Record<string, string | undefined>;
+
+/** Every alert of the webhook bodies among `requests`, in the order they were heard; `match` keeps some. */
+export function toldAlerts(requests: readonly Captured[], { path, status, ...labels }: ToldMatch = {}): ToldAlert[] {
+  return requests
+    .filter((r) => path === undefined || r.path === path)
+    .flatMap((r) => (r.json as { alerts?: ToldAlert[] } | undefined)?.alerts ?? [])
+    .filter((a) => (status === undefined || a.status === status) && Object.entries(labels).every(([k, v]) => v === undefined || a.labels[k] === v));
+}
+
 export type Answer = { status: number; headers?: Record<string, string>; body?: string };
 /** An answer now, or later (a long poll held open). */
 export type Responder = (req: Captured, index: number) => Answer | Promise<Answer>;
@@ -49,6 +71,8 @@ export async function startCapture(respond: Responder = () => ({ status: 200 }))
     ...server,
     requests,
     on: (path: string) => requests.filter((r) => r.path === path),
+    /** The alerts webhook bodies carried (every path unless `match.path`), in the order heard. */
+    told: (match?: ToldMatch) => toldAlerts(requests, match),
     respond: (next: Responder) => (responder = next),
   };
 }

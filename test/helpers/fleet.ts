@@ -9,23 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SimNodeOptions } from '../../src/sim/node.js';
 import { SimServer } from '../../src/sim/server.js';
-import { startCapture, type Responder } from './capture.js';
+import { startCapture, type Responder, type ToldAlert, type ToldMatch } from './capture.js';
 import { runDaemon, stopCli, type RunningCli } from './cli.js';
 import { writeConfig } from './harness.js';
 
-/** One alert of a webhook body (docs/alerting.md, the webhook receiver). */
-export interface ToldAlert {
-  status: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  startsAt: string;
-  endsAt: string;
-  fingerprint: string;
-  generatorURL?: string;
-}
-
-/** What `told()` keeps: the request's path, the alert's status, and any labels, each equal. */
-export type ToldMatch = { path?: string; status?: string } & Record<string, string | undefined>;
+export type { ToldAlert, ToldMatch } from './capture.js';
 
 export interface FleetSetup {
   sim: SimServer;
@@ -107,10 +95,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       },
       file,
       stateDir,
-      told: ({ path, status, ...labels }: ToldMatch = {}) =>
-        (path === undefined ? recorded.requests : recorded.on(path))
-          .flatMap((r) => (r.json as { alerts?: ToldAlert[] } | undefined)?.alerts ?? [])
-          .filter((a) => (status === undefined || a.status === status) && Object.entries(labels).every(([k, v]) => v === undefined || a.labels[k] === v)),
+      told: recorded.told,
       restart: async (signal = 'SIGTERM', meanwhile) => {
         daemon!.child.kill(signal);
         await daemon!.exit;

@@ -11,14 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimServer } from '../../src/sim/server.js';
-import { startCapture } from '../helpers/capture.js';
+import { startCapture, toldAlerts } from '../helpers/capture.js';
 import { closedPort, get, sample, scrape, setScenario, startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
 import { requireTool } from '../helpers/tools.js';
 
 const alertmanagerBin = requireTool('prometheus-alertmanager', 'the gate test against a real Alertmanager', ['prometheus-alertmanager', 'alertmanager']);
 
 type AmAlert = { labels: Record<string, string>; fingerprint: string; endsAt: string; status: { state: string; silencedBy: string[] } };
-type Webhook = { alerts: Array<{ labels: Record<string, string>; fingerprint: string; status: string }> };
 
 describe.skipIf(!alertmanagerBin)('the notification gate, with a real Alertmanager', () => {
   let sim: SimServer;
@@ -30,8 +29,8 @@ describe.skipIf(!alertmanagerBin)('the notification gate, with a real Alertmanag
   const amAlerts = async (): Promise<AmAlert[]> => JSON.parse((await get(`${amUrl}/api/v2/alerts`)).body) as AmAlert[];
   const delivered = async () => sample(await scrape(d.url), 'avahealth_notifications_total', { receiver: 'am' }) ?? 0;
   const hookLastStatus = (target: string) =>
-    new Map(capture.on('/hook').flatMap((r) => (r.json as Webhook).alerts.filter((a) => a.labels.target === target).map((a) => [a.fingerprint, a.status] as const)));
-  const hookTargets = (from = 0) => capture.on('/hook').slice(from).flatMap((r) => (r.json as Webhook).alerts.map((a) => a.labels.target));
+    new Map(capture.told({ path: '/hook', target }).map((a) => [a.fingerprint, a.status] as const));
+  const hookTargets = (from = 0) => toldAlerts(capture.on('/hook').slice(from)).map((a) => a.labels.target);
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-alertmanager-'));

@@ -17,7 +17,6 @@ import type { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
 import { sample, scrape, setScenario, startDaemon, startSim, waitFor, waitForRounds, type RunningDaemon } from '../helpers/harness.js';
 
-type Webhook = { alerts: Array<{ status: string; labels: Record<string, string>; annotations: Record<string, string> }> };
 
 describe('C-Chain execution stalled', () => {
   let sim: SimServer;
@@ -52,7 +51,7 @@ alerts:
     await hook?.close();
   });
 
-  const told = (status: string, target: string) => hook.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.labels.alertname === 'AvalancheNodeExecutionStalled' && a.labels.target === target && a.status === status);
+  const told = (status: string, target: string) => hook.told({ path: '/hook', status, alertname: 'AvalancheNodeExecutionStalled', target });
 
   it('executing as it accepts: the executed height follows, nothing is told', async () => {
     await waitFor('executed heights read', async () => {

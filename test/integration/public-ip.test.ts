@@ -10,7 +10,6 @@ import type { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
 import { sample, scrape, setScenario, startDaemon, startSim, waitFor, waitForRounds, type RunningDaemon } from '../helpers/harness.js';
 
-type Webhook = { alerts: Array<{ status: string; labels: Record<string, string>; annotations: Record<string, string> }> };
 
 describe('a validator whose public IP changed', () => {
   let sim: SimServer;
@@ -45,7 +44,7 @@ alerts:
     await hook?.close();
   });
 
-  const told = (status: string, target: string) => hook.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.labels.alertname === 'AvalancheValidatorPublicIpChanged' && a.labels.target === target && a.status === status);
+  const told = (status: string, target: string) => hook.told({ path: '/hook', status, alertname: 'AvalancheValidatorPublicIpChanged', target });
   const polls = (target: string) => d.daemon.store.get(target)?.rounds ?? 0;
 
   it('says nothing on the first reading, warns at a change, and resolves once the window has passed', async () => {

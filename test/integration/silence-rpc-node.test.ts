@@ -10,7 +10,6 @@ import type { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
 import { setScenario, startDaemon, startSim, waitFor, waitForRounds, type RunningDaemon } from '../helpers/harness.js';
 
-type Webhook = { status: string; alerts: Array<{ status: string; labels: Record<string, string> }> };
 
 describe('a silence on a node that is no validator', () => {
   let sim: SimServer;
@@ -40,7 +39,7 @@ alerts:
     await hook?.close();
   });
 
-  const told = (target: string) => hook.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.labels.target === target);
+  const told = (target: string) => hook.told({ path: '/hook', target });
 
   it('holds its alerts while the unsilenced control node pages, and tells them once lifted', async () => {
     const res = await fetch(`${d.url}/api/v1/silences`, {

@@ -11,7 +11,6 @@ import type { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
 import { get, startDaemon, startSim, waitFor, writeConfig, type RunningDaemon } from '../helpers/harness.js';
 
-type Hook = { status: string; alerts: Array<{ status: string; fingerprint: string; labels: Record<string, string> }> };
 
 describe('a silenced alert of a target that left the config', () => {
   let sim: SimServer;
@@ -22,7 +21,7 @@ describe('a silenced alert of a target that left the config', () => {
     `state_dir: ${join(dirname(file), 'state')}\nnodes:\n${names.map((n) => `  - {name: ${n}, url: "${sim.nodeUrl(n)}", interval: 1s, validator: false}`).join('\n')}\n` +
     `alerts:\n  for_polls: 1\n  receivers:\n    - {name: hook, webhook: {url: "${capture.url}/hook"}}\n`;
   const told = (target: string, status: string) =>
-    capture.on('/hook').flatMap((r) => (r.json as Hook).alerts).filter((a) => a.labels.target === target && a.status === status);
+    capture.told({ path: '/hook', status, target });
 
   beforeAll(async () => {
     sim = await startSim([{ name: 'keep', scenario: 'healthy' }, { name: 'leaving', scenario: 'network-down' }]);

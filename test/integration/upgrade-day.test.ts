@@ -18,11 +18,10 @@
  */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCapture } from '../helpers/capture.js';
+import { startCapture, type ToldAlert } from '../helpers/capture.js';
 import { get, sample, scrape, startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
 import type { SimServer } from '../../src/sim/server.js';
 
-type WebhookAlert = { status: string; fingerprint: string; labels: Record<string, string>; annotations: Record<string, string> };
 type Incident = { alertname: string; severity: string; scope?: string; summary: string };
 type Target = { name: string; incidents: Incident[] };
 
@@ -33,7 +32,7 @@ describe('upgrade day: peers bootstrapping report 0 % for everyone', () => {
   let hook: Awaited<ReturnType<typeof startCapture>>;
   let d: RunningDaemon;
 
-  const told = (): WebhookAlert[] => hook.on('/hook').flatMap((r) => (r.json as { alerts: WebhookAlert[] }).alerts);
+  const told = (): ToldAlert[] => hook.told({ path: '/hook' });
   const statusOf = async () => (JSON.parse((await get(`${d.url}/api/v1/status`)).body) as { targets: Target[] }).targets;
 
   beforeAll(async () => {

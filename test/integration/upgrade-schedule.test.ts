@@ -19,10 +19,9 @@ import type { EndpointObservation, TargetObservation } from '../../src/model/obs
 import { readSchedule } from '../../src/probes/schedule.js';
 import { HttpClient } from '../../src/transport/client.js';
 import type { SimServer } from '../../src/sim/server.js';
-import { startCapture } from '../helpers/capture.js';
+import { startCapture, toldAlerts } from '../helpers/capture.js';
 import { sample, scrape, setScenario, startDaemon, startSim, waitFor, waitForRounds, type RunningDaemon } from '../helpers/harness.js';
 
-type Webhook = { alerts: Array<{ status: string; labels: Record<string, string>; annotations: Record<string, string> }> };
 const DAY = 86_400;
 
 /** RPC nodes of the simulator polled every second (health only), paging a webhook at once. */
@@ -61,7 +60,7 @@ describe('upgrades scheduled that a build does not know', () => {
     await hook?.close();
   });
 
-  const told = (alertname: string, status = 'firing') => hook.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.labels.alertname === alertname && a.status === status);
+  const told = (alertname: string, status = 'firing') => hook.told({ path: '/hook', status, alertname });
 
   it('warns weeks ahead, for an RPC node, with the date and the node that knows it', async () => {
     d = await startDaemon(config(mkdtempSync(join(tmpdir(), 'avahealth-schedule-'))));
@@ -92,7 +91,7 @@ describe('upgrades scheduled that a build does not know', () => {
     await setScenario(sim, 'behind', 'upgrade-required', { upgradeIn: -3600 });
     const before = hook.on('/hook').length;
     d = await startDaemon(config(mkdtempSync(join(tmpdir(), 'avahealth-schedule-'))));
-    const fresh = () => hook.on('/hook').slice(before).flatMap((r) => (r.json as Webhook).alerts);
+    const fresh = () => toldAlerts(hook.on('/hook').slice(before));
     const missed = await waitFor('UpgradeRequired critical for behind', () => fresh().find((a) => a.labels.alertname === 'AvalancheNodeUpgradeRequired' && a.labels.target === 'behind' && a.status === 'firing'), 20_000);
     expect(missed.labels.severity).toBe('critical');
     expect(missed.annotations.summary).toMatch(/^behind: missed the network upgrade of \d{4}-\d\d-\d\d \d\d:\d\d UTC \(.+ ago\): upgrade AvalancheGo now/);
@@ -119,7 +118,7 @@ describe('upgrades scheduled that a build does not know', () => {
     const deadline = sim.nodes.get('behind')!.upgradeAt;
     const before = hook.on('/hook').length;
     d = await startDaemon(config(mkdtempSync(join(tmpdir(), 'avahealth-schedule-'))));
-    const fresh = () => hook.on('/hook').slice(before).flatMap((r) => (r.json as Webhook).alerts);
+    const fresh = () => toldAlerts(hook.on('/hook').slice(before));
     await waitFor('UpgradeRequired for behind', () => fresh().find((a) => a.labels.alertname === 'AvalancheNodeUpgradeRequired' && a.status === 'firing'), 20_000);
     await setScenario(sim, 'behind', 'healthy', { forgotLocalUpgradeTime: true });
     const futureupgrade = sim.nodes.get('behind')!.health(undefined).checks.futureupgrade!;
@@ -173,7 +172,7 @@ describe('a schedule read before the news', () => {
     await setScenario(sim, 'two', 'healthy');
     await waitFor("two's schedule read again with the upgrade", () => Object.keys(d!.daemon.store.get('two')?.jobs.get('node')?.schedule?.activations ?? {}).includes('nextUpgradeTime'), 20_000);
     await waitForRounds(d, 'one', rounds('one') + 3);
-    const told = hook.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.labels.alertname === 'AvalancheNodeUpgradeUnknown');
+    const told = hook.told({ path: '/hook', alertname: 'AvalancheNodeUpgradeUnknown' });
     expect(told.map((a) => `${a.status} ${a.labels.target}`)).toEqual([]);
     expect(Object.keys(d.daemon.store.get('one')?.jobs.get('node')?.schedule?.activations ?? {})).toContain('nextUpgradeTime');
   });
@@ -258,7 +257,7 @@ describe('a build that knows the upgrade, installed between two polls', () => {
 
   it('ends the deadline without a warning about the same upgrade', async () => {
     d = await startDaemon(fleetConfig(mkdtempSync(join(tmpdir(), 'avahealth-schedule-')), sim, hook.url, ['upgraded', 'behind']));
-    const alerts = () => hook.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.labels.target === 'behind');
+    const alerts = () => hook.told({ path: '/hook', target: 'behind' });
     await waitFor('UpgradeRequired for behind', () => alerts().find((a) => a.labels.alertname === 'AvalancheNodeUpgradeRequired' && a.status === 'firing'), 20_000);
     await setScenario(sim, 'behind', 'healthy');
     await waitFor('UpgradeRequired resolved', () => alerts().find((a) => a.labels.alertname === 'AvalancheNodeUpgradeRequired' && a.status === 'resolved'), 20_000);

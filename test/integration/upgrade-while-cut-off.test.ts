@@ -10,7 +10,6 @@ import type { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
 import { setScenario, startDaemon, startSim, waitFor, waitForRounds, type RunningDaemon } from '../helpers/harness.js';
 
-type Webhook = { alerts: Array<{ status: string; startsAt: string; labels: Record<string, string> }> };
 
 describe('an upgrade due while cut off', () => {
   let sim: SimServer;
@@ -36,18 +35,18 @@ alerts:
     await hook?.close();
   });
 
-  const upgrade = () => hook.on('/hook').flatMap((r) => (r.json as Webhook).alerts).filter((a) => a.labels.alertname === 'AvalancheNodeUpgradeRequired');
+  const upgrade = () => hook.told({ path: '/hook', alertname: 'AvalancheNodeUpgradeRequired' });
 
   it('is neither resolved while the node is cut off nor paged again when it is back', async () => {
     await waitFor('the upgrade paged', () => upgrade().length > 0, 20_000);
     await setScenario(sim, 'due', 'upgrade-required', { upgradeIn: 2 * 86_400, also: ['network-down'] });
-    await waitFor('the cut-off paged', () => hook.on('/hook').some((r) => (r.json as Webhook).alerts.some((a) => a.labels.check === 'network')), 20_000);
+    await waitFor('the cut-off paged', () => hook.told({ path: '/hook', check: 'network' }).length > 0, 20_000);
     let rounds = d.daemon.store.get('due')!.rounds;
     await waitForRounds(d, 'due', (rounds += 3));
     expect(d.daemon.alerts.list().filter((a) => a.alertname === 'AvalancheNodeUpgradeRequired').map((a) => a.phase)).toEqual(['firing']);
 
     await setScenario(sim, 'due', 'upgrade-required', { upgradeIn: 2 * 86_400 });
-    await waitFor('the network check resolved', () => hook.on('/hook').some((r) => (r.json as Webhook).alerts.some((a) => a.labels.check === 'network' && a.status === 'resolved')), 20_000);
+    await waitFor('the network check resolved', () => hook.told({ path: '/hook', status: 'resolved', check: 'network' }).length > 0, 20_000);
     expect(upgrade().map((a) => a.status)).toEqual(['firing']);
   });
 });

@@ -10,7 +10,6 @@ import type { SimServer } from '../../src/sim/server.js';
 import { startCapture } from '../helpers/capture.js';
 import { sample, scrape, startDaemon, startSim, waitFor, writeConfig, type RunningDaemon, type Sample } from '../helpers/harness.js';
 
-type Hook = { alerts: Array<{ status: string; fingerprint: string; labels: Record<string, string> }> };
 
 /** Every series the validator poll of `target` feeds. */
 const validatorSeries = (m: Sample[], target: string) =>
@@ -31,7 +30,7 @@ alerts:
     - {name: hook, webhook: {url: "${capture.url}/hook"}}
 `;
   const told = (status: string) =>
-    capture.on('/hook').flatMap((r) => (r.json as Hook).alerts).filter((a) => a.labels.target === 'risky' && (a.labels.alertname ?? '').startsWith('AvalancheValidator') && a.status === status);
+    capture.told({ path: '/hook', status, target: 'risky' }).filter((a) => (a.labels.alertname ?? '').startsWith('AvalancheValidator'));
 
   beforeAll(async () => {
     sim = await startSim([{ name: 'risky', scenario: 'reward-at-risk' }]);

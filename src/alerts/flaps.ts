@@ -23,7 +23,7 @@ export class Flaps {
     this.latest = Math.max(this.latest, now);
     const recent = (this.times.get(key) ?? []).filter((t) => now - t < this.windowMs);
     recent.push(now);
-    this.times.set(key, recent.length > this.threshold + 1 ? recent.slice(-(this.threshold + 1)) : recent);
+    this.times.set(key, recent.slice(-(this.threshold + 1)));
   }
 
   isFlapping(key: string, now: number): boolean {
@@ -47,7 +47,7 @@ export class Flaps {
     for (const [key, times] of this.times) {
       const recent = times.filter((t) => now - t < this.windowMs);
       if (recent.length === 0) this.times.delete(key);
-      else if (recent.length < times.length) this.times.set(key, recent);
+      else this.times.set(key, recent);
     }
     return Object.fromEntries(this.times);
   }

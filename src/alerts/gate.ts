@@ -7,10 +7,9 @@
 import type { Flaps } from './flaps.js';
 import type { Silences } from './silences.js';
 
-export type HoldKind = 'silenced' | 'maintenance' | 'flapping';
-
 export interface Hold {
-  kind: HoldKind;
+  /** `silenced`: by a silence or a maintenance window (`reason` says which); `flapping`: by the flap hold. */
+  kind: 'silenced' | 'flapping';
   /** For logs and views: which silence, or which window. */
   reason: string;
 }
@@ -32,7 +31,7 @@ export class NotificationGate {
   hold(alert: { key: string; labels: Record<string, string>; sustained?: boolean }, now: number, options: { gone?: boolean } = {}): Hold | undefined {
     if (options.gone) return undefined;
     const silenced = this.silences.holds(alert.labels, now);
-    if (silenced) return { kind: silenced.startsWith('maintenance') ? 'maintenance' : 'silenced', reason: silenced };
+    if (silenced) return { kind: 'silenced', reason: silenced };
     if (!alert.sustained && this.flaps.isFlapping(alert.key, now)) return { kind: 'flapping', reason: 'flapping' };
     return undefined;
   }

@@ -53,4 +53,22 @@ describe('Flaps: the window and a target that leaves (docs/alerting.md, Noise co
     expect(flaps.isFlapping('A|n1|', 1000)).toBe(false);
     expect(flaps.isFlapping('A|n10|', 1000)).toBe(true);
   });
+
+  it('what is persisted at exactly flap_window after a change leaves it out, with no check in between', () => {
+    const flaps = new Flaps(2, 60_000);
+    flaps.record('A|n1|', 0);
+    flaps.record('A|n1|', 30_000);
+    expect(flaps.toJSON(60_000)).toEqual({ 'A|n1|': [30_000] });
+    expect(flaps.toJSON(90_000)).toEqual({});
+  });
+
+  it("a reload's threshold and window apply to the changes already recorded (setLimits)", () => {
+    const flaps = new Flaps(4, 30 * 60_000);
+    for (const at of [0, 1000, 2000]) flaps.record('A|n1|', at);
+    expect(flaps.isFlapping('A|n1|', 2000)).toBe(false);
+    flaps.setLimits(2, 30 * 60_000);
+    expect(flaps.isFlapping('A|n1|', 2000)).toBe(true);
+    flaps.setLimits(2, 1500);
+    expect(flaps.isFlapping('A|n1|', 2000)).toBe(false);
+  });
 });

@@ -11,14 +11,15 @@ import { oneRound } from '../../../src/alerts/round.js';
 import { parseConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/log.js';
 import type { TargetObservation } from '../../../src/model/observation.js';
+import { economicsOf, type ValidatorReport } from '../../../src/model/validator.js';
 import { Store } from '../../../src/store.js';
 import { failing, HEALTHY, nodeState } from '../../helpers/states.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
-function round(alerts: string, observations: TargetObservation[]) {
+function round(alerts: string, observations: TargetObservation[], defaults = '') {
   const dir = mkdtempSync(join(tmpdir(), 'avahealth-round-'));
-  const yaml = `state_dir: ${dir}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1", labels: {env: mainnet}}\n  - {name: v2, url: "http://127.0.0.1:1"}\n  - {name: v3, url: "http://127.0.0.1:1"}\nalerts:\n${alerts}`;
+  const yaml = `state_dir: ${dir}\n${defaults}nodes:\n  - {name: v1, url: "http://127.0.0.1:1", labels: {env: mainnet}}\n  - {name: v2, url: "http://127.0.0.1:1"}\n  - {name: v3, url: "http://127.0.0.1:1"}\nalerts:\n${alerts}`;
   const config = parseConfig(yaml, join(dir, 'c.yaml'), {});
   const store = new Store();
   for (const observation of observations) store.record(observation);
@@ -50,5 +51,32 @@ describe('one round of the stages', () => {
     const said = unknown.get('v1')!.map((u) => `${u.what}: ${u.because}`);
     expect(said).toContain('AvalancheValidatorRewardAtRisk: the validator poll failed (timeout: no answer in 10s)');
     expect(said.some((line) => line.startsWith('AvalancheValidatorDowntimeBudgetLow'))).toBe(false);
+  });
+
+  it("a target's verdicts from two sources are one book: a failed validator poll keeps the node's own incidents", () => {
+    const failedPoll: TargetObservation = { target: 'v1', kind: 'node', source: 'validator', at: 0, endpoints: [{ endpoint: 'validator', view: 'all', ok: false, reason: 'timeout', error: 'no answer in 10s', durationSeconds: 10, at: 0 }] };
+    const { incidents, unknown } = round('  for_polls: 1\n', [nodeState('v1', failing({ C: 1 })).observation, failedPoll]);
+    expect(incidents).toEqual(['v1 AvalancheNodeUnhealthy firing held by AvalancheCheckFailing', 'v1 AvalancheCheckFailing/C firing']);
+    expect([...unknown.keys()]).toEqual(['v1']);
+  });
+
+  it("decides a validator's verdict on what came: the fleet's view a daemon waits for is not awaited in the only round", () => {
+    // An auto-renewed validator 2 days before its cycle ends, little stake rewarding it: the renewal
+    // is in doubt (ACP-236). A daemon holds the verdict until the fleet's view of it is read
+    // (rules/sources.ts, scopeAwaited); one round has no later poll to wait for.
+    const now = T0 / 1000;
+    const report: ValidatorReport = {
+      l1: [],
+      problems: [],
+      nodeId: 'NodeID-A',
+      heliconTime: Date.UTC(2026, 8, 22, 15) / 1000,
+      version: 'avalanche/1.15.2',
+      uptime: { rewardingStakeRatio: 0.3, weightedAverageRatio: 0.6 },
+      primary: { startTime: now - 12 * 86400, endTime: now + 2 * 86400, potentialRewardNAvax: 117_431_493_426, autoRenewal: { nextPeriodSeconds: 14 * 86400, renews: true, autoCompoundRatio: 0, authorityAddresses: [] } },
+    };
+    report.economics = economicsOf(report, now);
+    const polled: TargetObservation = { target: 'v1', kind: 'node', source: 'validator', at: now, endpoints: [{ endpoint: 'validator', view: 'all', ok: true, durationSeconds: 0, at: now, detail: report }] };
+    const { incidents } = round('  for_polls: 1\n', [nodeState('v1', HEALTHY()).observation, polled], 'defaults: {validator: {network: {observers: 2}}}\n');
+    expect(incidents).toContain('v1 AvalancheValidatorEndingSoon firing');
   });
 });

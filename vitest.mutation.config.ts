@@ -29,6 +29,9 @@ export default defineConfig({
       'test/unit/validator-economics.test.ts',
       'test/unit/visible.test.ts',
     ],
+    // One module graph for every test file a mutant runs: loading src/ again per file was most of
+    // a mutant's cost (docs/development.md).
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     globalSetup: ['test/helpers/temp-root.ts'],

@@ -26,7 +26,9 @@
  *   those with an incident the truth holds open (`quiet` ones included). A target an event touched
  *   less than SURFACE_GRACE_S before the sample or while it was taken (ECONOMICS_GRACE_S for what
  *   the validator poll and the network baseline decide) is in transition and not compared: the daemon decides in polls, and
- *   how soon is scored apart as the page and resolve latencies. A dip touches every node.
+ *   how soon is scored apart as the page and resolve latencies. A dip touches every node. For
+ *   START_GRACE_S after a daemon starts (`start-daemon`, `shards`), the targets of the open
+ *   incidents the validator poll decides are in transition too.
  */
 import type { Expected, Incident, Script, ScriptEvent } from './script.js';
 
@@ -69,6 +71,16 @@ export const SURFACE_GRACE_S = 8;
 /** The validator poll (2 s) × for_polls, the baseline wait (a network read after the onset) and resolve_polls × 2 s. */
 export const ECONOMICS_GRACE_S = 16;
 
+/**
+ * A daemon's start (after a kill, or a new owner's after the shard count changed): a validator's
+ * figures below the top are held until they stop rising for a Ping interval, and such a validator
+ * is paged "some 25 s after the daemon starts" (docs/validators.md). Only the incidents the
+ * validator poll decides are in transition then: a start may be slow to show one, never show one
+ * the truth does not hold.
+ */
+export const START_GRACE_S = 30;
+const STARTS = new Set(['start-daemon', 'shards']);
+
 /** Scenarios and parameters that only the validator poll and the fleet's view see. */
 const ECONOMICS = new Set(['reward-at-risk', 'unreachable-by-peers', 'inbound-closed', 'lying-observer', 'l1-balance-low', 'l1-inactive', 'auto-renewing', 'auto-renew-exiting', 'version-behind', 'not-validator', 'info-api-disabled', 'node-id-unknown']);
 const ECONOMICS_PARAMS = ['rewardingStakePercent', 'weightedAveragePercent', 'l1BalanceNAvax', 'l1Balances', 'networkId', 'nextPeriodSeconds'];
@@ -94,7 +106,7 @@ export function touched(event: ScriptEvent, script: Script): string[] {
   }
 }
 
-/** How long after `event` its targets are in transition on the surfaces, by event line. */
+/** How long after `event` its targets are in transition on the surfaces, by event line (ECONOMICS_GRACE_S: the validator poll's verdicts). */
 function transitionTimes(script: Script): Map<number, number> {
   const grace = new Map<number, number>();
   const last = new Map<string, string[]>();
@@ -321,21 +333,23 @@ export function score(input: ScoreInput): Score {
   const receivers = Object.fromEntries(Object.entries(input.receivers).map(([name, messages]) => [name, scoreReceiver(input, messages)]));
   const surfaceDisagreements: Score['surfaceDisagreements'] = [];
   const grace = transitionTimes(input.script);
+  const openAt = (t: number) =>
+    [...input.script.incidents.values()].filter((i) => {
+      const opened = input.appliedAt.get(i.openedBy.line);
+      const closed = i.closedBy ? input.appliedAt.get(i.closedBy.line) : undefined;
+      return opened !== undefined && opened <= t && (closed === undefined || closed > t);
+    });
+  const targetsOf = (i: Incident) => (i.labels.target ?? '').split('|').filter(Boolean);
   for (const sample of input.samples) {
-    const expected = [...input.script.incidents.values()]
-      .filter((i) => {
-        const opened = input.appliedAt.get(i.openedBy.line);
-        const closed = i.closedBy ? input.appliedAt.get(i.closedBy.line) : undefined;
-        return opened !== undefined && opened <= sample.at && (closed === undefined || closed > sample.at);
-      })
-      .flatMap((i) => (i.labels.target ?? '').split('|'))
-      .filter(Boolean);
-    const moving = new Set(
-      input.script.events.filter((e) => {
-        const at = input.appliedAt.get(e.line);
-        return at !== undefined && at <= (sample.until ?? sample.at) && sample.at - at < grace.get(e.line)!;
-      }).flatMap((e) => touched(e, input.script)),
-    );
+    const expected = openAt(sample.at).flatMap(targetsOf);
+    const within = (e: ScriptEvent, graceMs: number) => {
+      const at = input.appliedAt.get(e.line);
+      return at !== undefined && at <= (sample.until ?? sample.at) && sample.at - at < graceMs;
+    };
+    const moving = new Set(input.script.events.filter((e) => within(e, grace.get(e.line)!)).flatMap((e) => touched(e, input.script)));
+    if (input.script.events.some((e) => STARTS.has(e.action) && within(e, START_GRACE_S * 1000))) {
+      for (const i of openAt(sample.at)) if (grace.get(i.openedBy.line) === ECONOMICS_GRACE_S * 1000) for (const t of targetsOf(i)) moving.add(t);
+    }
     const want = [...new Set(expected)].filter((t) => !moving.has(t)).sort();
     const shown = [...new Set(sample.unhealthy)].filter((t) => !moving.has(t)).sort();
     if (want.join() !== shown.join()) {

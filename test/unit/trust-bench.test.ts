@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { GENERATED_END_S, GENERATED_MIN, generateWeek, shardOf } from '../../bench/trust/generate.js';
 import { parseScript, type ScriptEvent } from '../../bench/trust/script.js';
 import { inShard } from '../../src/shard.js';
-import { ECONOMICS_GRACE_S, score, SURFACE_GRACE_S, type Alert, type Message } from '../../bench/trust/score.js';
+import { ECONOMICS_GRACE_S, score, START_GRACE_S, SURFACE_GRACE_S, type Alert, type Message } from '../../bench/trust/score.js';
 import { ROOT } from '../helpers/cli.js';
 
 const WEEK = `
@@ -183,6 +183,37 @@ node v2
       { at: t0 + 30_000, surface: 'status', unhealthy: ['v2'] },
     ] });
     expect(s.surfaceDisagreements).toEqual([{ at: t0 + 30_000, surface: 'status', expected: ['v1', 'v2'], shown: ['v2'] }]);
+  });
+});
+
+describe('the trust score: a daemon that starts', () => {
+  // docs/validators.md: a new daemon (a restart, a new owner at a reshard) holds a validator's
+  // figures below the top until they stop rising, and pages it some 25 s after it starts
+  const script = parseScript(`
+node v1 role=validator
+node v2 role=validator
+node v3 role=validator
+10 shards 2                              => none
+11 scenario v1 reward-at-risk            => open risk: AvalancheValidatorRewardAtRisk target=v1 also=AvalancheValidatorDowntimeBudgetLow
+12 scenario v2 disk-low                  => open disk: AvalancheDiskLow target=v2 also=AvalancheNodeUnhealthy
+80 scenario v1 healthy                   => close risk
+81 scenario v2 healthy                   => close disk
+90 end                                   => none
+`);
+  const t0 = 3_000_000;
+  const appliedAt = new Map(script.events.map((e) => [e.line, t0 + e.at * 1000]));
+  const sampled = (s: number, unhealthy: string[]) => score({ script, appliedAt, receivers: {}, intervalS: 1, samples: [{ at: t0 + s * 1000, surface: 'status', unhealthy }] }).surfaceDisagreements;
+
+  it('a validator the poll decides is in transition for START_GRACE_S: shown either way', () => {
+    expect(START_GRACE_S).toBeGreaterThan(ECONOMICS_GRACE_S);
+    expect(sampled(31, ['v2'])).toEqual([]);
+    expect(sampled(31, ['v1', 'v2'])).toEqual([]);
+    expect(sampled(10 + START_GRACE_S + 1, ['v2'])).toEqual([{ at: t0 + (10 + START_GRACE_S + 1) * 1000, surface: 'status', expected: ['v1', 'v2'], shown: ['v2'] }]);
+  });
+
+  it('what the start holds nothing of still counts: a problem of the node itself, a healthy validator shown unhealthy', () => {
+    expect(sampled(31, ['v1'])).toEqual([{ at: t0 + 31_000, surface: 'status', expected: ['v2'], shown: [] }]);
+    expect(sampled(31, ['v2', 'v3'])).toEqual([{ at: t0 + 31_000, surface: 'status', expected: ['v2'], shown: ['v2', 'v3'] }]);
   });
 });
 

@@ -1,4 +1,5 @@
 /** The signed handover record (src/alerts/handover.ts): only the fleet's key makes one, and a record stands for its own labels, until it expires. */
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +36,37 @@ describe('the handover record', () => {
     // a body that is signed but not a record (a key holder's mistake) is refused too
     const other = signHandover(KEY, record).split('.');
     expect(verifyHandover(KEY, `${other[0]}.${Buffer.from('{"x":1}').toString('base64url')}.${other[2]}`, labels, NOW)).toBeUndefined();
+  });
+
+  it('is the same text whatever order the labels came in, and answers for them in any order', () => {
+    const shuffled = { severity: 'critical', target: 'node-1', alertname: 'AvalancheNodeUpgradeRequired' };
+    const text = signHandover(KEY, record);
+    expect(signHandover(KEY, { ...record, labels: shuffled })).toBe(text);
+    const body = JSON.parse(Buffer.from(text.split('.')[1]!, 'base64url').toString('utf8')) as { labels: Record<string, string> };
+    expect(Object.keys(body.labels)).toEqual(['alertname', 'severity', 'target']);
+    expect(verifyHandover(KEY, text, shuffled, NOW)?.labels).toEqual(labels);
+  });
+
+  it('is read in three parts only, each present, its signature of the right length', () => {
+    const text = signHandover(KEY, record);
+    const [version, body, signature] = text.split('.') as [string, string, string];
+    expect(verifyHandover(KEY, `v2.${body}.${signature}`, labels, NOW)).toBeUndefined();
+    expect(verifyHandover(KEY, `${version}..${signature}`, labels, NOW)).toBeUndefined();
+    expect(verifyHandover(KEY, `${version}.${body}.`, labels, NOW)).toBeUndefined();
+    expect(verifyHandover(KEY, `${text}.more`, labels, NOW)).toBeUndefined();
+    // a signature of another length is refused before it is compared
+    expect(verifyHandover(KEY, `${version}.${body}.${signature.slice(0, 10)}`, labels, NOW)).toBeUndefined();
+    // a signed body that is not JSON at all
+    const notJson = Buffer.from('not json').toString('base64url');
+    const mac = createHmac('sha256', KEY).update('avahealth handover v1\n').update(notJson).digest('base64url');
+    expect(verifyHandover(KEY, `${version}.${notJson}.${mac}`, labels, NOW)).toBeUndefined();
+  });
+
+  it('holds at most 64 labels, and says what is wrong with a record it refuses to sign', () => {
+    const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${String(i).padStart(2, '0')}`, 'v']));
+    expect(verifyHandover(KEY, signHandover(KEY, { ...record, labels: many(64) }), many(64), NOW)).toBeDefined();
+    expect(verifyHandover(KEY, signHandover(KEY, { ...record, labels: many(65) }), many(65), NOW)).toBeUndefined();
+    expect(verifyHandover(KEY, signHandover(KEY, { ...record, startsAt: 'yesterday' }), labels, NOW)).toBeUndefined();
   });
 
   it('rides on each firing copy Alertmanager is sent, with the copy\'s own labels and the target\'s carried facts; never on a resolve', () => {

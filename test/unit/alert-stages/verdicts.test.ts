@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { noteUnknown, RuleStage, type UnknownBook } from '../../../src/alerts/verdicts.js';
+import { noteUnknown, RuleStage, sourceUpdate, type UnknownBook } from '../../../src/alerts/verdicts.js';
+import { Store } from '../../../src/store.js';
 import type { Evaluation } from '../../../src/alerts/types.js';
 import type { TargetObservation } from '../../../src/model/observation.js';
 import { parseConfig } from '../../../src/config/load.js';
@@ -189,5 +190,72 @@ describe('rules stage', () => {
     rules.forgetTarget('v1');
     // back, one reading at 20% free: nothing to draw a trend from
     expect(disk(0.2, T0 + 22 * 60_000)).toEqual([]);
+  });
+
+  it("what a source's rules are handed: the target's jobs and observation, whether a configured job has yet to report, chain data only while configured", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-verdicts-'));
+    const yaml = (chainData: string) =>
+      `state_dir: ${dir}\n${chainData}nodes:\n  - {name: v1, url: "http://127.0.0.1:1", validator: {}}\n  - {name: rpc, url: "http://127.0.0.1:1", validator: false}\nservices:\n  - {name: data-api, kind: data-api, url: "http://127.0.0.1:2"}\n`;
+    const config = parseConfig(yaml('chain_data: {interval: 2m}\n'), join(dir, 'c.yaml'), {});
+    const [v1, rpc] = config.nodes;
+    const store = new Store();
+    const snapshot = { chains: new Map(), networks: new Map(), errors: [], validators: new Map() };
+    store.recordChainData(snapshot);
+    // before any report: the validator job of v1 is awaited, rpc has none, nothing is held
+    const before = sourceUpdate('node', v1!, undefined, store, config);
+    expect(before).toMatchObject({ source: 'node', target: 'v1', kind: 'node', network: v1!.network, chainData: snapshot });
+    expect(before.observation).toBeUndefined();
+    expect(before.jobs.size).toBe(0);
+    expect(before.awaits!('validator')).toBe(true);
+    expect(before.awaits!('node')).toBe(true);
+    expect(before.awaits!('service')).toBe(false);
+    expect(sourceUpdate('node', rpc!, undefined, store, config).awaits!('validator')).toBe(false);
+    // the node's own poll reported: it is handed, and only the validator job is still awaited
+    const state = store.record(nodeState('v1', HEALTHY()).observation);
+    const after = sourceUpdate('node', v1!, state, store, config);
+    expect(after.observation).toBe(state.observation);
+    expect(after.jobs).toBe(state.jobs);
+    expect(after.awaits!('node')).toBe(false);
+    expect(after.awaits!('validator')).toBe(true);
+    store.record({ target: 'v1', kind: 'node', source: 'validator', at: 0, endpoints: [] });
+    expect(sourceUpdate('validator', v1!, store.get('v1'), store, config).awaits!('validator')).toBe(false);
+    expect(after.lags()).toEqual(store.lagsOf('v1'));
+    // a service carries no network; without chain_data, no chain data is handed even when the store holds some
+    const service = sourceUpdate('service', config.services[0]!, undefined, store, config);
+    expect(service.kind).toBe('service');
+    expect('network' in service).toBe(false);
+    const withoutChainData = parseConfig(yaml(''), join(dir, 'c.yaml'), {});
+    expect(sourceUpdate('node', withoutChainData.nodes[0]!, state, store, withoutChainData).chainData).toBeUndefined();
+  });
+
+  it('one round evaluates every report each target holds, and chain data for every target while configured', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-verdicts-'));
+    const config = parseConfig(`state_dir: ${dir}\nchain_data: {interval: 2m}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1", validator: false}\n  - {name: v2, url: "http://127.0.0.1:1", validator: false}\n`, join(dir, 'c.yaml'), {});
+    const rules = new RuleStage(config, createLogger({ level: 'silent', format: 'json' }), { oneRound: true });
+    const store = new Store();
+    store.record(nodeState('v1', failing({ C: 1 })).observation);
+    store.recordChainData({ chains: new Map(), networks: new Map(), errors: [], validators: new Map() });
+    const verdicts = rules.round(store, T0);
+    // v1: its node report (the node and lag sources) and chain data; v2, which reported nothing: chain data only
+    const covers = (v: (typeof verdicts)[number]) => `${v.evaluation.target} ${v.evaluation.covers.includes('AvalancheCheckFailing') ? 'node' : v.evaluation.covers.includes('AvalancheNodeHeightLag') ? 'lag' : 'chain'}`;
+    expect(verdicts.map(covers).sort()).toEqual(['v1 chain', 'v1 lag', 'v1 node', 'v2 chain']);
+    expect(verdicts.every((v) => v.now === T0)).toBe(true);
+    expect(verdicts.find((v) => covers(v) === 'v1 node')!.evaluation.conditions.map((c) => c.alertname)).toContain('AvalancheCheckFailing');
+    // without chain_data configured, no chain-data report is evaluated, though the store holds a snapshot
+    const bare = parseConfig(`state_dir: ${dir}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1", validator: false}\n  - {name: v2, url: "http://127.0.0.1:1", validator: false}\n`, join(dir, 'c.yaml'), {});
+    expect(new RuleStage(bare, createLogger({ level: 'silent', format: 'json' }), { oneRound: true }).round(store, T0).map(covers)).toEqual(['v1 node']);
+  });
+
+  it('a target that leaves is logged again when a rule of it throws once it is back; other targets keep their silence', async () => {
+    const { rules, lines } = stage();
+    const now = T0 / 1000;
+    const bad = (target: string) => rules.observe('validator', target, validatorInput(9_007_199_254_740_991, now), T0);
+    bad('v1');
+    bad('v2');
+    rules.forgetTarget('v1');
+    bad('v1');
+    bad('v2');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.filter((l) => l.msg === 'alert rule failed; its alerts for this target stay as they are').map((l) => l.target)).toEqual(['v1', 'v2', 'v1']);
   });
 });

@@ -258,4 +258,20 @@ describe('rules stage', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines.filter((l) => l.msg === 'alert rule failed; its alerts for this target stay as they are').map((l) => l.target)).toEqual(['v1', 'v2', 'v1']);
   });
+
+  it("a resolve's words come from the rule that has them, from what this evaluation saw; a rule without words, or no rule, has none", () => {
+    const { config, rules } = stage();
+    const withDisk = { healthy: true, checks: HEALTHY().checks.map((c) => (c.name === 'diskspace' ? { ...c, disk: { availableBytes: 1.2e12, availableRatio: 0.4 } } : c)) };
+    const [verdict] = rules.updated(update('node', config.nodes[0]!, nodeState('v1', withDisk)), T0);
+    const recovered = verdict!.evaluation.recovered!;
+    expect(recovered('AvalancheDiskLow', { alertname: 'AvalancheDiskLow', target: 'v1' })).toMatch(/^disk space recovered: 40% free \(/);
+    expect(recovered('AvalancheCheckFailing', { alertname: 'AvalancheCheckFailing', target: 'v1', check: 'C' })).toBeUndefined();
+    expect(recovered('AvalancheServiceUnhealthy', { alertname: 'AvalancheServiceUnhealthy', target: 'v1' })).toBeUndefined();
+  });
+
+  it('a rule name no rule has is taken as turned off', () => {
+    const { rules } = stage();
+    expect(rules.settings('AvalancheNoSuchRule', 'v1')).toEqual({ disabled: true, forMs: 0, severity: 'warning' });
+  });
 });
+

@@ -38,6 +38,16 @@ describe('the handover record', () => {
     expect(verifyHandover(KEY, `${other[0]}.${Buffer.from('{"x":1}').toString('base64url')}.${other[2]}`, labels, NOW)).toBeUndefined();
   });
 
+  it('is the wire format src/alerts/handover.ts gives (v1.<body>.<HMAC>), so shards of different builds read each other (checked with openssl)', () => {
+    // printf 'avahealth handover v1\n%s' "$BODY" | openssl dgst -sha256 -hmac "$KEY" -binary | base64 (url alphabet, no padding)
+    const body = 'eyJsYWJlbHMiOnsiYWxlcnRuYW1lIjoiQXZhbGFuY2hlTm9kZVVwZ3JhZGVSZXF1aXJlZCIsInRhcmdldCI6Im5vZGUtMSJ9LCJzdGFydHNBdCI6IjIwMjYtMTEtMjJUMTI6MDA6MDAuMDAwWiIsImV4cGlyZXNBdCI6MTc5NTAwMDAwMDAwMH0';
+    const known = `v1.${body}.136GIx85D4kwYcHuQH8PeTTwAgLuDY3tcAv33YmICyI`;
+    const two = { target: 'node-1', alertname: 'AvalancheNodeUpgradeRequired' };
+    expect(signHandover(KEY, { labels: two, startsAt: '2026-11-22T12:00:00.000Z', expiresAt: 1_795_000_000_000 })).toBe(known);
+    expect(verifyHandover(KEY, known, two, 1_794_999_000_000)?.startsAt).toBe('2026-11-22T12:00:00.000Z');
+    expect(HANDOVER_ANNOTATION).toBe('avahealth_handover');
+  });
+
   it('is the same text whatever order the labels came in, and answers for them in any order', () => {
     const shuffled = { severity: 'critical', target: 'node-1', alertname: 'AvalancheNodeUpgradeRequired' };
     const text = signHandover(KEY, record);

@@ -72,7 +72,7 @@ describe('the handover record', () => {
     expect(verifyHandover(KEY, `${version}.${notJson}.${mac}`, labels, NOW)).toBeUndefined();
   });
 
-  it('holds at most 64 labels, and says what is wrong with a record it refuses to sign', () => {
+  it('a signed record of more than 64 labels, or whose startsAt is no time, is refused', () => {
     const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${String(i).padStart(2, '0')}`, 'v']));
     expect(verifyHandover(KEY, signHandover(KEY, { ...record, labels: many(64) }), many(64), NOW)).toBeDefined();
     expect(verifyHandover(KEY, signHandover(KEY, { ...record, labels: many(65) }), many(65), NOW)).toBeUndefined();

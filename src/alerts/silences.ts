@@ -278,7 +278,8 @@ export class Silences {
       if (!matches(window.matchers, labels)) continue;
       let cron = this.crons.get(window.schedule);
       if (!cron) this.crons.set(window.schedule, (cron = new Cron(window.schedule, { paused: true })));
-      const start = cron.previousRuns(1, new Date(now))[0];
+      // previousRuns gives the starts before a time: a window is in force from its start's millisecond
+      const start = cron.previousRuns(1, new Date(now + 1))[0];
       if (start && now < start.getTime() + window.durationMs) return { id: MAINTENANCE, endsAt: start.getTime() + window.durationMs, comment: window.schedule, createdBy: 'config' };
     }
     return undefined;

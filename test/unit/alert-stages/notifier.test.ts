@@ -1,5 +1,5 @@
 /** The notifier alone: it receives batches (no pipeline behind it) and delivers them; a resend batch goes only to receivers that forget. */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -71,16 +71,19 @@ describe('notifier', () => {
   });
 
   /** A started notifier over `receivers` (YAML list items) whose requests land in one capture; `alerts` adds keys beside them. */
-  async function notifierFor(receivers: string, { alerts = '', answer = (_path: string): number => 200 } = {}) {
+  async function notifierFor(receivers: string, { alerts = '', answer = (_path: string): number => 200, top = '', journals = [] as string[] } = {}) {
     const capture = await startCapture((req) => ({ status: answer(req.path) }));
     cleanups.push(() => capture.close());
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-notifier-'));
-    const config = parseConfig(`state_dir: ${dir}\nalerts:\n${alerts}  receivers:\n${receivers.replaceAll('URL', capture.url)}`, join(dir, 'c.yaml'), {});
+    // a journal that exists without an `open` line: one written before they were recorded
+    mkdirSync(join(dir, 'outbox'), { recursive: true });
+    for (const name of journals) writeFileSync(join(dir, 'outbox', `${name}.jsonl`), '');
+    const config = parseConfig(`state_dir: ${dir}\n${top}alerts:\n${alerts}  receivers:\n${receivers.replaceAll('URL', capture.url)}`, join(dir, 'c.yaml'), {});
     const http = new HttpClient({ maxResponseBytes: 65_536, userAgent: 'avahealth-test' });
     const events = { delivered: () => undefined, failed: () => undefined, queueLength: () => undefined };
     const notifier = new Notifier(config, http, events, createLogger({ level: 'silent', format: 'json' }));
     cleanups.push(() => notifier.stop(), () => http.close());
-    return { capture, notifier };
+    return { capture, notifier, config, dir, http };
   }
   const queuedAlerts = (notifier: Notifier, receiver: string): AlertNotice[] => notifier.outlet(receiver)!.queued().flatMap((item) => item.batch.alerts);
   const HOOK_AND_AM = `    - {name: hook, webhook: {url: "URL/hook"}}\n    - {name: am, alertmanager: {url: "URL/am", resend_interval: 1m}}\n`;
@@ -135,6 +138,11 @@ describe('notifier', () => {
     notifier.dispatch({ ...batch([notice('C', 'firing', 'critical')]), createdAt: at });
     notifier.dispatch({ ...batch([{ ...notice('C', 'firing', 'warning'), kind: 'severity_changed' }]), id: 'eased', createdAt: at + 60_000 });
     expect(notifier.told().open.get('fp-C')).toMatchObject({ at: at + 60_000, alert: { labels: { severity: 'warning' } } });
+    // the same with the receivers the other way round: the later firing wins, not the last receiver
+    const { notifier: reversed } = await notifierFor(`    - {name: chat, webhook: {url: "URL/chat"}}\n    - {name: pager, min_severity: critical, webhook: {url: "URL/pager"}}\n`, { answer: () => 503 });
+    reversed.dispatch({ ...batch([notice('C', 'firing', 'critical')]), createdAt: at });
+    reversed.dispatch({ ...batch([{ ...notice('C', 'firing', 'warning'), kind: 'severity_changed' }]), id: 'eased', createdAt: at + 60_000 });
+    expect(reversed.told().open.get('fp-C')).toMatchObject({ at: at + 60_000, alert: { labels: { severity: 'warning' } } });
     const { notifier: pagerOnly } = await notifierFor(`    - {name: pager, min_severity: critical, webhook: {url: "URL/pager"}}\n`, { answer: () => 503 });
     expect(pagerOnly.told().routed(notice('C', 'firing', 'warning'))).toBe(false);
     expect(pagerOnly.told().routed(notice('C', 'firing', 'critical'))).toBe(true);
@@ -152,6 +160,84 @@ describe('notifier', () => {
     notifier.dispatch({ ...batch([notice('C')]), id: 'again', resend: true });
     expect(notifier.queueLengths()).toMatchObject({ hook: 0, fast: 1, slow: 0, stuck: 1 });
     expect(queuedAlerts(notifier, 'stuck').map((a) => a.kind)).toEqual(['firing']);
+  });
+
+  it('a re-send only when a receiver forgets, and only of what it routes', async () => {
+    const { notifier: none } = await notifierFor(`    - {name: hook, webhook: {url: "URL/hook"}}\n`, { answer: () => 503 });
+    expect(none.resendIntervalMs()).toBeUndefined();
+    const { notifier } = await notifierFor(`    - {name: am, min_severity: critical, alertmanager: {url: "URL/am", resend_interval: 1m}}\n`, { answer: () => 503 });
+    notifier.start(Date.now() - 61_000);
+    notifier.dispatch({ ...batch([notice('C', 'firing', 'warning')]), resend: true });
+    expect(notifier.queueLengths()).toEqual({ am: 0 }); // nothing of it is routed there: no empty batch
+  });
+
+  it('pendingWrites settles once the journal lines are on disk, and stop() writes what is pending', async () => {
+    const { notifier, dir } = await notifierFor(HOOK_AND_AM, { answer: () => 503 });
+    expect(notifier.pendingWrites()).toBeUndefined();
+    notifier.dispatch(batch([notice('C')]));
+    const pending = notifier.pendingWrites();
+    expect(pending).toBeInstanceOf(Promise);
+    await pending;
+    expect(notifier.pendingWrites()).toBeUndefined();
+    for (const name of ['hook', 'am']) expect(readFileSync(join(dir, 'outbox', `${name}.jsonl`), 'utf8')).toContain('"id":"msg_2Kv1"');
+    notifier.dispatch({ ...batch([notice('P')]), id: 'at-stop' });
+    await notifier.stop();
+    for (const name of ['hook', 'am']) expect(readFileSync(join(dir, 'outbox', `${name}.jsonl`), 'utf8')).toContain('"id":"at-stop"');
+  });
+
+  it('an outlet queues into one receiver\'s outbox; there is none for a receiver not configured', async () => {
+    const { notifier } = await notifierFor(HOOK_AND_AM, { answer: () => 503 });
+    expect(notifier.outlet('nobody')).toBeUndefined();
+    const outlet = notifier.outlet('am')!;
+    outlet.enqueue({ ...batch([]), id: 'silences', silences: [{ expire: { id: 's1', hash: 'h1' } }] });
+    expect(outlet.queued().map((item) => item.batch.id)).toEqual(['silences']);
+    expect(notifier.queueLengths()).toEqual({ hook: 0, am: 1 });
+    expect(outlet.notes).toBe(notifier.outlet('am')!.notes);
+  });
+
+  it('recordOpen gives a journal from before `open` lines what the alert states say it was told, as each receiver routes it', async () => {
+    const receivers = `    - {name: pager, min_severity: critical, webhook: {url: "URL/pager"}}\n    - {name: chat, webhook: {url: "URL/chat"}}\n`;
+    const told = [notice('C', 'firing', 'critical'), notice('P', 'firing', 'warning')];
+    const { notifier } = await notifierFor(receivers, { answer: () => 503, journals: ['pager', 'chat'] });
+    notifier.recordOpen(told, Date.parse('2026-11-22T12:00:00Z'));
+    expect(notifier.told().open.get('fp-C')).toMatchObject({ at: Date.parse('2026-11-22T12:00:00Z'), alert: { fingerprint: 'fp-C' } });
+    notifier.dispatch(batch([notice('C', 'resolved', 'warning'), notice('P', 'resolved', 'warning')]));
+    expect(queuedAlerts(notifier, 'pager').map((a) => a.fingerprint)).toEqual(['fp-C']); // told of C (critical) only
+    expect(queuedAlerts(notifier, 'chat').map((a) => a.fingerprint)).toEqual(['fp-C', 'fp-P']);
+    // a journal made by this version knows what is open already: nothing is filled in
+    const { notifier: fresh } = await notifierFor(receivers, { answer: () => 503 });
+    fresh.recordOpen(told);
+    expect(fresh.told().open.size).toBe(0);
+  });
+
+  it('links follow the latest config, and Alertmanager is sent the handover record signed with the fleet key', async () => {
+    const { notifier, config, capture } = await notifierFor(HOOK_AND_AM, { alerts: KEY, top: 'external_url: http://before.example\n' });
+    notifier.setConfig({ ...config, externalUrl: 'http://after.example' });
+    notifier.start();
+    notifier.dispatch(batch([notice('C')]));
+    await waitFor('both told', () => capture.requests.length === 2, 10_000);
+    const hook = capture.requests.find((r) => r.path === '/hook')!.json as { externalURL: string };
+    expect(hook.externalURL).toBe('http://after.example');
+    const am = capture.requests.find((r) => r.path === '/am/api/v2/alerts')!.json as Array<{ annotations: Record<string, string> }>;
+    expect(am[0]!.annotations.avahealth_handover).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+  });
+
+  it('the test notification: one firing AvahealthTest straight to the receiver, ending in five minutes', async () => {
+    const { config, capture, http } = await notifierFor(`    - {name: hook, webhook: {url: "URL/hook"}}\n`, { top: 'external_url: http://avahealth.example\n' });
+    await Notifier.sendTest(config, config.alerts.receivers[0]!, http);
+    expect(capture.requests).toHaveLength(1);
+    const body = capture.requests[0]!.json as { groupLabels: Record<string, string>; externalURL: string; alerts: Array<Record<string, unknown>> };
+    expect(body.groupLabels).toEqual({ target: 'avahealth' });
+    expect(body.externalURL).toBe('http://avahealth.example');
+    const [alert] = body.alerts;
+    expect(alert).toMatchObject({
+      status: 'firing',
+      labels: { alertname: 'AvahealthTest', target: 'avahealth', severity: 'warning' },
+      annotations: { summary: 'avahealth test notification', description: 'Sent by avahealth notify-test to receiver hook. No action needed.' },
+      fingerprint: 'avahealth-test',
+      generatorURL: 'http://avahealth.example',
+    });
+    expect(Date.parse(alert!.endsAt as string) - Date.parse(alert!.startsAt as string)).toBe(5 * 60_000);
   });
 });
 

@@ -2,7 +2,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fingerprint, keyOf } from '../../../src/alerts/incidents.js';
 import { announcedIncident, reconcile, reopen, StateFile, type IncidentBook } from '../../../src/alerts/persistence.js';
 import type { AlertNotice, AlertState } from '../../../src/alerts/types.js';
@@ -49,7 +49,11 @@ describe('state stage', () => {
 
   it('reopen: an incident told without its key is known by its fingerprint; one that names no incident of ours is skipped', () => {
     const { key: _key, ...keyless } = told(T0);
-    const known: IncidentBook = new Map([['v1', new Map([[KEY, { ...firing(T0 - 60_000), phase: 'resolved', state: 'resolved', notified: { phase: 'resolved', severity: 'warning', at: T0 } }]])]]);
+    const otherKey = 'AvalancheCheckFailing|v0|P||';
+    const known: IncidentBook = new Map([
+      ['v0', new Map([[otherKey, { ...firing(T0), key: otherKey, fingerprint: fingerprint(otherKey), target: 'v0' }]])], // another incident first: the one with this fingerprint is found
+      ['v1', new Map([[KEY, { ...firing(T0 - 60_000), phase: 'resolved', state: 'resolved', notified: { phase: 'resolved', severity: 'warning', at: T0 } }]])],
+    ]);
     expect(reopen(known, [{ at: T0, alert: keyless }])).toBe(1);
     expect(known.get('v1')!.get(KEY)).toMatchObject({ phase: 'resolved', firingSince: T0, notified: { phase: 'firing', since: T0, labels: { alertname: 'AvalancheCheckFailing', target: 'v1', check: 'C' } } });
     expect(known.get('v1')!.get(KEY)!.notified!.labels).not.toHaveProperty('severity');
@@ -93,14 +97,17 @@ describe('state stage', () => {
     const other = 'AvalancheCheckFailing|v2|C||';
     const pending: AlertState = { ...firing(T0), phase: 'pending', state: 'pending' };
     const toldResolved: AlertState = { ...firing(T0), key: other, fingerprint: fingerprint(other), target: 'v2', notified: { phase: 'resolved', severity: 'warning', at: T0 } };
+    const untoldKey = 'AvalancheCheckFailing|v2|P||';
+    const untold: AlertState = { ...firing(T0), key: untoldKey, fingerprint: fingerprint(untoldKey), target: 'v2', notified: undefined };
     const book: IncidentBook = new Map([
       ['v1', new Map([[KEY, pending]])],
-      ['v2', new Map([[other, toldResolved]])],
+      ['v2', new Map([[other, toldResolved], [untoldKey, untold]])],
     ]);
     expect(reconcile(book, { open: new Map(), routed: () => true }, (s) => told(s.firingSince!))).toEqual({ reopened: 0, closed: 1 });
     expect(book.get('v1')!.get(KEY)).toMatchObject({ phase: 'pending' });
     expect(book.get('v1')!.get(KEY)).not.toHaveProperty('notified');
     expect(book.get('v2')!.get(other)!.notified).toEqual({ phase: 'resolved', severity: 'warning', at: T0 });
+    expect(book.get('v2')!.get(untoldKey)).toBe(untold); // never told: nothing to follow
   });
 
   it('announcedIncident: an incident of ours named by its labels, its words our own, its identity without the config\'s labels', () => {
@@ -134,6 +141,29 @@ describe('state stage', () => {
     expect(JSON.parse(readFileSync(join(dir, 'alerts.json'), 'utf8')).snapshot).toBe(1);
     expect(snapshots).toBe(1);
     expect(file.restore()).toEqual({ incidents: [expect.objectContaining({ key: KEY })], flaps: {} });
+  });
+
+  it('saves scheduled within a second are one save', () => {
+    vi.useFakeTimers();
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'avahealth-statefile-'));
+      let snapshots = 0;
+      const file = new StateFile(dir, log, { snapshot: () => JSON.stringify({ version: 1, alerts: [], snapshot: ++snapshots }), outboxesWritten: () => undefined });
+      file.schedule();
+      vi.advanceTimersByTime(250);
+      file.schedule();
+      vi.advanceTimersByTime(250);
+      file.schedule();
+      vi.advanceTimersByTime(500);
+      expect(snapshots).toBe(1);
+      vi.advanceTimersByTime(5_000);
+      expect(snapshots).toBe(1);
+      file.schedule(); // after a save, the next change schedules another
+      vi.advanceTimersByTime(1_000);
+      expect(snapshots).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

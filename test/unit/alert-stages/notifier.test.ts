@@ -18,19 +18,28 @@ afterEach(async () => {
 });
 
 describe('notifier', () => {
-  it('delivers a batch to every receiver it routes to, and the firing incidents again only to Alertmanager', async () => {
-    const capture = await startCapture(() => ({ status: 200 }));
+  /** A notifier (not started) over `receivers` (YAML list items, `URL` the capture's) whose requests land in one capture; `alerts` adds keys beside them, `top` top-level keys, `journals` outbox journals that exist already. */
+  async function notifierFor(receivers: string, { alerts = '', answer = (_path: string): number => 200, top = '', journals = [] as string[] } = {}) {
+    const capture = await startCapture((req) => ({ status: answer(req.path) }));
     cleanups.push(() => capture.close());
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-notifier-'));
-    const config = parseConfig(
-      `state_dir: ${dir}\nalerts:\n  receivers:\n    - {name: hook, webhook: {url: "${capture.url}/hook"}}\n    - {name: am, alertmanager: {url: "${capture.url}/am", resend_interval: 1m}}\n`,
-      join(dir, 'c.yaml'),
-      {},
-    );
+    // a journal that exists without an `open` line: one written before they were recorded
+    if (journals.length > 0) mkdirSync(join(dir, 'outbox'), { recursive: true });
+    for (const name of journals) writeFileSync(join(dir, 'outbox', `${name}.jsonl`), '');
+    const config = parseConfig(`state_dir: ${dir}\n${top}alerts:\n${alerts}  receivers:\n${receivers.replaceAll('URL', capture.url)}`, join(dir, 'c.yaml'), {});
     const http = new HttpClient({ maxResponseBytes: 65_536, userAgent: 'avahealth-test' });
     const events = { delivered: () => undefined, failed: () => undefined, queueLength: () => undefined };
     const notifier = new Notifier(config, http, events, createLogger({ level: 'silent', format: 'json' }));
     cleanups.push(() => notifier.stop(), () => http.close());
+    return { capture, notifier, config, dir, http };
+  }
+  const queuedAlerts = (notifier: Notifier, receiver: string): AlertNotice[] => notifier.outlet(receiver)!.queued().flatMap((item) => item.batch.alerts);
+  const HOOK_AND_AM = `    - {name: hook, webhook: {url: "URL/hook"}}\n    - {name: am, alertmanager: {url: "URL/am", resend_interval: 1m}}\n`;
+  const PAGER_AND_CHAT = `    - {name: pager, min_severity: critical, webhook: {url: "URL/pager"}}\n    - {name: chat, webhook: {url: "URL/chat"}}\n`;
+  const KEY = '  handover_key: 0123456789abcdef0123\n';
+
+  it('delivers a batch to every receiver it routes to, and the firing incidents again only to Alertmanager', async () => {
+    const { notifier, capture } = await notifierFor(HOOK_AND_AM);
     expect(notifier.resendIntervalMs()).toBe(60_000);
     notifier.start(Date.now() - 61_000);
     notifier.dispatch(batch([notice('C')]));
@@ -45,18 +54,7 @@ describe('notifier', () => {
   });
 
   it('a resolve reaches a receiver that was told the firing, even when it no longer routes the incident (min_severity)', async () => {
-    const capture = await startCapture(() => ({ status: 200 }));
-    cleanups.push(() => capture.close());
-    const dir = mkdtempSync(join(tmpdir(), 'avahealth-notifier-'));
-    const config = parseConfig(
-      `state_dir: ${dir}\nalerts:\n  receivers:\n    - {name: pager, min_severity: critical, webhook: {url: "${capture.url}/pager"}}\n    - {name: chat, webhook: {url: "${capture.url}/chat"}}\n`,
-      join(dir, 'c.yaml'),
-      {},
-    );
-    const http = new HttpClient({ maxResponseBytes: 65_536, userAgent: 'avahealth-test' });
-    const events = { delivered: () => undefined, failed: () => undefined, queueLength: () => undefined };
-    const notifier = new Notifier(config, http, events, createLogger({ level: 'silent', format: 'json' }));
-    cleanups.push(() => notifier.stop(), () => http.close());
+    const { notifier, capture } = await notifierFor(PAGER_AND_CHAT);
     notifier.start();
     const told = (path: string) => capture.requests.filter((r) => r.path === path).map((r) => (JSON.parse(r.body) as { alerts: Array<{ status: string; labels: { severity: string } }> }).alerts.map((a) => `${a.status} ${a.labels.severity}`).join());
     notifier.dispatch({ ...batch([notice('C', 'firing', 'critical')]), id: 'critical' });
@@ -69,25 +67,6 @@ describe('notifier', () => {
     await waitFor('the resolve at both', () => told('/pager').length === 2 && told('/chat').length === 3, 10_000);
     expect(told('/pager')).toEqual(['firing critical', 'resolved warning']);
   });
-
-  /** A started notifier over `receivers` (YAML list items) whose requests land in one capture; `alerts` adds keys beside them. */
-  async function notifierFor(receivers: string, { alerts = '', answer = (_path: string): number => 200, top = '', journals = [] as string[] } = {}) {
-    const capture = await startCapture((req) => ({ status: answer(req.path) }));
-    cleanups.push(() => capture.close());
-    const dir = mkdtempSync(join(tmpdir(), 'avahealth-notifier-'));
-    // a journal that exists without an `open` line: one written before they were recorded
-    mkdirSync(join(dir, 'outbox'), { recursive: true });
-    for (const name of journals) writeFileSync(join(dir, 'outbox', `${name}.jsonl`), '');
-    const config = parseConfig(`state_dir: ${dir}\n${top}alerts:\n${alerts}  receivers:\n${receivers.replaceAll('URL', capture.url)}`, join(dir, 'c.yaml'), {});
-    const http = new HttpClient({ maxResponseBytes: 65_536, userAgent: 'avahealth-test' });
-    const events = { delivered: () => undefined, failed: () => undefined, queueLength: () => undefined };
-    const notifier = new Notifier(config, http, events, createLogger({ level: 'silent', format: 'json' }));
-    cleanups.push(() => notifier.stop(), () => http.close());
-    return { capture, notifier, config, dir, http };
-  }
-  const queuedAlerts = (notifier: Notifier, receiver: string): AlertNotice[] => notifier.outlet(receiver)!.queued().flatMap((item) => item.batch.alerts);
-  const HOOK_AND_AM = `    - {name: hook, webhook: {url: "URL/hook"}}\n    - {name: am, alertmanager: {url: "URL/am", resend_interval: 1m}}\n`;
-  const KEY = '  handover_key: 0123456789abcdef0123\n';
 
   it('a handover tells no receiver when the next owner adopts (handover key and Alertmanager); without the key the others hear the resolve', async () => {
     const adopting = await notifierFor(HOOK_AND_AM, { alerts: KEY, answer: () => 503 });
@@ -120,7 +99,7 @@ describe('notifier', () => {
   });
 
   it('adopted incidents are open only at the receivers that route them, and their resolve reaches just those', async () => {
-    const { notifier } = await notifierFor(`    - {name: pager, min_severity: critical, webhook: {url: "URL/pager"}}\n    - {name: chat, webhook: {url: "URL/chat"}}\n`, { answer: () => 503 });
+    const { notifier } = await notifierFor(PAGER_AND_CHAT, { answer: () => 503 });
     const at = Date.parse('2026-11-22T12:00:00Z');
     notifier.adopt([{ at, alert: notice('C', 'firing', 'warning') }, { at, alert: notice('P', 'firing', 'critical') }]);
     expect([...notifier.told().open.keys()].sort()).toEqual(['fp-C', 'fp-P']);
@@ -133,7 +112,7 @@ describe('notifier', () => {
   });
 
   it('told(): the latest firing of an incident across receivers, and whether any receiver routes an alert', async () => {
-    const { notifier } = await notifierFor(`    - {name: pager, min_severity: critical, webhook: {url: "URL/pager"}}\n    - {name: chat, webhook: {url: "URL/chat"}}\n`, { answer: () => 503 });
+    const { notifier } = await notifierFor(PAGER_AND_CHAT, { answer: () => 503 });
     const at = Date.parse('2026-11-22T12:00:00Z');
     notifier.dispatch({ ...batch([notice('C', 'firing', 'critical')]), createdAt: at });
     notifier.dispatch({ ...batch([{ ...notice('C', 'firing', 'warning'), kind: 'severity_changed' }]), id: 'eased', createdAt: at + 60_000 });
@@ -196,16 +175,15 @@ describe('notifier', () => {
   });
 
   it('recordOpen gives a journal from before `open` lines what the alert states say it was told, as each receiver routes it', async () => {
-    const receivers = `    - {name: pager, min_severity: critical, webhook: {url: "URL/pager"}}\n    - {name: chat, webhook: {url: "URL/chat"}}\n`;
-    const told = [notice('C', 'firing', 'critical'), notice('P', 'firing', 'warning')];
-    const { notifier } = await notifierFor(receivers, { answer: () => 503, journals: ['pager', 'chat'] });
+      const told = [notice('C', 'firing', 'critical'), notice('P', 'firing', 'warning')];
+    const { notifier } = await notifierFor(PAGER_AND_CHAT, { answer: () => 503, journals: ['pager', 'chat'] });
     notifier.recordOpen(told, Date.parse('2026-11-22T12:00:00Z'));
     expect(notifier.told().open.get('fp-C')).toMatchObject({ at: Date.parse('2026-11-22T12:00:00Z'), alert: { fingerprint: 'fp-C' } });
     notifier.dispatch(batch([notice('C', 'resolved', 'warning'), notice('P', 'resolved', 'warning')]));
     expect(queuedAlerts(notifier, 'pager').map((a) => a.fingerprint)).toEqual(['fp-C']); // told of C (critical) only
     expect(queuedAlerts(notifier, 'chat').map((a) => a.fingerprint)).toEqual(['fp-C', 'fp-P']);
     // a journal made by this version knows what is open already: nothing is filled in
-    const { notifier: fresh } = await notifierFor(receivers, { answer: () => 503 });
+    const { notifier: fresh } = await notifierFor(PAGER_AND_CHAT, { answer: () => 503 });
     fresh.recordOpen(told);
     expect(fresh.told().open.size).toBe(0);
   });

@@ -117,11 +117,15 @@ export interface PublicIpChange {
   at: number;
 }
 
-/** A call that did not give an answer; `disabled` (404, method not found) never fails the node. */
+/**
+ * A call that did not give an answer; `disabled` (404, method not found) never fails the node, nor
+ * does `bootstrapping` (a P-Chain call not asked, or its answer not used, while the node's P-Chain
+ * is bootstrapping: not known yet, which is neither a failure nor "none").
+ */
 export interface ValidatorProblem {
   /** The call (`info.uptime`, `platform.getCurrentValidators`, `platform.getCurrentValidators <subnet>`…). */
   call: string;
-  reason: FailureReason | 'disabled';
+  reason: FailureReason | 'disabled' | 'bootstrapping';
   error: string;
 }
 
@@ -167,6 +171,14 @@ export interface ValidatorReport {
   uptime?: ValidatorUptime;
   /** info.uptime answered that the node is still bootstrapping (AvalancheGo v1.15, after a restart): its figures are not known yet, and nothing failed. */
   uptimeBootstrapping?: boolean;
+  /**
+   * The node's own `info.isBootstrapped {chain: "P"}` said false (asked when info.uptime gave no
+   * figures): its P-Chain is still replaying blocks, so its validator set and lists are of a past
+   * height (vms/platformvm/state/state.go loads them at start and moves them with each block
+   * accepted). A resynced node says "node is not a validator" meanwhile. Its P-Chain calls carry a
+   * `bootstrapping` problem instead of an answer: not known yet.
+   */
+  pChainBootstrapping?: boolean;
   /**
    * Set while `uptime` is an unsettled snapshot (the node just (re)started: both figures about its
    * own stake share, model/uptime-snapshot.ts): its verdicts are held, its budget not computed.

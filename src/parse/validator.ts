@@ -116,6 +116,17 @@ export function isBootstrappingError(message: string): boolean {
   return /couldn't get node uptime:.*still bootstrapping/i.test(message);
 }
 
+/**
+ * info.isBootstrapped {chain} → `{isBootstrapped}` (api/info/service.go IsBootstrapped: whether the
+ * chain is in normal operation, chains/manager.go; false for a chain not created yet).
+ */
+export function parseIsBootstrapped(value: unknown): ParseOutcome<boolean> {
+  const result = object(value, 'info.isBootstrapped result');
+  if (!result.ok) return result;
+  const flag = result.value.isBootstrapped;
+  return typeof flag === 'boolean' ? okay(flag) : fail(`isBootstrapped ${shown(flag)} is not a boolean`);
+}
+
 /** info.getNodeID → `{nodeID, nodePOP}`. */
 export function parseNodeIdResult(value: unknown): ParseOutcome<string> {
   const result = object(value, 'info.getNodeID result');

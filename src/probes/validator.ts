@@ -15,6 +15,7 @@ import {
   isBootstrappingError,
   isNotValidatorError,
   parseFeeState,
+  parseIsBootstrapped,
   parseL1Validators,
   parseNetworkId,
   parseNodeIdResult,
@@ -46,6 +47,8 @@ const MAX_ERROR_TEXT = 1000;
 export const EMPTY_NODE_ID = 'NodeID-111111111111111111116DBWJs';
 /** constants.PrimaryNetworkID (ids.Empty in CB58). */
 const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
+/** Why a P-Chain call has no answer while the node's P-Chain bootstraps. */
+export const P_CHAIN_BOOTSTRAPPING = 'not known yet: the P-Chain is still bootstrapping (info.isBootstrapped), its lists of a past height';
 export const NODE_ID_UNKNOWN = 'NodeID unknown (info API off, no node-id header, no node_id configured): no P-Chain validation is attributed to this node';
 
 export type ValidatorSettings = ValidatorPoll;
@@ -262,7 +265,17 @@ export async function probeValidator(
   }
   // Never attribute by subnet alone: without nodeIDs the answer is every validator of the L1.
   else report.nodeIdUnknown = NODE_ID_UNKNOWN;
-  const [primary, ...subnets] = nodeId
+  // No figures from info.uptime: the node's P-Chain may still be bootstrapping (a restart, or a
+  // resync from an empty database, which says "node is not a validator" meanwhile), its lists of a
+  // past height. Its own info.isBootstrapped tells, whatever the error's words; an extra that fails nothing.
+  const bootstrapped = uptime.ok === 'error' ? await call('/ext/info', 'info.isBootstrapped', { chain: 'P' }, parseIsBootstrapped) : undefined;
+  const pChainBootstrapping = bootstrapped?.ok === true && !bootstrapped.value;
+  if (pChainBootstrapping) {
+    report.pChainBootstrapping = true;
+    const waiting = [...(nodeId ? ['platform.getCurrentValidators', ...settings.subnets.map((subnetId) => `platform.getCurrentValidators ${subnetId}`)] : []), ...(feeState ? ['platform.getValidatorFeeState'] : [])];
+    for (const call of waiting) report.problems.push({ call, reason: 'bootstrapping', error: P_CHAIN_BOOTSTRAPPING });
+  }
+  const [primary, ...subnets] = nodeId && !pChainBootstrapping
     ? await Promise.all([
         call('/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: [nodeId, EMPTY_NODE_ID] }, (r) => parsePrimaryValidators(r, nodeId)),
         ...settings.subnets.map((subnetId) =>
@@ -272,6 +285,7 @@ export async function probeValidator(
     : [];
 
   if (uptime.ok === true) report.uptime = uptime.value;
+  else if (pChainBootstrapping) report.uptimeBootstrapping = true;
   else if (uptime.ok === 'error' && isNotValidatorError(uptime.message)) report.notValidator = true;
   else if (uptime.ok === 'error' && isBootstrappingError(uptime.message)) report.uptimeBootstrapping = true;
   else problem(uptime, 'info.uptime');
@@ -320,7 +334,7 @@ export async function probeValidator(
   }
   const settling = settlingOf(memory, report.uptime, ownStakeRatio(report.primary, report.totalWeightNAvax), at, memory.settlingBorrowed, afterGap);
   if (settling) report.uptimeSettling = settling;
-  if (feeState) {
+  if (feeState && !pChainBootstrapping) {
     if (feeState.ok === true) report.feeState = feeState.value;
     else problem(feeState, 'platform.getValidatorFeeState');
   }
@@ -358,7 +372,7 @@ export async function probeValidator(
     }
   }
   // A switched-off info API is a failed exchange (HTTP 404), shown as its own state; an older node's missing method is not.
-  const failures = report.problems.filter((p) => p.reason !== 'disabled' || (report.infoApiDisabled && p.call.startsWith('info.')));
+  const failures = report.problems.filter((p) => (p.reason !== 'disabled' && p.reason !== 'bootstrapping') || (report.infoApiDisabled && p.call.startsWith('info.')));
   const observation: EndpointObservation = {
     endpoint: VALIDATOR_ENDPOINT,
     view: 'all',
@@ -371,7 +385,8 @@ export async function probeValidator(
   };
   if (failures.length > 0) {
     const first = failures[0]!.reason;
-    observation.reason = first === 'disabled' ? 'http_status' : first;
+    // Only a switched-off info API's calls fail as `disabled`; `bootstrapping` never fails (filtered above).
+    observation.reason = first === 'disabled' || first === 'bootstrapping' ? 'http_status' : first;
     const text = failures.map((p) => `${p.call}: ${p.error}`).join('; ');
     observation.error = text.length > MAX_ERROR_TEXT ? `${prefixWithin(text, MAX_ERROR_TEXT)}…` : text;
   }
@@ -388,11 +403,11 @@ export function validatorChanges(previous: ValidatorReport | undefined, next: Va
   const now = new Map(next.problems.map((p) => [p.call, p]));
   for (const [name, p] of now) {
     const was = before.get(name);
-    if (was && was.reason === p.reason) continue;
+    if ((was && was.reason === p.reason) || p.reason === 'bootstrapping') continue;
     if (p.reason === 'disabled') changes.push({ level: 'info', msg: 'validator API disabled on the node; its part is skipped', fields: { call: name, detail: p.error } });
     else changes.push({ level: 'warn', msg: 'validator call failed', fields: { call: name, reason: p.reason, error: p.error } });
   }
-  for (const [name, was] of before) if (!now.has(name) && was.reason !== 'disabled') changes.push({ level: 'info', msg: 'validator call recovered', fields: { call: name } });
+  for (const [name, was] of before) if (!now.has(name) && was.reason !== 'disabled' && was.reason !== 'bootstrapping') changes.push({ level: 'info', msg: 'validator call recovered', fields: { call: name } });
   if (Boolean(previous?.nodeIdUnknown) !== Boolean(next.nodeIdUnknown) && (previous || next.nodeIdUnknown)) {
     changes.push(next.nodeIdUnknown ? { level: 'warn', msg: 'no validation attributed to the node: its NodeID is unknown', fields: { detail: next.nodeIdUnknown } } : { level: 'info', msg: 'NodeID learnt; validations attributed again', fields: { nodeId: next.nodeId } });
   }
@@ -404,6 +419,9 @@ export function validatorChanges(previous: ValidatorReport | undefined, next: Va
   }
   if (next.publicIpChange && next.publicIpChange.at !== previous?.publicIpChange?.at) {
     changes.push({ level: 'warn', msg: 'public IP changed', fields: { from: next.publicIpChange.from, to: next.publicIpChange.to } });
+  }
+  if (Boolean(previous?.pChainBootstrapping) !== Boolean(next.pChainBootstrapping) && (previous || next.pChainBootstrapping)) {
+    changes.push(next.pChainBootstrapping ? { level: 'info', msg: "node's P-Chain is bootstrapping; its validations are read once it is", fields: {} } : { level: 'info', msg: "node's P-Chain bootstrapped; its validations are read again", fields: {} });
   }
   if (previous && Boolean(previous.notValidator) !== Boolean(next.notValidator)) {
     changes.push({ level: 'info', msg: next.notValidator ? 'node is not a Primary Network validator' : 'node is a Primary Network validator', fields: {} });

@@ -144,8 +144,8 @@ export class SimNode {
   }
 
   /** An operator restart, optionally adding or dropping the tracked L1 (its check appears or vanishes). */
-  restartNode(options: { l1?: boolean; snapshotMs?: number; downSeconds?: number; bootstrapMs?: number } = {}, now = Date.now()): void {
-    this.economics.onRestart(now, options.snapshotMs, options.downSeconds, options.bootstrapMs);
+  restartNode(options: { l1?: boolean; snapshotMs?: number; downSeconds?: number; bootstrapMs?: number; resync?: boolean } = {}, now = Date.now()): void {
+    this.economics.onRestart(now, options.snapshotMs, options.downSeconds, options.bootstrapMs, options.resync);
     if (options.l1 === false) {
       delete this.l1ChainId;
       delete this.l1SubnetId;

@@ -28,7 +28,10 @@
  *                                        snapshot that long; the ingress grace (--network-no-ingress-connections-grace-period)
  *                                        starts over; downSeconds: it was stopped that long before (its peers measured it down);
  *                                        bootstrapSeconds (default 60 % of the snapshot): a v1.15 node's info.uptime answers
- *                                        "couldn't get node uptime: … still bootstrapping" that long, then mid-climb
+ *                                        "couldn't get node uptime: … still bootstrapping" that long, then mid-climb;
+ *                                        info.isBootstrapped {"chain": "P"} says false meanwhile. "resync": true: from an
+ *                                        empty database: meanwhile info.uptime says "node is not a validator" and the
+ *                                        P-Chain lists lack this validation (the height replayed), on any version
  * and the hosted APIs at `/data-api/…` and `/metrics-api/…`:
  *   GET  /sim/services                   their scenario and every request they received
  *   POST /sim/services/{data-api|metrics-api}/scenario   {"scenario": "degraded", "retryAfterSeconds"?: 30}
@@ -306,15 +309,15 @@ export class SimServer {
     if (method === 'POST' && restart) {
       const node = this.nodes.get(decodeURIComponent(restart[1]!));
       if (!node) return text(res, 404, 'unknown node\n');
-      const request = JSON.parse(body || '{}') as { l1?: unknown; snapshotSeconds?: unknown; ingressGraceSeconds?: unknown; downSeconds?: unknown; bootstrapSeconds?: unknown };
-      const unknown = unknownFields(request, ['l1', 'snapshotSeconds', 'ingressGraceSeconds', 'downSeconds', 'bootstrapSeconds']);
+      const request = JSON.parse(body || '{}') as { l1?: unknown; snapshotSeconds?: unknown; ingressGraceSeconds?: unknown; downSeconds?: unknown; bootstrapSeconds?: unknown; resync?: unknown };
+      const unknown = unknownFields(request, ['l1', 'snapshotSeconds', 'ingressGraceSeconds', 'downSeconds', 'bootstrapSeconds', 'resync']);
       if (unknown) return text(res, 400, unknown);
       const grace = request.ingressGraceSeconds;
       if (typeof grace === 'number' && grace >= 0 && grace <= 86_400) node.ingressGraceMs = grace * 1000;
       const snapshot = typeof request.snapshotSeconds === 'number' && request.snapshotSeconds >= 0 && request.snapshotSeconds <= 3600 ? { snapshotMs: request.snapshotSeconds * 1000 } : {};
       const down = typeof request.downSeconds === 'number' && request.downSeconds >= 0 && request.downSeconds <= 366 * 86_400 ? { downSeconds: request.downSeconds } : {};
       const bootstrap = typeof request.bootstrapSeconds === 'number' && request.bootstrapSeconds >= 0 && request.bootstrapSeconds <= 3600 ? { bootstrapMs: request.bootstrapSeconds * 1000 } : {};
-      node.restartNode({ ...(typeof request.l1 === 'boolean' ? { l1: request.l1 } : {}), ...snapshot, ...down, ...bootstrap });
+      node.restartNode({ ...(typeof request.l1 === 'boolean' ? { l1: request.l1 } : {}), ...snapshot, ...down, ...bootstrap, ...(request.resync === true ? { resync: true } : {}) });
       return send(res, 200, 'application/json', JSON.stringify({ ok: true, node: node.name, l1ChainId: node.l1ChainId ?? null }));
     }
     const one = /^\/sim\/nodes\/([^/]+)\/scenario$/.exec(path);

@@ -27,6 +27,7 @@ export interface SimValidatorNode {
   readonly validator: boolean;
   validationEndsAt: number;
   readonly l1SubnetId?: string;
+  readonly l1ChainId?: string;
   /** The Primary Network's validators as each node sees them (shared by the nodes of one network). */
   readonly network: { readonly validators: SimValidatorSet };
   /** Its build's upgrade.Config (info.upgrades); without it, the schedule of its version alone. */
@@ -64,6 +65,11 @@ export class SimValidator implements ObservedMember {
    * mid-climb. A restart may set it in ms.
    */
   restartBootstrapMs?: number;
+  /**
+   * The last restart began from an empty database (a resync): until its P-Chain is bootstrapped the
+   * node's validator set and lists are of the height it has replayed, before this validation.
+   */
+  private resynced = false;
   /** The methods called, oldest first (the last 1000): tests count the cost of a poll. */
   readonly calls: string[] = [];
   /** The params of each call, beside `calls` (tests check what was asked). */
@@ -229,10 +235,11 @@ export class SimValidator implements ObservedMember {
    * A restart: info.uptime starts over as a snapshot (uptimeSnapshot). `downSeconds`: the node was
    * stopped that long before it started again, and its peers measured it down meanwhile.
    */
-  onRestart(now = Date.now(), snapshotMs?: number, downSeconds?: number, bootstrapMs?: number): void {
+  onRestart(now = Date.now(), snapshotMs?: number, downSeconds?: number, bootstrapMs?: number, resync = false): void {
     this.restartedAt = now;
     if (snapshotMs !== undefined) this.restartSnapshotMs = snapshotMs;
     this.restartBootstrapMs = bootstrapMs;
+    this.resynced = resync;
     if (downSeconds !== undefined && downSeconds > 0 && this.holdsStake) this.node.network.validators.stoppedFor(this, downSeconds, now);
   }
 
@@ -249,13 +256,21 @@ export class SimValidator implements ObservedMember {
    * (api/info/service.go). By default for the first BOOTSTRAP_SHARE of the snapshot.
    */
   inRestartBootstrap(now = Date.now()): boolean {
-    if (this.restartedAt === undefined || !this.knowsHelicon) return false;
+    return this.bootstrapping(now) && !this.resynced;
+  }
+
+  /**
+   * Whether its P-Chain is still bootstrapping after a restart (a v1.15 node, or any resync): its
+   * Pings say 0 for everyone meanwhile (sim/observed.ts), and info.isBootstrapped says false.
+   */
+  bootstrapping(now = Date.now()): boolean {
+    if (this.restartedAt === undefined || !(this.knowsHelicon || this.resynced)) return false;
     return now - this.restartedAt < (this.restartBootstrapMs ?? this.restartSnapshotMs * BOOTSTRAP_SHARE);
   }
 
-  /** Whether its P-Chain is still bootstrapping after a restart: its Pings say 0 for everyone meanwhile (sim/observed.ts). */
-  bootstrapping(now = Date.now()): boolean {
-    return this.inRestartBootstrap(now);
+  /** Resynced and still bootstrapping: the P-Chain it answers from is of a height before this validation. */
+  private replaying(now = Date.now()): boolean {
+    return this.resynced && this.bootstrapping(now);
   }
 
   /** Whether info.uptime still answers a restart's snapshot. */
@@ -316,17 +331,27 @@ export class SimValidator implements ObservedMember {
     this.settlePeriods(now);
     const [service, name = ''] = method.split('.');
     const p = (typeof params === 'object' && params !== null && !Array.isArray(params) ? params : {}) as Record<string, unknown>;
-    const handler = path === '/ext/info' && service === 'info' ? this.info(name) : path === '/ext/bc/P' && service === 'platform' ? this.platform(name, p, now) : undefined;
+    const handler = path === '/ext/info' && service === 'info' ? this.info(name, p) : path === '/ext/bc/P' && service === 'platform' ? this.platform(name, p, now) : undefined;
     if (handler === undefined) return rpcError(`rpc: can't find method "${service}.${name.charAt(0).toUpperCase()}${name.slice(1)}"`);
     return handler;
   }
 
-  private info(name: string): RpcOutcome | undefined {
+  private info(name: string, params: Record<string, unknown>): RpcOutcome | undefined {
     const badShape = this.node.has('validator-bad-shape');
     switch (name) {
+      case 'isBootstrapped': {
+        // api/info/service.go IsBootstrapped: the chain by alias or ID (chains/manager.go Lookup), in normal operation or not.
+        const chain = typeof params.chain === 'string' ? params.chain : '';
+        if (chain === '') return rpcError("argument 'chain' not given");
+        if (!['P', 'X', 'C', this.node.l1ChainId].includes(chain)) return rpcError(`there is no chain with alias/ID '${chain}'`);
+        return { result: { isBootstrapped: !this.bootstrapping() } };
+      }
       case 'getNodeID':
         return { result: { nodeID: this.node.nodeId, nodePOP: { publicKey: `0x${'8f'.repeat(48)}`, proofOfPossession: `0x${'86'.repeat(96)}` } } };
       case 'uptime': {
+        // A resync's validator set is the replayed height's: without this node, so NodeUptime stops at
+        // errNotValidator before it reads its start time (network/network.go).
+        if (this.replaying()) return rpcError('node is not a validator');
         if (this.inRestartBootstrap()) return rpcError(UPTIME_BOOTSTRAPPING_ERROR);
         if (!this.isPrimaryValidator) return rpcError('node is not a validator');
         const { rewarding, weighted } = this.infoUptime();
@@ -361,10 +386,12 @@ export class SimValidator implements ObservedMember {
         const wanted = (nodeId: string) => !nodeIds || nodeIds.includes(nodeId);
         const subnetId = typeof params.subnetID === 'string' ? params.subnetID : undefined;
         if (subnetId !== undefined && subnetId !== '11111111111111111111111111111111LpoYY') {
-          if (subnetId !== this.node.l1SubnetId) return { result: { validators: [] } };
+          if (subnetId !== this.node.l1SubnetId || this.replaying(now * 1000)) return { result: { validators: [] } };
           return { result: { validators: this.l1Entries(now).filter((e) => wanted(e.nodeID)) } };
         }
-        return { result: { validators: this.node.network.validators.view(this, nodeIds, now * 1000) } };
+        const validators = this.node.network.validators.view(this, nodeIds, now * 1000);
+        // Resyncing: the P-Chain state of a height before this validation (vms/platformvm/state/state.go).
+        return { result: { validators: this.replaying(now * 1000) ? validators.filter((v) => v.nodeID !== this.node.nodeId) : validators } };
       }
       case 'getTotalStake': {
         // vms/platformvm/service.go GetTotalStake: the total weight, also sent as the deprecated `stake`.

@@ -34,6 +34,8 @@ export interface ValidatorPanel {
   weightedAverageRatio?: number;
   /** info.uptime answered "still bootstrapping" (AvalancheGo v1.15 after a restart): its figures are not known yet. */
   uptimeBootstrapping?: boolean;
+  /** The node's info.isBootstrapped said its P-Chain is still bootstrapping: its validations are not known yet. */
+  pChainBootstrapping?: boolean;
   requirement?: number;
   /** Where the requirement comes from (ACP-267, the base 0.8, or the configured base). */
   requirementBasis?: 'acp-267' | 'base' | 'configured-base';
@@ -76,6 +78,7 @@ export function validatorPanel(endpoints: readonly EndpointObservation[], networ
   const stake = network ? chainData?.networks.get(network)?.versionStake : undefined;
   if (report.version && stake) set('versionBehind', isVersionBehind(report.version, stake));
   if (report.uptimeBootstrapping) panel.uptimeBootstrapping = true;
+  if (report.pChainBootstrapping) panel.pChainBootstrapping = true;
   set('rewardingStakeRatio', report.uptime?.rewardingStakeRatio);
   set('weightedAverageRatio', report.uptime?.weightedAverageRatio);
   set('requirement', report.economics?.requirement);
@@ -119,6 +122,7 @@ function validatorSection(v: ValidatorPanel, now: number): string {
   if (v.infoApiDisabled) rows.push(['Info API', '<span class="bad">✖ switched off (/ext/info answers 404)</span>']);
   if (v.nodeIdUnknown) rows.push(['Validations', `<span class="bad">✖ ${e(v.nodeIdUnknown)}</span>`]);
   if (v.network) rows.push(['Network', e(v.network)]);
+  if (v.pChainBootstrapping) rows.push(['Validations', '<span class="muted">not yet: the P-Chain is still bootstrapping, its lists of a past height (info.isBootstrapped); the validator verdicts hold meanwhile</span>']);
   if (v.uptimeBootstrapping) rows.push(['Rewarding stake', '<span class="muted">not yet: the node is still bootstrapping (info.uptime answers once its P-Chain is); the reward verdicts hold meanwhile</span>']);
   if (v.rewardingStakeRatio !== undefined) {
     // The mark says the outlook the reward alert judges by (model/reward-vote.ts), never a threshold of its own.
@@ -162,7 +166,7 @@ function validatorSection(v: ValidatorPanel, now: number): string {
         )
         .join('')}</tbody></table>`
     : '';
-  const problems = v.problems.length ? `<ul>${v.problems.map((p) => `<li><code>${e(p.call)}</code>: ${p.reason === 'disabled' ? '<span class="muted">API disabled</span>' : `<span class="error">${e(p.reason)}: ${e(p.error)}</span>`}</li>`).join('')}</ul>` : '';
+  const problems = v.problems.length ? `<ul>${v.problems.map((p) => `<li><code>${e(p.call)}</code>: ${p.reason === 'disabled' ? '<span class="muted">API disabled</span>' : p.reason === 'bootstrapping' ? '<span class="muted">not yet (P-Chain bootstrapping)</span>' : `<span class="error">${e(p.reason)}: ${e(p.error)}</span>`}</li>`).join('')}</ul>` : '';
   return `<section aria-labelledby="validator"><h2 id="validator">Validator</h2>
 <dl class="facts">${rows.map(([k, val]) => `<dt>${e(k)}</dt><dd>${val}</dd>`).join('')}</dl>
 ${l1}${problems}<p class="muted">polled ${timeTag(v.polledAt, now)}</p></section>`;

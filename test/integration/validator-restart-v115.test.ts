@@ -46,11 +46,13 @@ describe('the validator probe through a v1.15 restart', () => {
     expect(node.economics.inRestartBootstrap()).toBe(true);
     expect(bootstrapping).toMatchObject({ uptimeBootstrapping: true });
     expect(bootstrapping.uptime).toBeUndefined();
-    expect(bootstrapping.problems).toEqual([]);
+    // its P-Chain lists are of a past height meanwhile (info.isBootstrapped): not yet, not an answer nor a failure
+    expect(bootstrapping.pChainBootstrapping).toBe(true);
+    expect(bootstrapping.problems.map((p) => p.reason)).toEqual(['bootstrapping']);
     expect(during.ok).toBe(true);
     expect(validatorChanges(before, bootstrapping).filter((c) => c.level === 'warn')).toEqual([]);
     // the page and /api/v1/targets/<name> say "not yet", not a failure
-    expect(validatorPanel([during], undefined, undefined)).toMatchObject({ uptimeBootstrapping: true, problems: [] });
+    expect(validatorPanel([during], undefined, undefined)).toMatchObject({ uptimeBootstrapping: true, problems: [{ call: 'platform.getCurrentValidators', reason: 'bootstrapping' }] });
 
     let first: ReturnType<typeof validatorReport>;
     await waitFor('the first answer after bootstrapping', async () => {
@@ -67,6 +69,73 @@ describe('the validator probe through a v1.15 restart', () => {
       const r = validatorReport(await poll())!;
       return r.uptime !== undefined && r.uptime.rewardingStakeRatio > 0.99 && r.uptimeSettling === undefined;
     }, 30_000);
+  });
+});
+
+/**
+ * A resync: the node restarted from an empty database. Its validator set is loaded from the
+ * P-Chain's own state and moves with each block accepted (vms/platformvm/state/state.go
+ * initValidatorSets, writeCurrentStakers), so until the P-Chain is bootstrapped info.uptime says
+ * "node is not a validator" (network/network.go NodeUptime: no own weight yet) and
+ * getCurrentValidators answers a height before the validation. Its own info.isBootstrapped
+ * (api/info/service.go, chains/manager.go IsBootstrapped) tells that these are not yet answers.
+ */
+describe('the validator probe through a resync', () => {
+  let sim: SimServer;
+  let ctx: Pick<ProbeContext, 'http' | 'limit'>;
+  const memory: ValidatorMemory = {};
+
+  beforeAll(async () => {
+    sim = await startSim([{ name: 'v', scenario: 'healthy' }]);
+    ctx = { http: new HttpClient({ maxResponseBytes: 4 * 1024 * 1024 }), limit: pLimit(4) };
+  });
+  afterAll(async () => {
+    await ctx.http.close();
+    await sim.close();
+  });
+
+  const poll = () => probeValidator({ name: 'v', baseUrl: sim.nodeUrl('v'), headers: {}, timeoutMs: 5000, tls: { insecureSkipVerify: false }, secrets: [] }, { intervalMs: 1000, subnets: [] }, ctx, memory);
+
+  it('info.isBootstrapped as AvalancheGo answers it: by alias, an unknown chain and no chain are errors', () => {
+    const economics = sim.nodes.get('v')!.economics;
+    expect(economics.answer('/ext/info', 'info.isBootstrapped', { chain: 'X' })).toEqual({ result: { isBootstrapped: true } });
+    expect(economics.answer('/ext/info', 'info.isBootstrapped', { chain: 'Q' })).toMatchObject({ error: { message: "there is no chain with alias/ID 'Q'" } });
+    expect(economics.answer('/ext/info', 'info.isBootstrapped', {})).toMatchObject({ error: { message: "argument 'chain' not given" } });
+  });
+
+  it('"not a validator" while the P-Chain replays is not yet: no validation ends, nothing fails', { timeout: 60_000 }, async () => {
+    const before = validatorReport(await poll())!;
+    expect(before.primary).toBeDefined();
+    const node = sim.nodes.get('v')!;
+    node.restartNode({ resync: true, snapshotMs: 10_000, bootstrapMs: 8_000 });
+    const during = await poll();
+    const resyncing = validatorReport(during)!;
+    expect(node.economics.bootstrapping()).toBe(true);
+    // what the node answers meanwhile: the calls a probe would otherwise take at their word
+    expect(node.economics.answer('/ext/info', 'info.uptime', {})).toMatchObject({ error: { message: 'node is not a validator' } });
+    expect(node.economics.answer('/ext/bc/P', 'platform.getCurrentValidators', { nodeIDs: [node.nodeId] })).toEqual({ result: { validators: [] } });
+    expect(node.economics.answer('/ext/info', 'info.isBootstrapped', { chain: 'P' })).toEqual({ result: { isBootstrapped: false } });
+
+    expect(resyncing.notValidator).toBeUndefined();
+    expect(resyncing).toMatchObject({ pChainBootstrapping: true, uptimeBootstrapping: true });
+    expect(resyncing.primary).toBeUndefined();
+    expect(resyncing.problems).toEqual([{ call: 'platform.getCurrentValidators', reason: 'bootstrapping', error: expect.stringContaining('info.isBootstrapped') }]);
+    expect(during.ok).toBe(true);
+    const changes = validatorChanges(before, resyncing);
+    expect(changes.filter((c) => c.level === 'warn')).toEqual([]);
+    expect(changes.map((c) => c.msg)).toEqual(["node's P-Chain is bootstrapping; its validations are read once it is"]);
+    expect(validatorPanel([during], undefined, undefined)).toMatchObject({ pChainBootstrapping: true, notValidator: false });
+
+    // bootstrapped: the validation is back, and the first figures are held as a restart's climb
+    const after = await waitFor('the P-Chain bootstrapped', async () => {
+      const r = validatorReport(await poll());
+      return r?.uptime !== undefined ? r : undefined;
+    }, 20_000);
+    expect(after.primary).toBeDefined();
+    expect(after.pChainBootstrapping).toBeUndefined();
+    expect(after.problems).toEqual([]);
+    expect(after.uptimeSettling).toBeDefined();
+    expect(validatorChanges(resyncing, after).map((c) => c.msg)).toEqual(["node's P-Chain bootstrapped; its validations are read again"]);
   });
 });
 

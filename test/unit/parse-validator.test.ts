@@ -6,6 +6,7 @@ import {
   decimal,
   isNotValidatorError,
   parseFeeState,
+  parseIsBootstrapped,
   parseL1Validator,
   parseL1Validators,
   parseNetworkId,
@@ -89,6 +90,13 @@ describe('info.*', () => {
     expect(answer).toEqual({ kind: 'error', code: -32000, message: 'node is not a validator' });
     expect(isNotValidatorError(answer.kind === 'error' ? answer.message : '')).toBe(true);
     expect(isNotValidatorError('health check service unavailable')).toBe(false);
+  });
+
+  it('info.isBootstrapped: a boolean, nothing else (api/info/service.go IsBootstrappedResponse)', () => {
+    expect(value(parseIsBootstrapped({ isBootstrapped: false }))).toBe(false);
+    expect(value(parseIsBootstrapped({ isBootstrapped: true }))).toBe(true);
+    expect(error(parseIsBootstrapped({ isBootstrapped: 'false' }))).toBe('isBootstrapped "false" is not a boolean');
+    expect(error(parseIsBootstrapped(null))).toContain('info.isBootstrapped result must be an object');
   });
 
   it('info.getNodeVersion', () => {

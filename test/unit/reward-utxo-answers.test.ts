@@ -43,6 +43,20 @@ describe('reward UTXOs as AvalancheGo pays them, and nothing else', () => {
     expect(await judged({ numFetched: '0', utxos: [], encoding: 'hex' })).toMatchObject({ rewarded: false });
   });
 
+  it('a list from a P-Chain still bootstrapping is no answer: a resync past the end judges nothing until the chain is current', async () => {
+    // vms/platformvm/state/state.go: the lists are the replayed height's (the validation absent), info.isBootstrapped false meanwhile
+    const ledger = new Ledger(periodEntrySchema);
+    const nodeId = 'NodeID-Q4STe8P7iKKrZgDaTxY5yGdsUrCj1G4XY';
+    const paid = answering({ numFetched: '1', utxos: [utxo(2, POTENTIAL)], encoding: 'hex' });
+    await followPeriods('v1', { l1: [], problems: [], nodeId, primary: { txId: TX, startTime: START, endTime: END, potentialRewardNAvax: POTENTIAL } }, ledger, paid, undefined, END - 60);
+    const replaying: ValidatorReport = { l1: [], nodeId, pChainBootstrapping: true, problems: [{ call: 'platform.getCurrentValidators', reason: 'bootstrapping', error: 'not known yet' }] };
+    const during = await followPeriods('v1', replaying, ledger, paid, undefined, END + 7 * 3600);
+    expect(during.decided).toBeUndefined();
+    expect(during.entry.tracking?.txId).toBe(TX);
+    const { decided } = await followPeriods('v1', { l1: [], problems: [], nodeId }, ledger, paid, undefined, END + 7 * 3600 + 60);
+    expect(decided).toMatchObject({ txId: TX, rewarded: true });
+  });
+
   it('`{}` and `utxos: null` are no answer: the outcome is unknown, not "ended unpaid"', async () => {
     for (const result of [{}, { numFetched: '0', utxos: null, encoding: 'hex' }]) {
       const outcome = await judged(result);

@@ -497,6 +497,34 @@ describe('a v1.15 restart: info.uptime "still bootstrapping" (snow/uptime/locked
   });
 });
 
+describe('a P-Chain still bootstrapping (info.isBootstrapped false): its lists are of a past height, not known yet', () => {
+  // A resync from an empty database: the validator set is loaded from the P-Chain's own state and
+  // moves with each block accepted (vms/platformvm/state/state.go initValidatorSets,
+  // writeCurrentStakers), so until it is bootstrapped (chains/manager.go IsBootstrapped)
+  // info.uptime says "node is not a validator" and getCurrentValidators lacks the validation.
+  const notYet = (call: string) => ({ call, reason: 'bootstrapping' as const, error: 'not known yet: the P-Chain is still bootstrapping (info.isBootstrapped), its lists of a past height' });
+  const resyncing = input({
+    heliconTime: HELICON,
+    pChainBootstrapping: true,
+    uptimeBootstrapping: true,
+    problems: [notYet('platform.getCurrentValidators'), notYet(`platform.getCurrentValidators ${SUBNET}`), notYet('platform.getValidatorFeeState')],
+  });
+
+  it('every validation verdict stays as it is: none resolves as "not a validator now" or "no validation"', () => {
+    for (const rule of [AvalancheValidatorRewardAtRisk, AvalancheValidatorDowntimeBudgetLow, AvalancheValidatorEndingSoon, AvalancheL1ValidatorBalanceLow, AvalancheL1ValidatorInactive]) {
+      expect(run(rule as AnyRule, resyncing), rule.name).toBe(UNKNOWN);
+    }
+    expect(AvalancheValidatorRewardAtRisk.recovered?.(resyncing, ctx(AvalancheValidatorRewardAtRisk as AnyRule), {}, undefined)).toBeUndefined();
+  });
+
+  it('what the same answers said without asking: "not a validator", and the verdicts ended', () => {
+    const taken = input({ heliconTime: HELICON, notValidator: true });
+    expect(run(AvalancheValidatorEndingSoon as AnyRule, taken)).toEqual([]);
+    expect(run(AvalancheValidatorRewardAtRisk as AnyRule, taken)).toEqual([]);
+    expect(AvalancheValidatorRewardAtRisk.recovered?.(taken, ctx(AvalancheValidatorRewardAtRisk as AnyRule), {}, undefined)).toBe('not a validator now');
+  });
+});
+
 describe("docs/validators.md's verdict table: one row per validator and L1 rule, with the AvalancheGo source it follows", () => {
   it('every rule of the validator poll, the fleet view and the network has its row and a source file', async () => {
     const { readFileSync } = await import('node:fs');

@@ -225,7 +225,15 @@ function validators(): dash.DashboardBuilder {
     .withPanel(grid('Period ends in', 's', 'Time left in each validator\'s current staking period; the reward is decided at its end.', `avahealth_validator_period_end_timestamp_seconds{${T}} - time()`, 12))
     .withPanel(grid('Potential reward', 'suffix: AVAX', 'Reward of the current validation if it meets the uptime requirement.', `avahealth_validator_potential_reward_avax{${T}}`, 12))
     .withPanel(grid('Last period paid?', 'bool_yes_no', 'Whether the last ended validation period (of an auto-renewed validator: cycle) was rewarded, from the node (the validator set, platform.getRewardUTXOs) and the Data API; No pages AvalancheValidatorRewardMissed. See the node\'s status page for the last periods.', `avahealth_validator_last_period_rewarded{${T}}`, 12))
-    .withPanel(grid('Last period reward', 'suffix: AVAX', 'What the last ended period paid: the validation reward (0 when the vote aborted) and the delegation commission.', `avahealth_validator_last_period_reward_avax{${T}}`, 12))
+    .withPanel(
+      grid(
+        'Last period reward',
+        'suffix: AVAX',
+        'What the last ended period paid: the validation reward (0 when the vote aborted) and the delegation commission; of a renewed cycle\'s validation reward, the part restaked into the stake (the rest was paid out).',
+        `avahealth_validator_last_period_reward_avax{${T}} or label_replace(avahealth_validator_last_period_restaked_avax{${T}}, "kind", "validation restaked", "", "")`,
+        12,
+      ),
+    )
     .withRow(new dash.RowBuilder('Is it my validator or the network?'))
     .withPanel(againstNetwork())
     .withPanel(ts('Connected stake', 'percentunit', "Share of the network's stake each baseline observer is connected to now. Well below 80 % from every observer: the fleet is cut off, or the network is down; validator alerts then carry scope=\"network\".", 'avahealth_network_connected_stake_ratio', '{{network}} {{observer}}', 8))

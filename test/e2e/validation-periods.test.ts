@@ -100,6 +100,10 @@ alerts:
     expect(sample(m, 'avahealth_validator_last_period_reward_avax', { target: 'paid', kind: 'validation' })).toBe(SIM_POTENTIAL_REWARD / 1e9);
     expect(sample(m, 'avahealth_validator_last_period_reward_avax', { target: 'unpaid', kind: 'delegatee' })).toBe(SIM_DELEGATEE_REWARD / 1e9);
     expect(sample(m, 'avahealth_validator_last_period_rewarded', { target: 'renew-unpaid' })).toBe(0);
+    // a renewed cycle's split, as the status page shows it: the whole reward, and the part restaked
+    expect(sample(m, 'avahealth_validator_last_period_reward_avax', { target: 'renew-paid', kind: 'validation' })).toBe(SIM_POTENTIAL_REWARD / 1e9);
+    expect(sample(m, 'avahealth_validator_last_period_restaked_avax', { target: 'renew-paid' })).toBe(35.229448028);
+    expect(sample(m, 'avahealth_validator_last_period_restaked_avax', { target: 'paid' })).toBeUndefined();
 
     const page = (await get(`${fleet.url}/targets/unpaid`)).body;
     expect(page).toContain('Validation periods: was it paid?');

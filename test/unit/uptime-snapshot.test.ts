@@ -68,6 +68,36 @@ describe('a restart\'s info.uptime snapshot', () => {
     expect(settlingOf(slow, up(0.2, 0.2), OWN, SETTLE_CLIMB_SECONDS + 1)).toBeUndefined();
   });
 
+  // v1.15: info.uptime answers "still bootstrapping" until the P-Chain is (snow/uptime/locked_calculator.go), while peers
+  // connect and ping meanwhile (network/peer/peer.go): the first answer after none lands anywhere on the climb.
+  it('the first answer after none starts a climb wherever it lands, but at the top', () => {
+    const memory: SettlingMemory = { uptimeUnanswered: true };
+    expect(settlingOf(memory, up(0.6, 0.58), OWN, 100, false, true)).toEqual({ since: 100, ownStakeRatio: OWN });
+    expect(memory.settlingFirstAnswer).toBeUndefined();
+    expect(settlingOf(memory, up(0.8, 0.79), OWN, 110)).toEqual({ since: 100, ownStakeRatio: OWN });
+    expect(settlingOf(memory, up(0.8, 0.79), OWN, 110 + CLIMB_PAUSE_SECONDS + 1)).toBeUndefined();
+    // already at the top: nothing left to climb, its figures stand at once
+    expect(settlingOf({}, up(0.995, 0.99), OWN, 100, false, true)).toBeUndefined();
+    // without the own share (getTotalStake failed) the climb is held all the same, its share said as 0
+    expect(settlingOf({}, up(0.6, 0.58), undefined, 100, false, true)).toEqual({ since: 100, ownStakeRatio: 0 });
+  });
+
+  it("a daemon's own first answer (a new shard owner) is held for one Ping interval at most, marked as such", () => {
+    const memory: SettlingMemory = {};
+    expect(settlingOf(memory, up(0.6, 0.58), OWN, 100, false, 'first answer')).toEqual({ since: 100, ownStakeRatio: OWN, firstAnswer: true });
+    expect(memory.settlingFirstAnswer).toBe(true);
+    // still rising within the interval: held
+    expect(settlingOf(memory, up(0.7, 0.69), OWN, 110)).toEqual({ since: 100, ownStakeRatio: OWN, firstAnswer: true });
+    // rising still, but a Ping interval after that first answer every connected peer has counted: it stands
+    expect(settlingOf(memory, up(0.75, 0.74), OWN, 100 + CLIMB_PAUSE_SECONDS + 1)).toBeUndefined();
+    expect(memory).toEqual({});
+    // a reading at the own share after it is a real restart: no longer only a first answer
+    const restarted: SettlingMemory = {};
+    settlingOf(restarted, up(0.6, 0.58), OWN, 100, false, 'first answer');
+    expect(settlingOf(restarted, up(OWN, OWN), OWN, 105)).toEqual({ since: 100, ownStakeRatio: OWN });
+    expect(restarted.settlingFirstAnswer).toBeUndefined();
+  });
+
   it('without the total weight (getTotalStake failed) nothing is held', () => {
     expect(settlingOf({}, up(OWN, OWN), undefined, 100)).toBeUndefined();
   });

@@ -19,11 +19,14 @@ import { probeValidator, validatorChanges, type ValidatorMemory } from '../../sr
 import type { SimServer } from '../../src/sim/server.js';
 import { sample, scrape, startDaemon, startSim, waitFor, type RunningDaemon } from '../helpers/harness.js';
 
-describe('the validator probe through a v1.15 restart', () => {
+/**
+ * One simulated healthy validator `v` and the validator probe polling it in process, with one
+ * memory across polls (registered as the calling describe's set-up and tear-down).
+ */
+function probingOneValidator(): { sim: () => SimServer; poll: () => ReturnType<typeof probeValidator> } {
   let sim: SimServer;
   let ctx: Pick<ProbeContext, 'http' | 'limit'>;
   const memory: ValidatorMemory = {};
-
   beforeAll(async () => {
     sim = await startSim([{ name: 'v', scenario: 'healthy' }]);
     ctx = { http: new HttpClient({ maxResponseBytes: 4 * 1024 * 1024 }), limit: pLimit(4) };
@@ -32,13 +35,19 @@ describe('the validator probe through a v1.15 restart', () => {
     await ctx.http.close();
     await sim.close();
   });
+  return {
+    sim: () => sim,
+    poll: () => probeValidator({ name: 'v', baseUrl: sim.nodeUrl('v'), headers: {}, timeoutMs: 5000, tls: { insecureSkipVerify: false }, secrets: [] }, { intervalMs: 1000, subnets: [] }, ctx, memory),
+  };
+}
 
-  const poll = () => probeValidator({ name: 'v', baseUrl: sim.nodeUrl('v'), headers: {}, timeoutMs: 5000, tls: { insecureSkipVerify: false }, secrets: [] }, { intervalMs: 1000, subnets: [] }, ctx, memory);
+describe('the validator probe through a v1.15 restart', () => {
+  const { sim, poll } = probingOneValidator();
 
   it('"still bootstrapping" is not yet, not a failed call; the first answer mid-climb is held as a restart', { timeout: 60_000 }, async () => {
     const before = validatorReport(await poll())!;
     expect(before.uptime?.rewardingStakeRatio).toBeGreaterThan(0.99);
-    const node = sim.nodes.get('v')!;
+    const node = sim().nodes.get('v')!;
     // 10 s of snapshot, the first 8 of them bootstrapping: at the first answer 60 % of the peers' Pings are in
     node.restartNode({ snapshotMs: 10_000, bootstrapMs: 8_000 });
     const during = await poll();
@@ -81,32 +90,19 @@ describe('the validator probe through a v1.15 restart', () => {
  * (api/info/service.go, chains/manager.go IsBootstrapped) tells that these are not yet answers.
  */
 describe('the validator probe through a resync', () => {
-  let sim: SimServer;
-  let ctx: Pick<ProbeContext, 'http' | 'limit'>;
-  const memory: ValidatorMemory = {};
-
-  beforeAll(async () => {
-    sim = await startSim([{ name: 'v', scenario: 'healthy' }]);
-    ctx = { http: new HttpClient({ maxResponseBytes: 4 * 1024 * 1024 }), limit: pLimit(4) };
-  });
-  afterAll(async () => {
-    await ctx.http.close();
-    await sim.close();
-  });
-
-  const poll = () => probeValidator({ name: 'v', baseUrl: sim.nodeUrl('v'), headers: {}, timeoutMs: 5000, tls: { insecureSkipVerify: false }, secrets: [] }, { intervalMs: 1000, subnets: [] }, ctx, memory);
+  const { sim, poll } = probingOneValidator();
 
   it('info.isBootstrapped as AvalancheGo answers it: by alias, an unknown chain and no chain are errors', () => {
-    const economics = sim.nodes.get('v')!.economics;
+    const economics = sim().nodes.get('v')!.economics;
     expect(economics.answer('/ext/info', 'info.isBootstrapped', { chain: 'X' })).toEqual({ result: { isBootstrapped: true } });
     expect(economics.answer('/ext/info', 'info.isBootstrapped', { chain: 'Q' })).toMatchObject({ error: { message: "there is no chain with alias/ID 'Q'" } });
     expect(economics.answer('/ext/info', 'info.isBootstrapped', {})).toMatchObject({ error: { message: "argument 'chain' not given" } });
   });
 
   it('"not a validator" while the P-Chain replays is not yet: no validation ends, nothing fails', { timeout: 60_000 }, async () => {
+    const node = sim().nodes.get('v')!;
     const before = validatorReport(await poll())!;
-    expect(before.primary).toBeDefined();
-    const node = sim.nodes.get('v')!;
+    expect(before.primary?.endTime).toBe(Math.floor(node.validationEndsAt));
     node.restartNode({ resync: true, snapshotMs: 10_000, bootstrapMs: 8_000 });
     const during = await poll();
     const resyncing = validatorReport(during)!;
@@ -127,14 +123,16 @@ describe('the validator probe through a resync', () => {
     expect(validatorPanel([during], undefined, undefined)).toMatchObject({ pChainBootstrapping: true, notValidator: false });
 
     // bootstrapped: the validation is back, and the first figures are held as a restart's climb
-    const after = await waitFor('the P-Chain bootstrapped', async () => {
-      const r = validatorReport(await poll());
-      return r?.uptime !== undefined ? r : undefined;
+    const answered = await waitFor('the P-Chain bootstrapped', async () => {
+      const observation = await poll();
+      return validatorReport(observation)?.uptime !== undefined ? observation : undefined;
     }, 20_000);
-    expect(after.primary).toBeDefined();
+    const after = validatorReport(answered)!;
+    expect(after.primary?.endTime).toBe(before.primary!.endTime);
     expect(after.pChainBootstrapping).toBeUndefined();
     expect(after.problems).toEqual([]);
-    expect(after.uptimeSettling).toBeDefined();
+    // held from this first answer on: the answer after none starts the climb
+    expect(after.uptimeSettling).toEqual({ since: answered.at, ownStakeRatio: expect.any(Number) });
     expect(validatorChanges(resyncing, after).map((c) => c.msg)).toEqual(["node's P-Chain bootstrapped; its validations are read again"]);
   });
 });

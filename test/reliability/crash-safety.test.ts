@@ -29,8 +29,10 @@ describe('crash safety of state files', () => {
       const { z } = await import('zod');
       const prior = readJsonFile(${JSON.stringify(file)}, z.object({ sequence: z.number() }));
       let sequence = prior.status === 'ok' ? prior.value.sequence : 0;
+      const save = () => writeJsonAtomic(${JSON.stringify(file)}, { version: 1, sequence: ++sequence, padding: 'x'.repeat(200000 + (sequence % 7) * 10000) });
+      save(); // one whole save before 'ready': a kill before the first one would leave nothing to read
       process.stdout.write('ready\\n');
-      for (;;) writeJsonAtomic(${JSON.stringify(file)}, { version: 1, sequence: ++sequence, padding: 'x'.repeat(200000 + (sequence % 7) * 10000) });
+      for (;;) save();
     `;
     let lastSequence = 0;
     for (let round = 0; round < 20; round++) {

@@ -13,7 +13,9 @@
  * ACCELERATED_UPTIME_CLOCK_FACTOR, an hour a second, for a test of what a day of downtime does).
  * info.uptime is computed from the same
  * accounts (network/network.go, NodeUptime), the reward vote from each validator's own measure
- * (vms/platformvm/block/executor/options.go, prefersCommit).
+ * (vms/platformvm/block/executor/options.go, prefersCommit). Figures set for a member (a scenario's
+ * or the control API's info.uptime) are played as its peers' measures, so the vote is theirs, not
+ * the figure's.
  *
  * The set holds the fleet's simulated validators and a number of other validators (weights,
  * uptimes and connectivity drawn once from their IDs). It plays a network-wide dip (each node loses
@@ -60,6 +62,12 @@ export interface ObservedMember {
   firstPings?(now: number): { from: number; spreadMs: number } | undefined;
 }
 
+/** info.uptime's figures set for a member (percent), played as its peers' measures (SimValidatorSet.playFigures). */
+export interface SetFigures {
+  rewarding?: number;
+  weighted?: number;
+}
+
 /** The validation time each validation has behind it when the set is created (10 days). */
 export const VALIDATION_AGE_SECONDS = 10 * 86_400;
 /** Validation time per real second in the uptime accounting by default: real time. */
@@ -104,6 +112,8 @@ export class SimValidatorSet {
   private bootstrappingIds?: Set<string>;
   /** Per member, the validators it lost in the current dip (NodeIDs). */
   private readonly dipCut = new Map<string, Set<string>>();
+  /** The figures played per member whose figures are set. */
+  private readonly played = new Map<string, SetFigures>();
   /** Each member's scenario (`a+b` with conditions besides it) as the accounting last settled it (a switch settles the old one first). */
   private readonly scenarios = new Map<string, string>();
   /** Each node's uptime manager's account of each validator. */
@@ -325,6 +335,54 @@ export class SimValidatorSet {
   /** The other validators' requirement for a validation starting at `start` (they run a build that knows Helicon). */
   private othersRequirement(start: number): number {
     return this.heliconTime !== undefined && start >= this.heliconTime ? ACP267_UPTIME_REQUIREMENT : SIM_UPTIME_REQUIREMENT;
+  }
+
+  /**
+   * Figures set for `member`'s info.uptime (undefined: none) played as its peers' measures, as a
+   * history would leave them: other validators holding about `rewarding` percent of the stake (with
+   * the member's own and the fleet's, whose views avahealth reads) measure it above the requirement,
+   * the rest below it (to about `weighted` on average, at least 1 %; half the requirement without
+   * one). Everyone is connected from now on, so the measures run on from there. The
+   * reward vote follows them (voteCommits). Figures are a test's shorthand for what the peers
+   * measure, not something a network does: taken away, the peers measure the member as an
+   * undisturbed validation again.
+   */
+  playFigures(member: ObservedMember, figures: SetFigures | undefined, now = Date.now()): void {
+    const played = this.played.get(member.nodeName);
+    if (played?.rewarding === figures?.rewarding && played?.weighted === figures?.weighted) return;
+    this.settle(now, member);
+    if (played) for (const o of this.otherValidators()) this.book.forget(o.nodeID, member.nodeId);
+    if (!figures || (figures.rewarding === undefined && figures.weighted === undefined)) {
+      this.played.delete(member.nodeName);
+      return;
+    }
+    const total = this.stakeTotal();
+    const weightOf = (o: OtherValidator) => o.weight + o.delegatorWeight;
+    const fleet = [...this.members.values()].filter((m) => m !== member && m.holdsStake).reduce((sum, m) => sum + m.weightNAvax, 0);
+    let budget = ((figures.rewarding ?? 100) / 100) * total - member.weightNAvax - fleet;
+    // the largest first, each while it fits: the stake above comes within a small validator's weight of the figure
+    const others = [...this.otherValidators()].sort((a, b) => weightOf(b) - weightOf(a) || a.nodeID.localeCompare(b.nodeID));
+    const above: OtherValidator[] = [];
+    const below: OtherValidator[] = [];
+    for (const o of others) {
+      if (weightOf(o) <= budget) {
+        above.push(o);
+        budget -= weightOf(o);
+      } else below.push(o);
+    }
+    const start = member.periodStart;
+    const requirements = [member.requirementFor(start), this.othersRequirement(start)];
+    // whole percents, as Pings floor them: at or above every requirement, or below every one
+    const high = Math.min(100, Math.ceil(100 * Math.max(...requirements)) + 2);
+    const belowAll = Math.max(0, Math.floor(100 * Math.min(...requirements)) - 5);
+    const belowWeight = below.reduce((sum, o) => sum + weightOf(o), 0);
+    const aboveWeight = above.reduce((sum, o) => sum + weightOf(o), 0);
+    const toWeighted = figures.weighted === undefined || belowWeight === 0 ? belowAll / 2 : (figures.weighted * total - 100 * (member.weightNAvax + fleet) - high * aboveWeight) / belowWeight;
+    // never 0: a Ping of 0 is what a bootstrapping peer sends (network/peer/peer.go getUptime)
+    const low = Math.min(belowAll, Math.max(1, toWeighted));
+    for (const o of above) this.book.pin(o.nodeID, member.nodeId, high, now);
+    for (const o of below) this.book.pin(o.nodeID, member.nodeId, low, now);
+    this.played.set(member.nodeName, { ...figures });
   }
 
   /**

@@ -6,7 +6,7 @@
  *  - the vote commits when the validators whose own cumulative measure of the validator meets the
  *    requirement hold more than half of the stake (block/executor/options.go prefersCommit, each
  *    with its own measure since the period's start; Snowman over stake): sim/observed.ts voteCommits;
- *    figures set through the control API (rewardingStakePercent) decide as they say;
+ *    figures set through the control API (rewardingStakePercent) are played as those measures;
  *  - RewardValidatorTx (a plain validator): removed on both branches; commit pays the potential
  *    reward and the delegatee commission as reward UTXOs of the staking transaction, abort pays the
  *    commission alone;
@@ -51,8 +51,8 @@ export interface EndedSimPeriod extends SimPeriod {
 /** What the periods need of the node: how the reward vote on its period goes now, and its auto-renewal setting. */
 export interface PeriodSubject {
   readonly name: string;
-  /** Whether the reward vote commits (a stake majority of validators whose own measure meets the requirement, sim/observed.ts voteCommits). */
-  commits(): boolean;
+  /** Whether the reward vote taken at `now` (epoch seconds) commits (a stake majority of validators whose own measure meets the requirement, sim/observed.ts voteCommits). */
+  commits(now: number): boolean;
   /** undefined: a plain validator; 0: auto-renewed, exits; > 0: renews for that many seconds. */
   nextPeriodSeconds(): number | undefined;
 }
@@ -84,7 +84,7 @@ export class SimPeriods {
   settle(now: number): void {
     const period = this.current;
     if (!period || now < period.endTime + REWARD_DELAY_SECONDS) return;
-    const committed = this.subject.commits();
+    const committed = this.subject.commits(now);
     const next = this.subject.nextPeriodSeconds();
     const autoRenewed = next !== undefined;
     const renewed = committed && next !== undefined && next > 0;

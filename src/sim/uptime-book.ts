@@ -85,6 +85,16 @@ export class UptimeBook {
     }
   }
 
+  /** `from`'s measure of `to` set to `percent` now (its account then runs on from there). Call after settling. */
+  pin(from: string, to: string, percent: number, nowMs: number): void {
+    this.accounts.set(key(from, to), { up: (Math.min(100, Math.max(0, percent)) / 100) * this.validationSeconds(to, nowMs), at: nowMs });
+  }
+
+  /** `from`'s account of `to` dropped: the pair reads as one never disturbed again. */
+  forget(from: string, to: string): void {
+    this.accounts.delete(key(from, to));
+  }
+
   /**
    * `to` was down for the last `realSeconds` (a node that was stopped and now restarts): every
    * observer lost that connected time. Call after settling its accounts.

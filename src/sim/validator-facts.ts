@@ -2,6 +2,8 @@
  * The simulated network's validator facts: versions, the upgrade schedule, amounts, and the
  * validator scenarios (what each makes a node say; src/sim/validator.ts answers from them).
  */
+/** The reward-at-risk scenario's info.uptime (percent): rewarding stake above a half (the vote likely commits), below the 80 % warning. */
+export const REWARD_AT_RISK_FIGURES = { rewarding: 72.5, weighted: 66 } as const;
 /** Helicon activation on mainnet (AvalancheGo v1.15.0, ACP-267). */
 export const SIM_HELICON_TIME = '2026-09-22T15:00:00Z';
 /**

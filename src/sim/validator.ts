@@ -7,13 +7,13 @@
 import { blockchainIdFor } from './ids.js';
 import { formatGoTime } from './go-format.js';
 import { simPeers } from './peers.js';
-import type { ObservedMember, SimValidatorSet } from './observed.js';
+import type { ObservedMember, SetFigures, SimValidatorSet } from './observed.js';
 import { SimPeriods } from './periods.js';
 import { l1Entries, type L1Entry } from './l1-entries.js';
 
 export * from './validator-facts.js';
 import { ACP267_UPTIME_REQUIREMENT, SIM_UPTIME_REQUIREMENT } from './observed.js';
-import { DAY, knowsHelicon, rpcProtocolOf, SIM_CURRENT_VERSION, SIM_FEE_PRICE, SIM_HELICON_TIME, SIM_L1_BALANCE, SIM_OLD_VERSION, SIM_POPULAR_DELEGATORS, SIM_RESTART_SNAPSHOT_MS, SIM_UNSCHEDULED_TIME, UPGRADES_BEFORE_HELICON } from './validator-facts.js';
+import { DAY, knowsHelicon, REWARD_AT_RISK_FIGURES, rpcProtocolOf, SIM_CURRENT_VERSION, SIM_FEE_PRICE, SIM_HELICON_TIME, SIM_L1_BALANCE, SIM_OLD_VERSION, SIM_POPULAR_DELEGATORS, SIM_RESTART_SNAPSHOT_MS, SIM_UNSCHEDULED_TIME, UPGRADES_BEFORE_HELICON } from './validator-facts.js';
 
 /** The node facts the validator APIs answer from (a SimNode provides them). */
 export interface SimValidatorNode {
@@ -46,9 +46,8 @@ export type RpcOutcome = { result: unknown } | { rawResult: string } | { error: 
 export class SimValidator implements ObservedMember {
   /** Epoch seconds: ten days into the period when the simulator starts. */
   validationStartsAt: number;
-  /** Percentages the operator can set through the control API (else the scenario's). */
-  rewardingStakePercent?: number;
-  weightedAveragePercent?: number;
+  private rewardingSet?: number;
+  private weightedSet?: number;
   /** info.getNetworkID's answer (1 mainnet, 5 fuji, else a local network). */
   networkId = DEFAULT_NETWORK_ID;
   /** The auto-renewing scenario's next cycle, seconds. */
@@ -98,8 +97,8 @@ export class SimValidator implements ObservedMember {
     this.periods = new SimPeriods(
       {
         name: node.name,
-        // Set figures (a scenario's, or the control API's) decide as they say; else each validator's own measure (sim/observed.ts).
-        commits: () => (this.rewardingStakePercent !== undefined || node.has('reward-at-risk') ? this.uptimePercents().rewarding > 50 : node.network.validators.voteCommits(this)),
+        // Each validator's own measure (sim/observed.ts), set figures played as those measures.
+        commits: (now) => node.network.validators.voteCommits(this, now * 1000),
         nextPeriodSeconds: () => (node.has('auto-renewing') ? this.nextPeriodSeconds : node.has('auto-renew-exiting') ? 0 : undefined),
       },
       this.validationStartsAt,
@@ -147,6 +146,40 @@ export class SimValidator implements ObservedMember {
     return helicon !== undefined && startTime >= helicon ? ACP267_UPTIME_REQUIREMENT : this.uptimeRequirement;
   }
 
+  /**
+   * info.uptime's figures, percent, set through the control API (else the scenario's): played as its
+   * peers' measures (sim/observed.ts playFigures), which the reward vote then follows.
+   */
+  get rewardingStakePercent(): number | undefined {
+    return this.rewardingSet;
+  }
+
+  set rewardingStakePercent(percent: number | undefined) {
+    this.rewardingSet = percent;
+    this.playFigures();
+  }
+
+  get weightedAveragePercent(): number | undefined {
+    return this.weightedSet;
+  }
+
+  set weightedAveragePercent(percent: number | undefined) {
+    this.weightedSet = percent;
+    this.playFigures();
+  }
+
+  /** The figures in force: those set, else the reward-at-risk scenario's. */
+  private setFigures(): SetFigures | undefined {
+    const atRisk = this.node.has('reward-at-risk');
+    const rewarding = this.rewardingSet ?? (atRisk ? REWARD_AT_RISK_FIGURES.rewarding : undefined);
+    const weighted = this.weightedSet ?? (atRisk ? REWARD_AT_RISK_FIGURES.weighted : undefined);
+    return rewarding === undefined && weighted === undefined ? undefined : { ...(rewarding !== undefined ? { rewarding } : {}), ...(weighted !== undefined ? { weighted } : {}) };
+  }
+
+  private playFigures(now = Date.now()): void {
+    this.node.network.validators.playFigures(this, this.setFigures(), now);
+  }
+
   /** Own stake plus delegations (the entry's weight + delegatorWeight), nAVAX. */
   get weightNAvax(): number {
     return 2_000_000_000_000 + this.delegatorCount * 30_000_000_000;
@@ -176,6 +209,7 @@ export class SimValidator implements ObservedMember {
   /** A scenario switch (to `conditions`: `a+b` when two hold) sets the balance the scenario is about. */
   onScenario(conditions: string, now = Date.now() / 1000): void {
     this.node.network.validators.onScenario(this, conditions, now * 1000);
+    this.playFigures(now * 1000);
     const names = conditions.split('+');
     if (names.includes('l1-balance-low')) this.setL1Balance(Math.round(2.3 * DAY * SIM_FEE_PRICE), now);
     else if (names.includes('l1-inactive')) this.setL1Balance(0, now);
@@ -307,12 +341,12 @@ export class SimValidator implements ObservedMember {
    * it (after a restart, only the peers that pinged since count).
    */
   uptimePercents(now = Date.now(), asItSees = false): { rewarding: number; weighted: number } {
-    const atRisk = this.node.has('reward-at-risk');
     const set = this.node.network.validators;
     const measured = set.nodeUptime(this, now, asItSees) ?? { rewarding: 100, weighted: 100 };
     const own = set.ownStakePercent(this);
-    const rewardingSet = this.rewardingStakePercent ?? (atRisk ? 72.5 : undefined);
-    const weightedSet = this.weightedAveragePercent ?? (atRisk ? 66 : undefined);
+    const figures = this.setFigures();
+    const rewardingSet = figures?.rewarding;
+    const weightedSet = figures?.weighted;
     const pinged = asItSees && (rewardingSet !== undefined || weightedSet !== undefined) ? set.pingedShare(this, now) : 1;
     const climbed = (figure: number) => own + (figure - own) * pinged;
     return {

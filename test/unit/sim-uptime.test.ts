@@ -9,7 +9,8 @@
  *   own stake at 100 % and rewarding, each connected validator with its last Ping's whole percent
  *   (floored), rewarding at or above the node's own requirement (its --uptime-requirement, 0.9 for a
  *   validation started at or after Helicon in its own schedule), one not connected at 0 %;
- * - vms/platformvm/block/executor/options.go prefersCommit: each validator votes with its own measure;
+ * - vms/platformvm/block/executor/options.go prefersCommit: each validator votes with its own measure
+ *   (figures a test sets for info.uptime are played as those measures, never the vote itself);
  * - snow/uptime/manager.go CalculateUptime before StartTracking: a node that was stopped credits every
  *   validator with its own downtime (it assumes they were online since its last update);
  * - network/peer/peer.go sendNetworkMessages and handlePing: a peer's first Ping comes one ping period
@@ -23,6 +24,7 @@
 import { describe, expect, it } from 'vitest';
 import { baselineOf, scopeOf } from '../../src/model/observed.js';
 import { parseSeenValidators } from '../../src/parse/observed.js';
+import { REWARD_DELAY_SECONDS } from '../../src/sim/periods.js';
 import { SimServer } from '../../src/sim/server.js';
 import type { SimNode } from '../../src/sim/node.js';
 import { SIM_PRE_HELICON_VERSION } from '../../src/sim/validator.js';
@@ -143,6 +145,40 @@ describe('the reward vote from each validator’s own measure (vms/platformvm/bl
     const now = Date.now();
     v.restartNode({ snapshotMs: 0, downSeconds: 6 * HOUR }, now); // 75 % of the day
     expect(sim.network.validators.voteCommits(v.economics, now)).toBe(false);
+  });
+
+  it('figures set for info.uptime are played as the peers’ measures: the stake measuring it at or above the requirement is the figure, the vote goes with it', () => {
+    const sim = fleet(['v', 'p1', 'p2'], { others: 40, spec: { v: { validationStartedAgo: DAY } } });
+    const v = sim.nodes.get('v')!;
+    const set = sim.network.validators;
+    for (const figure of [20, 45, 55, 72.5, 100]) {
+      v.economics.rewardingStakePercent = figure;
+      const now = Date.now();
+      // from the peers' own measures (their Pings, before the figure's override of info.uptime): within a small validator's weight
+      const measured = set.nodeUptime(v.economics, now, false)!.rewarding;
+      expect(measured, `figure ${figure}`).toBeGreaterThan(figure - 1);
+      expect(measured, `figure ${figure}`).toBeLessThanOrEqual(figure + 1e-9);
+      expect(set.voteCommits(v.economics, now), `figure ${figure}`).toBe(figure > 50);
+      // no peer below says 0: that is what a bootstrapping peer sends (network/peer/peer.go getUptime)
+      expect(set.validatorPeers(v.economics, now).filter((p) => p.observedUptime === 0)).toEqual([]);
+    }
+    // taken away, the peers measure an undisturbed validation again
+    v.economics.rewardingStakePercent = undefined;
+    expect(set.nodeUptime(v.economics, Date.now(), false)!.rewarding).toBeGreaterThan(90);
+    expect(set.voteCommits(v.economics, Date.now())).toBe(true);
+  });
+
+  it('the vote at the period’s end is the measures’, not the figure’s: 72.5 % set, then 12 h down in a day-old validation, the reward is not paid', () => {
+    const sim = fleet(['v', 'p1', 'p2'], { others: 40, spec: { v: { validationStartedAgo: DAY, validationEndsIn: HOUR } } });
+    const v = sim.nodes.get('v')!;
+    v.economics.rewardingStakePercent = 72.5;
+    const now = Date.now();
+    v.restartNode({ snapshotMs: 0, downSeconds: 12 * HOUR }, now);
+    // info.uptime still answers the figure; every peer's measure lost the 12 hours
+    expect(v.economics.uptimePercents(now).rewarding).toBe(72.5);
+    const end = v.economics.periods.current!.endTime;
+    v.economics.settlePeriods(end + REWARD_DELAY_SECONDS + 1);
+    expect(v.economics.periods.ended[0]).toMatchObject({ endTime: end, committed: false, validationReward: 0 });
   });
 });
 

@@ -90,7 +90,7 @@ export function buildComponents(config: Config, log: Logger): Components {
   const sources = {
     silences: (now: number) => silences.list(now),
     held: (now: number) => alerts.silenced(now),
-    firing: () => new Set(alerts.list().filter((a) => a.phase === 'firing').map((a) => a.fingerprint)),
+    toldFiring: () => new Set(alerts.list().filter((a) => a.phase === 'firing' && a.notified?.phase === 'firing').map((a) => a.fingerprint)),
     outlet: (receiver: string) => parts.notifier.outlet(receiver),
     stateDir: config.stateDir,
   };

@@ -43,8 +43,8 @@ export interface MirrorSources {
   silences(now: number): Silence[];
   /** The active incidents a silence holds now, as receivers would be told them, each with the silence's id. */
   held(now: number): Array<{ silence: string; notice: AlertNotice }>;
-  /** Fingerprints of the incidents firing now. */
-  firing(): ReadonlySet<string>;
+  /** Fingerprints of the incidents firing now that receivers were told of: the pipeline's to keep up (or end). */
+  toldFiring(): ReadonlySet<string>;
   /** The receiver's outbox (the notifier may be replaced by a reload). */
   outlet(receiver: string): Outlet | undefined;
   stateDir: string;
@@ -165,18 +165,20 @@ export class SilenceMirror {
       if (readNote(outlet.notes, silence)?.amId === undefined) continue;
       if (routeTo(this.receiver, [notice]).length > 0) notices.set(notice.fingerprint, notice);
     }
-    // Sent here and over while silenced, never told by the pipeline: resolved here (one still firing is the pipeline's again).
+    // Sent here while silenced and no longer held by a mirrored silence: ended here unless the pipeline told it and keeps
+    // it up. One still firing but never told is held by something Alertmanager does not know (a maintenance window, a
+    // root cause, a flap hold): left up, Alertmanager would page it once its copy of the silence ended.
     // What an earlier run sent is in the notes: it may have ended while avahealth was away.
     this.fed ??= readFed(outlet.notes.get(FED_NOTE));
-    const firing = this.sources.firing();
+    const told = this.sources.toldFiring();
     for (const [fingerprint, earlier] of this.fed) {
-      if (!notices.has(fingerprint) && !firing.has(fingerprint)) notices.set(fingerprint, { ...earlier, status: 'resolved', kind: 'resolved', endsAt: new Date(now).toISOString() });
+      if (!notices.has(fingerprint) && !told.has(fingerprint)) notices.set(fingerprint, { ...earlier, status: 'resolved', kind: 'resolved', endsAt: new Date(now).toISOString() });
     }
     const key = [...notices.values()].map((n) => `${n.fingerprint}:${n.status}`).sort().join(',');
     // A change is queued at once; the same set again once a resend interval passed, unless the last one still waits (Alertmanager down).
     const due = key !== this.fedKey || (now - this.lastFed >= this.receiver.settings.resendIntervalMs && !outlet.queued().some((item) => item.batch.muted));
     this.fedKey = key;
-    this.fed = new Map([...notices].filter(([fingerprint, n]) => n.status === 'firing' && firing.has(fingerprint)));
+    this.fed = new Map([...notices].filter(([, n]) => n.status === 'firing'));
     // noted before it is queued: the outbox sends nothing before the notes taken until then are on disk
     const fedText = this.fed.size > 0 ? JSON.stringify([...this.fed.values()]) : undefined;
     if (fedText !== outlet.notes.get(FED_NOTE)) void outlet.notes.update({ [FED_NOTE]: fedText });

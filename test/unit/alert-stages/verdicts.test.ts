@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { noteUnknown, RuleStage, sourceUpdate, type UnknownBook } from '../../../src/alerts/verdicts.js';
 import { Store } from '../../../src/store.js';
+import { emptySnapshot } from '../../../src/model/chaindata.js';
 import type { Evaluation } from '../../../src/alerts/types.js';
 import type { TargetObservation } from '../../../src/model/observation.js';
 import { parseConfig } from '../../../src/config/load.js';
@@ -143,6 +144,34 @@ describe('rules stage', () => {
     const unreachable = rules.updated(update('node', node, nodeState('v1', { reason: 'connect', error: 'refused' })), T0)[0]!;
     expect(unreachable.evaluation.unknown).toContain('AvalancheCheckFailing');
     expect(unreachable.evaluation.unknownWhy).toBeUndefined();
+  });
+
+  it("a rule's own reason for not knowing (version drift without the stake per version) is given, unless the rule is turned off", () => {
+    const now = T0 / 1000;
+    const withVersion = ({ config, rules }: ReturnType<typeof stage>) => {
+      const state = nodeState('v1', HEALTHY());
+      const input = validatorInput(now + 30 * 86_400, now);
+      state.jobs.set('validator', { target: 'v1', kind: 'node', at: now, endpoints: [input.observation] });
+      const chainData = { ...emptySnapshot(), errors: ['network mainnet: rate limited'] };
+      return rules.updated(update('validator', config.nodes[0]!, state, { chainData }), T0)[0]!.evaluation;
+    };
+    const on = withVersion(stage());
+    expect(on.unknown).toContain('AvalancheNodeVersionBehind');
+    expect(on.unknownWhy?.AvalancheNodeVersionBehind).toEqual({ what: 'version drift', because: 'the Data API could not be read (rate limited)' });
+    expect(on.unknownOwnOnly).toBeUndefined();
+    const off = withVersion(stage('alerts:\n  rules:\n    AvalancheNodeVersionBehind: {disabled: true}\n'));
+    expect(off.unknownWhy?.AvalancheNodeVersionBehind).toBeUndefined();
+  });
+
+  it("a source whose input cannot be built: each of its rules is unknown (its alerts stay as they are), logged once, not a resolve", () => {
+    const { config, rules, lines } = stage();
+    const node = config.nodes[0]!;
+    const throwing = () => update('node', node, nodeState('v1', HEALTHY()), { chainData: emptySnapshot(), lags: () => { throw new Error('no heights'); } });
+    const first = rules.updated(throwing(), T0);
+    const lag = first.find((v) => v.evaluation.covers.includes('AvalancheNodeHeightLag'))!;
+    expect(lag).toEqual({ evaluation: { target: 'v1', covers: ['AvalancheNodeHeightLag'], unknown: ['AvalancheNodeHeightLag'], conditions: [] }, now: T0 });
+    rules.updated(throwing(), T0);
+    expect(lines.filter((l) => l.msg === "alert rule failed; its alerts for this target stay as they are").map((l) => [l.rule, l.error])).toEqual([['lag input', 'Error: no heights']]);
   });
 
   it('what cannot be known is kept per target until an evaluation of that rule knows again; other rules keep theirs', () => {

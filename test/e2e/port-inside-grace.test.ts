@@ -90,4 +90,25 @@ alerts:
     await waitFor("the network's alert resolved", () => network().some((a) => a.status === 'resolved'), 90_000);
     expect(new Set(network().map((a) => a.startsAt)).size).toBe(1);
   });
+
+  // Issue 43, seed 29: a validator its peers saw disconnected, paged for that inside its grace, stayed
+  // paged once they saw it connected again, because the port (which that incident never spoke of)
+  // could not be judged.
+  it('peers that see it connected again end an incident opened because they saw it disconnected', { timeout: 150_000 }, async () => {
+    // The node restarts (its grace starts over), and so does the daemon: nothing says whether the port is open.
+    await restartNode(600);
+    await fleet.restart('SIGKILL');
+    const node = fleet.sim.nodes.get('validator-4')!;
+    await waitFor('the port shown unknown', async () => (await shown()).unknown?.some((u) => u.startsWith('whether its staking port is open unknown')), 60_000);
+    const before = port().length;
+    const since = () => port().slice(before);
+    await setScenario(fleet.sim, 'validator-4', 'unreachable-by-peers');
+    await waitFor('its peers seeing it disconnected paged', () => since().some((a) => a.status === 'firing' && /see it disconnected/.test(a.annotations.summary ?? '')), 60_000);
+    const [paged] = since();
+
+    await setScenario(fleet.sim, 'validator-4', 'healthy');
+    await waitFor('the incident resolved', () => since().some((a) => a.status === 'resolved'), 60_000);
+    expect(since().filter((a) => a.status === 'resolved').map((a) => a.startsAt)).toEqual([paged!.startsAt]);
+    expect(node.health(undefined).healthy).toBe(true);
+  });
 });

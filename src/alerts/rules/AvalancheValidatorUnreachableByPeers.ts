@@ -37,6 +37,12 @@ interface PortMemory {
   port?: 'open' | 'closed';
   /** When most witnesses first saw it disconnected, while they still do (the baseline wait's start). */
   apartSince?: number;
+  /**
+   * What this rule last found: its port closed (cases 1 and 2) or witnesses that saw it
+   * disconnected (case 3). An incident for the latter ends when they see it connected again, even
+   * while the port cannot be judged: that incident never said anything of the port.
+   */
+  found?: 'port' | 'apart';
 }
 
 /** More than half of `views` say `connected` is `value` (and there is at least one). */
@@ -105,6 +111,7 @@ export default defineRule({
     // 1. Its own network check: no inbound connection after the grace (the node's own count).
     if (facts.noInbound) {
       memory.port = 'closed';
+      memory.found = 'port';
       return finding(
         `${ctx.target}: no inbound connections: nobody can connect to its staking port ${port}`,
         `Its own network check fails: "${facts.noInbound.error ?? 'primary network validator has no inbound connections'}" (ingressConnectionCount 0 after AvalancheGo's grace). It still dials out, so validators see it connected and its uptime holds for now, but no peer can dial in. ${portAdvice}` +
@@ -130,6 +137,7 @@ export default defineRule({
     // 2. Non-validators cannot connect while validators can: the port is closed, before the node's own grace ends.
     if (most(others, false) && most(validators, true)) {
       memory.port = 'closed';
+      memory.found = 'port';
       return finding(
         `${ctx.target}: non-validator fleet nodes cannot connect to it while validators can: its staking port ${port} looks closed to inbound connections`,
         `${sees([...others, ...validators])}. A node dials every validator, so validators see it connected over its own outbound connections; nodes that are not validators can only wait for it to accept theirs. ${portAdvice}`,
@@ -137,7 +145,7 @@ export default defineRule({
     }
     if (most(others, true)) memory.port = 'open';
     // 3. Most witnesses see it disconnected.
-    if (!most(witnesses, false)) return cannotJudgePort();
+    if (!most(witnesses, false)) return memory.found === 'apart' ? [] : cannotJudgePort();
     // In a network-wide dip the witnesses' answers change at once, while a baseline read before the
     // dip still shows the network normal: deciding then pages the validator as its own fault. Wait
     // for a baseline read after the onset, at most the baseline's refresh time (as scopeWaits does
@@ -148,6 +156,7 @@ export default defineRule({
     const apart = witnesses.filter((v) => !v.connected);
     const together = witnesses.filter((v) => v.connected);
     const byValidators = most(validators, false);
+    memory.found = 'apart';
     const lead = scope.scope === 'network' ? `${scope.words}; ` : '';
     return finding(
       `${ctx.target}: ${lead}${apart.length} of ${witnesses.length} witnessing fleet nodes (${listNames(apart.map((v) => v.observer))}) see it disconnected while its own health passes` +

@@ -161,9 +161,14 @@ export class SilenceMirror {
   /** Sends the alerts the mirrored silences hold, when that set changed or a resend interval passed. */
   private feed(outlet: Outlet, now: number): void {
     const notices = new Map<string, AlertNotice>();
+    const ends = new Map(this.sources.silences(now).map((s) => [s.id, s.endsAt]));
     for (const { silence, notice } of this.sources.held(now)) {
       if (readNote(outlet.notes, silence)?.amId === undefined) continue;
-      if (routeTo(this.receiver, [notice]).length > 0) notices.set(notice.fingerprint, notice);
+      if (routeTo(this.receiver, [notice]).length === 0) continue;
+      // Never told, it is there only to be muted: its copy ends with the silence (send.ts), after which
+      // the pipeline decides. Left up, a daemon away when the silence ends could not end it in time.
+      const until = notice.untold ? ends.get(silence) : undefined;
+      notices.set(notice.fingerprint, until === undefined ? notice : { ...notice, endsAt: new Date(until).toISOString() });
     }
     // Sent here while silenced and no longer held by a mirrored silence: ended here unless the pipeline told it and keeps
     // it up. One still firing but never told is held by something Alertmanager does not know (a maintenance window, a
@@ -174,7 +179,7 @@ export class SilenceMirror {
     for (const [fingerprint, earlier] of this.fed) {
       if (!notices.has(fingerprint) && !told.has(fingerprint)) notices.set(fingerprint, { ...earlier, status: 'resolved', kind: 'resolved', endsAt: new Date(now).toISOString() });
     }
-    const key = [...notices.values()].map((n) => `${n.fingerprint}:${n.status}`).sort().join(',');
+    const key = [...notices.values()].map((n) => `${n.fingerprint}:${n.status}${n.status === 'firing' ? `:${n.endsAt}` : ''}`).sort().join(',');
     // A change is queued at once; the same set again once a resend interval passed, unless the last one still waits (Alertmanager down).
     const due = key !== this.fedKey || (now - this.lastFed >= this.receiver.settings.resendIntervalMs && !outlet.queued().some((item) => item.batch.muted));
     this.fedKey = key;

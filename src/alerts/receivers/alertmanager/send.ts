@@ -2,7 +2,8 @@
  * Prometheus Alertmanager: POST /api/v2/alerts, after a batch's silence ops (silences.ts: avahealth's
  * silences mirrored there, planned by mirror.ts). Firing alerts carry an endsAt a few resend
  * intervals ahead and are re-sent while they fire (every `resend_interval`), so Alertmanager keeps
- * them active; resolved ones carry their real endsAt. Several avahealth replicas can all send:
+ * them active (one sent only to be muted, never told, no later than its silence's end); resolved
+ * ones carry their real endsAt. Several avahealth replicas can all send:
  * Alertmanager deduplicates by labels.
  *
  * Alertmanager keys an alert by its labels, so an incident is sent under labels that never change
@@ -14,7 +15,7 @@
  * critical sibling fires, or the chat that heard it would never hear it end.
  */
 import { HANDOVER_ANNOTATION, signHandover } from '../../handover.js';
-import type { AlertNotice, NotificationBatch } from '../../types.js';
+import { ZERO_TIME, type AlertNotice, type NotificationBatch } from '../../types.js';
 import { defineSender } from '../receiver.js';
 import { applySilenceOps } from './silences.js';
 
@@ -36,7 +37,7 @@ function otherThanSeverity(a: Record<string, string>, b: Record<string, string>)
 export function alertmanagerPayload(batch: NotificationBatch, now: number, resendIntervalMs: number, handoverKey?: string): Posted[] {
   const ended = new Date(now).toISOString();
   return batch.alerts.flatMap((a) => {
-    const firingUntil = now + 4 * resendIntervalMs;
+    const firingUntil = Math.min(now + 4 * resendIntervalMs, mutedUntil(batch, a));
     const endsAt = a.status === 'resolved' ? a.endsAt : new Date(firingUntil).toISOString();
     const copy = (labels: Record<string, string>, until = endsAt): Posted => {
       const standing = handoverKey && until === endsAt && a.status === 'firing';
@@ -58,6 +59,17 @@ export function alertmanagerPayload(batch: NotificationBatch, now: number, resen
     if (critical) posted.push(copy(bySeverity(a.labels, 'critical')));
     return posted;
   });
+}
+
+/**
+ * When a copy sent only to be muted ends: one the silence mirror sends for an incident no receiver
+ * was told of carries its silence's end (mirror.ts), and ends there, so Alertmanager never pages it
+ * on its own once its copy of the silence ends; what still holds then is the pipeline's to tell.
+ */
+function mutedUntil(batch: NotificationBatch, a: AlertNotice): number {
+  if (!batch.muted || !a.untold || a.status !== 'firing' || a.endsAt === ZERO_TIME) return Infinity;
+  const until = Date.parse(a.endsAt);
+  return Number.isFinite(until) ? until : Infinity;
 }
 
 export default defineSender(

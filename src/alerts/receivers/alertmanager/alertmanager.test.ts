@@ -3,6 +3,7 @@ import { batch, notice, START } from '../../../../test/helpers/notices.js';
 import { deliverTo } from '../../../../test/helpers/receivers.js';
 import { resendIntervalOf } from '../index.js';
 import { receiverSchema } from '../schemas.js';
+import { HANDOVER_ANNOTATION, verifyHandover } from '../../handover.js';
 import { alertmanagerPayload } from './send.js';
 
 describe('alertmanager', () => {
@@ -38,6 +39,32 @@ describe('alertmanager', () => {
     // the labels other than severity changed (a reload changed the target's static labels): the old copies end now
     const relabelled = { ...notice('C', 'firing', 'critical'), labels: { ...notice('C', 'firing', 'critical').labels, env: 'fuji' }, kind: 'updated' as const, previousLabels: notice('C', 'firing', 'critical').labels };
     expect(alertmanagerPayload(batch([relabelled]), now, 60_000).map((a) => `${a.labels.env} ${a.labels.severity} ${a.endsAt.slice(11, 16)}`)).toEqual(['mainnet warning 12:10', 'mainnet critical 12:10', 'fuji warning 12:14', 'fuji critical 12:14']);
+  });
+
+  it("a copy sent only to be muted, never told, ends with its silence (the endsAt the mirror gives it); any other keeps four resend intervals", () => {
+    const now = Date.parse('2026-11-22T12:10:00.000Z');
+    const silenceEnds = '2026-11-22T12:12:00.000Z';
+    const untold = { ...notice('C'), untold: true as const, endsAt: silenceEnds };
+    const key = 'a-fleet-key-of-32-characters-0123';
+    const ends = (alerts: Parameters<typeof batch>[0], muted = true) => alertmanagerPayload({ ...batch(alerts), ...(muted ? { muted } : {}) }, now, 60_000, key).map((a) => a.endsAt);
+    expect(ends([untold])).toEqual([silenceEnds]);
+    // a silence ending later than four resend intervals: the usual endsAt
+    expect(ends([{ ...untold, endsAt: '2026-11-22T13:00:00.000Z' }])).toEqual(['2026-11-22T12:14:00.000Z']);
+    // told (kept up through the silence and after), not muted, with no silence's end, or resolved: as before
+    const { untold: _untold, ...told } = untold;
+    expect(ends([told])).toEqual(['2026-11-22T12:14:00.000Z']);
+    expect(ends([untold], false)).toEqual(['2026-11-22T12:14:00.000Z']);
+    expect(ends([{ ...untold, endsAt: '0001-01-01T00:00:00Z' }])).toEqual(['2026-11-22T12:14:00.000Z']);
+    expect(ends([{ ...untold, endsAt: 'not a time' }])).toEqual(['2026-11-22T12:14:00.000Z']);
+    expect(ends([{ ...untold, status: 'resolved', kind: 'resolved', endsAt: '2026-11-22T12:09:00.000Z' }])).toEqual(['2026-11-22T12:09:00.000Z']);
+    // a critical one: both copies end with the silence, and the record stands as long as they do
+    const critical = { ...notice('C', 'firing', 'critical'), untold: true as const, endsAt: silenceEnds };
+    const posted = alertmanagerPayload({ ...batch([critical]), muted: true }, now, 60_000, key);
+    expect(posted.map((a) => [a.labels.severity, a.endsAt])).toEqual([
+      ['warning', silenceEnds],
+      ['critical', silenceEnds],
+    ]);
+    for (const a of posted) expect(verifyHandover(key, a.annotations[HANDOVER_ANNOTATION], a.labels, now)).toMatchObject({ expiresAt: Date.parse(silenceEnds), untold: true });
   });
 
   it('POSTs to /api/v2/alerts of a real server', async () => {

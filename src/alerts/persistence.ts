@@ -42,7 +42,10 @@ export class StateFile {
     if (read.status === 'corrupt') this.log.error({ file: this.file.path, movedTo: read.movedTo, error: read.error }, 'alert state file unreadable; set aside, starting empty');
     if (read.status !== 'ok') return { incidents: [], flaps: {} };
     if (read.value.alerts.length > 0) this.log.info({ alerts: read.value.alerts.length }, 'alert states restored');
-    return { incidents: read.value.alerts, flaps: read.value.flaps ?? {} };
+    // Good polls count again from this start: the ones missed while the daemon was away are not
+    // known to be good, so polls before and after the gap are not consecutive (a flapping check
+    // passing at the kill and again at the start resolved its incident at once, then paged it again).
+    return { incidents: read.value.alerts.map((a) => ({ ...a, okPolls: 0 })), flaps: read.value.flaps ?? {} };
   }
 
   /** Saves within PERSIST_DELAY_MS. */

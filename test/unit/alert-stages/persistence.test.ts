@@ -35,6 +35,16 @@ describe('state stage', () => {
     expect(new StateFile(dir, log, { snapshot: () => '', outboxesWritten: () => undefined }).restore()).toMatchObject({ incidents: [{ key: KEY, phase: 'firing' }], flaps: { [KEY]: [T0] } });
   });
 
+  // Seed 37 of the trust week: a flapping check passed at the kill and at the first poll after the
+  // start; the saved count made those polls consecutive, and the incident resolved at once.
+  it('counts good polls again from the start: polls on either side of the time away are not consecutive', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-statefile-'));
+    const fading = { ...firing(T0), okPolls: 2 };
+    await new StateFile(dir, log, { snapshot: () => JSON.stringify({ version: 1, alerts: [fading] }), outboxesWritten: () => undefined }).flush();
+    const [restored] = new StateFile(dir, log, { snapshot: () => '', outboxesWritten: () => undefined }).restore().incidents;
+    expect(restored).toMatchObject({ key: KEY, phase: 'firing', okPolls: 0, consecutive: 1 });
+  });
+
   it('reconcile: an incident open at a receiver fires here under the startsAt it was told; one told resolved everywhere starts over', () => {
     const reopenedBook: IncidentBook = new Map();
     expect(reconcile(reopenedBook, { open: new Map([[fingerprint(KEY), { at: T0, alert: told(T0) }]]), routed: () => true }, (s) => told(s.firingSince!))).toEqual({ reopened: 1, closed: 0 });

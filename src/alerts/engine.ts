@@ -150,8 +150,8 @@ export class AlertEngine {
     return this.list().filter((s) => !this.unconfirmed.has(s.key));
   }
 
-  /** The active incidents a silence holds, as receivers would be told them, with the silence (policy.ts `silenced`): what the Alertmanager silence mirror sends, muted. */
-  silenced(now = Date.now()): Array<{ silence: string; notice: AlertNotice }> {
+  /** The active incidents a silence holds, as receivers would be told them, with the silence and its end (policy.ts `silenced`): what the Alertmanager silence mirror sends, muted. */
+  silenced(now = Date.now()): Array<{ silence: string; until: number; notice: AlertNotice }> {
     return this.policy.silenced(this.book.values(), now, this.config.externalUrl);
   }
 

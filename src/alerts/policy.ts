@@ -115,8 +115,8 @@ export class Policy {
    * heard of), as receivers would be told them, each with the silence: what a receiver that mutes
    * them itself under its mirror of the silence (Alertmanager) is still sent.
    */
-  silenced(book: Iterable<ReadonlyMap<string, AlertState>>, now: number, externalUrl: string): Array<{ silence: string; notice: AlertNotice }> {
-    const held: Array<{ silence: string; notice: AlertNotice }> = [];
+  silenced(book: Iterable<ReadonlyMap<string, AlertState>>, now: number, externalUrl: string): Array<{ silence: string; until: number; notice: AlertNotice }> {
+    const held: Array<{ silence: string; until: number; notice: AlertNotice }> = [];
     for (const incidents of book) {
       for (const state of incidents.values()) {
         const told = state.notified?.phase === 'firing';
@@ -124,7 +124,7 @@ export class Policy {
         // asked here, not read from `inhibitedBy`, which is unknown after a restart until the target's first evaluation
         if (!told && inhibitorOf(state, incidents)) continue;
         const by = this.silences.silencing(gateView(state).labels, now);
-        if (by) held.push({ silence: by.id, notice: { ...noticeOf(state, state.phase === 'resolved' ? 'resolved' : 'firing', now, externalUrl), ...(told ? {} : { untold: true as const }) } });
+        if (by) held.push({ silence: by.id, until: by.endsAt, notice: { ...noticeOf(state, state.phase === 'resolved' ? 'resolved' : 'firing', now, externalUrl), ...(told ? {} : { untold: true as const }) } });
       }
     }
     return held;

@@ -41,8 +41,8 @@ const fedSchema = z.array(noticeSchema).max(10_000);
 /** What the mirror reads: the silences, the pipeline's notices of the incidents a silence holds, and the receiver's outbox. */
 export interface MirrorSources {
   silences(now: number): Silence[];
-  /** The active incidents a silence holds now, as receivers would be told them, each with the silence's id. */
-  held(now: number): Array<{ silence: string; notice: AlertNotice }>;
+  /** The active incidents a silence holds now, as receivers would be told them, each with the silence's id and end. */
+  held(now: number): Array<{ silence: string; until: number; notice: AlertNotice }>;
   /** Fingerprints of the incidents firing now that receivers were told of: the pipeline's to keep up (or end). */
   toldFiring(): ReadonlySet<string>;
   /** The receiver's outbox (the notifier may be replaced by a reload). */
@@ -161,14 +161,12 @@ export class SilenceMirror {
   /** Sends the alerts the mirrored silences hold, when that set changed or a resend interval passed. */
   private feed(outlet: Outlet, now: number): void {
     const notices = new Map<string, AlertNotice>();
-    const ends = new Map(this.sources.silences(now).map((s) => [s.id, s.endsAt]));
-    for (const { silence, notice } of this.sources.held(now)) {
+    for (const { silence, until, notice } of this.sources.held(now)) {
       if (readNote(outlet.notes, silence)?.amId === undefined) continue;
       if (routeTo(this.receiver, [notice]).length === 0) continue;
       // Never told, it is there only to be muted: its copy ends with the silence (send.ts), after which
       // the pipeline decides. Left up, a daemon away when the silence ends could not end it in time.
-      const until = notice.untold ? ends.get(silence) : undefined;
-      notices.set(notice.fingerprint, until === undefined ? notice : { ...notice, endsAt: new Date(until).toISOString() });
+      notices.set(notice.fingerprint, notice.untold ? { ...notice, endsAt: new Date(until).toISOString() } : notice);
     }
     // Sent here while silenced and no longer held by a mirrored silence: ended here unless the pipeline told it and keeps
     // it up. One still firing but never told is held by something Alertmanager does not know (a maintenance window, a

@@ -262,6 +262,11 @@ export class SilenceMirrors {
     for (const mirror of this.mirrors.values()) mirror.start();
   }
 
+  /** The mirror of one receiver (a pass can be run by hand: tests). */
+  mirror(receiver: string): SilenceMirror | undefined {
+    return this.mirrors.get(receiver);
+  }
+
   /** Every mirror passes now: an incident changed, and with it perhaps what a silence holds. */
   nudge(): void {
     for (const mirror of this.mirrors.values()) mirror.nudge();

@@ -32,6 +32,8 @@ interface Rig {
   pass(now?: number): NotificationBatch[];
   /** Until the outbox has delivered everything queued (silences made at the stand-in are noted then). */
   delivered(): Promise<void>;
+  /** The config the components were built of, with other receiver settings (YAML flow entries, each with its leading comma). */
+  configWith(settings: { receiver?: string; alertmanager?: string }): Components['config'];
   poll(checks: Record<string, number>, at?: number): void;
   stop(): Promise<void>;
 }
@@ -45,9 +47,17 @@ afterEach(async () => {
  * `alerts` is YAML under `alerts:` (indented two spaces); `dir` an earlier run's state directory.
  * Alertmanager is a local stand-in that makes every silence as `am-1` (`refuse`: answers 400).
  */
-async function rig(alerts = '', dir = mkdtempSync(join(tmpdir(), 'avahealth-mirror-unit-')), { refuse = false } = {}): Promise<Rig> {
+async function rig(alerts = '', dir = mkdtempSync(join(tmpdir(), 'avahealth-mirror-unit-')), { refuse = false, receiver = '', down = (): boolean => false }: { refuse?: boolean; receiver?: string; down?: () => boolean } = {}): Promise<Rig> {
   const am = await startCapture((req) =>
-    !req.path.startsWith('/api/v2/silences') ? { status: 200 } : req.method === 'GET' ? { status: 200, body: '[]' } : refuse ? { status: 400, body: 'bad matcher' } : { status: 200, body: JSON.stringify({ silenceID: 'am-1' }) },
+    down()
+      ? { status: 503, body: 'down' }
+      : !req.path.startsWith('/api/v2/silences')
+        ? { status: 200 }
+        : req.method === 'GET'
+          ? { status: 200, body: '[]' }
+          : refuse
+            ? { status: 400, body: 'bad matcher' }
+            : { status: 200, body: JSON.stringify({ silenceID: 'am-1' }) },
   );
   const config = parseConfig(
     `state_dir: ${dir}
@@ -57,7 +67,7 @@ alerts:
   for_polls: 1
   resolve_polls: 1
 ${alerts}  receivers:
-    - {name: am, alertmanager: {url: "${am.url}", resend_interval: 1h}}
+    - {name: am, alertmanager: {url: "${am.url}", resend_interval: 1h}${receiver}}
 `,
     join(dir, 'c.yaml'),
     {},
@@ -82,6 +92,12 @@ ${alerts}  receivers:
       return outlet().queued().map((item) => item.batch).filter((b) => !before.has(b.id));
     },
     delivered: async () => void (await waitFor('the outbox delivered', () => outlet().queued().length === 0, 20_000)),
+    configWith: (other) =>
+      parseConfig(
+        `state_dir: ${dir}\nnodes:\n  - {name: n1, url: "http://127.0.0.1:1", validator: false}\nalerts:\n${alerts}  receivers:\n    - {name: am, alertmanager: {url: "${am.url}", resend_interval: 1h${other.alertmanager ?? ''}}${other.receiver ?? ''}}\n`,
+        join(dir, 'c.yaml'),
+        {},
+      ),
     poll: (checks, at = Date.now()) => parts.store.record({ ...nodeState('n1', failing(checks, HEALTHY())).observation, at: at / 1000 }),
     stop: async () => {
       parts.alerts.stop();
@@ -140,8 +156,9 @@ describe('the silence mirror, pass by pass', () => {
     const [healed] = muted(r.pass(t0 + 1_000 + HOUR + 1_000));
     expect(alertsOf(healed!)).toEqual(alertsOf(first!).map((a) => a.replace(/firing$/, 'resolved')));
     await r.delivered();
-    // and nothing more after that
+    // and nothing more after that, nor anything left in the notes for a restart to resolve
     expect(r.pass(t0 + 1_000 + 2 * HOUR + 2_000).filter((b) => b.muted)).toEqual([]);
+    expect(r.parts.notifier.outlet('am')!.notes.get('mirror fed')).toBeUndefined();
   });
 
   it("keeps a told incident's usual end, and leaves its end to the pipeline when the silence goes", async () => {
@@ -181,6 +198,8 @@ describe('the silence mirror, pass by pass', () => {
     await r.delivered();
     expect(r.pass(t0 + 1_000)).toEqual([]);
     expect(r.pass(t0 + HOUR + 1_000)).toEqual([]);
+    // nothing made at Alertmanager, nothing said to be
+    expect(r.logs.filter((l) => l.msg === 'silence mirrored to Alertmanager')).toEqual([]);
     await r.stop();
     rigs.splice(rigs.indexOf(r), 1);
     // a new start over the same state directory: the first pass tries it once more
@@ -226,5 +245,97 @@ describe('the silence mirror, pass by pass', () => {
     expect(broken.pass()).toEqual([]);
     expect(existsSync(file)).toBe(false);
     expect(readdirSync(dir).filter((f) => f.startsWith('silence-mirror-am.json.corrupt-'))).toHaveLength(1);
+  });
+
+  it('replaces a silence whose content changed while the daemon was away: the old one expired, the new one made', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-mirror-unit-'));
+    const endsAt = Date.now() + 3 * HOUR;
+    const r = await rig(configSilence(3, endsAt), dir);
+    const [made] = r.pass().flatMap((b) => b.silences ?? []);
+    await r.delivered();
+    await r.stop();
+    rigs.splice(rigs.indexOf(r), 1);
+    const again = await rig(configSilence(3, endsAt).replace('disk swap', 'disk swap, then a resync'), dir);
+    const ops = again.pass().flatMap((b) => b.silences ?? []);
+    expect(ops.map((op) => Object.keys(op)[0])).toEqual(['expire', 'ensure']);
+    const [expire, ensure] = ops as [{ expire: { id: string; hash: string } }, { ensure: { id: string; hash: string } }];
+    expect(expire.expire).toEqual({ id: 'config-0', hash: (made as { ensure: { hash: string } }).ensure.hash });
+    expect(ensure.ensure.hash).not.toBe(expire.expire.hash);
+  });
+
+  it("sends to be muted only what the receiver's routes take", async () => {
+    const r = await rig(configSilence(), undefined, { receiver: ', min_severity: critical' });
+    r.poll({ C: 1 });
+    r.pass();
+    await r.delivered();
+    expect(muted(r.pass())).toEqual([]);
+  });
+
+  it('does not queue the same muted set again while the last one waits for a down Alertmanager', async () => {
+    let down = false;
+    const r = await rig(configSilence(), undefined, { down: () => down });
+    r.poll({ C: 1 });
+    const t0 = Date.now();
+    r.pass(t0);
+    await r.delivered();
+    down = true;
+    expect(muted(r.pass(t0 + 1_000))).toHaveLength(1);
+    expect(muted(r.pass(t0 + 1_000 + HOUR))).toEqual([]);
+  });
+
+  it('reads a fed note that does not parse as nothing fed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-mirror-unit-'));
+    const r = await rig('', dir);
+    await r.parts.notifier.outlet('am')!.notes.update({ 'mirror fed': '{not json' });
+    expect(r.pass()).toEqual([]);
+    await r.parts.notifier.outlet('am')!.notes.update({ 'mirror fed': JSON.stringify([{ not: 'a notice' }]) });
+    const again = await rig('', dir);
+    expect(again.pass()).toEqual([]);
+  });
+});
+
+describe('the silence mirrors of a daemon', () => {
+  /** Until the next turn of the timers: a pass the mirror scheduled at once has run by then. */
+  const nextTimers = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('pass at once when started and when nudged, and not once stopped', async () => {
+    const r = await rig(configSilence());
+    const outlet = r.parts.notifier.outlet('am')!;
+    r.parts.silenceMirrors.start();
+    await waitFor('the first pass', () => outlet.queued().some((item) => item.batch.silences?.length) || r.am.requests.some((q) => q.path.startsWith('/api/v2/silence')));
+    await r.delivered();
+    const before = r.am.requests.length;
+    // an incident changed: the mirror passes now, not at its next pass
+    r.poll({ C: 1 });
+    await waitFor('the muted copy sent', () => r.am.requests.slice(before).some((q) => q.path === '/api/v2/alerts'));
+    r.parts.silenceMirrors.stop();
+    await r.delivered();
+    const after = r.am.requests.length;
+    r.poll({});
+    r.parts.silenceMirrors.nudge();
+    await nextTimers();
+    await nextTimers();
+    expect(outlet.queued()).toEqual([]);
+    expect(r.am.requests.length).toBe(after);
+  });
+
+  it('keep a mirror across a reload that keeps its receiver, and make a new one for a changed receiver', async () => {
+    const r = await rig(configSilence());
+    const mirrors = r.parts.silenceMirrors;
+    const first = mirrors.mirror('am');
+    expect(first).toBeDefined();
+    mirrors.setConfig(r.configWith({}));
+    expect(mirrors.mirror('am')).toBe(first);
+    mirrors.setConfig(r.configWith({ receiver: ', min_severity: critical' }));
+    const second = mirrors.mirror('am');
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first);
+    mirrors.setConfig(r.configWith({ alertmanager: ', mirror_silences: false' }));
+    expect(mirrors.mirror('am')).toBeUndefined();
+    // started, a receiver that comes with a reload is mirrored at once
+    mirrors.start();
+    mirrors.setConfig(r.configWith({}));
+    await waitFor('the new mirror passed', () => r.parts.notifier.outlet('am')!.queued().some((item) => item.batch.silences?.length) || r.am.requests.some((q) => q.path.startsWith('/api/v2/silence')));
+    mirrors.stop();
   });
 });

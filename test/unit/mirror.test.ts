@@ -134,6 +134,14 @@ describe('the silence mirror, pass by pass', () => {
     expect(r.logs.filter((l) => l.msg === 'silence mirrored to Alertmanager').map((l) => [l.silence, l.alertmanagerSilence])).toEqual([['config-0', 'am-1']]);
   });
 
+  it('queues a second silence while the first one still waits in the outbox', async () => {
+    const r = await rig(configSilence());
+    const t0 = Date.now();
+    expect(opsOf(r.pass(t0))).toEqual(['ensure config-0']);
+    const second = r.parts.alerts.silences.add({ matchers: { target: 'n1', check: 'C' }, endsAt: t0 + HOUR, comment: 'resync' });
+    expect(opsOf(r.pass(t0 + 1))).toEqual([`ensure ${second.id}`]);
+  });
+
   it('sends what a silence holds only once Alertmanager has the silence, ending with it when no receiver was told', async () => {
     const r = await rig(configSilence(3));
     const silenceEnds = r.parts.alerts.silences.list()[0]!.endsAt;
@@ -155,6 +163,7 @@ describe('the silence mirror, pass by pass', () => {
     r.poll({}, Date.now());
     const [healed] = muted(r.pass(t0 + 1_000 + HOUR + 1_000));
     expect(alertsOf(healed!)).toEqual(alertsOf(first!).map((a) => a.replace(/firing$/, 'resolved')));
+    for (const alert of healed!.alerts) expect(alert.endsAt).toBe(new Date(t0 + 1_000 + HOUR + 1_000).toISOString());
     await r.delivered();
     // and nothing more after that, nor anything left in the notes for a restart to resolve
     expect(r.pass(t0 + 1_000 + 2 * HOUR + 2_000).filter((b) => b.muted)).toEqual([]);
@@ -305,9 +314,10 @@ describe('the silence mirrors of a daemon', () => {
     await waitFor('the first pass', () => outlet.queued().some((item) => item.batch.silences?.length) || r.am.requests.some((q) => q.path.startsWith('/api/v2/silence')));
     await r.delivered();
     const before = r.am.requests.length;
-    // an incident changed: the mirror passes now, not at its next pass
+    // an incident changed: the mirror passes at the next timer turn, not at its next pass (a timer set now fires after it)
     r.poll({ C: 1 });
-    await waitFor('the muted copy sent', () => r.am.requests.slice(before).some((q) => q.path === '/api/v2/alerts'));
+    await nextTimers();
+    expect(outlet.queued().some((item) => item.batch.muted) || r.am.requests.slice(before).some((q) => q.path === '/api/v2/alerts')).toBe(true);
     r.parts.silenceMirrors.stop();
     await r.delivered();
     const after = r.am.requests.length;
@@ -324,18 +334,31 @@ describe('the silence mirrors of a daemon', () => {
     const mirrors = r.parts.silenceMirrors;
     const first = mirrors.mirror('am');
     expect(first).toBeDefined();
+    const silenceCalls = () => r.parts.notifier.outlet('am')!.queued().some((item) => item.batch.silences?.length) || r.am.requests.some((q) => q.path.startsWith('/api/v2/silence'));
+    // not started: neither the mirror built with the components nor one a reload brings passes
+    await nextTimers();
+    expect(silenceCalls()).toBe(false);
     mirrors.setConfig(r.configWith({}));
     expect(mirrors.mirror('am')).toBe(first);
     mirrors.setConfig(r.configWith({ receiver: ', min_severity: critical' }));
     const second = mirrors.mirror('am');
     expect(second).toBeDefined();
     expect(second).not.toBe(first);
+    await nextTimers();
+    expect(silenceCalls()).toBe(false);
     mirrors.setConfig(r.configWith({ alertmanager: ', mirror_silences: false' }));
     expect(mirrors.mirror('am')).toBeUndefined();
     // started, a receiver that comes with a reload is mirrored at once
     mirrors.start();
     mirrors.setConfig(r.configWith({}));
-    await waitFor('the new mirror passed', () => r.parts.notifier.outlet('am')!.queued().some((item) => item.batch.silences?.length) || r.am.requests.some((q) => q.path.startsWith('/api/v2/silence')));
+    await waitFor('the new mirror passed', silenceCalls);
+    await r.delivered();
+    // stopped: a receiver that comes with a reload is not
     mirrors.stop();
+    const after = r.am.requests.length;
+    mirrors.setConfig(r.configWith({ receiver: ', min_severity: critical' }));
+    await nextTimers();
+    expect(r.parts.notifier.outlet('am')!.queued()).toEqual([]);
+    expect(r.am.requests.length).toBe(after);
   });
 });

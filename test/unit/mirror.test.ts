@@ -59,19 +59,21 @@ async function rig(alerts = '', dir = mkdtempSync(join(tmpdir(), 'avahealth-mirr
             ? { status: 400, body: 'bad matcher' }
             : { status: 200, body: JSON.stringify({ silenceID: 'am-1' }) },
   );
-  const config = parseConfig(
-    `state_dir: ${dir}
+  const configOf = (other: { receiver?: string; alertmanager?: string }) =>
+    parseConfig(
+      `state_dir: ${dir}
 nodes:
   - {name: n1, url: "http://127.0.0.1:1", validator: false}
 alerts:
   for_polls: 1
   resolve_polls: 1
 ${alerts}  receivers:
-    - {name: am, alertmanager: {url: "${am.url}", resend_interval: 1h}${receiver}}
+    - {name: am, alertmanager: {url: "${am.url}", resend_interval: 1h${other.alertmanager ?? ''}}${other.receiver ?? ''}}
 `,
-    join(dir, 'c.yaml'),
-    {},
-  );
+      join(dir, 'c.yaml'),
+      {},
+    );
+  const config = configOf({ receiver });
   const logs: Rig['logs'] = [];
   const lines = new PassThrough();
   lines.on('data', (chunk: Buffer) => {
@@ -92,14 +94,11 @@ ${alerts}  receivers:
       return outlet().queued().map((item) => item.batch).filter((b) => !before.has(b.id));
     },
     delivered: async () => void (await waitFor('the outbox delivered', () => outlet().queued().length === 0, 20_000)),
-    configWith: (other) =>
-      parseConfig(
-        `state_dir: ${dir}\nnodes:\n  - {name: n1, url: "http://127.0.0.1:1", validator: false}\nalerts:\n${alerts}  receivers:\n    - {name: am, alertmanager: {url: "${am.url}", resend_interval: 1h${other.alertmanager ?? ''}}${other.receiver ?? ''}}\n`,
-        join(dir, 'c.yaml'),
-        {},
-      ),
+    configWith: configOf,
     poll: (checks, at = Date.now()) => parts.store.record({ ...nodeState('n1', failing(checks, HEALTHY())).observation, at: at / 1000 }),
     stop: async () => {
+      if (rigs.includes(r)) rigs.splice(rigs.indexOf(r), 1);
+      parts.silenceMirrors.stop();
       parts.alerts.stop();
       await parts.notifier.stop();
       await am.close();
@@ -210,7 +209,6 @@ describe('the silence mirror, pass by pass', () => {
     // nothing made at Alertmanager, nothing said to be
     expect(r.logs.filter((l) => l.msg === 'silence mirrored to Alertmanager')).toEqual([]);
     await r.stop();
-    rigs.splice(rigs.indexOf(r), 1);
     // a new start over the same state directory: the first pass tries it once more
     const again = await rig(configSilence(3, endsAt), dir);
     expect(opsOf(again.pass(Date.now()))).toEqual(['ensure config-0']);
@@ -227,7 +225,6 @@ describe('the silence mirror, pass by pass', () => {
     const [sent] = muted(r.pass(t0 + 1_000));
     await r.delivered();
     await r.stop();
-    rigs.splice(rigs.indexOf(r), 1);
     // started again without the silence (it ended): the notes still say what was sent
     const again = await rig('', dir);
     const batches = again.pass(Date.now());
@@ -263,7 +260,6 @@ describe('the silence mirror, pass by pass', () => {
     const [made] = r.pass().flatMap((b) => b.silences ?? []);
     await r.delivered();
     await r.stop();
-    rigs.splice(rigs.indexOf(r), 1);
     const again = await rig(configSilence(3, endsAt).replace('disk swap', 'disk swap, then a resync'), dir);
     const ops = again.pass().flatMap((b) => b.silences ?? []);
     expect(ops.map((op) => Object.keys(op)[0])).toEqual(['expire', 'ensure']);
@@ -298,6 +294,7 @@ describe('the silence mirror, pass by pass', () => {
     await r.parts.notifier.outlet('am')!.notes.update({ 'mirror fed': '{not json' });
     expect(r.pass()).toEqual([]);
     await r.parts.notifier.outlet('am')!.notes.update({ 'mirror fed': JSON.stringify([{ not: 'a notice' }]) });
+    await r.stop();
     const again = await rig('', dir);
     expect(again.pass()).toEqual([]);
   });

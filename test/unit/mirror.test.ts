@@ -14,18 +14,17 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildComponents, type Components } from '../../src/app/components.js';
 import type { NotificationBatch } from '../../src/alerts/types.js';
-import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { statePath } from '../../src/state/map.js';
-import { startCapture } from '../helpers/capture.js';
 import { waitFor } from '../helpers/harness.js';
+import { alertmanagerStandIn, mirrorConfig, type StandInAnswers } from '../helpers/mirror.js';
 import { failing, HEALTHY, nodeState } from '../helpers/states.js';
 
 const HOUR = 3_600_000;
 
 interface Rig {
   parts: Components;
-  am: Awaited<ReturnType<typeof startCapture>>;
+  am: Awaited<ReturnType<typeof alertmanagerStandIn>>;
   dir: string;
   logs: Array<{ msg: string; silence?: string; alertmanagerSilence?: string }>;
   /** One pass of the mirror at `now`; returns what it queued. */
@@ -43,36 +42,10 @@ afterEach(async () => {
   for (const r of rigs.splice(0)) await r.stop();
 });
 
-/**
- * `alerts` is YAML under `alerts:` (indented two spaces); `dir` an earlier run's state directory.
- * Alertmanager is a local stand-in that makes every silence as `am-1` (`refuse`: answers 400).
- */
-async function rig(alerts = '', dir = mkdtempSync(join(tmpdir(), 'avahealth-mirror-unit-')), { refuse = false, receiver = '', down = (): boolean => false }: { refuse?: boolean; receiver?: string; down?: () => boolean } = {}): Promise<Rig> {
-  const am = await startCapture((req) =>
-    down()
-      ? { status: 503, body: 'down' }
-      : !req.path.startsWith('/api/v2/silences')
-        ? { status: 200 }
-        : req.method === 'GET'
-          ? { status: 200, body: '[]' }
-          : refuse
-            ? { status: 400, body: 'bad matcher' }
-            : { status: 200, body: JSON.stringify({ silenceID: 'am-1' }) },
-  );
-  const configOf = (other: { receiver?: string; alertmanager?: string }) =>
-    parseConfig(
-      `state_dir: ${dir}
-nodes:
-  - {name: n1, url: "http://127.0.0.1:1", validator: false}
-alerts:
-  for_polls: 1
-  resolve_polls: 1
-${alerts}  receivers:
-    - {name: am, alertmanager: {url: "${am.url}", resend_interval: 1h${other.alertmanager ?? ''}}${other.receiver ?? ''}}
-`,
-      join(dir, 'c.yaml'),
-      {},
-    );
+/** `alerts` is YAML under `alerts:` (indented two spaces); `dir` an earlier run's state directory (test/helpers/mirror.ts). */
+async function rig(alerts = '', dir = mkdtempSync(join(tmpdir(), 'avahealth-mirror-unit-')), { receiver = '', ...answers }: StandInAnswers & { receiver?: string } = {}): Promise<Rig> {
+  const am = await alertmanagerStandIn(answers);
+  const configOf = (other: { receiver?: string; alertmanager?: string }) => mirrorConfig(dir, am.url, alerts, other);
   const config = configOf({ receiver });
   const logs: Rig['logs'] = [];
   const lines = new PassThrough();

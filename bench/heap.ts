@@ -15,7 +15,6 @@
  *   node --expose-gc --import tsx bench/heap.ts [NODES] [--top N] [--json] [--snapshot FILE]
  * `--snapshot` also writes a heap snapshot at the end (for DevTools' Memory panel).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -26,13 +25,12 @@ import { writeHeapSnapshot } from 'node:v8';
 import { Daemon } from '../src/app/daemon.js';
 import { loadConfigFile } from '../src/config/load.js';
 import { createLogger } from '../src/log.js';
-import { freePort } from './lib.js';
+import { simNodes, startSim } from './lib.js';
 
 const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '12' }, json: { type: 'boolean', default: false }, snapshot: { type: 'string' } } });
 const NODES = Number(positionals[0] ?? 1000);
 const gc = (globalThis as { gc?: (o?: object) => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
-const ROOT = new URL('../', import.meta.url).pathname;
 const session = new Session();
 session.connect();
 
@@ -76,13 +74,11 @@ async function sampled(run: () => Promise<void>, kept: boolean, samplingInterval
 }
 
 async function main() {
-  const simPort = await freePort();
   // health results that change once an hour: every round below sees the bodies it saw before
-  const sim = spawn(process.execPath, ['--import', 'tsx', 'bench/sim.ts', String(NODES), String(simPort), '3600000'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: ROOT });
-  await new Promise((resolve) => sim.once('message', resolve));
+  const sim = await startSim(NODES, 3_600_000);
   const dir = mkdtempSync(join(tmpdir(), 'avahealth-heap-'));
   const file = join(dir, 'config.yaml');
-  writeFileSync(file, `state_dir: ${dir}/state\ndefaults: {interval: 1h, timeout: 10s, validator: {interval: 1h, network: {interval: 1h}}}\nnodes:\n${Array.from({ length: NODES }, (_, i) => `  - {name: node-${i + 1}, url: "http://127.0.0.1:${simPort}/nodes/node-${i + 1}"}`).join('\n')}\n`);
+  writeFileSync(file, `state_dir: ${dir}/state\ndefaults: {interval: 1h, timeout: 10s, validator: {interval: 1h, network: {interval: 1h}}}\nnodes:\n${simNodes(sim.port, NODES)}\n`);
   fullGc();
   const before = { heap: process.memoryUsage().heapUsed, external: process.memoryUsage().external, objects: await heapObjects() };
   const daemon = new Daemon(loadConfigFile(file), { logger: createLogger({ level: 'error', format: 'json', destination: new PassThrough().resume() }), listen: { host: '127.0.0.1', port: 0 } });
@@ -115,7 +111,7 @@ async function main() {
   if (args.snapshot) writeHeapSnapshot(args.snapshot);
   process.stdout.write(args.json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`);
   await daemon.stop();
-  sim.kill('SIGTERM');
+  sim.child.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
 }
 

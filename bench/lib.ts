@@ -134,3 +134,31 @@ export async function stop(child: ChildProcess): Promise<void> {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A simulator (bench/sim.ts) in its own process, and the requests it has answered so far. */
+export interface Sim {
+  port: number;
+  child: ChildProcess;
+  answered(): Promise<number>;
+}
+
+/** Starts bench/sim.ts for `nodes` healthy nodes whose health results change every `periodMs`, once it listens. */
+export async function startSim(nodes: number, periodMs: number): Promise<Sim> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/sim.ts', String(nodes), String(port), String(periodMs)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: new URL('../', import.meta.url).pathname });
+  await new Promise((resolve) => child.once('message', resolve));
+  return {
+    port,
+    child,
+    answered: () =>
+      new Promise<number>((resolve) => {
+        child.once('message', (m: { requests: number }) => resolve(m.requests));
+        child.send({});
+      }),
+  };
+}
+
+/** The `nodes:` entries of a fleet of `count` simulated nodes (node-1 …) on a simulator at `port`. */
+export function simNodes(port: number, count: number): string {
+  return Array.from({ length: count }, (_, i) => `  - {name: node-${i + 1}, url: "http://127.0.0.1:${port}/nodes/node-${i + 1}"}`).join('\n');
+}

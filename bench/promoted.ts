@@ -8,7 +8,6 @@
  *   node --max-semi-space-size=16 --import tsx bench/promoted.ts [NODES] [INTERVAL] [WARM_S] [WINDOW_S] [--top N]
  *   node --max-semi-space-size=16 --no-allocation-site-pretenuring --import tsx bench/promoted.ts 1000
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -18,36 +17,29 @@ import { parseArgs } from 'node:util';
 import { Daemon } from '../src/app/daemon.js';
 import { loadConfigFile } from '../src/config/load.js';
 import { createLogger } from '../src/log.js';
-import { freePort, sleep } from './lib.js';
+import { simNodes, sleep, startSim } from './lib.js';
 
 const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '20' } } });
 const [nodes = '1000', interval = '1s', warm = '20', window = '20'] = positionals;
-const ROOT = new URL('../', import.meta.url).pathname;
 
 interface ProfileNode { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: ProfileNode[] }
 
-const simPort = await freePort();
 // health results that change once an hour: every poll in the window sees the body it saw before
-const sim = spawn(process.execPath, ['--import', 'tsx', 'bench/sim.ts', nodes, String(simPort), '3600000'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: ROOT });
-await new Promise((resolve) => sim.once('message', resolve));
-const answered = () => new Promise<number>((resolve) => {
-  sim.once('message', (m: { requests: number }) => resolve(m.requests));
-  sim.send({});
-});
+const sim = await startSim(Number(nodes), 3_600_000);
 const dir = mkdtempSync(join(tmpdir(), 'avahealth-promoted-'));
 const file = join(dir, 'config.yaml');
-writeFileSync(file, `state_dir: ${dir}/state\ndefaults: {interval: ${interval}, timeout: 5s}\nnodes:\n${Array.from({ length: Number(nodes) }, (_, i) => `  - {name: node-${i + 1}, url: "http://127.0.0.1:${simPort}/nodes/node-${i + 1}"}`).join('\n')}\n`);
+writeFileSync(file, `state_dir: ${dir}/state\ndefaults: {interval: ${interval}, timeout: 5s}\nnodes:\n${simNodes(sim.port, Number(nodes))}\n`);
 const daemon = new Daemon(loadConfigFile(file), { logger: createLogger({ level: 'error', format: 'json', destination: new PassThrough().resume() }), listen: { host: '127.0.0.1', port: 0 } });
 await daemon.start();
 await sleep(Number(warm) * 1000);
 
 const session = new Session();
 session.connect();
-const before = await answered();
+const before = await sim.answered();
 await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
 await sleep(Number(window) * 1000);
 const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: ProfileNode } };
-const requests = (await answered()) - before;
+const requests = (await sim.answered()) - before;
 
 // each sample under the function that allocated it, and the nearest function of our own above it
 const sites = new Map<string, number>();
@@ -72,5 +64,5 @@ process.stdout.write(`${JSON.stringify({
   top: [...sites].sort((a, b) => b[1] - a[1]).slice(0, Number(args.top)).map(([site, b]) => `${Math.round(b / requests)} ${site}`),
 }, null, 2)}\n`);
 await daemon.stop();
-sim.kill('SIGTERM');
+sim.child.kill('SIGTERM');
 rmSync(dir, { recursive: true, force: true });

@@ -194,12 +194,6 @@ export interface TargetObservation {
 export interface NetworkBaselineViews {
   network: string;
   views: Array<{ observer: string; medianUptimeRatio: number; connectedStakeRatio: number; at: number }>;
-  /**
-   * Seconds a reading newer than now takes at most to reach the verdicts it feeds: the longest
-   * baseline interval of its observers, plus the interval of the poll that carries it (a
-   * validator's observed job, a node's own poll).
-   */
-  refreshSeconds?: number;
   /** No view yet: the first reading of an observer is on its way (since a start, for one baseline interval at most). */
   awaited?: true;
 }
@@ -224,4 +218,15 @@ export interface MissedUpgrade {
   deadline: number;
   /** The stake share that advertised it, as last seen. */
   modeWeightRatio?: number;
+}
+
+/**
+ * Whether a baseline reading predates `onset` (epoch seconds, the daemon's clock, as the readings'
+ * own `at`): it cannot tell whether the network lost what the verdict saw, and its observer's next
+ * reading is on its way. Every observer reads once per interval, and one that does not answer is
+ * left out once its reading is stale (probes/observed.ts baselineViews), so a verdict that waits
+ * while this holds waits on the readings, bounded, and not on a clock a busy machine can outrun.
+ */
+export function baselinePredates(baseline: NetworkBaselineViews | undefined, onset: number): boolean {
+  return baseline?.views.some((v) => v.at < onset) ?? false;
 }

@@ -104,7 +104,7 @@ export function baselineBeside(target: NodeTarget, baselines: ByNetwork, ctx: Pr
   const network = networkOf(target, ctx);
   const others = baselines.of(network, ctx).filter((o) => o !== target);
   if (others.length === 0) return undefined;
-  return baselineViews(network, others, ctx, at, target.intervalMs) ?? (baselineAwaited(target, others, ctx, at) ? { network, views: [], awaited: true } : undefined);
+  return baselineViews(network, others, ctx, at) ?? (baselineAwaited(target, others, ctx, at) ? { network, views: [], awaited: true } : undefined);
 }
 
 /** The baseline observers of each network: its first candidates, as many as the most any of them asks for. */
@@ -141,7 +141,7 @@ export const observedProber: Prober<ObservedSubject> = {
       const views = await Promise.all(observers.map((o) => viewOf(o, nodeId, fleet, target.validator!.intervalMs, ctx)));
       const report: ObservedReport = { nodeId, network, stakingPort: target.validator?.stakingPort ?? DEFAULT_STAKING_PORT, views: views.map((v) => v.view) };
       const baselineObserversOf = baselines.of(network, ctx);
-      const baseline = baselineViews(network, baselineObserversOf, ctx, at, target.validator!.intervalMs);
+      const baseline = baselineViews(network, baselineObserversOf, ctx, at);
       if (baseline) report.baseline = baseline;
       else if (baselineAwaited(target, baselineObserversOf, ctx, at)) report.baselineAwaited = true;
       // Nothing asked and no baseline to carry or await (a lone node with the baseline off): nothing to record.
@@ -209,18 +209,16 @@ function baselineAwaited(target: NodeTarget, observers: readonly NodeTarget[], c
 }
 
 /** The fresh baselines of a network, as the store holds them now. */
-function baselineViews(network: string, observers: readonly NodeTarget[], ctx: ProbeContext, now: number, carrierIntervalMs: number): NetworkBaselineViews | undefined {
+function baselineViews(network: string, observers: readonly NodeTarget[], ctx: ProbeContext, now: number): NetworkBaselineViews | undefined {
   const views: NetworkBaselineViews['views'] = [];
-  let longest = 0;
   for (const observer of observers) {
     const e = ctx.store.get(observer.name)?.jobs.get(BASELINE_ENDPOINT)?.endpoints[0];
     const baseline = baselineReport(e);
     const median = baseline ? medianOf(baseline) : undefined;
     if (!e || !baseline || baseline.network !== network || median === undefined || now - e.at > (FRESH_INTERVALS * observer.validator!.network!.intervalMs) / 1000) continue;
     views.push({ observer: observer.name, medianUptimeRatio: median, connectedStakeRatio: baseline.connectedStakeRatio, at: e.at });
-    longest = Math.max(longest, observer.validator!.network!.intervalMs);
   }
-  return views.length > 0 ? { network, views, refreshSeconds: (longest + carrierIntervalMs) / 1000 } : undefined;
+  return views.length > 0 ? { network, views } : undefined;
 }
 
 /** A node's NodeID, configured or as learned (undefined while not known), and its validator poll's report. */

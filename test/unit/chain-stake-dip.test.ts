@@ -36,7 +36,7 @@ describe("a Primary Network chain's lost stake: the node's own, or the network's
       endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at, report: { healthy: false, checks } }],
       ...(options.awaited ? { networkBaseline: { network: 'mainnet', views: [], awaited: true as const } } : {}),
       ...(options.baseline
-        ? { networkBaseline: { network: 'mainnet', refreshSeconds: 60, views: options.baseline.map(([ratio, seenAt], i) => ({ observer: `v${i + 1}`, medianUptimeRatio: 0.99, connectedStakeRatio: ratio, at: seenAt })) } }
+        ? { networkBaseline: { network: 'mainnet', views: options.baseline.map(([ratio, seenAt], i) => ({ observer: `v${i + 1}`, medianUptimeRatio: 0.99, connectedStakeRatio: ratio, at: seenAt })) } }
         : {}),
     };
   };
@@ -50,11 +50,26 @@ describe("a Primary Network chain's lost stake: the node's own, or the network's
     expect(checks(AvalancheCheckFailing.evaluate(poll(200, { failing: ['C'] }), ctx(AvalancheCheckFailing as AnyRule, 200), AvalancheCheckFailing.newState!()))).toEqual(['C']);
   });
 
-  it('holds them pending while the baseline predates the failure, for one refresh at most', () => {
+  it('holds them pending while a baseline reading predates the failure, until its observer reads again, however late (seed 37)', () => {
     const state = AvalancheCheckFailing.newState!();
-    expect(checks(AvalancheCheckFailing.evaluate(poll(130, { failing: ['C', 'P', 'X'], baseline: [[0.99, 90], [0.99, 95]] }), ctx(AvalancheCheckFailing as AnyRule, 130), state))).toEqual(['C (settling)', 'P (settling)', 'X (settling)']);
-    // one refresh (60 s) after the onset, an old baseline no longer holds them
-    expect(checks(AvalancheCheckFailing.evaluate(poll(161, { failing: ['C', 'P', 'X'], baseline: [[0.99, 90], [0.99, 95]] }), ctx(AvalancheCheckFailing as AnyRule, 161), state))).toEqual(['C', 'P', 'X']);
+    const at = (t: number, baseline: Array<[number, number]>) => checks(AvalancheCheckFailing.evaluate(poll(t, { failing: ['C', 'P', 'X'], baseline }), ctx(AvalancheCheckFailing as AnyRule, t), state));
+    expect(at(130, [[0.99, 90], [0.99, 95]])).toEqual(['C (settling)', 'P (settling)', 'X (settling)']);
+    // a busy machine: the observers' next readings are late; one has come, the other is on its way
+    expect(at(190, [[0.62, 150], [0.99, 95]])).toEqual(['C (settling)', 'P (settling)', 'X (settling)']);
+    // both read after the failure began: the network lost it (a dip), nothing to page
+    expect(at(191, [[0.62, 150], [0.6, 160]])).toEqual([]);
+    // the same late readings seeing the network normal: its own
+    const own = AvalancheCheckFailing.newState!();
+    AvalancheCheckFailing.evaluate(poll(130, { failing: ['C'], baseline: [[0.99, 90], [0.99, 95]] }), ctx(AvalancheCheckFailing as AnyRule, 130), own);
+    expect(checks(AvalancheCheckFailing.evaluate(poll(191, { failing: ['C'], baseline: [[0.99, 150], [0.98, 160]] }), ctx(AvalancheCheckFailing as AnyRule, 191), own))).toEqual(['C']);
+  });
+
+  it("counts the onset on the daemon's clock: a node whose clock runs an hour ahead is held until the observers read again, not for an hour", () => {
+    // api/health/worker.go: timeOfFirstFailure is the node's own time.Now() at the failing run.
+    const state = AvalancheCheckFailing.newState!();
+    const ahead = (t: number, baseline: Array<[number, number]>) => checks(AvalancheCheckFailing.evaluate(poll(t, { failing: ['C'], failingSince: 130 + 3600, baseline }), ctx(AvalancheCheckFailing as AnyRule, t), state));
+    expect(ahead(130, [[0.99, 90], [0.99, 95]])).toEqual(['C (settling)']);
+    expect(ahead(140, [[0.99, 135], [0.99, 138]])).toEqual(['C']);
   });
 
   it('does not page them while most of the baseline sees the stake cut off too (a dip), nor for a check last run before the network was seen normal again', () => {

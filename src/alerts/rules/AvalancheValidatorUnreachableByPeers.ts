@@ -16,6 +16,7 @@
  * not), and a verdict from observers needs a strict majority of at least two of them.
  */
 import { observedReport, scopeOf, type ObserverView } from '../../model/observed.js';
+import { baselinePredates } from '../../model/observation.js';
 import { nodeFacts } from './node-facts.js';
 import { SCOPE_TEMPLATE } from './promql.js';
 import { defineRule, NO_TUNING, promAlert, Unknown, UNKNOWN, type Finding } from './rule.js';
@@ -148,11 +149,11 @@ export default defineRule({
     if (!most(witnesses, false)) return memory.found === 'apart' ? [] : cannotJudgePort();
     // In a network-wide dip the witnesses' answers change at once, while a baseline read before the
     // dip still shows the network normal: deciding then pages the validator as its own fault. Wait
-    // for a baseline read after the onset, at most the baseline's refresh time (as scopeWaits does
-    // for the validator poll's rules; never in one round, where no later read comes).
+    // for a baseline read after the onset (as scopeWaits does for the validator poll's rules; never in
+    // one round, where no later read comes).
     const at = input.observation.at;
     memory.apartSince = apartSince ?? at;
-    if (!input.oneRound && report.baseline?.refreshSeconds && report.baseline.views.some((v) => v.at < memory.apartSince!) && at - memory.apartSince < report.baseline.refreshSeconds) return UNKNOWN;
+    if (!input.oneRound && baselinePredates(report.baseline, memory.apartSince)) return UNKNOWN;
     const apart = witnesses.filter((v) => !v.connected);
     const together = witnesses.filter((v) => v.connected);
     const byValidators = most(validators, false);

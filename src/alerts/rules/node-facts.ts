@@ -2,7 +2,7 @@
  * What the node rules share about one poll of a node: is it reachable, is it still bootstrapping,
  * which failing checks may page, where its disk reading is. Derived once per observation.
  */
-import { isPrimaryChainCheck, lostConnectedStake, PRIMARY_CHAINS, type CheckResult, type EndpointObservation, type HealthReport, type TargetObservation } from '../../model/observation.js';
+import { baselinePredates, isPrimaryChainCheck, lostConnectedStake, PRIMARY_CHAINS, type CheckResult, type EndpointObservation, type HealthReport, type TargetObservation } from '../../model/observation.js';
 import { CONNECTED_STAKE_NORMAL } from '../../model/observed.js';
 
 export interface NodeFacts {
@@ -48,6 +48,8 @@ export interface DipMemory {
   normalAgainAt?: number;
   /** Epoch milliseconds of the evaluation that first saw the node's own network check failing, while it does. */
   cutOffSince?: number;
+  /** Per chain check losing connected stake, while it does: when (epoch seconds, our clock) an evaluation first saw it. */
+  losingSince?: Map<string, number>;
 }
 
 /**
@@ -64,9 +66,10 @@ export type LostStake = { whose: 'network' } | { whose: 'settling' } | { whose: 
  * (the node's own poll carries it, probes/observed.ts baselineBeside): the network's while most of
  * the fleet's baseline observers see the connected stake below 80 % too (or the check last ran
  * before the network was seen normal again), as every node's chains fail alike in a dip
- * (snow/networking/handler/health.go: below 80 % connected); settling while the baseline was read
- * before the check began failing and a fresh reading is on its way (the onset of a dip: each node's
- * chains fail at their next health run, a baseline can be one interval old), or while the first
+ * (snow/networking/handler/health.go: below 80 % connected); settling while a baseline reading
+ * predates the check's failure and that observer's next one is on its way (the onset of a dip: each
+ * node's chains fail at their next health run, a baseline can be one interval old; a reading that
+ * does not come ends the wait as the old one goes stale), or while the first
  * reading since a start is awaited (a start inside a dip); the node's own otherwise, and whenever
  * its own network check says it is cut off. Called once per evaluation at
  * `now` (epoch ms; it updates `memory`).
@@ -76,6 +79,7 @@ export function networkLostStake(observation: TargetObservation, memory: DipMemo
   if (!network) delete memory.cutOffSince;
   else memory.cutOffSince ??= now;
   const cutOff = (check: CheckResult): LostStake => ({ whose: 'cut-off', holdFrom: memory.cutOffSince!, nodeFailures: Math.min(check.contiguousFailures, network!.contiguousFailures) });
+  const onsets = losingOnsets(observation, memory);
   const baseline = observation.networkBaseline;
   const views = baseline?.views ?? [];
   if (views.length === 0) {
@@ -92,11 +96,29 @@ export function networkLostStake(observation: TargetObservation, memory: DipMemo
     if (!isPrimaryChainCheck(check) || !lostConnectedStake(check)) return undefined;
     if (network) return cutOff(check);
     if (degraded || (check.lastRun ?? observation.at) <= (memory.normalAgainAt ?? -Infinity)) return { whose: 'network' };
-    const onset = check.failingSince ?? observation.at;
-    const refresh = baseline!.refreshSeconds;
-    if (refresh !== undefined && views.some((v) => v.at < onset) && observation.at - onset < refresh) return { whose: 'settling' };
+    const onset = onsets.get(check.name) ?? observation.at;
+    if (baselinePredates(baseline, onset)) return { whose: 'settling' };
     return undefined;
   };
+}
+
+/**
+ * When each Primary Network chain check of the poll began losing connected stake, on our clock (the
+ * one the baseline readings are timed by): the node's timeOfFirstFailure (api/health/worker.go: its
+ * own time.Now() at the failing run), never later than the evaluation that first saw it, so a node
+ * whose clock runs ahead cannot hold its chains pending for as long as it is ahead.
+ */
+function losingOnsets(observation: TargetObservation, memory: DipMemory): Map<string, number> {
+  const previous = memory.losingSince;
+  const onsets = new Map<string, number>();
+  for (const check of nodeFacts(observation).report?.checks ?? []) {
+    if (!isPrimaryChainCheck(check) || !lostConnectedStake(check)) continue;
+    const firstSeen = previous?.get(check.name) ?? observation.at;
+    onsets.set(check.name, Math.min(firstSeen, check.failingSince ?? firstSeen));
+  }
+  if (onsets.size > 0) memory.losingSince = new Map([...onsets.keys()].map((name) => [name, previous?.get(name) ?? observation.at]));
+  else delete memory.losingSince;
+  return onsets;
 }
 
 /**

@@ -5,7 +5,7 @@
 import { scopeOf } from '../../model/observed.js';
 import { renewalDoubt } from '../../model/reward-vote.js';
 import { validationRenews, validatorReport, withoutZeroReporters, type PrimaryValidation, type ValidatorReport, type ValidatorUptime } from '../../model/validator.js';
-import type { TargetObservation } from '../../model/observation.js';
+import { baselinePredates, type TargetObservation } from '../../model/observation.js';
 import type { PeriodOutcome } from '../../model/periods.js';
 import { nodeFacts, ownNetworkFailing } from './node-facts.js';
 import { UNKNOWN } from './rule.js';
@@ -180,7 +180,8 @@ export function noVerdict(state: ScopeWait | undefined): [] {
  *   info.uptime counts the stake it is not connected to as 0 at once (network/network.go,
  *   NodeUptime), so when the whole network dips every validator's figures fall in the same poll,
  *   while a baseline read before the dip still shows the network normal: deciding then would page
- *   each validator as its own fault. At most the baseline's refresh time after the onset.
+ *   each validator as its own fault. Until every observer has read again (model/observation.ts
+ *   baselinePredates).
  */
 export function scopeWaits(input: ValidatorInput, state: ScopeWait | undefined): boolean {
   // In the only round there is, this round's baseline is the one: no later read comes.
@@ -191,9 +192,7 @@ export function scopeWaits(input: ValidatorInput, state: ScopeWait | undefined):
     state.waited++;
     return true;
   }
-  const baseline = input.observed?.baseline;
-  if (!baseline?.refreshSeconds) return false;
-  return baseline.views.some((v) => v.at < state.onset!) && at - state.onset < baseline.refreshSeconds;
+  return baselinePredates(input.observed?.baseline, state.onset);
 }
 
 /** "72.5 %" */

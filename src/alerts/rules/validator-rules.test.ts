@@ -341,9 +341,9 @@ describe('AvalancheValidatorEndingSoon: from the validator poll, with the holds 
       const at = i.observation.at;
       const views = (read: number, connected: number) => [{ observer: 'validator-2', medianUptimeRatio: 0.99, connectedStakeRatio: connected, at: read }];
       expect(rule.evaluate({ ...i, scopeAwaited: true }, c, state)).toBe(UNKNOWN);
-      i.observed = { nodeId: 'NodeID-A', network: 'mainnet', stakingPort: 9651, views: [], baseline: { network: 'mainnet', views: views(at - 2, 0.99), refreshSeconds: 5 } };
+      i.observed = { nodeId: 'NodeID-A', network: 'mainnet', stakingPort: 9651, views: [], baseline: { network: 'mainnet', views: views(at - 2, 0.99) } };
       expect(rule.evaluate(i, c, state)).toBe(UNKNOWN);
-      i.observed = { ...i.observed, baseline: { network: 'mainnet', views: views(at + 3, 0.3), refreshSeconds: 5 } };
+      i.observed = { ...i.observed, baseline: { network: 'mainnet', views: views(at + 3, 0.3) } };
       expect(rule.evaluate({ ...i, observation: { ...i.observation, at: at + 4 } }, c, state)).toMatchObject([{ identity: { scope: 'network' } }]);
     });
   });
@@ -388,7 +388,7 @@ describe('a sudden drop waits for a network baseline read after it, then decides
   const observed = (at: number, views: NetworkBaselineViews['views']): ValidatorInput => {
     const i = input(dropped);
     i.observation = { ...i.observation, at };
-    i.observed = { nodeId: 'NodeID-1', network: 'mainnet', stakingPort: 9651, views: [], baseline: { network: 'mainnet', views, refreshSeconds: 5 } };
+    i.observed = { nodeId: 'NodeID-1', network: 'mainnet', stakingPort: 9651, views: [], baseline: { network: 'mainnet', views } };
     return i;
   };
 
@@ -400,18 +400,27 @@ describe('a sudden drop waits for a network baseline read after it, then decides
       expect(finding!.identity).toEqual({ scope: 'network' });
     });
 
-    it(`${rule.name}: decided without a new reading once its refresh time has passed (scope="self")`, () => {
+    it(`${rule.name}: waits for the next reading however late it comes (a busy machine), then decides on it (scope="self")`, () => {
       const state = rule.newState!();
       expect(rule.evaluate(observed(NOW, [before]), ctx(rule), state)).toBe(UNKNOWN);
-      expect(rule.evaluate(observed(NOW + 2, [before]), ctx(rule), state)).toBe(UNKNOWN);
-      const [finding] = rule.evaluate(observed(NOW + 5, [before]), ctx(rule), state) as Array<{ identity: Record<string, string> }>;
+      expect(rule.evaluate(observed(NOW + 20, [before]), ctx(rule), state)).toBe(UNKNOWN);
+      const [finding] = rule.evaluate(observed(NOW + 21, [{ ...before, at: NOW + 20 }]), ctx(rule), state) as Array<{ identity: Record<string, string> }>;
+      expect(finding!.identity).toEqual({ scope: 'self' });
+    });
+
+    it(`${rule.name}: decided on what there is once the old reading is dropped as stale (scope="self")`, () => {
+      const state = rule.newState!();
+      expect(rule.evaluate(observed(NOW, [before]), ctx(rule), state)).toBe(UNKNOWN);
+      const stale = observed(NOW + 30, []);
+      delete stale.observed!.baseline;
+      const [finding] = rule.evaluate(stale, ctx(rule), state) as Array<{ identity: Record<string, string> }>;
       expect(finding!.identity).toEqual({ scope: 'self' });
     });
 
     it(`${rule.name}: a verdict that ended starts over: the next drop waits again`, () => {
       const state = rule.newState!();
       rule.evaluate(observed(NOW, [before]), ctx(rule), state);
-      expect(rule.evaluate(observed(NOW + 6, [before]), ctx(rule), state)).not.toBe(UNKNOWN);
+      expect(rule.evaluate(observed(NOW + 6, [{ ...before, at: NOW + 5 }]), ctx(rule), state)).not.toBe(UNKNOWN);
       const recovered = input({ ...validating, uptime: { rewardingStakeRatio: 0.99, weightedAverageRatio: 0.99 } });
       expect(rule.evaluate(recovered, ctx(rule), state)).toEqual([]);
       expect(rule.evaluate(observed(NOW + 60, [{ ...before, at: NOW + 50 }]), ctx(rule), state)).toBe(UNKNOWN);

@@ -7,7 +7,7 @@ import type { CheckResult, TargetObservation } from '../../src/model/observation
 import AvalancheCheckFailing from '../../src/alerts/rules/AvalancheCheckFailing.js';
 import AvalancheNodeUnhealthy from '../../src/alerts/rules/AvalancheNodeUnhealthy.js';
 import { ruleSettings, type AnyRule } from '../../src/alerts/rules/index.js';
-import type { RuleContext } from '../../src/alerts/rules/rule.js';
+import { UNKNOWN, type RuleContext } from '../../src/alerts/rules/rule.js';
 import { step } from '../../src/alerts/incidents.js';
 import type { AlertState, Condition } from '../../src/alerts/types.js';
 
@@ -79,6 +79,38 @@ describe("a Primary Network chain's lost stake: the node's own, or the network's
     expect(checks(AvalancheCheckFailing.evaluate(poll(265, { failing: ['C', 'P', 'X'], lastRun: 250, baseline: [[0.99, 255], [0.99, 260], [0.99, 258]] }), ctx(AvalancheCheckFailing as AnyRule, 265), state))).toEqual([]);
     // still failing when they ran again after it: the node's own
     expect(checks(AvalancheCheckFailing.evaluate(poll(300, { failing: ['C'], lastRun: 280, baseline: [[0.99, 255], [0.99, 290], [0.99, 258]] }), ctx(AvalancheCheckFailing as AnyRule, 300), state))).toEqual(['C']);
+  });
+
+  it('reads exactly 80 % connected as normal, as AvalancheGo does (health.go: percentConnected < minPercentConnected fails)', () => {
+    expect(checks(AvalancheCheckFailing.evaluate(poll(200, { failing: ['C'], baseline: [[0.8, 150], [0.8, 160]] }), ctx(AvalancheCheckFailing as AnyRule, 200), AvalancheCheckFailing.newState!()))).toEqual(['C']);
+  });
+
+  it('a check that ran no later than the newest reading which first saw the network normal again reports the dip', () => {
+    const at = (state: unknown, t: number, lastRun: number) => checks(AvalancheCheckFailing.evaluate(poll(t, { failing: ['C'], lastRun, baseline: lastRun < 200 ? [[0.6, 150], [0.6, 160]] : [[0.99, 255], [0.99, 260]] }), ctx(AvalancheCheckFailing as AnyRule, t), state));
+    for (const lastRun of [257, 260]) {
+      const state = AvalancheCheckFailing.newState!();
+      expect(at(state, 170, 165)).toEqual([]);
+      expect(at(state, 265, lastRun)).toEqual([]);
+    }
+    const state = AvalancheCheckFailing.newState!();
+    at(state, 170, 165);
+    expect(at(state, 265, 261)).toEqual(['C']);
+  });
+
+  it("waits from a chain's failure, not from an earlier poll that saw it passing, and starts over once it passes again", () => {
+    const state = AvalancheCheckFailing.newState!();
+    const at = (t: number, failing: string[], failingSince?: number) =>
+      checks(AvalancheCheckFailing.evaluate(poll(t, { failing, ...(failingSince ? { failingSince } : {}), baseline: [[0.99, 150], [0.99, 160]] }), ctx(AvalancheCheckFailing as AnyRule, t), state));
+    expect(at(100, [])).toEqual([]);
+    expect(at(200, ['C'], 199)).toEqual(['C (settling)']);
+    expect(at(210, [])).toEqual([]);
+    expect(at(300, ['C'], 299)).toEqual(['C (settling)']);
+  });
+
+  it('an unanswered health poll is not known: nothing is judged, nothing breaks', () => {
+    const down: TargetObservation = { target: 'v4', kind: 'node', at: 200, endpoints: [{ endpoint: 'health', view: 'all', ok: false, reason: 'timeout', error: 'no answer', durationSeconds: 10, at: 200 }] };
+    expect(AvalancheCheckFailing.evaluate(down, ctx(AvalancheCheckFailing as AnyRule, 200), AvalancheCheckFailing.newState!())).toBe(UNKNOWN);
+    expect(AvalancheNodeUnhealthy.evaluate(down, ctx(AvalancheNodeUnhealthy as AnyRule, 200), AvalancheNodeUnhealthy.newState!())).toBe(UNKNOWN);
   });
 
   it("pages in a dip when its own network check says it is cut off, and never holds an L1's chain (its stake is the L1's)", () => {

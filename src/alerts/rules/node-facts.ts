@@ -89,8 +89,8 @@ export function networkLostStake(observation: TargetObservation, memory: DipMemo
     return (check) => (!isPrimaryChainCheck(check) || !lostConnectedStake(check) ? undefined : network ? cutOff(check) : baseline?.awaited ? { whose: 'settling' } : undefined);
   }
   const degraded = views.filter((v) => v.connectedStakeRatio < CONNECTED_STAKE_NORMAL).length * 2 > views.length;
-  if (degraded) delete memory.normalAgainAt;
-  else if (memory.degraded) memory.normalAgainAt = Math.max(...views.map((v) => v.at));
+  // Set as each dip ends; inside a dip it is not read.
+  if (!degraded && memory.degraded) memory.normalAgainAt = Math.max(...views.map((v) => v.at));
   memory.degraded = degraded;
   return (check) => {
     if (!isPrimaryChainCheck(check) || !lostConnectedStake(check)) return undefined;

@@ -10,6 +10,7 @@ import { ruleSettings, type AnyRule } from '../../src/alerts/rules/index.js';
 import { UNKNOWN, type RuleContext } from '../../src/alerts/rules/rule.js';
 import { step } from '../../src/alerts/incidents.js';
 import type { AlertState, Condition } from '../../src/alerts/types.js';
+import type { DipMemory } from '../../src/alerts/rules/node-facts.js';
 
 describe("a Primary Network chain's lost stake: the node's own, or the network's dip", () => {
   const LOST = 'not connected to enough stake: connected to 62.000000%; required at least 80.000000%';
@@ -86,7 +87,7 @@ describe("a Primary Network chain's lost stake: the node's own, or the network's
   });
 
   it('a check that ran no later than the newest reading which first saw the network normal again reports the dip', () => {
-    const at = (state: unknown, t: number, lastRun: number) => checks(AvalancheCheckFailing.evaluate(poll(t, { failing: ['C'], lastRun, baseline: lastRun < 200 ? [[0.6, 150], [0.6, 160]] : [[0.99, 255], [0.99, 260]] }), ctx(AvalancheCheckFailing as AnyRule, t), state));
+    const at = (state: DipMemory, t: number, lastRun: number) => checks(AvalancheCheckFailing.evaluate(poll(t, { failing: ['C'], lastRun, baseline: lastRun < 200 ? [[0.6, 150], [0.6, 160]] : [[0.99, 255], [0.99, 260]] }), ctx(AvalancheCheckFailing as AnyRule, t), state));
     for (const lastRun of [257, 260]) {
       const state = AvalancheCheckFailing.newState!();
       expect(at(state, 170, 165)).toEqual([]);

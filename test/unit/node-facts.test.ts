@@ -25,10 +25,12 @@ describe('node facts: one poll of a node, as the node rules read it', () => {
     expect(nodeFacts(poll([]))).toEqual({ notReady: false, pageable: [] });
   });
 
-  it('reads the `all` view of health, not a tag-filtered one listed first', () => {
+  it('reads the `all` view of health, not a tag-filtered one or another endpoint listed first', () => {
     const tagged = health([failing('C')], { view: 'subnet-a' });
     const all = health([failing('P')]);
     expect(names(nodeFacts(poll([tagged, all])).pageable)).toEqual(['P']);
+    // nor readiness, when listed before it
+    expect(names(nodeFacts(poll([readiness(true), all])).pageable)).toEqual(['P']);
   });
 
   it('pages failing checks that ran; a check not yet run does not page', () => {

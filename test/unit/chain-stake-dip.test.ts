@@ -106,6 +106,13 @@ describe("a Primary Network chain's lost stake: the node's own, or the network's
     expect(at(200, ['C'], 199)).toEqual(['C (settling)']);
     expect(at(210, [])).toEqual([]);
     expect(at(300, ['C'], 299)).toEqual(['C (settling)']);
+    // the same while another chain keeps failing: C passing in between starts its own wait over
+    const both = AvalancheCheckFailing.newState!();
+    const step = (t: number, failing: string[], failingSince: number) =>
+      checks(AvalancheCheckFailing.evaluate(poll(t, { failing, failingSince, baseline: [[0.99, 150], [0.99, 160]] }), ctx(AvalancheCheckFailing as AnyRule, t), both));
+    expect(step(100, ['C', 'P'], 99)).toEqual(['C', 'P']);
+    expect(step(110, ['P'], 99)).toEqual(['P']);
+    expect(step(200, ['C', 'P'], 199)).toEqual(['C (settling)', 'P']);
   });
 
   it('an unanswered health poll is not known: nothing is judged, nothing breaks', () => {

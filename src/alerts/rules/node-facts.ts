@@ -79,7 +79,7 @@ export function networkLostStake(observation: TargetObservation, memory: DipMemo
   if (!network) delete memory.cutOffSince;
   else memory.cutOffSince ??= now;
   const cutOff = (check: CheckResult): LostStake => ({ whose: 'cut-off', holdFrom: memory.cutOffSince!, nodeFailures: Math.min(check.contiguousFailures, network!.contiguousFailures) });
-  const onsets = losingOnsets(observation, memory);
+  noteLosing(observation, memory);
   const baseline = observation.networkBaseline;
   const views = baseline?.views ?? [];
   if (views.length === 0) {
@@ -96,29 +96,22 @@ export function networkLostStake(observation: TargetObservation, memory: DipMemo
     if (!isPrimaryChainCheck(check) || !lostConnectedStake(check)) return undefined;
     if (network) return cutOff(check);
     if (degraded || (check.lastRun ?? observation.at) <= (memory.normalAgainAt ?? -Infinity)) return { whose: 'network' };
-    const onset = onsets.get(check.name) ?? observation.at;
-    if (baselinePredates(baseline, onset)) return { whose: 'settling' };
+    // The node's timeOfFirstFailure (api/health/worker.go: its own time.Now()), never later than
+    // the poll that first saw it: a node whose clock runs ahead does not hold its chains longer.
+    const firstSeen = memory.losingSince?.get(check.name) ?? observation.at;
+    if (baselinePredates(baseline, Math.min(firstSeen, check.failingSince ?? firstSeen))) return { whose: 'settling' };
     return undefined;
   };
 }
 
-/**
- * When each Primary Network chain check of the poll began losing connected stake, on our clock (the
- * one the baseline readings are timed by): the node's timeOfFirstFailure (api/health/worker.go: its
- * own time.Now() at the failing run), never later than the evaluation that first saw it, so a node
- * whose clock runs ahead cannot hold its chains pending for as long as it is ahead.
- */
-function losingOnsets(observation: TargetObservation, memory: DipMemory): Map<string, number> {
-  const previous = memory.losingSince;
-  const onsets = new Map<string, number>();
+/** Remembers when (our clock, the baseline readings' own) each Primary Network chain was first seen losing connected stake, while it is. */
+function noteLosing(observation: TargetObservation, memory: DipMemory): void {
+  let losing: Map<string, number> | undefined;
   for (const check of nodeFacts(observation).report?.checks ?? []) {
-    if (!isPrimaryChainCheck(check) || !lostConnectedStake(check)) continue;
-    const firstSeen = previous?.get(check.name) ?? observation.at;
-    onsets.set(check.name, Math.min(firstSeen, check.failingSince ?? firstSeen));
+    if (isPrimaryChainCheck(check) && lostConnectedStake(check)) (losing ??= new Map()).set(check.name, memory.losingSince?.get(check.name) ?? observation.at);
   }
-  if (onsets.size > 0) memory.losingSince = new Map([...onsets.keys()].map((name) => [name, previous?.get(name) ?? observation.at]));
+  if (losing) memory.losingSince = losing;
   else delete memory.losingSince;
-  return onsets;
 }
 
 /**

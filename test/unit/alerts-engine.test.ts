@@ -3,10 +3,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AlertEngine, OUTCOME_WAIT_MS } from '../../src/alerts/engine.js';
 import type { ValidatorInput } from '../../src/alerts/rules/index.js';
 import type { Evaluation, NotificationBatch } from '../../src/alerts/types.js';
+import { diffConfigs } from '../../src/config/diff.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { economicsOf, type ValidatorReport } from '../../src/model/validator.js';
@@ -17,6 +18,7 @@ import { headline } from '../../src/alerts/receivers/text.js';
 import { BOOTSTRAPPING, failing, fixtureReport, HEALTHY, nodeState, serviceState, update } from '../helpers/states.js';
 
 const MIN = 60_000;
+const HOUR = 60 * MIN;
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 
 const nodeUpdated = (engine: AlertEngine, node: NodeTarget, state: TargetState, now: number) => engine.updated(update('node', node, state), now);
@@ -713,5 +715,166 @@ describe('the outcome after "outcome not known yet"', () => {
     engine.removeTarget('v1', T0 + 2000);
     expect(engine.list()).toEqual([]);
     expect(resolves(batches)).toHaveLength(1);
+  });
+});
+
+describe('what the engine hands the rest of the daemon', () => {
+  const CHECK_ONLY = '  for_polls: 1\n  rules:\n    AvalancheCheckFailing: {critical_after: 10m}\n    AvalancheNodeUnhealthy: {disabled: true}\n';
+
+  it("keeps a target's verdict changes for its page, newest first and at most 20, and forgets them with the target", () => {
+    const { engine, node } = setup(CHECK_ONLY);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + MIN); // still firing, still warning: no change
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 11 * MIN);
+    nodeUpdated(engine, node, nodeState('v1', HEALTHY()), T0 + 12 * MIN);
+    const changes = () => engine.changesOf('v1').map((c) => `${(c.at - T0) / MIN}m ${c.kind} ${c.alertname}/${c.labels.check} ${c.severity}${c.from ? ` from ${c.from}` : ''}`);
+    expect(changes()).toEqual(['12m resolved AvalancheCheckFailing/C critical', '11m severity_changed AvalancheCheckFailing/C critical from warning', '0m firing AvalancheCheckFailing/C warning']);
+    expect(engine.changesOf('v1')[2]!.summary).toBe('v1: check C failing');
+    for (let i = 0; i < 20; i++) nodeUpdated(engine, node, nodeState('v1', i % 2 === 0 ? failing({ X: 1 }) : HEALTHY()), T0 + (13 + i) * MIN);
+    expect(changes()).toHaveLength(20);
+    expect(changes()[0]).toBe('32m resolved AvalancheCheckFailing/X warning');
+    expect(engine.changesOf('v2')).toEqual([]);
+    engine.removeTarget('v1', T0 + HOUR);
+    expect(engine.changesOf('v1')).toEqual([]);
+  });
+
+  it('says what a verdict could not know until a verdict of that rule knows it, and forgets it with the target', () => {
+    const { engine } = setup();
+    const why = { what: 'whether v1 is behind', because: 'the Data API is rate limited' };
+    const verdict = (covers: Evaluation['covers'], unknown: Evaluation['unknown']): Evaluation => ({ target: 'v1', covers, unknown, unknownWhy: Object.fromEntries(unknown.map((name) => [name, why])), conditions: [] });
+    engine.evaluate(verdict(['AvalancheNodeHeightLag'], ['AvalancheNodeHeightLag']), T0);
+    expect(engine.unknownOf('v1')).toEqual([why]);
+    engine.evaluate(verdict(['AvalancheCheckFailing'], []), T0 + MIN); // another rule's verdict says nothing of it
+    expect(engine.unknownOf('v1')).toEqual([why]);
+    engine.evaluate(verdict(['AvalancheNodeHeightLag'], []), T0 + 2 * MIN);
+    expect(engine.unknownOf('v1')).toEqual([]);
+    engine.evaluate(verdict(['AvalancheNodeHeightLag'], ['AvalancheNodeHeightLag']), T0 + 3 * MIN);
+    engine.removeTarget('v1', T0 + 4 * MIN);
+    expect(engine.unknownOf('v1')).toEqual([]);
+  });
+
+  it('re-sends what receivers were told at the interval the sink asks for, from start to stop, and follows a new sink', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const { engine, node, config } = setup(CHECK_ONLY);
+      const first: NotificationBatch[] = [];
+      const second: NotificationBatch[] = [];
+      const every = (ms: number | undefined, into: NotificationBatch[]) => ({ ...sinkInto(into), resendIntervalMs: () => ms });
+      engine.connect(every(MIN, first));
+      engine.start();
+      vi.advanceTimersByTime(MIN); // nothing firing: nothing re-sent
+      expect(first).toEqual([]);
+      nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), Date.now());
+      expect(first.map((b) => b.resend)).toEqual([undefined]);
+      vi.advanceTimersByTime(2 * MIN);
+      expect(first.slice(1).map((b) => `${b.target} ${b.resend} ${b.alerts.map((a) => a.labels.check).join()}`)).toEqual(['* true C', '* true C']);
+      engine.connect(every(5 * MIN, second)); // a reload's new notifier: its interval, and nothing more to the old one
+      vi.advanceTimersByTime(5 * MIN);
+      expect(first).toHaveLength(3);
+      expect(second.map((b) => b.resend)).toEqual([true]);
+      engine.stop();
+      vi.advanceTimersByTime(10 * MIN);
+      expect(second).toHaveLength(1);
+      engine.connect(every(MIN, second)); // stopped: connecting starts nothing
+      vi.advanceTimersByTime(10 * MIN);
+      expect(second).toHaveLength(1);
+      const never = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink: every(undefined, first) });
+      never.start();
+      vi.advanceTimersByTime(10 * MIN);
+      expect(first).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('gives the firing incidents as receivers were told them, and the carried facts with firing notices only', () => {
+    const carried: string[] = [];
+    const { engine, node, config, batches } = setup(CHECK_ONLY);
+    const withFacts = new AlertEngine(config, {
+      log: createLogger({ level: 'silent', format: 'json' }),
+      sink: sinkInto(batches),
+      carried: (target) => (carried.push(target), target === 'v1' ? { upgrade: { deadline: '2026-12-01T00:00:00Z' } } : undefined),
+    });
+    nodeUpdated(withFacts, node, nodeState('v1', failing({ C: 1 })), T0);
+    expect(batches[0]!.alerts[0]!.carried).toEqual({ upgrade: { deadline: '2026-12-01T00:00:00Z' } });
+    nodeUpdated(withFacts, node, nodeState('v1', HEALTHY()), T0 + MIN);
+    expect(batches[1]!.alerts[0]).toMatchObject({ status: 'resolved' });
+    expect(batches[1]!.alerts[0]!.carried).toBeUndefined();
+    expect(carried).toEqual(['v1']);
+
+    // told warning, then critical under a silence: receivers still hold the warning
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
+    engine.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + HOUR }, T0 + MIN);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 11 * MIN);
+    expect(engine.list().map((s) => s.severity)).toEqual(['critical']);
+    expect(engine.toldFiring(T0 + 12 * MIN).map((n) => `${n.status} ${n.labels.check} ${n.labels.severity} ${n.startsAt}`)).toEqual([`firing C warning ${new Date(T0).toISOString()}`]);
+    expect(engine.firing(T0 + 12 * MIN)).toEqual([]); // the silence holds it back from a resend
+    expect(engine.silenced(T0 + 12 * MIN).map((s) => `${s.notice.labels.check} ${s.until - T0}`)).toEqual([`C ${HOUR}`]);
+  });
+
+  it('after a start, hands over the restored alerts of a target that moved to another shard, and resolves those of a target that left', () => {
+    const restored = (watched: string[], ownedHere: boolean, resolveUnwatched: boolean) => {
+      const { engine, node, make, batches } = setup(CHECK_ONLY);
+      nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
+      void engine.flush();
+      const restarted = make();
+      batches.length = 0;
+      restarted.settleRestored(new Set(watched), () => ownedHere, resolveUnwatched, T0 + MIN);
+      return { restarted, told: batches.map((b) => `${b.handover ? 'handover ' : ''}${b.alerts.map((a) => `${a.status} ${a.labels.check}: ${a.annotations.description}`).join()}`) };
+    };
+    expect(restored(['v1'], false, true).told).toEqual([]);
+    const moved = restored([], false, true);
+    expect(moved.told).toEqual(['handover resolved C: C is failing Resolved by avahealth: target moved to another shard.']);
+    expect(moved.restarted.list()).toEqual([]);
+    expect(restored([], true, true).told).toEqual(['resolved C: C is failing']);
+    const kept = restored([], true, false); // discovery's answer may be incomplete: nothing resolves
+    expect(kept.told).toEqual([]);
+    expect(kept.restarted.list().map((s) => s.phase)).toEqual(['firing']);
+  });
+
+  it('after a start, follows what the outboxes say receivers were told: reopens what they hold, closes what they were told resolved', () => {
+    const logs: string[] = [];
+    const { engine, node, make, batches } = setup(CHECK_ONLY, '', logs);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1, X: 1 })), T0);
+    const [c, x] = batches[0]!.alerts;
+    void engine.flush();
+    const open = (...notices: Array<typeof c>) => new Map(notices.map((n) => [n!.fingerprint, { at: T0, alert: n! }]));
+
+    const nothingMoved = make();
+    nothingMoved.reconcile({ open: open(c, x), routed: () => true }, T0 + MIN);
+    expect(nothingMoved.list().map((s) => `${s.labels.check} ${s.phase}`)).toEqual(['C firing', 'X firing']);
+    expect(logs.filter((l) => l.includes('reconciled'))).toEqual([]);
+
+    const xResolved = make();
+    xResolved.reconcile({ open: open(c), routed: (n) => n.labels.check === 'X' }, T0 + MIN);
+    expect(xResolved.list().map((s) => s.labels.check)).toEqual(['C']);
+    expect(JSON.parse(logs.find((l) => l.includes('reconciled'))!)).toMatchObject({ reopened: 0, closed: 1 });
+
+    // a receiver holds an incident the state file lost (a crash before it was written)
+    const lost = setup(CHECK_ONLY);
+    lost.engine.reconcile({ open: open(c), routed: () => true }, T0 + MIN);
+    expect(lost.engine.list().map((s) => `${s.labels.check} ${s.phase} ${s.fingerprint === c!.fingerprint}`)).toEqual(['C firing true']);
+    expect(lost.engine.toldFiring(T0 + MIN).map((n) => n.startsAt)).toEqual([c!.startsAt]);
+  });
+
+  it('a reload drops the targets that left the config, resolving their alerts', () => {
+    const { engine, node, config, notices } = setup(CHECK_ONLY);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
+    engine.reconfigure(diffConfigs(config, { ...config, nodes: [] }));
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/C warning', 'resolved AvalancheCheckFailing/C warning']);
+    expect(engine.list()).toEqual([]);
+  });
+
+  it('acknowledges a firing incident by a prefix of its fingerprint; one naming none or several is said so', () => {
+    const { engine, node } = setup(CHECK_ONLY);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1, X: 1 })), T0);
+    const [c, x] = engine.list();
+    let shared = 0;
+    while (c!.fingerprint[shared] === x!.fingerprint[shared]) shared++;
+    const result = engine.acknowledge([c!.fingerprint.slice(0, 6), 'ffffffffffffffffff', c!.fingerprint.slice(0, shared)], 'alice', T0 + MIN);
+    expect(result.acknowledged.map((s) => s.labels.check)).toEqual(['C']);
+    expect(result.unknown).toEqual(['ffffffffffffffffff']);
+    expect(result.ambiguous).toEqual([c!.fingerprint.slice(0, shared)]);
+    expect(engine.list().map((s) => s.acknowledged)).toEqual([{ by: 'alice', at: T0 + MIN, severity: 'warning' }, undefined]);
   });
 });

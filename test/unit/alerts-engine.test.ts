@@ -560,6 +560,32 @@ describe('alert identity', () => {
     expect(told().slice(3)).toEqual(['resolved AvalancheValidatorRewardAtRisk v1 self']);
   });
 
+  it("after a start, a restored network alert stays while a validator of its network is watched here, and ends with the last of them", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
+    const configOf = (names: string[]) => {
+      const nodes = names.map((name) => `  - {name: ${name}, url: "http://127.0.0.1:1"${name === 'rpc' ? ', validator: false' : ', validator: {interval: 2s}'}}`).join('\n');
+      return parseConfig(`state_dir: ${dir}\nnodes:\n${nodes}\nalerts:\n  for_polls: 1\n  resolve_polls: 1\n`, join(dir, 'c.yaml'), {});
+    };
+    const batches: NotificationBatch[] = [];
+    const engineOf = (names: string[]) => new AlertEngine(configOf(names), { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto(batches) });
+    const engine = engineOf(['v1', 'v2', 'rpc']);
+    for (const v of ['v1', 'v2']) engine.evaluate({ target: v, covers: ['AvalancheValidatorEndingSoon', 'AvalancheValidatorDowntimeBudgetLow', 'AvalancheValidatorUnreachableByPeers'], unknown: [], conditions: [] }, T0);
+    for (const v of ['v1', 'v2']) engine.evaluate(atRisk(v, 'network'), T0 + 1000);
+    void engine.flush();
+    const told = () => batches.flatMap((b) => b.alerts.map((a) => `${a.kind} ${a.labels.alertname} ${a.labels.target}: ${a.annotations.description}`));
+    expect(told().map((t) => t.split(':')[0])).toEqual(['firing AvalancheNetworkDegraded mainnet network']);
+
+    const same = engineOf(['v1', 'v2', 'rpc']);
+    same.settleRestored(new Set(['v1', 'v2', 'rpc']), () => true, true, T0 + MIN);
+    expect(told()).toHaveLength(1);
+    expect(same.list().map((a) => `${a.alertname} ${a.phase}`)).toContain('AvalancheNetworkDegraded firing');
+
+    const noValidators = engineOf(['rpc']);
+    noValidators.settleRestored(new Set(['rpc']), () => true, true, T0 + MIN);
+    expect(told().slice(1)).toEqual([expect.stringMatching(/^resolved AvalancheNetworkDegraded mainnet network: .* Resolved by avahealth: no validator of this network is watched here any more\.$/)]);
+    expect(noValidators.list().filter((a) => a.alertname === 'AvalancheNetworkDegraded')).toEqual([]);
+  });
+
   it('alerts whose identity is only check/component/chain keep the fingerprints earlier versions persisted', () => {
     const { engine, node } = setup('  for_polls: 1\n');
     nodeUpdated(engine, node, nodeState('v1', failing({ network: 0 })), T0);

@@ -883,6 +883,42 @@ describe('what the engine hands the rest of the daemon', () => {
     expect(lost.engine.toldFiring(T0 + MIN).map((n) => n.startsAt)).toEqual([c!.startsAt]);
   });
 
+  it('a restored incident is re-sent to receivers that forget only once a verdict finds it again (state_dir is a cache)', () => {
+    const { engine, node, make } = setup('  for_polls: 1\n  resolve_polls: 3\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n');
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
+    void engine.flush();
+    const restarted = make();
+    const resent = () => restarted.firing(T0 + 5 * MIN).map((n) => n.labels.check);
+    expect(restarted.list().map((s) => `${s.labels.check} ${s.phase}`)).toEqual(['C firing']);
+    expect(resent()).toEqual([]);
+    // its rule could not know: not found
+    restarted.evaluate({ target: 'v1', covers: ['AvalancheCheckFailing'], unknown: ['AvalancheCheckFailing'], conditions: [] }, T0 + MIN);
+    expect(resent()).toEqual([]);
+    // another rule's verdict: not found either
+    restarted.evaluate({ target: 'v1', covers: ['AvalancheNodeNotReady'], unknown: [], conditions: [] }, T0 + MIN);
+    expect(resent()).toEqual([]);
+    // passing once, still firing while resolve_polls counts down: not found
+    nodeUpdated(restarted, node, nodeState('v1', HEALTHY()), T0 + 2 * MIN);
+    expect(restarted.list().map((s) => `${s.labels.check} ${s.phase}`)).toEqual(['C firing']);
+    expect(resent()).toEqual([]);
+    nodeUpdated(restarted, node, nodeState('v1', failing({ C: 1 })), T0 + 3 * MIN);
+    expect(resent()).toEqual(['C']);
+  });
+
+  it('says when a verdict changed an incident, and only then (the silence mirror sends at once)', () => {
+    const { config, node } = setup('  for_polls: 2\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n');
+    let changed = 0;
+    const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto([]), changed: () => changed++ });
+    nodeUpdated(engine, node, nodeState('v1', HEALTHY()), T0);
+    expect(changed).toBe(0);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + MIN); // pending
+    expect(changed).toBe(1);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 2 * MIN); // firing
+    expect(changed).toBe(2);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 3 * MIN);
+    expect(changed).toBe(2);
+  });
+
   it('a reload drops the targets that left the config, resolving their alerts', () => {
     const { engine, node, config, notices } = setup(CHECK_ONLY);
     nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);

@@ -919,6 +919,33 @@ describe('what the engine hands the rest of the daemon', () => {
     expect(changed).toBe(2);
   });
 
+  it("adopts a moved target's incidents as announced elsewhere, unless its own word is told and confirmed", () => {
+    const logs: string[] = [];
+    const { engine, node, make, batches } = setup('  for_polls: 1\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n', '', logs);
+    const EARLIER = new Date(T0 - HOUR).toISOString();
+    const announced = (check: string) => ({ labels: { alertname: 'AvalancheCheckFailing', target: 'v1', check, env: 'mainnet', severity: 'critical' }, startsAt: EARLIER });
+    const fresh = make();
+    const adopted = fresh.adopt([announced('C'), { labels: { alertname: 'AvalancheCheckFailing', check: 'X' }, startsAt: EARLIER }], T0);
+    expect(adopted.map((i) => i.alert.labels.check)).toEqual(['C']);
+    expect(fresh.list().map((s) => `${s.key} ${s.phase} ${new Date(s.firingSince!).toISOString()}`)).toEqual([`AvalancheCheckFailing|v1|C|| firing ${EARLIER}`]);
+    expect(logs.some((l) => l.includes('adopted from Alertmanager'))).toBe(true);
+    // the same incident as this daemon's own verdict makes (the target's labels are no identity), an
+    // hour old and so critical (critical_after 30m): not announced again
+    nodeUpdated(fresh, node, nodeState('v1', failing({ C: 1 })), T0 + MIN);
+    expect(batches).toEqual([]);
+    expect(fresh.firing(T0 + MIN).map((n) => n.startsAt)).toEqual([EARLIER]);
+
+    // its own told word wins
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
+    expect(engine.adopt([announced('C')], T0 + MIN)).toEqual([]);
+    expect(engine.firing(T0 + MIN).map((n) => n.startsAt)).toEqual([new Date(T0).toISOString()]);
+    // unless it is a restored one no verdict has confirmed: the record of the owner since then wins
+    void engine.flush();
+    const restarted = make();
+    expect(restarted.adopt([announced('C')], T0 + 2 * MIN).map((i) => i.alert.labels.check)).toEqual(['C']);
+    expect(restarted.firing(T0 + 2 * MIN).map((n) => n.startsAt)).toEqual([EARLIER]);
+  });
+
   it('a reload drops the targets that left the config, resolving their alerts', () => {
     const { engine, node, config, notices } = setup(CHECK_ONLY);
     nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);

@@ -946,6 +946,25 @@ describe('what the engine hands the rest of the daemon', () => {
     expect(restarted.firing(T0 + 2 * MIN).map((n) => n.startsAt)).toEqual([EARLIER]);
   });
 
+  it('a flap hold outlives a restart: the held resolve waits for the window, then is told once; its log lines are not said twice', () => {
+    const logs: string[] = [];
+    const { engine, node, make, notices } = setup('  for_polls: 1\n  flap_threshold: 2\n  flap_window: 10m\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n', '', logs);
+    const said = () => logs.map((l) => (JSON.parse(l) as { msg: string }).msg).filter((m) => m.includes('flapping'));
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
+    for (const [i, report] of [HEALTHY(), failing({ C: 1 }), HEALTHY()].entries()) nodeUpdated(engine, node, nodeState('v1', report), T0 + 11 * MIN + i * 30_000);
+    expect(engine.list().map((a) => `${a.phase} ${a.state}`)).toEqual(['resolved flapping']);
+    expect(notices()).toHaveLength(3);
+    void engine.flush();
+    const restarted = make();
+    expect(restarted.list().map((a) => `${a.phase} ${a.state}`)).toEqual(['resolved flapping']);
+    nodeUpdated(restarted, node, nodeState('v1', HEALTHY()), T0 + 13 * MIN);
+    expect(notices()).toHaveLength(3);
+    nodeUpdated(restarted, node, nodeState('v1', HEALTHY()), T0 + 22 * MIN);
+    expect(notices().slice(3)).toEqual(['resolved AvalancheCheckFailing/C warning']);
+    expect(restarted.list()).toEqual([]);
+    expect(said()).toEqual(['alert is flapping: its notifications are held until it is stable for the flap window', 'alert stopped flapping: its current state is told once']);
+  });
+
   it('a reload drops the targets that left the config, resolving their alerts', () => {
     const { engine, node, config, notices } = setup(CHECK_ONLY);
     nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);

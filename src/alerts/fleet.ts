@@ -100,7 +100,9 @@ export class FleetView {
     for (const name of spoken) {
       const active = evaluation.conditions.filter((c) => c.alertname === name && c.identity.scope === 'network' && isActive(incidents.get(keyOf(c.alertname, target, c.identity))));
       if (active.length > 0) byRule.set(name, active.map((c) => c.summary));
-      else byRule.delete(name);
+      // Cleared, while its incident still counts its good polls (resolve_polls): still in the dip as
+      // that incident is, so the network's alert ends with the last of them, not at a flicker.
+      else if (!fading(name, incidents)) byRule.delete(name);
     }
     if (byRule.size === 0) this.verdicts.delete(target);
     return network;
@@ -164,4 +166,10 @@ export class FleetView {
 
 function isActive(state: AlertState | undefined): boolean {
   return state !== undefined && state.phase !== 'resolved';
+}
+
+/** Whether an incident of the rule fires on while its verdicts no longer find it (counting down resolve_polls). */
+function fading(alertname: AlertName, incidents: ReadonlyMap<string, AlertState>): boolean {
+  for (const state of incidents.values()) if (state.alertname === alertname && state.phase === 'firing' && state.okPolls > 0) return true;
+  return false;
 }

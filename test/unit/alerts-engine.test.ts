@@ -560,6 +560,27 @@ describe('alert identity', () => {
     expect(told().slice(3)).toEqual(['resolved AvalancheValidatorRewardAtRisk v1 self']);
   });
 
+  it("the network's alert ends with the last validator it touches, once that validator's own incident has waited resolve_polls: a dip's flickering end is one incident", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
+    const nodes = ['v1', 'v2'].map((name) => `  - {name: ${name}, url: "http://127.0.0.1:1", validator: {interval: 2s}}`).join('\n');
+    const config = parseConfig(`state_dir: ${dir}\nnodes:\n${nodes}\nalerts:\n  for_polls: 1\n  resolve_polls: 2\n`, join(dir, 'c.yaml'), {});
+    const batches: NotificationBatch[] = [];
+    const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto(batches) });
+    const told = () => batches.flatMap((b) => b.alerts.map((a) => `${a.kind} ${a.labels.alertname} ${a.labels.target}`));
+    for (const v of ['v1', 'v2']) engine.evaluate({ target: v, covers: ['AvalancheValidatorEndingSoon', 'AvalancheValidatorDowntimeBudgetLow', 'AvalancheValidatorUnreachableByPeers'], unknown: [], conditions: [] }, T0);
+    let at = T0;
+    const poll = (v: string, scope: string | undefined) => engine.evaluate(atRisk(v, scope), (at += 1000));
+    for (const v of ['v1', 'v2']) poll(v, 'network');
+    expect(told()).toEqual(['firing AvalancheNetworkDegraded mainnet network']);
+    // the dip ends with a flicker: each validator clears once, dips again, then clears for good
+    for (const [v, scope] of [['v1', undefined], ['v2', undefined], ['v1', 'network'], ['v2', 'network'], ['v1', undefined], ['v1', undefined], ['v2', undefined]] as const) poll(v, scope);
+    expect(told()).toHaveLength(1); // v2's own incident still counts its good polls
+    expect(engine.list().find((a) => a.alertname === 'AvalancheNetworkDegraded')?.annotations.summary).toMatch(/1 of your 2 validators affected \(v2\)/);
+    poll('v2', undefined);
+    expect(told().slice(1)).toEqual(['resolved AvalancheNetworkDegraded mainnet network']);
+    expect(engine.list()).toEqual([]);
+  });
+
   it("after a start, a restored network alert stays while a validator of its network is watched here, and ends with the last of them", () => {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
     const configOf = (names: string[]) => {

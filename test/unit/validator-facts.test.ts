@@ -23,6 +23,7 @@ import {
   outcomeWords,
   percent,
   PERIOD_END_TOLD_SECONDS,
+  PROM_TOP_UP,
   PERIOD_OUTCOME,
   periodEnded,
   periodOf,
@@ -91,6 +92,7 @@ describe('how a period and its end are said', () => {
     expect(budgetLeft(report({ primary: cycle, economics: economics(3600) }))).toBe("1.0 h of this cycle's 33.6 h downtime budget left until 2026-11-27 00:00 UTC (it exits then)");
     expect(budgetLeft(report({ primary: cycle, economics: economics(-3600) }))).toBe("this cycle's downtime budget overspent by 1.0 h (the cycle ends 2026-11-27 00:00 UTC (it exits then))");
     expect(budgetLeft(report({ economics: economics(3600) }))).toBe('');
+    expect(budgetLeft(report({ primary }))).toBe('');
     expect(budgetLeft(report({ primary, economics: { downtimeAllowanceSeconds: 3600 } as ValidatorReport['economics'] }))).toBe('');
     expect(budgetLeft(report({ primary, economics: { downtimeBudgetRemainingSeconds: 3600 } as ValidatorReport['economics'] }))).toBe('');
   });
@@ -98,6 +100,9 @@ describe('how a period and its end are said', () => {
   it('an exiting cycle exits; a renewing one starts again', () => {
     expect(cycleEnd(report({ primary: { startTime: 0, endTime: END, autoRenewal: renewal(0) } }))).toBe('it exits then');
     expect(cycleEnd(report({ primary: { startTime: 0, endTime: END, autoRenewal: renewal(14 * DAY) } }))).toBe('a new cycle starts then');
+    // renewal is conditional (proposal_tx_executor.go: the next cycle starts only on commit): in doubt, no new cycle is promised
+    const doubtful = report({ primary: { startTime: 0, endTime: END, autoRenewal: renewal(14 * DAY) }, uptime: { rewardingStakeRatio: 0.3, weightedAverageRatio: 0.5 } });
+    expect(cycleEnd(doubtful)).toBe('the validation ends then unless the reward vote commits');
   });
 
   it('the outcome in words: paid with its restaked split, unpaid, not known', () => {
@@ -127,10 +132,12 @@ describe('how a period and its end are said', () => {
   it('without one: the shown period once it ended, a period awaiting its outcome, or an outcome told within the hour', () => {
     expect(periodEnded(report({ primary: { startTime: 0, endTime: END } }), END - 1)).toBeUndefined();
     expect(periodEnded(report({ primary: { startTime: 0, endTime: END } }), END)).toBe('validation period ended; outcome not known yet');
+    expect(periodEnded(report({ primary: { startTime: 0, endTime: END, autoRenewal: renewal(0) } }), END)).toBe('validation cycle ended; outcome not known yet');
     expect(periodEnded(report({ periods: { ended: period({ autoRenewed: true }), outcomes: [] } }), END - 1)).toBeUndefined();
     expect(periodEnded(report({ periods: { ended: period({ autoRenewed: true }), outcomes: [] } }), END)).toBe('validation cycle ended; outcome not known yet');
     const told = report({ periods: { outcomes: [outcome({ rewarded: false })] } });
     expect(periodEnded(told, END - 1)).toBeUndefined();
+    expect(periodEnded(told, END)).toBe('validation period ended unpaid: its reward forfeited');
     expect(periodEnded(told, END + PERIOD_END_TOLD_SECONDS)).toBe('validation period ended unpaid: its reward forfeited');
     expect(periodEnded(told, END + PERIOD_END_TOLD_SECONDS + 1)).toBeUndefined();
     expect(periodEnded(report(), END)).toBeUndefined();
@@ -232,6 +239,9 @@ describe('how figures read in a page', () => {
     expect(avax(999_400_000)).toBe('0.999 AVAX');
     expect(avax(12_345_678)).toBe('0.0123 AVAX');
     expect(topUp(512)).toBe('add 1.33 AVAX for 30 days');
+    // the Prometheus twin's annotation computes the same from the node's fee price series
+    expect(PROM_TOP_UP).toContain('avahealth_l1_fee_price_avax_per_second{target=%q} * 30 * 86400');
+    expect(PROM_TOP_UP).toContain('AVAX for 30 days');
   });
 
   it('an ID short enough to recognise', () => {
@@ -250,6 +260,7 @@ describe('how figures read in a page', () => {
     expect(l1Standing(report({ l1: l1(0) }), `id-${ID}`, label, 'balance')).toBe('L1 validation 2H7p… ran out of balance: inactive until topped up');
     expect(l1Standing(report({ l1: l1(-5) }), `id-${ID}`, label, 'balance')).toBe('L1 validation 2H7p… ran out of balance: inactive until topped up');
     expect(l1Standing(report({ l1: l1(2e9) }), `id-${ID}`, label, 'balance')).toBe('L1 validation 2H7p… balance 2.00 AVAX');
+    expect(l1Standing(report({ l1: l1(2e9), economics: {} as ValidatorReport['economics'], feeState: { priceNAvaxPerSecond: 512 } }), `id-${ID}`, label, 'balance')).toBe('L1 validation 2H7p… balance 2.00 AVAX');
     const runway = { economics: { l1RunwaySeconds: [DAY, 61 * DAY] } as ValidatorReport['economics'] };
     expect(l1Standing(report({ l1: l1(31.2e9), ...runway }), `id-${ID}`, label, 'topped up to')).toBe('L1 validation 2H7p… topped up to 31.20 AVAX: 61.0 days of runway');
     expect(l1Standing(report({ l1: l1(31.2e9), ...runway, feeState: { priceNAvaxPerSecond: 512 } }), `id-${ID}`, label, 'balance')).toBe('L1 validation 2H7p… balance 31.20 AVAX: 61.0 days of runway at 512 nAVAX/s');
@@ -293,6 +304,10 @@ describe("a verdict's scope", () => {
     const cutOff = nodeState('v1', failing({ network: 3 })).observation;
     const scope = scopeFor(inputOf(report(), { node: cutOff, observed: observed(baseline(NOW, 0.3, 0.5)) }), report());
     expect(scope).toEqual({ identity: { scope: 'self' }, lead: '', note: ' Its own node says it is cut off: "network is failing".' });
+    const silent = nodeState('v1', failing({ network: 3 })).observation;
+    const health = silent.endpoints[0]!.report!;
+    health.checks = health.checks.map((c) => (c.name === 'network' ? { ...c, error: undefined } : c));
+    expect(scopeFor(inputOf(report(), { node: silent }), report()).note).toBe(' Its own node says it is cut off: "network failing".');
     const passing = nodeState('v1', failing({ C: 3 })).observation;
     expect(scopeFor(inputOf(report(), { node: passing, observed: observed(baseline(NOW, 0.3, 0.5)) }), report()).identity).toEqual({ scope: 'network' });
   });

@@ -808,6 +808,11 @@ describe('what the engine hands the rest of the daemon', () => {
       const second: NotificationBatch[] = [];
       const every = (ms: number | undefined, into: NotificationBatch[]) => ({ ...sinkInto(into), resendIntervalMs: () => ms });
       engine.connect(every(MIN, first));
+      nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), Date.now());
+      vi.advanceTimersByTime(2 * MIN); // connected, not started: no timer yet
+      expect(first.map((b) => b.resend)).toEqual([undefined]);
+      nodeUpdated(engine, node, nodeState('v1', HEALTHY()), Date.now());
+      first.length = 0;
       engine.start();
       vi.advanceTimersByTime(MIN); // nothing firing: nothing re-sent
       expect(first).toEqual([]);
@@ -826,6 +831,8 @@ describe('what the engine hands the rest of the daemon', () => {
       vi.advanceTimersByTime(10 * MIN);
       expect(second).toHaveLength(1);
       const never = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink: every(undefined, first) });
+      nodeUpdated(never, node, nodeState('v1', failing({ X: 1 })), Date.now());
+      first.length = 3;
       never.start();
       vi.advanceTimersByTime(10 * MIN);
       expect(first).toHaveLength(3);
@@ -852,11 +859,11 @@ describe('what the engine hands the rest of the daemon', () => {
     // told warning, then critical under a silence: receivers still hold the warning
     nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
     engine.silences.add({ matchers: { target: 'v1' }, endsAt: T0 + HOUR }, T0 + MIN);
-    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0 + 11 * MIN);
-    expect(engine.list().map((s) => s.severity)).toEqual(['critical']);
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1, X: 1 })), T0 + 11 * MIN); // X fires under the silence: never told
+    expect(engine.list().map((s) => `${s.labels.check} ${s.severity}`)).toEqual(['C critical', 'X warning']);
     expect(engine.toldFiring(T0 + 12 * MIN).map((n) => `${n.status} ${n.labels.check} ${n.labels.severity} ${n.startsAt}`)).toEqual([`firing C warning ${new Date(T0).toISOString()}`]);
     expect(engine.firing(T0 + 12 * MIN)).toEqual([]); // the silence holds it back from a resend
-    expect(engine.silenced(T0 + 12 * MIN).map((s) => `${s.notice.labels.check} ${s.until - T0}`)).toEqual([`C ${HOUR}`]);
+    expect(engine.silenced(T0 + 12 * MIN).map((s) => `${s.notice.labels.check} ${s.until - T0}`)).toEqual([`C ${HOUR}`, `X ${HOUR}`]);
   });
 
   it('after a start, hands over the restored alerts of a target that moved to another shard, and resolves those of a target that left', () => {
@@ -994,16 +1001,78 @@ describe('what the engine hands the rest of the daemon', () => {
     expect(engine.list()).toEqual([]);
   });
 
-  it('acknowledges a firing incident by a prefix of its fingerprint; one naming none or several is said so', () => {
-    const { engine, node } = setup(CHECK_ONLY);
+  it('after a restart, an incident receivers were told is reminded of at repeat_interval whichever verdict of its target comes first', () => {
+    const { engine, node, make, notices } = setup('  for_polls: 1\n  repeat_interval: 1h\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n');
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
+    void engine.flush();
+    const restarted = make();
+    restarted.evaluate({ target: 'v1', covers: ['AvalancheNodeNotReady'], unknown: [], conditions: [] }, T0 + 61 * MIN);
+    expect(notices()).toEqual(['firing AvalancheCheckFailing/C warning', 'reminder AvalancheCheckFailing/C warning']);
+  });
+
+  it('batches are dropped until a sink is connected; a reload applies the new settings', () => {
+    const { config, node } = setup(CHECK_ONLY);
+    const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }) });
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
+    engine.resendNow();
+    expect(engine.list().map((s) => `${s.labels.check} ${s.phase}`)).toEqual(['C firing']);
+    const batches: NotificationBatch[] = [];
+    engine.connect(sinkInto(batches));
+    engine.setConfig(parseConfig(`state_dir: ${config.stateDir}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1"}\nalerts:\n  for_polls: 1\n  resolve_polls: 1\n  rules:\n    AvalancheCheckFailing: {disabled: true}\n    AvalancheNodeUnhealthy: {disabled: true}\n`, join(config.stateDir, 'config.yaml'), {}));
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 1, X: 1 })), T0 + MIN);
+    // its rule is off now: the open incident ends, nothing new fires
+    expect(batches.flatMap((b) => b.alerts.map((a) => `${a.kind} ${a.labels.check}`))).toEqual(['resolved C']);
+  });
+
+  it("a verdict handed in with resolveAtOnce ends what it no longer finds now; one of a handover says so on its batch", () => {
+    const { engine, node, batches } = setup('  for_polls: 1\n  resolve_polls: 3\n  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n');
     nodeUpdated(engine, node, nodeState('v1', failing({ C: 1, X: 1 })), T0);
-    const [c, x] = engine.list();
+    engine.evaluate({ target: 'v1', covers: ['AvalancheCheckFailing'], unknown: [], conditions: [{ alertname: 'AvalancheCheckFailing', target: 'v1', identity: { check: 'X' }, severity: 'warning', summary: 'v1: check X failing', description: 'd' }] }, T0 + MIN, { resolveAtOnce: true });
+    expect(batches.slice(1).map((b) => `${b.handover ?? false} ${b.alerts.map((a) => `${a.kind} ${a.labels.check}`)}`)).toEqual(['false resolved C']);
+    engine.evaluate({ target: 'v1', covers: ['AvalancheCheckFailing'], unknown: [], conditions: [] }, T0 + 2 * MIN, { resolveAtOnce: true, handover: true });
+    expect(batches.slice(2).map((b) => `${b.handover ?? false} ${b.alerts.map((a) => `${a.kind} ${a.labels.check}`)}`)).toEqual(['true resolved X']);
+  });
+
+  it('saves what changed within a second, without a flush, and only once the outboxes have written what they were handed', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let written: () => void = () => {};
+      let onDisk: Promise<void> | undefined = new Promise<void>((resolve) => (written = resolve));
+      const { config, node, make } = setup(CHECK_ONLY);
+      const sink = { ...sinkInto([]), pendingWrites: () => onDisk };
+      const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink });
+      const saved = () => make().list().map((s) => `${s.labels.check} ${s.phase}${s.acknowledged ? ` acked by ${s.acknowledged.by}` : ''}`);
+      nodeUpdated(engine, node, nodeState('v1', failing({ C: 1 })), T0);
+      vi.advanceTimersByTime(1000);
+      expect(saved()).toEqual([]); // the outbox has not written the firing yet: neither is the state
+      written();
+      await onDisk;
+      await Promise.resolve();
+      expect(saved()).toEqual(['C firing']);
+      onDisk = undefined;
+      engine.acknowledge([engine.list()[0]!.fingerprint], 'alice', T0 + MIN);
+      vi.advanceTimersByTime(1000);
+      expect(saved()).toEqual(['C firing acked by alice']);
+      engine.adopt([{ labels: { alertname: 'AvalancheCheckFailing', target: 'v1', check: 'X', severity: 'warning' }, startsAt: new Date(T0).toISOString() }], T0 + 2 * MIN);
+      vi.advanceTimersByTime(1000);
+      expect(saved()).toEqual(['C firing acked by alice', 'X firing']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('acknowledges a firing incident by a prefix of its fingerprint; one naming none or several is said so', () => {
+    const { engine, node } = setup('  rules:\n    AvalancheNodeUnhealthy: {disabled: true}\n');
+    nodeUpdated(engine, node, nodeState('v1', failing({ C: 2, X: 2, P: 1 })), T0); // P pending (for_polls 2)
+    const [c, x, p] = ['C', 'X', 'P'].map((check) => engine.list().find((s) => s.labels.check === check));
+    expect(p!.phase).toBe('pending');
+    expect(engine.acknowledge([p!.fingerprint], 'alice', T0).unknown).toEqual([p!.fingerprint]);
     let shared = 0;
     while (c!.fingerprint[shared] === x!.fingerprint[shared]) shared++;
     const result = engine.acknowledge([c!.fingerprint.slice(0, 6), 'ffffffffffffffffff', c!.fingerprint.slice(0, shared)], 'alice', T0 + MIN);
     expect(result.acknowledged.map((s) => s.labels.check)).toEqual(['C']);
     expect(result.unknown).toEqual(['ffffffffffffffffff']);
     expect(result.ambiguous).toEqual([c!.fingerprint.slice(0, shared)]);
-    expect(engine.list().map((s) => s.acknowledged)).toEqual([{ by: 'alice', at: T0 + MIN, severity: 'warning' }, undefined]);
+    expect([c, x, p].map((s) => s!.acknowledged)).toEqual([{ by: 'alice', at: T0 + MIN, severity: 'warning' }, undefined, undefined]);
   });
 });

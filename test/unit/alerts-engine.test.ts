@@ -526,16 +526,32 @@ describe('alert identity', () => {
     expect(own().slice(1).map((a) => `${a.kind} ${a.labels.scope}`)).toEqual(['resolved self', 'firing self']);
   });
 
-  it('a network-wide dip is one notice naming the validators it touches; their own network-wide copies wait, an own problem told before stays as told', () => {
+  /**
+   * Validators on mainnet (and `rpc`, a node without a validator poll) sharing one state_dir: an
+   * engine for each set of them, every one telling the same batches.
+   */
+  function validatorFleet(resolvePolls = 1) {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
-    const nodes = ['v1', 'v2', 'v3', 'rpc'].map((name) => `  - {name: ${name}, url: "http://127.0.0.1:1"${name === 'rpc' ? ', validator: false' : ', validator: {interval: 2s}'}}`).join('\n');
-    const config = parseConfig(`state_dir: ${dir}\nnodes:\n${nodes}\nalerts:\n  for_polls: 1\n  resolve_polls: 1\n`, join(dir, 'c.yaml'), {});
     const batches: NotificationBatch[] = [];
-    const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto(batches) });
+    const engineOf = (names: string[]) => {
+      const nodes = names.map((name) => `  - {name: ${name}, url: "http://127.0.0.1:1"${name === 'rpc' ? ', validator: false' : ', validator: {interval: 2s}'}}`).join('\n');
+      const config = parseConfig(`state_dir: ${dir}\nnodes:\n${nodes}\nalerts:\n  for_polls: 1\n  resolve_polls: ${resolvePolls}\n`, join(dir, 'c.yaml'), {});
+      return new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto(batches) });
+    };
+    return { engineOf, batches };
+  }
+
+  /** The scoped rules besides the reward's (the fleet's view of each, its period, its budget) find nothing on these validators. */
+  const othersFindNothing = (engine: AlertEngine, validators: string[], at: number) => {
+    for (const v of validators) engine.evaluate({ target: v, covers: ['AvalancheValidatorEndingSoon', 'AvalancheValidatorDowntimeBudgetLow', 'AvalancheValidatorUnreachableByPeers'], unknown: [], conditions: [] }, at);
+  };
+
+  it('a network-wide dip is one notice naming the validators it touches; their own network-wide copies wait, an own problem told before stays as told', () => {
+    const { engineOf, batches } = validatorFleet();
+    const engine = engineOf(['v1', 'v2', 'v3', 'rpc']);
     const told = () => batches.flatMap((b) => b.alerts.map((a) => `${a.kind} ${a.labels.alertname} ${a.labels.target}${a.labels.scope ? ` ${a.labels.scope}` : ''}`));
-    // v1's own problem, paged; the other scoped rules (the fleet's view of each, its period, its budget) find nothing
-    const others = ['AvalancheValidatorEndingSoon', 'AvalancheValidatorDowntimeBudgetLow', 'AvalancheValidatorUnreachableByPeers'] as const;
-    for (const v of ['v1', 'v2', 'v3']) engine.evaluate({ target: v, covers: [...others], unknown: [], conditions: [] }, T0);
+    // v1's own problem, paged; the other scoped rules find nothing
+    othersFindNothing(engine, ['v1', 'v2', 'v3'], T0);
     for (const v of ['v1', 'v2', 'v3']) engine.evaluate(atRisk(v, v === 'v1' ? 'self' : undefined), T0);
     expect(told()).toEqual(['firing AvalancheValidatorRewardAtRisk v1 self']);
     // the network dips: each validator's verdict says so, one after the other
@@ -561,13 +577,10 @@ describe('alert identity', () => {
   });
 
   it("the network's alert ends with the last validator it touches, once that validator's own incident has waited resolve_polls: a dip's flickering end is one incident", () => {
-    const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
-    const nodes = ['v1', 'v2'].map((name) => `  - {name: ${name}, url: "http://127.0.0.1:1", validator: {interval: 2s}}`).join('\n');
-    const config = parseConfig(`state_dir: ${dir}\nnodes:\n${nodes}\nalerts:\n  for_polls: 1\n  resolve_polls: 2\n`, join(dir, 'c.yaml'), {});
-    const batches: NotificationBatch[] = [];
-    const engine = new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto(batches) });
+    const { engineOf, batches } = validatorFleet(2);
+    const engine = engineOf(['v1', 'v2']);
     const told = () => batches.flatMap((b) => b.alerts.map((a) => `${a.kind} ${a.labels.alertname} ${a.labels.target}`));
-    for (const v of ['v1', 'v2']) engine.evaluate({ target: v, covers: ['AvalancheValidatorEndingSoon', 'AvalancheValidatorDowntimeBudgetLow', 'AvalancheValidatorUnreachableByPeers'], unknown: [], conditions: [] }, T0);
+    othersFindNothing(engine, ['v1', 'v2'], T0);
     let at = T0;
     const poll = (v: string, scope: string | undefined) => engine.evaluate(atRisk(v, scope), (at += 1000));
     for (const v of ['v1', 'v2']) poll(v, 'network');
@@ -582,15 +595,9 @@ describe('alert identity', () => {
   });
 
   it("after a start, a restored network alert stays while a validator of its network is watched here, and ends with the last of them", () => {
-    const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
-    const configOf = (names: string[]) => {
-      const nodes = names.map((name) => `  - {name: ${name}, url: "http://127.0.0.1:1"${name === 'rpc' ? ', validator: false' : ', validator: {interval: 2s}'}}`).join('\n');
-      return parseConfig(`state_dir: ${dir}\nnodes:\n${nodes}\nalerts:\n  for_polls: 1\n  resolve_polls: 1\n`, join(dir, 'c.yaml'), {});
-    };
-    const batches: NotificationBatch[] = [];
-    const engineOf = (names: string[]) => new AlertEngine(configOf(names), { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto(batches) });
+    const { engineOf, batches } = validatorFleet();
     const engine = engineOf(['v1', 'v2', 'rpc']);
-    for (const v of ['v1', 'v2']) engine.evaluate({ target: v, covers: ['AvalancheValidatorEndingSoon', 'AvalancheValidatorDowntimeBudgetLow', 'AvalancheValidatorUnreachableByPeers'], unknown: [], conditions: [] }, T0);
+    othersFindNothing(engine, ['v1', 'v2'], T0);
     for (const v of ['v1', 'v2']) engine.evaluate(atRisk(v, 'network'), T0 + 1000);
     void engine.flush();
     const told = () => batches.flatMap((b) => b.alerts.map((a) => `${a.kind} ${a.labels.alertname} ${a.labels.target}: ${a.annotations.description}`));

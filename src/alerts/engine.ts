@@ -113,9 +113,13 @@ export class AlertEngine {
   }
 
   /** A reload: new rules, routes and silences; alerts of targets that left the config resolve. */
-  reconfigure(diff: ConfigDiff): void {
+  reconfigure(diff: ConfigDiff, now = Date.now()): void {
+    // Only the old config knows the network of a validator that left: its network's alert is
+    // evaluated again without it (no verdict may come any more once the last one left).
+    const networks = new Set(diff.targets.removed.flatMap((name) => this.fleet.networkOf(name) ?? []));
     this.setConfig(diff.next);
-    for (const name of diff.targets.removed) this.removeTarget(name);
+    for (const name of diff.targets.removed) this.removeTarget(name, now);
+    for (const network of networks) this.evaluateFleet(network, now);
   }
 
   setConfig(config: Config): void {

@@ -28,7 +28,7 @@ function setup(alerts = '', extra = '', logs?: string[], shippedDefaults = false
   const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
   // One poll at a time: a firing alert resolves at its first good poll unless a test says otherwise.
   const tuned = shippedDefaults || /resolve_polls/.test(alerts) ? alerts : `  resolve_polls: 1\n${alerts}`;
-  const yaml = `state_dir: ${dir}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1", labels: {env: mainnet}}\nservices:\n  - {name: data-api, kind: data-api, url: "http://127.0.0.1:2"}\nalerts:\n${tuned}${extra}`;
+  const yaml = `state_dir: ${dir}\nnodes:\n  - {name: v1, url: "http://127.0.0.1:1", labels: {env: mainnet}}\nservices:\n  - {name: data-api, kind: data-api, url: "http://127.0.0.1:2", labels: {team: data-platform}}\nalerts:\n${tuned}${extra}`;
   const config = parseConfig(yaml, join(dir, 'config.yaml'), {});
   const batches: NotificationBatch[] = [];
   const stream = new PassThrough();
@@ -384,12 +384,14 @@ describe('alert state machine', () => {
   });
 
   it('service rules: unhealthy and component down; a rate-limited poll changes nothing', () => {
-    const { engine, service, notices } = setup();
+    const { engine, service, notices, batches } = setup();
     const degraded = { status: 'error', healthy: false, components: [{ name: 'database', up: true, status: 'up' }, { name: 'cache', up: false, status: 'down', message: 'Connection is closed.' }], message: 'down: cache: Connection is closed.' };
     serviceUpdated(engine, service, serviceState('data-api', degraded), T0);
     serviceUpdated(engine, service, serviceState('data-api', degraded), T0 + MIN);
     // one page per problem: the service is unhealthy because its cache is down (its text names it)
     expect(notices()).toEqual(['firing AvalancheServiceUnhealthy warning']);
+    // a service's own labels ride on its alerts, as a node's do (receivers route on them)
+    expect(batches[0]!.alerts[0]!.labels).toMatchObject({ target: 'data-api', team: 'data-platform' });
     expect(engine.list().find((a) => a.alertname === 'AvalancheServiceComponentDown')).toMatchObject({ phase: 'firing', inhibitedBy: 'AvalancheServiceUnhealthy' });
     serviceUpdated(engine, service, serviceState('data-api', { reason: 'rate_limited', error: 'rate limited' }), T0 + 2 * MIN);
     expect(notices()).toHaveLength(1);
@@ -533,12 +535,12 @@ describe('alert identity', () => {
   function validatorFleet(resolvePolls = 1) {
     const dir = mkdtempSync(join(tmpdir(), 'avahealth-alerts-'));
     const batches: NotificationBatch[] = [];
-    const engineOf = (names: string[]) => {
+    const configOf = (names: string[]) => {
       const nodes = names.map((name) => `  - {name: ${name}, url: "http://127.0.0.1:1"${name === 'rpc' ? ', validator: false' : ', validator: {interval: 2s}'}}`).join('\n');
-      const config = parseConfig(`state_dir: ${dir}\nnodes:\n${nodes}\nalerts:\n  for_polls: 1\n  resolve_polls: ${resolvePolls}\n`, join(dir, 'c.yaml'), {});
-      return new AlertEngine(config, { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto(batches) });
+      return parseConfig(`state_dir: ${dir}\nnodes:\n${nodes}\nalerts:\n  for_polls: 1\n  resolve_polls: ${resolvePolls}\n`, join(dir, 'c.yaml'), {});
     };
-    return { engineOf, batches };
+    const engineOf = (names: string[]) => new AlertEngine(configOf(names), { log: createLogger({ level: 'silent', format: 'json' }), sink: sinkInto(batches) });
+    return { engineOf, configOf, batches };
   }
 
   /** The scoped rules besides the reward's (the fleet's view of each, its period, its budget) find nothing on these validators. */
@@ -591,6 +593,29 @@ describe('alert identity', () => {
     expect(engine.list().find((a) => a.alertname === 'AvalancheNetworkDegraded')?.annotations.summary).toMatch(/1 of your 2 validators affected \(v2\)/);
     poll('v2', undefined);
     expect(told().slice(1)).toEqual(['resolved AvalancheNetworkDegraded mainnet network']);
+    expect(engine.list()).toEqual([]);
+  });
+
+  it("a validator that leaves the config leaves the network's alert at once: it names who is left, and ends with the last of them", () => {
+    const { engineOf, configOf, batches } = validatorFleet();
+    const engine = engineOf(['v1', 'v2', 'v3', 'rpc']);
+    const told = () => batches.flatMap((b) => b.alerts.filter((a) => a.labels.alertname === 'AvalancheNetworkDegraded').map((a) => a.kind));
+    const summary = () => engine.list().find((a) => a.alertname === 'AvalancheNetworkDegraded')?.annotations.summary;
+    let config = configOf(['v1', 'v2', 'v3', 'rpc']);
+    const reload = (names: string[], at: number) => {
+      const next = configOf(names);
+      engine.reconfigure(diffConfigs(config, next), at);
+      config = next;
+    };
+    othersFindNothing(engine, ['v1', 'v2', 'v3'], T0);
+    for (const v of ['v1', 'v2', 'v3']) engine.evaluate(atRisk(v, 'network'), T0 + 1000);
+    expect(told()).toEqual(['firing']);
+    reload(['v1', 'v2', 'rpc'], T0 + 2000);
+    expect(summary()).toMatch(/2 of your 2 validators affected \(v1 and v2\)$/);
+    reload(['v1', 'rpc'], T0 + 3000);
+    reload(['rpc'], T0 + 4000);
+    // no verdict of the network comes any more: the last one leaving ends it
+    expect(told()).toEqual(['firing', 'resolved']);
     expect(engine.list()).toEqual([]);
   });
 

@@ -299,13 +299,24 @@ describe('the silence mirrors of a daemon', () => {
     expect(r.am.requests.length).toBe(after);
   });
 
+  it('pass every few seconds, not once per resend interval: a silence added meanwhile reaches Alertmanager without a nudge', async () => {
+    const r = await rig(configSilence());
+    r.parts.silenceMirrors.start();
+    await waitFor('the first silence made', () => r.am.requests.some((q) => q.method === 'POST' && q.path === '/api/v2/silences'));
+    await r.delivered();
+    // a silence is no incident change: nothing nudges the mirror; its next pass (5 s at most) makes it
+    r.parts.alerts.silences.add({ matchers: { target: 'n1', check: 'C' }, endsAt: Date.now() + HOUR, comment: 'resync' });
+    await waitFor('the second silence made', () => r.am.requests.filter((q) => q.method === 'POST' && q.path === '/api/v2/silences').length === 2, 20_000);
+  });
+
   it('keep a mirror across a reload that keeps its receiver, and make a new one for a changed receiver', async () => {
     const r = await rig(configSilence());
     const mirrors = r.parts.silenceMirrors;
     const first = mirrors.mirror('am');
     expect(first).toBeDefined();
     const silenceCalls = () => r.parts.notifier.outlet('am')!.queued().some((item) => item.batch.silences?.length) || r.am.requests.some((q) => q.path.startsWith('/api/v2/silence'));
-    // not started: neither the mirror built with the components nor one a reload brings passes
+    // not started: neither the mirror built with the components nor one a reload brings passes, nudged or not
+    mirrors.nudge();
     await nextTimers();
     expect(silenceCalls()).toBe(false);
     mirrors.setConfig(r.configWith({}));

@@ -9,7 +9,9 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'src/**/*.test.ts'],
+    // and the generated files' check: each rule's Prometheus twin, inhibit rules and tuning texts
+    // are checked-in output a mutant of a rule module changes (in-process, milliseconds)
+    include: ['test/unit/**/*.test.ts', 'src/**/*.test.ts', 'test/deploy/generated.test.ts'],
     exclude: [
       'node_modules/**',
       // spawn node or the built CLI, or check the whole tree: nothing of the mutants runs there

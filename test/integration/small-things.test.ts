@@ -8,8 +8,6 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
-import { ConfigError } from '../../src/config/errors.js';
 import { SCENARIOS } from '../../src/sim/scenarios.js';
 import { SERVICE_SCENARIOS } from '../../src/sim/services.js';
 import { ROOT, runCli, startCli } from '../helpers/cli.js';
@@ -20,16 +18,6 @@ describe('small things (issue 26)', () => {
     expect(await runCli(['validate', '--confg', 'x.yaml'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown option --confg (did you mean --config?)') });
     expect(await runCli(['check', '--fromat', 'json'])).toMatchObject({ code: 2, stderr: expect.stringContaining('(did you mean --format?)') });
     expect(await runCli(['check', '--zzzzzzzz'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown option --zzzzzzzz\n') });
-  });
-
-  it('thresholds in seconds take a duration (14d, 36h) and refuse other text', () => {
-    const yaml = (threshold: string) => `nodes: [{name: n, url: "http://127.0.0.1:9650"}]\nalerts:\n  rules:\n    AvalancheL1ValidatorBalanceLow: {threshold: ${threshold}, critical_threshold: 36h}\n    AvalancheValidatorEndingSoon: {threshold: 1d12h}\n`;
-    const config = parseConfig(yaml('14d'), 'a.yaml');
-    expect(config.alerts.rules.AvalancheL1ValidatorBalanceLow).toMatchObject({ threshold: 14 * 86_400, critical_threshold: 36 * 3600 });
-    expect(config.alerts.rules.AvalancheValidatorEndingSoon).toMatchObject({ threshold: 1.5 * 86_400 });
-    expect(parseConfig(yaml('1209600'), 'a.yaml').alerts.rules.AvalancheL1ValidatorBalanceLow).toMatchObject({ threshold: 1_209_600 });
-    expect(() => parseConfig(yaml('two-weeks'), 'a.yaml')).toThrow(ConfigError);
-    expect(() => parseConfig(yaml('two-weeks'), 'a.yaml')).toThrow(/a duration such as 14d/);
   });
 
   it('a node answering garbage shows as bad_json in check, not UNREACHABLE', async () => {

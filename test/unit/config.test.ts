@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { durationSeconds } from '../../src/alerts/rules/rule.js';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfigFile, parseConfig } from '../../src/config/load.js';
 import { jsonSchema } from '../../src/config/schema.js';
@@ -193,6 +194,27 @@ describe('config loading', () => {
     expect(config.nodes[0]).toMatchObject({ intervalMs: 2000, timeoutMs: 2000, protocol: 'jsonrpc', endpoints: ['health'], labels: { env: 'prod' } });
     expect(config.nodes[1]).toMatchObject({ protocol: 'get', labels: { env: 'dev', zone: 'z1' } });
   });
+
+  it('thresholds in seconds take a duration (14d, 36h) and refuse other text', () => {
+    const yaml = (threshold: string) => `nodes: [{name: n, url: "http://127.0.0.1:9650"}]\nalerts:\n  rules:\n    AvalancheL1ValidatorBalanceLow: {threshold: ${threshold}, critical_threshold: 36h}\n    AvalancheValidatorEndingSoon: {threshold: 1d12h}\n`;
+    const config = parseConfig(yaml('14d'), 'a.yaml');
+    expect(config.alerts.rules.AvalancheL1ValidatorBalanceLow).toMatchObject({ threshold: 14 * 86_400, critical_threshold: 36 * 3600 });
+    expect(config.alerts.rules.AvalancheValidatorEndingSoon).toMatchObject({ threshold: 1.5 * 86_400 });
+    expect(parseConfig(yaml('1209600'), 'a.yaml').alerts.rules.AvalancheL1ValidatorBalanceLow).toMatchObject({ threshold: 1_209_600 });
+    expect(() => parseConfig(yaml('two-weeks'), 'a.yaml')).toThrow(ConfigError);
+    expect(() => parseConfig(yaml('two-weeks'), 'a.yaml')).toThrow(/a duration such as 14d/);
+  });
+
+  it('a duration is whole days (decimals too) then Go units, never negative nor empty', () => {
+    expect(durationSeconds('14d')).toBe(14 * 86_400);
+    expect(durationSeconds('1.5d')).toBe(1.5 * 86_400);
+    expect(durationSeconds('1d12h')).toBe(1.5 * 86_400);
+    expect(durationSeconds('90m')).toBe(5_400);
+    expect(durationSeconds('0s')).toBe(0);
+    expect(durationSeconds('0d')).toBe(0);
+    for (const wrong of ['', 'd', '14', '-1h', '1d-1h', 'x14d', '14dd', '1.d']) expect(durationSeconds(wrong), wrong).toBeUndefined();
+  });
+
 
   it('an empty file is a valid config with no targets', () => {
     expect(parseConfig('', 'empty.yaml').nodes).toEqual([]);

@@ -203,16 +203,19 @@ describe('config loading', () => {
     expect(parseConfig(yaml('1209600'), 'a.yaml').alerts.rules.AvalancheL1ValidatorBalanceLow).toMatchObject({ threshold: 1_209_600 });
     expect(() => parseConfig(yaml('two-weeks'), 'a.yaml')).toThrow(ConfigError);
     expect(() => parseConfig(yaml('two-weeks'), 'a.yaml')).toThrow(/a duration such as 14d/);
+    // a line break is a wrong value, said as such, not a crash of the parser
+    expect(() => parseConfig(yaml('"14d\\n"'), 'a.yaml')).toThrow(ConfigError);
   });
 
   it('a duration is whole days (decimals too) then Go units, never negative nor empty', () => {
     expect(durationSeconds('14d')).toBe(14 * 86_400);
     expect(durationSeconds('1.5d')).toBe(1.5 * 86_400);
+    expect(durationSeconds('1.25d')).toBe(1.25 * 86_400);
     expect(durationSeconds('1d12h')).toBe(1.5 * 86_400);
     expect(durationSeconds('90m')).toBe(5_400);
     expect(durationSeconds('0s')).toBe(0);
     expect(durationSeconds('0d')).toBe(0);
-    for (const wrong of ['', 'd', '14', '-1h', '1d-1h', 'x14d', '14dd', '1.d']) expect(durationSeconds(wrong), wrong).toBeUndefined();
+    for (const wrong of ['', 'd', '14', '-1h', '1d-1h', 'x14d', '14dd', '1.d', '1d\n', '\n1d']) expect(durationSeconds(wrong), wrong).toBeUndefined();
   });
 
 

@@ -225,7 +225,9 @@ const DAYS = /^(?:(\d+(?:\.\d+)?)d)?(.*)$/;
 
 /** Seconds from a duration such as `14d`, `36h` or `1d12h` (Go's units plus `d` for 24h), or undefined. */
 export function durationSeconds(text: string): number | undefined {
-  const [, days, rest] = DAYS.exec(text)!;
+  const match = DAYS.exec(text); // none across a line break: `.` stops there
+  if (!match) return undefined;
+  const [, days, rest] = match;
   if (days === undefined && rest === '') return undefined;
   const seconds = rest === '' ? 0 : parseGoDuration(rest!);
   return seconds === undefined || seconds < 0 ? undefined : Number(days ?? 0) * 86_400 + seconds;

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { TargetObservation } from '../../model/observation.js';
+import type { CheckResult, TargetObservation } from '../../model/observation.js';
 import AvalancheDiskLow, { secondsUntil } from './AvalancheDiskLow.js';
 import { readFileSync } from 'node:fs';
 import { ALERT_NAMES, INHIBITIONS, RULES, ruleNamed, ruleSettings, rulesOf, ruleTuningSchema } from './index.js';
+import { NO_INBOUND_ERROR } from './node-facts.js';
 import type { RuleContext } from './rule.js';
 
 describe('the rule registry', () => {
@@ -111,5 +112,37 @@ describe("a resolve's words for the node rules", () => {
       endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: { healthy: true, checks: [{ name: 'diskspace', passing: true, notYetRun: false, durationSeconds: 0, contiguousFailures: 0, disk: { availableBytes: 412 * 2 ** 30, availableRatio: 0.41 } }] } }],
     };
     expect(AvalancheDiskLow.recovered!(disk, ctx, {})).toBe('disk space recovered: 41% free (412.0 GiB)');
+  });
+});
+
+describe('AvalancheCheckFailing speaks for a failing check only where no other rule on the target does', () => {
+  const failingCheck = (name: string, extra: Partial<CheckResult> = {}): CheckResult => ({ name, passing: false, notYetRun: false, durationSeconds: 0, contiguousFailures: 3, ...extra });
+  const observed = (checks: CheckResult[], fleetObserves = true): TargetObservation => ({
+    target: 'v1',
+    kind: 'node',
+    at: 0,
+    ...(fleetObserves ? { fleetObserves } : {}),
+    endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: { healthy: false, checks } }],
+  });
+  const rule = ruleNamed('AvalancheCheckFailing')!;
+  const checksPaged = (observation: TargetObservation, off: string[] = []) => {
+    const ctx: RuleContext = { target: 'v1', settings: ruleSettings(rule, [], 0), enabled: (name) => !off.includes(name), now: 0, label: (v) => v };
+    const result = rule.evaluate(observation, ctx, rule.newState!());
+    return Array.isArray(result) ? result.map((f) => `${f.identity.check}: ${f.description}`) : result;
+  };
+
+  it('the disk check with its free ratio known is AvalancheDiskLow’s, unless that rule is off for the target', () => {
+    const disk = observed([failingCheck('diskspace', { error: 'disk low', disk: { availableBytes: 1e9, availableRatio: 0.03 } }), failingCheck('C')]);
+    expect(checksPaged(disk)).toEqual(['C: failing']);
+    expect(checksPaged(disk, ['AvalancheDiskLow'])).toEqual(['diskspace: disk low', 'C: failing']);
+    // without a free ratio (an older node: bytes only) it is this rule's whatever DiskLow does
+    expect(checksPaged(observed([failingCheck('diskspace', { error: 'disk low' })]))).toEqual(['diskspace: disk low']);
+  });
+
+  it("the network check failing for no inbound connection alone is AvalancheValidatorUnreachableByPeers', unless that rule is off or nothing observes the validator", () => {
+    const inbound = failingCheck('network', { error: NO_INBOUND_ERROR, network: { primaryNetworkValidator: true, ingressConnections: 0 } });
+    expect(checksPaged(observed([inbound]))).toEqual([]);
+    expect(checksPaged(observed([inbound]), ['AvalancheValidatorUnreachableByPeers'])).toEqual([`network: ${NO_INBOUND_ERROR}`]);
+    expect(checksPaged(observed([inbound], false))).toEqual([`network: ${NO_INBOUND_ERROR}`]);
   });
 });

@@ -3,9 +3,12 @@
  * for a target from its defaults and the config's layers, what a resolve says, and which rules a
  * source feeds.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INHIBITIONS, resolveSummary, ruleNamed, RULES, rulesOf, ruleSettings, type AnyRule } from '../../src/alerts/rules/index.js';
 import { defineRule, NO_TUNING, type Finding } from '../../src/alerts/rules/rule.js';
+import { ROOT } from '../helpers/cli.js';
 
 const HOUR = 3_600_000;
 /** A rule of the registry's shape whose defaults set every common key (no shipped rule sets a numeric `forMs`). */
@@ -73,5 +76,24 @@ describe('the registry', () => {
       'AvalancheValidatorDowntimeBudgetLow',
       'AvalancheValidatorUnreachableByPeers',
     ]);
+  });
+});
+
+describe("docs/alerting.md's table of alerts", () => {
+  const text = readFileSync(join(ROOT, 'docs', 'alerting.md'), 'utf8');
+  const table = text.slice(text.indexOf('| alert | fires when | severity |')).split('\n\n')[0]!.split('\n').slice(2);
+  const rows = new Map(table.map((line) => [line.slice(3, line.indexOf('`', 3)), line.split(' | ').at(-1)!.replace(/ \|$/, '')] as const));
+  const span = (ms: number) => (ms % HOUR === 0 ? `${ms / HOUR}h` : `${ms / 60_000}m`);
+
+  it("has a row for every rule, whose severity is the rule's default and escalates as the rule does", () => {
+    expect([...rows.keys()].sort()).toEqual(RULES.map((r) => r.name).sort());
+    for (const rule of RULES) {
+      const said = rows.get(rule.name)!;
+      const { severity, criticalAfterMs } = rule.defaults;
+      if (criticalAfterMs !== undefined) expect(said, rule.name).toBe(`${severity}; critical after ${span(criticalAfterMs)}`);
+      else if (severity === 'critical') expect(said, rule.name).toBe('critical');
+      // a warning that turns critical by its value says at what value
+      else expect(said, rule.name).toMatch(/^(?:warning(?: \(chat\))?|critical (?:at|within|below) .+)$/);
+    }
   });
 });

@@ -146,3 +146,41 @@ describe('AvalancheCheckFailing speaks for a failing check only where no other r
     expect(checksPaged(observed([inbound], false))).toEqual([`network: ${NO_INBOUND_ERROR}`]);
   });
 });
+
+describe('AvalancheNodeUnhealthy: one alert for the checks no other rule speaks for', () => {
+  const failingCheck = (name: string, extra: Partial<CheckResult> = {}): CheckResult => ({ name, passing: false, notYetRun: false, durationSeconds: 0, contiguousFailures: 3, ...extra });
+  const observed = (checks: CheckResult[]): TargetObservation => ({
+    target: 'v1',
+    kind: 'node',
+    at: 0,
+    fleetObserves: true,
+    endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: { healthy: checks.length === 0, checks } }],
+  });
+  const rule = ruleNamed('AvalancheNodeUnhealthy')!;
+  const found = (observation: TargetObservation, off: string[] = []) => {
+    const ctx: RuleContext = { target: 'v1', settings: ruleSettings(rule, [], 0), enabled: (name) => !off.includes(name), now: 0, label: (v) => v };
+    return rule.evaluate(observation, ctx, rule.newState!());
+  };
+  const inbound = failingCheck('network', { error: NO_INBOUND_ERROR, network: { primaryNetworkValidator: true, ingressConnections: 0 } });
+  const upgrade = failingCheck('futureupgrade', { error: 'upgrade at 2026-12-10', upgrade: { deadline: Date.UTC(2026, 11, 10) / 1000 } as CheckResult['upgrade'] });
+
+  it('names every failing check, with its error, as a warning', () => {
+    expect(found(observed([failingCheck('C', { error: 'C is behind' }), failingCheck('P')]))).toEqual([
+      { identity: {}, severity: 'warning', summary: 'v1 is unhealthy: C and P failing', description: 'C: C is behind\nP: failing' },
+    ]);
+    expect(found(observed([]))).toEqual([]);
+    expect(found(observed([]), ['AvalancheNodeUpgradeRequired'])).toEqual([]);
+  });
+
+  it("a closed staking port alone is AvalancheValidatorUnreachableByPeers', with another failing check or that rule off it is this one", () => {
+    expect(found(observed([inbound]))).toEqual([]);
+    expect(found(observed([inbound]), ['AvalancheValidatorUnreachableByPeers'])).toMatchObject([{ summary: 'v1 is unhealthy: network failing' }]);
+    expect(found(observed([inbound, failingCheck('C')]))).toMatchObject([{ summary: 'v1 is unhealthy: network and C failing' }]);
+  });
+
+  it("an upgrade the build does not know is AvalancheNodeUpgradeRequired's while every failing check is its symptom", () => {
+    expect(found(observed([upgrade]))).toEqual([]);
+    expect(found(observed([upgrade]), ['AvalancheNodeUpgradeRequired'])).toMatchObject([{ summary: 'v1 is unhealthy: futureupgrade failing' }]);
+    expect(found(observed([upgrade, failingCheck('C')]))).toMatchObject([{ summary: 'v1 is unhealthy: futureupgrade and C failing' }]);
+  });
+});

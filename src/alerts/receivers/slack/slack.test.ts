@@ -61,4 +61,20 @@ describe('slack', () => {
       await capture.close();
     }
   });
+
+  it('refused again as plain text: given up on after those two; a server error (the outbox retries it) or any other refusal is not re-sent as plain', async () => {
+    for (const [status, requests] of [[400, 2], [500, 1], [404, 1]] as const) {
+      const capture = await startCapture(() => ({ status, body: 'no' }));
+      try {
+        const err = await sendWith({ name: 'chat', slack: { url: `${capture.url}/services/T00/B00/XXXX` } }, batch([notice('C')])).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err, String(status)).toMatchObject({ status });
+        expect(capture.requests, String(status)).toHaveLength(requests);
+      } finally {
+        await capture.close();
+      }
+    }
+  });
 });

@@ -9,8 +9,8 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    // and the generated files' check: each rule's Prometheus twin, inhibit rules and tuning texts
-    // are checked-in output a mutant of a rule module changes (in-process, milliseconds)
+    // With the generated files' check: each rule's Prometheus twin, the inhibit rules and the tuning
+    // texts are checked-in output a mutant of a rule module changes (in process, milliseconds).
     include: ['test/unit/**/*.test.ts', 'src/**/*.test.ts', 'test/deploy/generated.test.ts'],
     exclude: [
       'node_modules/**',

@@ -218,7 +218,6 @@ describe('config loading', () => {
     for (const wrong of ['', 'd', '14', '-1h', '1d-1h', 'x14d', '14dd', '1.d', '1d\n', '\n1d']) expect(durationSeconds(wrong), wrong).toBeUndefined();
   });
 
-
   it('an empty file is a valid config with no targets', () => {
     expect(parseConfig('', 'empty.yaml').nodes).toEqual([]);
   });

@@ -1,7 +1,7 @@
 /**
  * What the rule registry derives for the pipeline (src/alerts/rules/index.ts): a rule's settings
- * for a target from its defaults and the config's layers, what a resolve says, and which rules a
- * source feeds.
+ * for a target from its defaults and the config's layers, what a resolve says, which rules a source
+ * feeds; and docs/alerting.md's table of alerts held to the rules' defaults.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -131,7 +131,7 @@ describe('AvalancheCheckFailing speaks for a failing check only where no other r
     return Array.isArray(result) ? result.map((f) => `${f.identity.check}: ${f.description}`) : result;
   };
 
-  it('the disk check with its free ratio known is AvalancheDiskLow’s, unless that rule is off for the target', () => {
+  it("the disk check with its free ratio known is AvalancheDiskLow's, unless that rule is off for the target", () => {
     const disk = observed([failingCheck('diskspace', { error: 'disk low', disk: { availableBytes: 1e9, availableRatio: 0.03 } }), failingCheck('C')]);
     expect(checksPaged(disk)).toEqual(['C: failing']);
     expect(checksPaged(disk, ['AvalancheDiskLow'])).toEqual(['diskspace: disk low', 'C: failing']);

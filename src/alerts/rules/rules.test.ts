@@ -184,3 +184,35 @@ describe('AvalancheNodeUnhealthy: one alert for the checks no other rule speaks 
     expect(found(observed([upgrade, failingCheck('C')]))).toMatchObject([{ summary: 'v1 is unhealthy: futureupgrade and C failing' }]);
   });
 });
+
+describe('AvalancheNodeNotReady: still bootstrapping, with how many subnets', () => {
+  const rule = ruleNamed('AvalancheNodeNotReady')!;
+  const ctx: RuleContext = { target: 'v1', settings: ruleSettings(rule, [], 0), enabled: () => true, now: 0, label: (v) => v };
+  const bootstrapping = (subnets?: string[]): TargetObservation => ({
+    target: 'v1',
+    kind: 'node',
+    at: 0,
+    endpoints: [
+      {
+        endpoint: 'health',
+        view: 'all',
+        ok: true,
+        durationSeconds: 0,
+        at: 0,
+        report: { healthy: false, checks: [{ name: 'bootstrapped', passing: false, notYetRun: false, durationSeconds: 0, contiguousFailures: 4, ...(subnets ? { bootstrappingSubnets: subnets } : {}) }] },
+      },
+    ],
+  });
+
+  it('says it and how many subnets are still bootstrapping; nothing once ready; unknown while the health poll fails', () => {
+    const finding = (subnets?: string[]) => rule.evaluate(bootstrapping(subnets), ctx, undefined);
+    expect(finding()).toEqual([{ identity: {}, severity: 'warning', summary: 'v1 is not ready (still bootstrapping)', description: 'readiness reports not bootstrapped' }]);
+    expect(finding(['11111111111111111111111111111111LpoYY'])).toMatchObject([{ description: 'readiness reports not bootstrapped (1 subnet bootstrapping)' }]);
+    expect(finding(['a', 'b'])).toMatchObject([{ description: 'readiness reports not bootstrapped (2 subnets bootstrapping)' }]);
+    expect(finding([])).toMatchObject([{ description: 'readiness reports not bootstrapped' }]);
+    const ready: TargetObservation = { ...bootstrapping(), endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: { healthy: true, checks: [] } }] };
+    expect(rule.evaluate(ready, ctx, undefined)).toEqual([]);
+    const down: TargetObservation = { ...bootstrapping(), endpoints: [{ endpoint: 'health', view: 'all', ok: false, reason: 'connect', error: 'ECONNREFUSED', durationSeconds: 0, at: 0 }] };
+    expect(rule.evaluate(down, ctx, undefined)).toBe('unknown');
+  });
+});

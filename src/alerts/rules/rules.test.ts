@@ -115,15 +115,18 @@ describe("a resolve's words for the node rules", () => {
   });
 });
 
+/** A check failing `contiguousFailures` 3 times, with what else it carries. */
+const failingCheck = (name: string, extra: Partial<CheckResult> = {}): CheckResult => ({ name, passing: false, notYetRun: false, durationSeconds: 0, contiguousFailures: 3, ...extra });
+/** A node's health poll of these checks (unhealthy while one fails), observed by the fleet unless said otherwise. */
+const healthOf = (checks: CheckResult[], fleetObserves = true): TargetObservation => ({
+  target: 'v1',
+  kind: 'node',
+  at: 0,
+  ...(fleetObserves ? { fleetObserves } : {}),
+  endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: { healthy: checks.every((c) => c.passing), checks } }],
+});
+
 describe('AvalancheCheckFailing speaks for a failing check only where no other rule on the target does', () => {
-  const failingCheck = (name: string, extra: Partial<CheckResult> = {}): CheckResult => ({ name, passing: false, notYetRun: false, durationSeconds: 0, contiguousFailures: 3, ...extra });
-  const observed = (checks: CheckResult[], fleetObserves = true): TargetObservation => ({
-    target: 'v1',
-    kind: 'node',
-    at: 0,
-    ...(fleetObserves ? { fleetObserves } : {}),
-    endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: { healthy: false, checks } }],
-  });
   const rule = ruleNamed('AvalancheCheckFailing')!;
   const checksPaged = (observation: TargetObservation, off: string[] = []) => {
     const ctx: RuleContext = { target: 'v1', settings: ruleSettings(rule, [], 0), enabled: (name) => !off.includes(name), now: 0, label: (v) => v };
@@ -132,30 +135,22 @@ describe('AvalancheCheckFailing speaks for a failing check only where no other r
   };
 
   it("the disk check with its free ratio known is AvalancheDiskLow's, unless that rule is off for the target", () => {
-    const disk = observed([failingCheck('diskspace', { error: 'disk low', disk: { availableBytes: 1e9, availableRatio: 0.03 } }), failingCheck('C')]);
+    const disk = healthOf([failingCheck('diskspace', { error: 'disk low', disk: { availableBytes: 1e9, availableRatio: 0.03 } }), failingCheck('C')]);
     expect(checksPaged(disk)).toEqual(['C: failing']);
     expect(checksPaged(disk, ['AvalancheDiskLow'])).toEqual(['diskspace: disk low', 'C: failing']);
     // without a free ratio (an older node: bytes only) it is this rule's whatever DiskLow does
-    expect(checksPaged(observed([failingCheck('diskspace', { error: 'disk low' })]))).toEqual(['diskspace: disk low']);
+    expect(checksPaged(healthOf([failingCheck('diskspace', { error: 'disk low' })]))).toEqual(['diskspace: disk low']);
   });
 
   it("the network check failing for no inbound connection alone is AvalancheValidatorUnreachableByPeers', unless that rule is off or nothing observes the validator", () => {
     const inbound = failingCheck('network', { error: NO_INBOUND_ERROR, network: { primaryNetworkValidator: true, ingressConnections: 0 } });
-    expect(checksPaged(observed([inbound]))).toEqual([]);
-    expect(checksPaged(observed([inbound]), ['AvalancheValidatorUnreachableByPeers'])).toEqual([`network: ${NO_INBOUND_ERROR}`]);
-    expect(checksPaged(observed([inbound], false))).toEqual([`network: ${NO_INBOUND_ERROR}`]);
+    expect(checksPaged(healthOf([inbound]))).toEqual([]);
+    expect(checksPaged(healthOf([inbound]), ['AvalancheValidatorUnreachableByPeers'])).toEqual([`network: ${NO_INBOUND_ERROR}`]);
+    expect(checksPaged(healthOf([inbound], false))).toEqual([`network: ${NO_INBOUND_ERROR}`]);
   });
 });
 
 describe('AvalancheNodeUnhealthy: one alert for the checks no other rule speaks for', () => {
-  const failingCheck = (name: string, extra: Partial<CheckResult> = {}): CheckResult => ({ name, passing: false, notYetRun: false, durationSeconds: 0, contiguousFailures: 3, ...extra });
-  const observed = (checks: CheckResult[]): TargetObservation => ({
-    target: 'v1',
-    kind: 'node',
-    at: 0,
-    fleetObserves: true,
-    endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: { healthy: checks.length === 0, checks } }],
-  });
   const rule = ruleNamed('AvalancheNodeUnhealthy')!;
   const found = (observation: TargetObservation, off: string[] = []) => {
     const ctx: RuleContext = { target: 'v1', settings: ruleSettings(rule, [], 0), enabled: (name) => !off.includes(name), now: 0, label: (v) => v };
@@ -165,44 +160,30 @@ describe('AvalancheNodeUnhealthy: one alert for the checks no other rule speaks 
   const upgrade = failingCheck('futureupgrade', { error: 'upgrade at 2026-12-10', upgrade: { deadline: Date.UTC(2026, 11, 10) / 1000 } as CheckResult['upgrade'] });
 
   it('names every failing check, with its error, as a warning', () => {
-    expect(found(observed([failingCheck('C', { error: 'C is behind' }), failingCheck('P')]))).toEqual([
+    expect(found(healthOf([failingCheck('C', { error: 'C is behind' }), failingCheck('P')]))).toEqual([
       { identity: {}, severity: 'warning', summary: 'v1 is unhealthy: C and P failing', description: 'C: C is behind\nP: failing' },
     ]);
-    expect(found(observed([]))).toEqual([]);
-    expect(found(observed([]), ['AvalancheNodeUpgradeRequired'])).toEqual([]);
+    expect(found(healthOf([]))).toEqual([]);
+    expect(found(healthOf([]), ['AvalancheNodeUpgradeRequired'])).toEqual([]);
   });
 
   it("a closed staking port alone is AvalancheValidatorUnreachableByPeers', with another failing check or that rule off it is this one", () => {
-    expect(found(observed([inbound]))).toEqual([]);
-    expect(found(observed([inbound]), ['AvalancheValidatorUnreachableByPeers'])).toMatchObject([{ summary: 'v1 is unhealthy: network failing' }]);
-    expect(found(observed([inbound, failingCheck('C')]))).toMatchObject([{ summary: 'v1 is unhealthy: network and C failing' }]);
+    expect(found(healthOf([inbound]))).toEqual([]);
+    expect(found(healthOf([inbound]), ['AvalancheValidatorUnreachableByPeers'])).toMatchObject([{ summary: 'v1 is unhealthy: network failing' }]);
+    expect(found(healthOf([inbound, failingCheck('C')]))).toMatchObject([{ summary: 'v1 is unhealthy: network and C failing' }]);
   });
 
   it("an upgrade the build does not know is AvalancheNodeUpgradeRequired's while every failing check is its symptom", () => {
-    expect(found(observed([upgrade]))).toEqual([]);
-    expect(found(observed([upgrade]), ['AvalancheNodeUpgradeRequired'])).toMatchObject([{ summary: 'v1 is unhealthy: futureupgrade failing' }]);
-    expect(found(observed([upgrade, failingCheck('C')]))).toMatchObject([{ summary: 'v1 is unhealthy: futureupgrade and C failing' }]);
+    expect(found(healthOf([upgrade]))).toEqual([]);
+    expect(found(healthOf([upgrade]), ['AvalancheNodeUpgradeRequired'])).toMatchObject([{ summary: 'v1 is unhealthy: futureupgrade failing' }]);
+    expect(found(healthOf([upgrade, failingCheck('C')]))).toMatchObject([{ summary: 'v1 is unhealthy: futureupgrade and C failing' }]);
   });
 });
 
 describe('AvalancheNodeNotReady: still bootstrapping, with how many subnets', () => {
   const rule = ruleNamed('AvalancheNodeNotReady')!;
   const ctx: RuleContext = { target: 'v1', settings: ruleSettings(rule, [], 0), enabled: () => true, now: 0, label: (v) => v };
-  const bootstrapping = (subnets?: string[]): TargetObservation => ({
-    target: 'v1',
-    kind: 'node',
-    at: 0,
-    endpoints: [
-      {
-        endpoint: 'health',
-        view: 'all',
-        ok: true,
-        durationSeconds: 0,
-        at: 0,
-        report: { healthy: false, checks: [{ name: 'bootstrapped', passing: false, notYetRun: false, durationSeconds: 0, contiguousFailures: 4, ...(subnets ? { bootstrappingSubnets: subnets } : {}) }] },
-      },
-    ],
-  });
+  const bootstrapping = (subnets?: string[]) => healthOf([failingCheck('bootstrapped', subnets ? { bootstrappingSubnets: subnets } : {})], false);
 
   it('says it and how many subnets are still bootstrapping; nothing once ready; unknown while the health poll fails', () => {
     const finding = (subnets?: string[]) => rule.evaluate(bootstrapping(subnets), ctx, undefined);
@@ -210,7 +191,7 @@ describe('AvalancheNodeNotReady: still bootstrapping, with how many subnets', ()
     expect(finding(['11111111111111111111111111111111LpoYY'])).toMatchObject([{ description: 'readiness reports not bootstrapped (1 subnet bootstrapping)' }]);
     expect(finding(['a', 'b'])).toMatchObject([{ description: 'readiness reports not bootstrapped (2 subnets bootstrapping)' }]);
     expect(finding([])).toMatchObject([{ description: 'readiness reports not bootstrapped' }]);
-    const ready: TargetObservation = { ...bootstrapping(), endpoints: [{ endpoint: 'health', view: 'all', ok: true, durationSeconds: 0, at: 0, report: { healthy: true, checks: [] } }] };
+    const ready = healthOf([], false);
     expect(rule.evaluate(ready, ctx, undefined)).toEqual([]);
     const down: TargetObservation = { ...bootstrapping(), endpoints: [{ endpoint: 'health', view: 'all', ok: false, reason: 'connect', error: 'ECONNREFUSED', durationSeconds: 0, at: 0 }] };
     expect(rule.evaluate(down, ctx, undefined)).toBe('unknown');

@@ -70,7 +70,6 @@ describe('the registry', () => {
   it('gathers every inhibition a rule declares, with the rule that declares it', () => {
     const declared = RULES.flatMap((r) => ((r as AnyRule).inhibits ?? []).map((i) => `${r.name} holds ${i.alertname}`));
     expect(INHIBITIONS.map((i) => `${i.source} holds ${i.alertname}`)).toEqual(declared);
-    expect(INHIBITIONS.length).toBeGreaterThan(0);
     expect(INHIBITIONS.filter((i) => i.source === 'AvalancheNetworkDegraded').map((i) => i.alertname)).toEqual([
       'AvalancheValidatorRewardAtRisk',
       'AvalancheValidatorDowntimeBudgetLow',

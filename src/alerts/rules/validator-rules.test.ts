@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { NetworkBaselineViews } from '../../model/observed.js';
+import type { PeriodEntry, PeriodOutcome } from '../../model/periods.js';
 import { economicsOf, type ValidatorReport } from '../../model/validator.js';
 import AvalancheL1ValidatorBalanceLow from './AvalancheL1ValidatorBalanceLow.js';
 import AvalancheL1ValidatorInactive from './AvalancheL1ValidatorInactive.js';
 import AvalancheNodeVersionBehind from './AvalancheNodeVersionBehind.js';
 import AvalancheValidatorDowntimeBudgetLow from './AvalancheValidatorDowntimeBudgetLow.js';
 import AvalancheValidatorEndingSoon from './AvalancheValidatorEndingSoon.js';
+import AvalancheValidatorPublicIpChanged from './AvalancheValidatorPublicIpChanged.js';
 import AvalancheValidatorRewardAtRisk from './AvalancheValidatorRewardAtRisk.js';
+import AvalancheValidatorRewardMissed from './AvalancheValidatorRewardMissed.js';
 import { ruleSettings, rulesOf, UNKNOWN, type AnyRule, type RuleTuning, type ValidatorInput } from './index.js';
 import type { RuleContext } from './rule.js';
 
@@ -593,5 +596,111 @@ describe('peers bootstrapping report 0 % for everyone (upgrade day)', () => {
       expect(finding!.identity).toEqual({ scope: 'self' });
       expect(finding!.summary).not.toContain('bootstrapping');
     }
+  });
+});
+
+// At a period's end the reward vote commits or aborts (vms/platformvm/txs/executor/proposal_tx_executor.go):
+// a plain validator's principal is returned either way; an auto-renewed one (ACP-236) is removed on abort.
+describe('AvalancheValidatorRewardMissed: a period that ended unpaid, once, open until it validates again or a day', () => {
+  const rule = AvalancheValidatorRewardMissed as AnyRule;
+  const ENDED = NOW - 3600;
+  const unpaid = (more: Partial<PeriodOutcome> = {}): PeriodOutcome => ({
+    txId: 'tx',
+    startTime: ENDED - 14 * DAY,
+    endTime: ENDED,
+    potentialRewardNAvax: 117_431_493_426,
+    renews: false,
+    autoRenewed: false,
+    uptimeRatio: 0.84,
+    requirement: 0.9,
+    rewarded: false,
+    evidence: 'removed from the validator set without a reward UTXO',
+    decidedAt: ENDED + 600,
+    ...more,
+  });
+  const withPeriods = (periods: PeriodEntry | undefined) => input({ ...validating, ...(periods ? { periods } : {}) });
+  const summaryOf = (periods: PeriodEntry) => (run(rule, withPeriods(periods)) as Array<{ summary: string }>).map((f) => f.summary);
+
+  it('pages critical with the period, what was forfeited, the uptime peers saw and what to do', () => {
+    expect(run(rule, withPeriods({ outcomes: [unpaid()] }))).toEqual([
+      {
+        identity: {},
+        severity: 'critical',
+        summary: 'validator-1: validation period 2026-11-08 – 2026-11-22 ended unpaid: 117.4 AVAX forfeited',
+        description: 'The reward vote aborted (removed from the validator set without a reward UTXO); uptime as peers saw it 84 % (requirement 90 %). The principal is returned; re-stake to validate again.',
+      },
+    ]);
+  });
+
+  it("an auto-renewed validator's cycle: removed on abort whatever nextPeriod says; what is not known is said so", () => {
+    const [finding] = run(rule, withPeriods({ outcomes: [unpaid({ autoRenewed: true, renews: true, potentialRewardNAvax: undefined, uptimeRatio: undefined, disagreement: 'the Data API says it was rewarded' })] })) as Array<{ summary: string; description: string }>;
+    expect(finding!.summary).toBe('validator-1: validation cycle 2026-11-08 – 2026-11-22 ended unpaid: its reward forfeited');
+    expect(finding!.description).toBe(
+      'The reward vote aborted (removed from the validator set without a reward UTXO); uptime unknown. An auto-renewed validator is removed when its vote aborts, whatever nextPeriod says (ACP-236): re-stake to validate again. Note: the Data API says it was rewarded.',
+    );
+    expect((run(rule, withPeriods({ outcomes: [unpaid({ requirement: undefined })] })) as Array<{ description: string }>)[0]!.description).toContain('; uptime as peers saw it 84 %. The principal');
+  });
+
+  it('only the newest outcome counts, and only when it is known unpaid', () => {
+    expect(summaryOf({ outcomes: [unpaid({ rewarded: true }), unpaid()] })).toEqual([]);
+    expect(summaryOf({ outcomes: [unpaid({ rewarded: null })] })).toEqual([]);
+    expect(summaryOf({ outcomes: [] })).toEqual([]);
+  });
+
+  it('ends when the node validates again (a period starting at or after the end) or a day after it was learnt', () => {
+    const tracking = (startTime: number) => ({ txId: 'tx2', startTime, endTime: startTime + 14 * DAY, renews: false, autoRenewed: false });
+    expect(summaryOf({ outcomes: [unpaid()], tracking: tracking(ENDED) })).toEqual([]);
+    expect(summaryOf({ outcomes: [unpaid()], tracking: tracking(ENDED - 1) })).toHaveLength(1);
+    expect(summaryOf({ outcomes: [unpaid({ decidedAt: NOW - DAY })] })).toHaveLength(1);
+    expect(summaryOf({ outcomes: [unpaid({ decidedAt: NOW - DAY - 1 })] })).toEqual([]);
+  });
+
+  it('unknown (its alert stays as it is) while the ledger has nothing for the node', () => {
+    expect(run(rule, withPeriods(undefined))).toBe(UNKNOWN);
+  });
+});
+
+// info.getNodeIP answers the IP:port the node advertises (api/info/service.go GetNodeIP), which
+// --public-ip-resolution-service re-resolves every --public-ip-resolution-frequency (utils/dynamicip/updater.go).
+describe('AvalancheValidatorPublicIpChanged: a notice for an hour after the advertised IP:port changed', () => {
+  const rule = AvalancheValidatorPublicIpChanged as AnyRule;
+  const change = (secondsAgo: number) => ({ publicIp: '203.0.113.9:9651', publicIpChange: { from: '198.51.100.4:9651', to: '203.0.113.9:9651', at: NOW - secondsAgo } });
+
+  it('says from what to what, how long ago, and what to check', () => {
+    expect(run(rule, input({ ...validating, ...change(600) }))).toEqual([
+      {
+        identity: {},
+        severity: 'warning',
+        summary: 'validator-1: public IP changed from 198.51.100.4:9651 to 203.0.113.9:9651 (10m ago): check that its staking port is reachable there',
+        description:
+          'The IP:port the node advertises to its peers (info.getNodeIP) is now 203.0.113.9:9651, was 198.51.100.4:9651. Peers learn the new address from its signed IP gossip; until they do, or if the staking port is not reachable at the new address (NAT, firewall, a stale --public-ip), they cannot reconnect and its uptime falls. AvalancheGo re-resolves it every --public-ip-resolution-frequency (5m) when --public-ip-resolution-service is set.',
+      },
+    ]);
+    // A poll whose clock reads the change a little ahead says 0s, never a negative age.
+    expect((run(rule, input({ ...validating, ...change(-5) })) as Array<{ summary: string }>)[0]!.summary).toContain('(0s ago)');
+  });
+
+  it('for the threshold (an hour, tunable) after the change, and only for a node that validates', () => {
+    const fires = (secondsAgo: number, report: Partial<ValidatorReport> = validating, tuning?: RuleTuning) => (run(rule, input({ ...report, ...change(secondsAgo) }), tuning) as unknown[]).length;
+    expect(fires(3599)).toBe(1);
+    expect(fires(3600)).toBe(0);
+    expect(fires(7199, validating, { threshold: 7200 })).toBe(1);
+    expect(fires(60, { version: 'avalanche/1.15.2' })).toBe(0);
+    expect(fires(60, { l1: [{ validationId: VALIDATION, subnetId: SUBNET } as ValidatorReport['l1'][number]] })).toBe(1);
+    expect(run(rule, input({ ...validating, publicIp: '203.0.113.9:9651' }))).toEqual([]);
+  });
+
+  it('unknown while info.getNodeIP fails; nothing, and no resolve words, with the info API off', () => {
+    const failing = input({ ...validating, ...change(60), problems: [{ call: 'info.getNodeIP', reason: 'timeout', error: 'timed out' }] });
+    expect(run(rule, failing)).toBe(UNKNOWN);
+    const off = input({ ...validating, ...change(60), problems: [{ call: 'info.getNodeIP', reason: 'disabled', error: 'info API off' }] });
+    expect(run(rule, off)).toEqual([]);
+    expect(rule.recovered!(off, ctx(rule), {}, undefined)).toBeUndefined();
+  });
+
+  it('resolves saying for how long the address held, per its threshold', () => {
+    expect(rule.recovered!(input({ ...validating, ...change(3600) }), ctx(rule), {}, undefined)).toBe('public IP unchanged for 60m: 203.0.113.9:9651');
+    expect(rule.recovered!(input({ ...validating, ...change(3600) }), ctx(rule, { threshold: 3 * 3600 }), {}, undefined)).toBe('public IP unchanged for 3h: 203.0.113.9:9651');
+    expect(rule.recovered!(input({ ...validating }), ctx(rule), {}, undefined)).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChainExecution, EndpointObservation, TargetObservation } from '../../model/observation.js';
 import type { UnknownUpgrade } from '../../model/schedule.js';
 import AvalancheNodeExecutionStalled from './AvalancheNodeExecutionStalled.js';
+import AvalancheNodeHeightLag from './AvalancheNodeHeightLag.js';
 import AvalancheNodeUpgradeUnknown from './AvalancheNodeUpgradeUnknown.js';
 import { formatBytes, formatDuration, listNames } from './format.js';
 import { ruleSettings, UNKNOWN, type AnyRule, type RuleTuning } from './index.js';
@@ -151,5 +152,39 @@ describe("AvalancheNodeUpgradeUnknown: the network schedules an upgrade this nod
   it('nothing while the build knows every upgrade the network schedules', () => {
     expect(run(undefined)).toEqual([]);
     expect(run([])).toEqual([]);
+  });
+});
+
+describe('AvalancheNodeHeightLag: a chain behind the best-known height, per chain', () => {
+  const rule = AvalancheNodeHeightLag as AnyRule;
+  const node = nodeAt(1);
+  const labelled: RuleContext = { ...ctx(rule), label: (v) => `chain-${v}` };
+  const run = (lags: Array<{ chain: string; lagBlocks: number }>, tuning?: RuleTuning, at: RuleContext = ctx(rule, tuning)) => rule.evaluate({ lags, node }, at, undefined);
+
+  it('warns from 50 blocks, critical from 500, one alert per chain with its label as the label policy says', () => {
+    expect(run([{ chain: 'C', lagBlocks: 49 }, { chain: 'P', lagBlocks: 50 }, { chain: 'X', lagBlocks: 500 }], undefined, labelled)).toEqual([
+      { identity: { chain: 'chain-P' }, severity: 'warning', summary: 'node-1: P is 50 blocks behind the network', description: 'lastAcceptedHeight trails the best-known height of P by 50 blocks' },
+      { identity: { chain: 'chain-X' }, severity: 'critical', summary: 'node-1: X is 500 blocks behind the network', description: 'lastAcceptedHeight trails the best-known height of X by 500 blocks' },
+    ]);
+    expect((run([{ chain: 'C', lagBlocks: 499 }]) as Array<{ severity: string }>)[0]!.severity).toBe('warning');
+  });
+
+  it('follows tuning of both thresholds', () => {
+    const severities = (lagBlocks: number) => (run([{ chain: 'C', lagBlocks }], { threshold: 10, critical_threshold: 100 }) as Array<{ severity: string }>).map((f) => f.severity);
+    expect(severities(9)).toEqual([]);
+    expect(severities(10)).toEqual(['warning']);
+    expect(severities(100)).toEqual(['critical']);
+  });
+
+  it('unknown while readiness fails (bootstrapping: AvalancheNodeNotReady speaks for it)', () => {
+    const readiness: EndpointObservation = { endpoint: 'readiness', view: 'all', ok: true, durationSeconds: 0, at: NOW, report: { healthy: false, checks: [] } };
+    expect(rule.evaluate({ lags: [{ chain: 'C', lagBlocks: 900 }], node: nodeAt(1, {}, [readiness]) }, ctx(rule), undefined)).toBe(UNKNOWN);
+    expect(rule.evaluate({ lags: [{ chain: 'C', lagBlocks: 900 }], node: nodeAt(1, {}, [{ ...readiness, report: { healthy: true, checks: [] } }]) }, ctx(rule), undefined)).toHaveLength(1);
+  });
+
+  it('resolves with the lag now, one block in the singular, the chain found by its label', () => {
+    expect(rule.recovered!({ lags: [{ chain: 'C', lagBlocks: 1 }], node }, labelled, { chain: 'chain-C' }, undefined)).toBe('C caught up: 1 block behind the network');
+    expect(rule.recovered!({ lags: [{ chain: 'C', lagBlocks: -2 }], node }, labelled, { chain: 'chain-C' }, undefined)).toBe('C caught up: at the network height');
+    expect(rule.recovered!({ lags: [{ chain: 'C', lagBlocks: 1 }], node }, labelled, { chain: 'C' }, undefined)).toBeUndefined();
   });
 });

@@ -4,13 +4,14 @@ import type { PeriodEntry, PeriodOutcome } from '../../model/periods.js';
 import { economicsOf, type ValidatorReport } from '../../model/validator.js';
 import AvalancheL1ValidatorBalanceLow from './AvalancheL1ValidatorBalanceLow.js';
 import AvalancheL1ValidatorInactive from './AvalancheL1ValidatorInactive.js';
+import AvalancheNetworkDegraded from './AvalancheNetworkDegraded.js';
 import AvalancheNodeVersionBehind from './AvalancheNodeVersionBehind.js';
 import AvalancheValidatorDowntimeBudgetLow from './AvalancheValidatorDowntimeBudgetLow.js';
 import AvalancheValidatorEndingSoon from './AvalancheValidatorEndingSoon.js';
 import AvalancheValidatorPublicIpChanged from './AvalancheValidatorPublicIpChanged.js';
 import AvalancheValidatorRewardAtRisk from './AvalancheValidatorRewardAtRisk.js';
 import AvalancheValidatorRewardMissed from './AvalancheValidatorRewardMissed.js';
-import { ruleSettings, rulesOf, UNKNOWN, type AnyRule, type RuleTuning, type ValidatorInput } from './index.js';
+import { ruleSettings, rulesOf, UNKNOWN, type AnyRule, type FleetInput, type RuleTuning, type ValidatorInput } from './index.js';
 import type { RuleContext } from './rule.js';
 
 const DAY = 86_400;
@@ -702,5 +703,58 @@ describe('AvalancheValidatorPublicIpChanged: a notice for an hour after the adve
     expect(rule.recovered!(input({ ...validating, ...change(3600) }), ctx(rule), {}, undefined)).toBe('public IP unchanged for 60m: 203.0.113.9:9651');
     expect(rule.recovered!(input({ ...validating, ...change(3600) }), ctx(rule, { threshold: 3 * 3600 }), {}, undefined)).toBe('public IP unchanged for 3h: 203.0.113.9:9651');
     expect(rule.recovered!(input({ ...validating }), ctx(rule), {}, undefined)).toBeUndefined();
+  });
+});
+
+// In a dip every validator's figures fall together: a node's info.uptime counts the stake it is not
+// connected to as 0 at once (network/network.go NodeUptime), and the network baseline
+// (platform.getCurrentValidators of a few fleet nodes, vms/platformvm/service.go) says it is everyone.
+describe('AvalancheNetworkDegraded: one notice per network naming the validators it touches', () => {
+  const rule = AvalancheNetworkDegraded as AnyRule;
+  const fleetCtx: RuleContext = { ...ctx(rule), target: 'mainnet network', label: (v) => `net-${v}` };
+  const run = (input: Partial<FleetInput>) => rule.evaluate({ network: 'mainnet', validators: 5, affected: [], complete: true, settled: true, ...input }, fleetCtx, undefined);
+  const DIP = 'validator-1: only 35 % of stake sees its uptime at or above the 90 % requirement now';
+  const UPGRADE_DAY = 'validator-1: 12 peers holding 40 % of stake are bootstrapping and report 0 % for everyone; only 55 % of stake sees its uptime';
+
+  it('a dip: how many of how many, which, and what the first of them sees', () => {
+    expect(run({ affected: [{ target: 'validator-1', summaries: [DIP, 'second'] }, { target: 'validator-2', summaries: [] }] })).toEqual([
+      {
+        identity: { network: 'net-mainnet', scope: 'network' },
+        severity: 'warning',
+        summary: 'mainnet: every validator looks down from the fleet: 2 of your 5 validators affected (validator-1 and validator-2)',
+        description: `A network-wide dip, or the fleet's own connectivity: no action on one validator helps; check the fleet's network and the network's status. Their own reward, budget and reachability alerts wait while this lasts; a validator whose own node says it is cut off pages on its own. As validator-1 sees it: ${DIP}`,
+      },
+    ]);
+    const [one] = run({ validators: 1, affected: [{ target: 'validator-1', summaries: [] }] }) as Array<{ summary: string; description: string }>;
+    expect(one!.summary).toBe('mainnet: every validator looks down from the fleet: 1 of your 1 validator affected (validator-1)');
+    expect(one!.description).toMatch(/pages on its own\.$/);
+  });
+
+  it('an upgrade day (every summary of every affected validator is one) says so, and that no one was down', () => {
+    const [finding] = run({ affected: [{ target: 'validator-1', summaries: [UPGRADE_DAY] }, { target: 'validator-2', summaries: [UPGRADE_DAY, UPGRADE_DAY] }] }) as Array<{ summary: string; description: string }>;
+    expect(finding!.summary).toBe('mainnet: peers bootstrapping report 0 % for every validator, as on an upgrade day: 2 of your 5 validators affected (validator-1 and validator-2)');
+    expect(finding!.description).toMatch(/^Validators that restarted are bootstrapping: until its P-Chain is, a node sends 0 % in its Pings for everyone, .* No action helps; the figures climb back as they finish\. Their own reward/);
+    const mixed = (summaries: string[]) => (run({ affected: [{ target: 'validator-1', summaries: [UPGRADE_DAY] }, { target: 'validator-2', summaries }] }) as Array<{ summary: string }>)[0]!.summary;
+    expect(mixed([UPGRADE_DAY, DIP])).toMatch(/^mainnet: every validator looks down from the fleet/);
+    expect(mixed([])).toMatch(/^mainnet: every validator looks down from the fleet/);
+  });
+
+  it('waits (settling) until each validator has had a verdict since the first was affected', () => {
+    expect(run({ settled: false, affected: [{ target: 'validator-1', summaries: [DIP] }] })).toEqual([expect.objectContaining({ settling: true })]);
+    expect((run({ affected: [{ target: 'validator-1', summaries: [DIP] }] }) as object[])[0]).not.toHaveProperty('settling');
+  });
+
+  it('nothing once no validator is affected and each has had a verdict; unknown before that', () => {
+    expect(run({})).toEqual([]);
+    expect(run({ complete: false })).toBe(UNKNOWN);
+  });
+
+  it('holds back the network-wide copies of the reward, budget and reachability alerts across the network', () => {
+    expect(rule.inhibits!.map((i) => [i.alertname, i.labels, i.across])).toEqual([
+      ['AvalancheValidatorRewardAtRisk', { scope: 'network' }, 'network'],
+      ['AvalancheValidatorDowntimeBudgetLow', { scope: 'network' }, 'network'],
+      ['AvalancheValidatorUnreachableByPeers', { scope: 'network' }, 'network'],
+    ]);
+    expect(rule.inhibits![0]!.because).toBe('every validator looks down from the fleet: one notice for the network, not one AvalancheValidatorRewardAtRisk per validator');
   });
 });

@@ -11,7 +11,7 @@ import AvalancheValidatorEndingSoon from './AvalancheValidatorEndingSoon.js';
 import AvalancheValidatorPublicIpChanged from './AvalancheValidatorPublicIpChanged.js';
 import AvalancheValidatorRewardAtRisk from './AvalancheValidatorRewardAtRisk.js';
 import AvalancheValidatorRewardMissed from './AvalancheValidatorRewardMissed.js';
-import { ruleSettings, rulesOf, UNKNOWN, type AnyRule, type FleetInput, type RuleTuning, type ValidatorInput } from './index.js';
+import { resolveSummary, ruleSettings, rulesOf, UNKNOWN, type AnyRule, type FleetInput, type RuleTuning, type ValidatorInput } from './index.js';
 import type { RuleContext } from './rule.js';
 
 const DAY = 86_400;
@@ -324,6 +324,81 @@ describe('AvalancheValidatorEndingSoon: from the validator poll, with the holds 
     // a 14-day period keeps its 7 days and 1 day
     expect(evaluate(6.9 * DAY, up)).toMatchObject([{ severity: 'warning' }]);
     expect(evaluate(0.9 * DAY, up)).toMatchObject([{ severity: 'critical' }]);
+  });
+
+  it('at the edges: each window leaves out its bound, endTime itself is over; tuning moves both windows', () => {
+    const severities = (left: number, tuning?: RuleTuning) => {
+      const { i, c } = before(left, up);
+      const findings = rule.evaluate(i, { ...c, settings: ruleSettings(rule, [tuning], 0) }, rule.newState!());
+      return (findings as Array<{ severity: string }>).map((f) => f.severity);
+    };
+    expect(severities(7 * DAY)).toEqual([]);
+    expect(severities(7 * DAY - 1)).toEqual(['warning']);
+    expect(severities(DAY)).toEqual(['warning']);
+    expect(severities(DAY - 1)).toEqual(['critical']);
+    expect(severities(1)).toEqual(['critical']);
+    expect(severities(0)).toEqual([]);
+    expect(severities(3 * DAY, { threshold: 3 * DAY })).toEqual([]);
+    expect(severities(3 * DAY - 1, { threshold: 3 * DAY })).toEqual(['warning']);
+    expect(severities(20 * 3600, { critical_threshold: 12 * 3600 })).toEqual(['warning']);
+    expect(severities(12 * 3600 - 1, { critical_threshold: 12 * 3600 })).toEqual(['critical']);
+  });
+
+  it('a node whose NodeID is not known: "validation ends", without whose', () => {
+    expect((evaluate(2 * DAY, { ...up, nodeId: undefined }) as Array<{ summary: string }>)[0]!.summary).toBe('validator-1: validation ends in 2d (2026-11-27 00:00 UTC, the end of its period)');
+  });
+
+  it('reads getCurrentValidators for every validation, and info.uptime only for one that renews', () => {
+    const failing = (call: string, reason: 'timeout' | 'disabled' = 'timeout') => ({ problems: [{ call, reason, error: 'no answer' }] });
+    const renewing = { ...up, primary: { ...validating.primary, autoRenewal: renewal(14 * DAY) } };
+    expect(evaluate(2 * DAY, { ...up, ...failing('info.uptime') })).toMatchObject([{ severity: 'warning' }]);
+    expect(evaluate(2 * DAY, { ...renewing, ...failing('platform.getValidatorFeeState') })).toEqual([]);
+    expect(evaluate(2 * DAY, { ...up, ...failing('platform.getCurrentValidators') })).toBe(UNKNOWN);
+    expect(evaluate(2 * DAY, { ...up, ...failing('platform.getCurrentValidators', 'disabled') })).toEqual([]);
+    const noValidation = input({ ...validating, primary: undefined });
+    expect(rule.evaluate(noValidation, ctx(rule), rule.newState!())).toEqual([]);
+  });
+
+  describe('what is true when it resolves before its end, and when it is over', () => {
+    const fired = () => {
+      const state = rule.newState!() as { periodEnd?: number };
+      expect(evaluate(2 * DAY, up, undefined, state)).toHaveLength(1);
+      return state;
+    };
+    const words = (left: number, report: Partial<ValidatorReport>, state: unknown = fired()) => {
+      const { i, c } = before(left, report);
+      return rule.recovered!(i, c, {}, state);
+    };
+
+    it('re-staked (a later endTime), renewing with the vote likely, not a validator, or nothing new to say', () => {
+      const { i, c } = before(2 * DAY, up);
+      const restaked = { ...i, observation: { ...i.observation, detail: { ...(i.observation.detail as ValidatorReport), primary: { ...validating.primary, startTime: START, endTime: END + 14 * DAY } } } };
+      expect(rule.recovered!(restaked, c, {}, fired())).toBe('validating until 2026-12-11 00:00 UTC');
+      expect(words(2 * DAY, { ...up, primary: { ...validating.primary, autoRenewal: renewal(14 * DAY) } })).toBe('the reward vote likely commits again: a new cycle starts at 2026-11-27 00:00 UTC');
+      expect(words(2 * DAY, { ...up, notValidator: true })).toBe('not a validator now');
+      expect(rule.recovered!(input({ ...validating, primary: undefined }), ctx(rule), {}, fired())).toBe('not a validator now');
+      expect(words(2 * DAY, up)).toBeUndefined();
+      expect(words(2 * DAY, { ...up, problems: [{ call: 'platform.getCurrentValidators', reason: 'timeout', error: 'no answer' }] })).toBeUndefined();
+    });
+
+    it('over from endTime on, once getCurrentValidators answers (another call failing does not matter)', () => {
+      const over = (left: number, report: Partial<ValidatorReport> = up) => {
+        const { i, c } = before(left, report);
+        return rule.over!(i, c, fired());
+      };
+      expect(over(1)).toBe(false);
+      expect(over(0)).toBe(true);
+      expect(over(0, { ...up, problems: [{ call: 'info.uptime', reason: 'timeout', error: 'no answer' }] })).toBe(true);
+      expect(over(0, { ...up, problems: [{ call: 'platform.getCurrentValidators', reason: 'timeout', error: 'no answer' }] })).toBe(false);
+      expect(over(0, { ...up, problems: [{ call: 'platform.getCurrentValidators', reason: 'disabled', error: 'off' }] })).toBe(false);
+      const { i, c } = before(0, up);
+      expect(rule.over!(i, c, rule.newState!())).toBe(false);
+    });
+
+    it('without words of its own, a resolve says it in its phrases', () => {
+      expect(resolveSummary('AvalancheValidatorEndingSoon', 'validator-1', {})).toBe('validator-1: validation no longer ending soon');
+      expect(resolveSummary('AvalancheValidatorEndingSoon', 'validator-1', {}, undefined, 'target removed from the config')).toBe('validator-1: validation ending soon: no longer watched (target removed from the config)');
+    });
   });
 
   describe('an auto-renewed validator whose renewal is in doubt (proposal_tx_executor.go, RewardAutoRenewedValidatorTx: removed on abort)', () => {

@@ -145,6 +145,30 @@ describe('AvalancheValidatorRewardAtRisk', () => {
   it('unknown (its alert stays as it is) while info.uptime fails or the poll failed outright', () => {
     expect(run(rule, input({ problems: [{ call: 'info.uptime', reason: 'bad_shape', error: 'rewardingStakePercentage "172.5000" is not a percentage' }] }))).toBe(UNKNOWN);
     expect(run(rule, { observation: { endpoint: 'validator', view: 'all', ok: false, reason: 'timeout', durationSeconds: 5, at: NOW } })).toBe(UNKNOWN);
+    // The period (and with it the requirement and the projection) comes from getCurrentValidators.
+    expect(run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 0.5, weightedAverageRatio: 0.9 }, problems: [{ call: 'platform.getCurrentValidators', reason: 'timeout', error: 'no answer' }] }))).toBe(UNKNOWN);
+    expect(run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 0.5, weightedAverageRatio: 0.9 }, problems: [{ call: 'platform.getValidatorFeeState', reason: 'timeout', error: 'no answer' }] }))).toHaveLength(1);
+    // Not a validator now, whatever the last uptime said.
+    expect(run(rule, input({ ...validating, notValidator: true, uptime: { rewardingStakeRatio: 0.5, weightedAverageRatio: 0.9 } }))).toEqual([]);
+  });
+
+  it('without its period (no requirement, no projection, no reward known): a warning that says only what the snapshot says', () => {
+    const report: ValidatorReport = { l1: [], problems: [], uptime: { rewardingStakeRatio: 0.5, weightedAverageRatio: 0.9 } };
+    const noPeriod: ValidatorInput = { observation: { endpoint: 'validator', view: 'all', ok: true, durationSeconds: 0, at: NOW, detail: report } };
+    expect(run(rule, noPeriod)).toEqual([
+      {
+        identity: { scope: 'self' },
+        severity: 'warning',
+        summary: 'validator-1: only 50 % of stake sees its uptime at or above the requirement now: the reward is still in reach',
+        description: `The reward (and its delegators') is all or nothing. ${VOTE} Peers see it up 90 % of the time (stake-weighted). Check inbound connectivity on the staking port, the node clock, and avoid restarts.`,
+      },
+    ]);
+    expect(rule.recovered!({ observation: { ...noPeriod.observation, detail: { ...report, uptime: { rewardingStakeRatio: 0.93, weightedAverageRatio: 0.99 } } } }, ctx(rule), {}, undefined)).toBe('reward no longer at risk: 93 % of stake sees its uptime at or above the requirement');
+  });
+
+  it('resolves without words when nothing is known now: the info API off, or no uptime in the answer', () => {
+    expect(rule.recovered!(input({ ...validating, problems: [{ call: 'info.uptime', reason: 'disabled', error: 'info API off' }] }), ctx(rule), {}, undefined)).toBeUndefined();
+    expect(rule.recovered!(input({ ...validating }), ctx(rule), {}, undefined)).toBeUndefined();
   });
 });
 

@@ -198,6 +198,44 @@ describe('AvalancheValidatorDowntimeBudgetLow', () => {
     expect(run(rule, input({ uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.5 } }))).toEqual([]);
     expect(run(rule, input({ uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.5 }, problems: [{ call: 'platform.getCurrentValidators', reason: 'bad_shape', error: 'endTime nothing is not a time' }] }))).toBe(UNKNOWN);
   });
+
+  it('overspent: how far, critical, and a reward not known is not named', () => {
+    // 10 days at 80 %: 48 h down of the 33.6 h allowed.
+    const report = { ...validating, primary: { startTime: START, endTime: END }, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.8 } };
+    expect(run(rule, input(report))).toEqual([
+      {
+        identity: { scope: 'self' },
+        severity: 'critical',
+        summary: 'validator-1: downtime budget overspent by 14.4 h (period ends 2026-11-27 00:00 UTC)',
+        description: 'Peers see it up 80 % of the time against a 90 % requirement; more downtime before 2026-11-27 00:00 UTC costs the whole reward. Avoid restarts and maintenance until then.',
+      },
+    ]);
+  });
+
+  it('follows tuning of both shares', () => {
+    const at88 = (tuning: RuleTuning) => (run(rule, input({ ...validating, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.88 } }), tuning) as Array<{ severity: string }>).map((f) => f.severity);
+    expect(at88({ threshold: 0.1 })).toEqual([]);
+    expect(at88({ critical_threshold: 0.2 })).toEqual(['critical']);
+  });
+
+  it('reads info.uptime, info.upgrades (the requirement) and getCurrentValidators; nothing for a node not validating now', () => {
+    const low = { ...validating, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.88 } };
+    const failing = (call: string) => input({ ...low, problems: [{ call, reason: 'timeout', error: 'no answer' }] });
+    expect(run(rule, failing('info.uptime'))).toBe(UNKNOWN);
+    expect(run(rule, failing('info.upgrades'))).toBe(UNKNOWN);
+    expect(run(rule, failing('platform.getValidatorFeeState'))).toHaveLength(1);
+    expect(run(rule, input({ ...low, notValidator: true }))).toEqual([]);
+    expect(run(rule, input({ ...validating }))).toEqual([]);
+    expect(run(rule, input({ ...low, problems: [{ call: 'info.uptime', reason: 'disabled', error: 'info API off' }] }))).toEqual([]);
+  });
+
+  it('resolves with the budget now; not a validator, or nothing known, says so or nothing', () => {
+    const recovered = (report: Partial<ValidatorReport>) => rule.recovered!(input(report), ctx(rule), {}, undefined);
+    expect(recovered({ ...validating, notValidator: true })).toBe('not a validator now');
+    expect(recovered({ ...validating, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.99 }, problems: [{ call: 'info.upgrades', reason: 'disabled', error: 'info API off' }] })).toBeUndefined();
+    expect(recovered({ uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.99 } })).toBeUndefined();
+    expect(recovered({ ...validating, uptime: { rewardingStakeRatio: 1, weightedAverageRatio: 0.95 } })).toBe("downtime budget recovered: 21.6 h left (64.3 % of the period's 33.6 h) until 2026-11-27 00:00 UTC");
+  });
 });
 
 describe('AvalancheL1ValidatorBalanceLow and AvalancheL1ValidatorInactive', () => {

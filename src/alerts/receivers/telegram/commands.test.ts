@@ -50,12 +50,13 @@ async function rig(actions: Partial<CommandActions> = {}, token = TOKEN, apiUrl?
   };
   running.push(stop);
   commands.start();
-  /** Says `text` and waits for the bot's next message (its answer to this, or to a later barrier). */
-  const say = async (text: string, from: { chatId?: number; userId?: number; threadId?: number } = {}) => {
+  /** A user says `text` (by default the on-call user in the group); returns how many messages the bot had sent before. */
+  const say = (text: string, from: { chatId?: number; userId?: number; threadId?: number } = {}) => {
     const before = bot.sent.length;
     bot.userSays({ chatId: from.chatId ?? GROUP, userId: from.userId ?? ONCALL, text, username: 'oncall_alice', ...(from.threadId !== undefined ? { threadId: from.threadId } : {}) });
     return before;
   };
+  /** The bot's first message after `before`: the answer to what was said then, or to a later barrier. */
   const answered = (before: number) => waitFor('an answer', () => bot.sent[before]);
   return { bot, commands, logged, say, answered, stop };
 }
@@ -63,7 +64,7 @@ async function rig(actions: Partial<CommandActions> = {}, token = TOKEN, apiUrl?
 describe('the Telegram command loop against a Bot API server', () => {
   it('answers a configured user in a configured chat: a plain-text reply in the thread it came from', async () => {
     const r = await rig();
-    const reply = await r.answered(await r.say('/status', { threadId: 7 }));
+    const reply = await r.answered(r.say('/status', { threadId: 7 }));
     expect(reply).toMatchObject({ chatId: GROUP, threadId: 7, text: 'fleet: 2 healthy', replyTo: { message_id: 1, allow_sending_without_reply: true } });
     expect(reply.parseMode).toBeUndefined();
     expect(r.logged.find((l) => l.msg === 'telegram command answered')).toMatchObject({ level: 30, receiver: 'tg', chat: String(GROUP), user: String(ONCALL), command: '/status' });
@@ -71,12 +72,12 @@ describe('the Telegram command loop against a Bot API server', () => {
 
   it('reads everything else once and answers none of it: another chat, another user, another bot, no command', async () => {
     const r = await rig();
-    await r.say('/status', { userId: STRANGER });
-    await r.say('/status', { chatId: OTHER_GROUP });
-    await r.say('/status@someone_elses_bot');
-    await r.say('good morning');
+    r.say('/status', { userId: STRANGER });
+    r.say('/status', { chatId: OTHER_GROUP });
+    r.say('/status@someone_elses_bot');
+    r.say('good morning');
     // A barrier: the loop reads updates in order, so once this is answered the ones before were read.
-    const barrier = await r.answered(await r.say('/ack_0123abcd@AVAHEALTH_OPS_BOT'));
+    const barrier = await r.answered(r.say('/ack_0123abcd@AVAHEALTH_OPS_BOT'));
     expect(barrier.text).toBe('acked 0123abcd for telegram:111111 (@oncall_alice)');
     expect(r.bot.sent).toHaveLength(1);
     // Each update was confirmed by the next poll's offset, never read again.
@@ -90,10 +91,10 @@ describe('the Telegram command loop against a Bot API server', () => {
         throw new Error('the store is gone');
       },
     });
-    expect((await r.answered(await r.say('/status'))).text).toBe('That command failed; the log says why.');
+    expect((await r.answered(r.say('/status'))).text).toBe('That command failed; the log says why.');
     expect(r.logged.find((l) => l.msg === 'telegram command failed')).toMatchObject({ level: 50, err: { message: 'the store is gone' } });
-    await r.say('/help', { chatId: GONE_GROUP });
-    const after = await r.answered(await r.say('/ack 0123abcd'));
+    r.say('/help', { chatId: GONE_GROUP });
+    const after = await r.answered(r.say('/ack 0123abcd'));
     expect(after.text).toBe('acked 0123abcd for telegram:111111 (@oncall_alice)');
     expect(r.logged.find((l) => l.msg === 'telegram commands: the answer was not sent')).toMatchObject({ level: 40, error: 'Telegram sendMessage: HTTP 400: Bad Request: chat not found' });
   });

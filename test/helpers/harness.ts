@@ -175,11 +175,21 @@ export function serveFile(path: string, status = 200): (req: IncomingMessage, re
   };
 }
 
-/** A port with nothing listening (bound, then released). */
+/**
+ * A port with nothing listening: one found free below the ephemeral range (Linux 32768–60999, macOS
+ * 49152–65535). A released ephemeral port is soon another socket's: any bind to port 0 on the machine,
+ * or an outgoing connection's local port, may take it, and a poll meant to be refused connects.
+ */
 export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!free) continue;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
 }
